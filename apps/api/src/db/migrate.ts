@@ -1,0 +1,83 @@
+import { createHash, randomUUID } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+
+/** `<repo>/prisma/migrations`, the committed migrations the server applies at start. */
+export function migrationsDirectory(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../prisma/migrations')
+}
+
+// Prisma's own bookkeeping table, so `prisma migrate status/deploy` agree with what we applied.
+const PRISMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    TEXT PRIMARY KEY NOT NULL,
+    "checksum"              TEXT NOT NULL,
+    "finished_at"           DATETIME,
+    "migration_name"        TEXT NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        DATETIME,
+    "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
+    "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
+)`
+
+export class MigrationError extends Error {}
+
+/**
+ * Applies every committed migration the database has not recorded yet, each in its own
+ * transaction, so an empty or older database file is brought up to date at start-up.
+ */
+export function applyMigrations(
+  databaseFile: string,
+  migrationsDir: string,
+  log: (message: string) => void = () => {},
+): { applied: string[] } {
+  fs.mkdirSync(path.dirname(databaseFile), { recursive: true })
+  const db = new Database(databaseFile)
+  try {
+    db.pragma('journal_mode = WAL')
+    db.pragma('foreign_keys = ON')
+    db.pragma('busy_timeout = 5000')
+    db.exec(PRISMA_MIGRATIONS_DDL)
+    const recorded = db
+      .prepare('SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations')
+      .all() as { migration_name: string; checksum: string; finished_at: string | null; rolled_back_at: string | null }[]
+    const byName = new Map(recorded.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]))
+    const failed = recorded.find((r) => r.finished_at === null && r.rolled_back_at === null)
+    if (failed) {
+      throw new MigrationError(
+        `Migration ${failed.migration_name} failed earlier and is not resolved; fix the database, then run prisma migrate resolve.`,
+      )
+    }
+    const names = fs
+      .readdirSync(migrationsDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && fs.existsSync(path.join(migrationsDir, d.name, 'migration.sql')))
+      .map((d) => d.name)
+      .sort()
+    const applied: string[] = []
+    for (const name of names) {
+      const sql = fs.readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8')
+      const checksum = createHash('sha256').update(sql).digest('hex')
+      const existing = byName.get(name)
+      if (existing) {
+        if (existing.checksum !== checksum) {
+          throw new MigrationError(`Migration ${name} was modified after it was applied (checksum mismatch).`)
+        }
+        continue
+      }
+      const startedAt = new Date().toISOString()
+      db.transaction(() => {
+        db.exec(sql)
+        db.prepare(
+          `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
+           VALUES (?, ?, ?, ?, NULL, NULL, ?, 1)`,
+        ).run(randomUUID(), checksum, new Date().toISOString(), name, startedAt)
+      })()
+      log(`applied migration ${name}`)
+      applied.push(name)
+    }
+    return { applied }
+  } finally {
+    db.close()
+  }
+}

@@ -1,0 +1,60 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { z } from 'zod'
+import { DEFAULT_OPTIMIZER_CONFIG, TOKENIZER_NAMES } from '@engram/core'
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+export const DEFAULT_DATABASE_URL = `file:${path.join(REPO_ROOT, 'data', 'engram.db')}`
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback)
+
+/** The server's configuration, read once from the environment at start-up. */
+export const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^file:.+/, 'must be a SQLite URL of the form file:/absolute/path.db')
+    .default(DEFAULT_DATABASE_URL),
+  API_HOST: z.string().min(1).default('0.0.0.0'),
+  API_PORT: port(4000),
+  DASHBOARD_PORT: port(3000),
+  ENGRAM_ADMIN_KEY: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(256, 'must be at most 256 characters')
+    .optional(),
+  OPTIMIZER_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0, 'must be >= 0 (0 turns the schedule off)')
+    .max(86_400_000, 'must be at most 86400000 (one day)')
+    .default(DEFAULT_OPTIMIZER_CONFIG.intervalMs),
+  ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
+  ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
+  ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
+  ENGRAM_MAX_REQUEST_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(16_777_216),
+  ENGRAM_CORS_ORIGIN: z.string().optional(),
+})
+export type Env = z.infer<typeof EnvSchema>
+
+export class EnvError extends Error {}
+
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  // An empty variable means "unset", as in most shells' `VAR= cmd`.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''))
+  const parsed = EnvSchema.safeParse(cleaned)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
+    throw new EnvError(`Invalid configuration:\n${lines.join('\n')}`)
+  }
+  const env = parsed.data
+  databaseFileFromUrl(env.DATABASE_URL)
+  return env
+}
+
+/** `file:` URLs may be relative; they are resolved against the repository root, like prisma.config.ts. */
+export function databaseFileFromUrl(url: string): string {
+  const file = url.replace(/^file:/, '').replace(/\?.*$/, '')
+  if (!file) throw new EnvError('Invalid configuration:\n  DATABASE_URL: names no file')
+  return path.isAbsolute(file) ? file : path.resolve(REPO_ROOT, file)
+}

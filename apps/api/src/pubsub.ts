@@ -1,0 +1,15 @@
+import { createPubSub } from 'graphql-yoga'
+import type { OptimizationSnapshot } from '@engram/core'
+
+/** A snapshot as published: which agent it belongs to travels with it so subscribers can be scoped. */
+export interface SnapshotEvent {
+  id: string
+  agentId: string
+  snapshot: OptimizationSnapshot
+}
+
+export type EngramPubSub = ReturnType<typeof createEngramPubSub>
+
+export function createEngramPubSub() {
+  return createPubSub<{ 'optimizer:snapshot': [event: SnapshotEvent] }>()
+}

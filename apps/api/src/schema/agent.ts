@@ -1,0 +1,118 @@
+import { requireAdmin } from '../auth.ts'
+import { builder } from '../builder.ts'
+import type { Agent as AgentRow, ApiKey as ApiKeyRow } from '../generated/prisma/client.ts'
+
+const AgentRef = builder.objectRef<AgentRow>('Agent').implement({
+  description: 'An agent: the owner of every session, entry, vector, fact and snapshot.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+})
+
+const ApiKeyRef = builder.objectRef<ApiKeyRow>('ApiKey').implement({
+  description: 'A key as stored: its hash and prefix, never the key itself.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    agentId: t.exposeID('agentId', { nullable: true }),
+    role: t.exposeString('role'),
+    label: t.exposeString('label'),
+    keyPrefix: t.exposeString('keyPrefix'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+  }),
+})
+
+const CreatedApiKey = builder.objectRef<{ key: string; apiKey: ApiKeyRow }>('CreatedApiKey').implement({
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The secret, shown this once. Send it as Authorization: Bearer <key>.' }),
+    apiKey: t.field({ type: ApiKeyRef, resolve: (c) => c.apiKey }),
+  }),
+})
+
+const ViewerRef = builder
+  .objectRef<{ role: string; agentId: string | null }>('Viewer')
+  .implement({
+    description: 'Who the key in this request belongs to.',
+    fields: (t) => ({
+      role: t.exposeString('role'),
+      agentId: t.exposeID('agentId', { nullable: true }),
+    }),
+  })
+
+builder.queryFields((t) => ({
+  viewer: t.field({
+    type: ViewerRef,
+    resolve: (_root, _args, ctx) =>
+      ctx.viewer.kind === 'admin' ? { role: 'ADMIN', agentId: null } : { role: 'AGENT', agentId: ctx.viewer.agentId },
+  }),
+  agents: t.field({
+    type: [AgentRef],
+    description: 'Admin: every agent. Agent key: its own agent.',
+    resolve: (_root, _args, ctx) =>
+      ctx.services.db.agent.findMany({
+        where: ctx.viewer.kind === 'agent' ? { id: ctx.viewer.agentId } : {},
+        orderBy: { id: 'asc' },
+      }),
+  }),
+  apiKeys: t.field({
+    type: [ApiKeyRef],
+    errors: { directResult: false },
+    description: 'Admin only.',
+    args: { agentId: t.arg.id() },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      return ctx.services.db.apiKey.findMany({
+        where: args.agentId ? { agentId: String(args.agentId) } : {},
+        orderBy: { createdAt: 'asc' },
+      })
+    },
+  }),
+}))
+
+builder.mutationFields((t) => ({
+  createAgent: t.field({
+    type: AgentRef,
+    errors: {},
+    description: 'Admin only: creates (or renames) an agent.',
+    args: { id: t.arg.id({ required: true }), name: t.arg.string() },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      return ctx.services.agents.createAgent(String(args.id), args.name)
+    },
+  }),
+  deleteAgent: t.field({
+    type: AgentRef,
+    errors: {},
+    description: 'Admin only: deletes an agent with all of its data and keys.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      const agent = await ctx.services.agents.deleteAgent(String(args.id))
+      ctx.services.sessions.forgetScope(agent.id)
+      ctx.services.memory.invalidate(agent.id)
+      return agent
+    },
+  }),
+  createApiKey: t.field({
+    type: CreatedApiKey,
+    errors: {},
+    description: 'Admin only: a new key for an agent (created if new). The secret is returned once.',
+    args: { agentId: t.arg.id({ required: true }), label: t.arg.string() },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      return ctx.services.agents.createApiKey(String(args.agentId), args.label)
+    },
+  }),
+  revokeApiKey: t.field({
+    type: ApiKeyRef,
+    errors: {},
+    description: 'Admin only: the key stops working at once.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      return ctx.services.agents.revokeApiKey(String(args.id))
+    },
+  }),
+}))

@@ -1,0 +1,145 @@
+import { filter, pipe } from 'graphql-yoga'
+import { NotFoundError, ValidationError, type OptimizerParameters } from '@engram/core'
+import { requireAdmin } from '../auth.ts'
+import { builder } from '../builder.ts'
+import type { SnapshotEvent } from '../pubsub.ts'
+import { agentScope } from '../scope.ts'
+import { MAX_SNAPSHOT_HISTORY } from '../services/optimizer-service.ts'
+
+const SnapshotRef = builder.objectRef<SnapshotEvent>('OptimizationSnapshot').implement({
+  description: 'What one optimizer run did and the parameters it left (spec 000, Optimization Snapshots).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    agentId: t.exposeID('agentId'),
+    tokensBefore: t.int({ resolve: (s) => s.snapshot.tokensBefore }),
+    tokensAfter: t.int({ resolve: (s) => s.snapshot.tokensAfter }),
+    tokensSaved: t.int({ resolve: (s) => s.snapshot.tokensBefore - s.snapshot.tokensAfter }),
+    entriesCompressed: t.int({ resolve: (s) => s.snapshot.entriesCompressed }),
+    entriesDropped: t.int({ resolve: (s) => s.snapshot.entriesDropped }),
+    entriesPromoted: t.int({ resolve: (s) => s.snapshot.entriesPromoted }),
+    usageRatio: t.float({ resolve: (s) => s.snapshot.usageRatio }),
+    compressionTriggerRatio: t.float({ resolve: (s) => s.snapshot.compressionTriggerRatio }),
+    fullMessageWindow: t.int({ resolve: (s) => s.snapshot.fullMessageWindow }),
+    minRelevanceScore: t.float({ resolve: (s) => s.snapshot.minRelevanceScore }),
+    timestamp: t.field({ type: 'DateTime', resolve: (s) => s.snapshot.timestamp }),
+  }),
+})
+
+const ParametersRef = builder.objectRef<OptimizerParameters>('OptimizerParameters').implement({
+  fields: (t) => ({
+    compressionTrigger: t.exposeFloat('compressionTrigger'),
+    fullMessageWindow: t.exposeInt('fullMessageWindow'),
+    minRelevance: t.exposeFloat('minRelevance'),
+    targetUsageRatio: t.exposeFloat('targetUsageRatio'),
+  }),
+})
+
+const StatusRef = builder
+  .objectRef<{
+    totalOptimizations: number
+    totalTokensSaved: number
+    avgSavingsPerRun: number
+    currentParameters: OptimizerParameters
+    lastRunAt: Date | null
+    intervalMs: number
+  }>('OptimizerStatus')
+  .implement({
+    description: "The optimizer's efficiency report (spec 000).",
+    fields: (t) => ({
+      totalOptimizations: t.exposeInt('totalOptimizations'),
+      totalTokensSaved: t.exposeInt('totalTokensSaved'),
+      avgSavingsPerRun: t.exposeInt('avgSavingsPerRun'),
+      currentParameters: t.field({ type: ParametersRef, resolve: (s) => s.currentParameters }),
+      lastRunAt: t.expose('lastRunAt', { type: 'DateTime', nullable: true }),
+      intervalMs: t.exposeInt('intervalMs'),
+    }),
+  })
+
+const SnapshotList = builder
+  .objectRef<{ snapshots: SnapshotEvent[] }>('OptimizationSnapshotList')
+  .implement({ fields: (t) => ({ snapshots: t.field({ type: [SnapshotRef], resolve: (l) => l.snapshots }) }) })
+
+const ParametersInput = builder.inputType('OptimizerParametersInput', {
+  description: 'Only the fields given change; each is checked against its range.',
+  fields: (t) => ({
+    compressionTrigger: t.float(),
+    fullMessageWindow: t.int(),
+    minRelevance: t.float(),
+    targetUsageRatio: t.float(),
+  }),
+})
+
+builder.queryFields((t) => ({
+  optimizerStatus: t.field({
+    type: StatusRef,
+    errors: {},
+    args: { agentId: t.arg.id() },
+    resolve: async (_root, args, ctx) => ctx.services.optimizer.status(await agentScope(ctx, args.agentId)),
+  }),
+  optimizerSnapshots: t.field({
+    type: SnapshotList,
+    errors: {},
+    description: 'The most recent snapshots, oldest first.',
+    args: { agentId: t.arg.id(), last: t.arg.int({ defaultValue: 50 }) },
+    resolve: async (_root, args, ctx) => {
+      const scope = await agentScope(ctx, args.agentId)
+      const last = args.last ?? 50
+      if (!Number.isInteger(last) || last < 1 || last > MAX_SNAPSHOT_HISTORY) {
+        throw new ValidationError([
+          { field: 'last', message: `must be an integer from 1 to ${MAX_SNAPSHOT_HISTORY}`, limit: MAX_SNAPSHOT_HISTORY },
+        ])
+      }
+      return { snapshots: await ctx.services.optimizer.snapshots(scope, last) }
+    },
+  }),
+}))
+
+builder.mutationFields((t) => ({
+  runOptimizer: t.field({
+    type: SnapshotRef,
+    errors: {},
+    description: 'Runs the optimizer now for the agent (or one conversation); a run already going is shared.',
+    args: { agentId: t.arg.id(), conversationId: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      const scope = await agentScope(ctx, args.agentId)
+      let sessionId: string | null = null
+      if (args.conversationId) {
+        const session = await ctx.services.sessions.find(scope, args.conversationId)
+        if (!session) {
+          throw new NotFoundError('Session', args.conversationId)
+        }
+        sessionId = session.id
+      }
+      return ctx.services.optimizer.run(scope, sessionId)
+    },
+  }),
+  setOptimizerParameters: t.field({
+    type: ParametersRef,
+    errors: {},
+    description: 'Admin only: overrides learned parameters within their ranges.',
+    args: { agentId: t.arg.id({ required: true }), input: t.arg({ type: ParametersInput, required: true }) },
+    resolve: async (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      const scope = await agentScope(ctx, String(args.agentId))
+      const changes = Object.fromEntries(Object.entries(args.input).filter(([, v]) => v != null))
+      return ctx.services.optimizer.setParameters(scope, changes)
+    },
+  }),
+}))
+
+builder.subscriptionField('optimizerSnapshots', (t) =>
+  t.field({
+    type: SnapshotRef,
+    description: 'Each snapshot as it is recorded. Agent keys receive their own; admin keys all, or one agent.',
+    args: { agentId: t.arg.id() },
+    subscribe: async (_root, args, ctx) => {
+      const wanted = ctx.viewer.kind === 'admin' && !args.agentId ? null : await agentScope(ctx, args.agentId)
+      const source = ctx.services.pubsub.subscribe('optimizer:snapshot')
+      return pipe(
+        source,
+        filter((event: SnapshotEvent) => wanted == null || event.agentId === wanted),
+      )
+    },
+    resolve: (event) => event,
+  }),
+)

@@ -1,0 +1,313 @@
+import { resolveCursorConnection, type ResolveCursorConnectionArgs } from '@pothos/plugin-relay'
+import {
+  NotFoundError,
+  ROLES,
+  compressMessage,
+  partitionMessages,
+  TokenBudgetConfigSchema,
+  validationErrorFromZod,
+  type Role,
+  type Session,
+  type StoredMessage,
+} from '@engram/core'
+import { builder } from '../builder.ts'
+import { agentScope } from '../scope.ts'
+import { assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
+import { toMessage } from '../services/mappers.ts'
+
+export const RoleEnum = builder.enumType('Role', {
+  values: Object.fromEntries(ROLES.map((role) => [role.toUpperCase(), { value: role }])) as Record<
+    'USER' | 'ASSISTANT' | 'SYSTEM' | 'TOOL',
+    { value: Role }
+  >,
+})
+
+export const MessageRef = builder.objectRef<StoredMessage>('Message').implement({
+  description: 'One message of a conversation, as stored.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    role: t.field({ type: RoleEnum, resolve: (m) => m.role }),
+    content: t.exposeString('content'),
+    tokenCount: t.exposeInt('tokenCount'),
+    isCompressed: t.exposeBoolean('isCompressed', {
+      description: 'True once the message is covered by a [CONTEXT SUMMARY] message.',
+    }),
+    timestamp: t.expose('timestamp', { type: 'DateTime' }),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+  }),
+})
+
+export const SessionRef = builder.objectRef<Session>('Session').implement({
+  description: 'A persistent conversation history (spec 000, Persistent Sessions).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    agentId: t.exposeID('scope'),
+    conversationId: t.exposeString('conversationId'),
+    messageCount: t.exposeInt('messageCount'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    messages: t.connection({
+      type: MessageRef,
+      args: {
+        includeCompressed: t.arg.boolean({
+          defaultValue: true,
+          description: 'False hides messages already replaced by a summary.',
+        }),
+      },
+      resolve: (session, args, ctx) => {
+        assertPageSize(args, ctx.services.limits)
+        return resolveCursorConnection(
+          { args, toCursor: encodeCursor, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize },
+          (page: ResolveCursorConnectionArgs) =>
+            timeIdPage(page, 'OLDEST_FIRST', async (where, direction, take) => {
+              const rows = await ctx.services.db.message.findMany({
+                where: {
+                  sessionId: session.id,
+                  ...(args.includeCompressed === false ? { isCompressed: false } : {}),
+                  ...where,
+                },
+                orderBy: [{ timestamp: direction }, { id: direction }],
+                take,
+              })
+              return rows.map(toMessage)
+            }),
+        )
+      },
+    }),
+  }),
+})
+
+const MessageInput = builder.inputType('MessageInput', {
+  fields: (t) => ({
+    role: t.field({ type: RoleEnum, required: true }),
+    content: t.string({ required: true }),
+    tokenCount: t.int({ description: 'Pre-computed token count; counted by the server when omitted.' }),
+    timestamp: t.field({ type: 'DateTime', description: 'When it was said; defaults to now (for importing history).' }),
+    metadata: t.field({ type: 'JSON' }),
+  }),
+})
+
+const AddMessageInput = builder.inputType('AddMessageInput', {
+  fields: (t) => ({
+    agentId: t.id({ description: 'Only with an admin key: the agent to act for.' }),
+    conversationId: t.string({ required: true }),
+    role: t.field({ type: RoleEnum, required: true }),
+    content: t.string({ required: true }),
+    tokenCount: t.int(),
+    timestamp: t.field({ type: 'DateTime' }),
+    metadata: t.field({ type: 'JSON' }),
+  }),
+})
+
+const AddMessagesInput = builder.inputType('AddMessagesInput', {
+  fields: (t) => ({
+    agentId: t.id(),
+    conversationId: t.string({ required: true }),
+    messages: t.field({ type: [MessageInput], required: true }),
+  }),
+})
+
+const AddMessagesPayload = builder
+  .objectRef<{ session: Session; messages: StoredMessage[] }>('AddMessagesPayload')
+  .implement({
+    fields: (t) => ({
+      session: t.field({ type: SessionRef, resolve: (p) => p.session }),
+      messages: t.field({ type: [MessageRef], resolve: (p) => p.messages }),
+    }),
+  })
+
+const CompressMessagesInput = builder.inputType('CompressMessagesInput', {
+  fields: (t) => ({
+    agentId: t.id(),
+    conversationId: t.string({ required: true }),
+    olderThanId: t.id({ required: true, description: 'Messages before this one are compressed.' }),
+    summary: t.string({ description: 'The summary text; built from the messages when omitted.' }),
+  }),
+})
+
+const CompressMessagesPayload = builder
+  .objectRef<{ session: Session; compressedCount: number; summaryMessage: StoredMessage | null }>(
+    'CompressMessagesPayload',
+  )
+  .implement({
+    fields: (t) => ({
+      session: t.field({ type: SessionRef, resolve: (p) => p.session }),
+      compressedCount: t.exposeInt('compressedCount'),
+      summaryMessage: t.field({ type: MessageRef, nullable: true, resolve: (p) => p.summaryMessage }),
+    }),
+  })
+
+const DeleteSessionPayload = builder
+  .objectRef<{ conversationId: string; deleted: boolean }>('DeleteSessionPayload')
+  .implement({
+    fields: (t) => ({
+      conversationId: t.exposeString('conversationId'),
+      deleted: t.exposeBoolean('deleted'),
+    }),
+  })
+
+const BudgetInput = builder.inputType('TokenBudgetInput', {
+  description: 'Overrides of the token budget; omitted fields use the learned parameters, then the defaults.',
+  fields: (t) => ({
+    maxContextTokens: t.int(),
+    systemPromptTokens: t.int(),
+    responseReserveTokens: t.int(),
+    fullMessageWindow: t.int(),
+    compressionTriggerRatio: t.float(),
+  }),
+})
+
+interface ContextWindowShape {
+  full: StoredMessage[]
+  compressed: { message: StoredMessage; content: string; estimatedTokens: number; tokenCount: number }[]
+  dropped: StoredMessage[]
+  fullTokens: number
+  compressedTokens: number
+  droppedTokens: number
+  totalTokens: number
+  originalTokens: number
+  availableBudget: number
+  usageRatio: number
+  underPressure: boolean
+  budget: Record<string, number>
+}
+
+const CompressedMessage = builder
+  .objectRef<ContextWindowShape['compressed'][number]>('CompressedMessage')
+  .implement({
+    fields: (t) => ({
+      message: t.field({ type: MessageRef, resolve: (c) => c.message }),
+      content: t.exposeString('content', { description: 'The fact-preserving compressed text to send.' }),
+      estimatedTokens: t.exposeInt('estimatedTokens', { description: 'The 20% estimate the partition used.' }),
+      tokenCount: t.exposeInt('tokenCount', { description: 'Tokens of the compressed text, counted.' }),
+    }),
+  })
+
+const EffectiveBudget = builder.objectRef<Record<string, number>>('EffectiveBudget').implement({
+  fields: (t) => ({
+    maxContextTokens: t.int({ resolve: (b) => b.maxContextTokens ?? 0 }),
+    systemPromptTokens: t.int({ resolve: (b) => b.systemPromptTokens ?? 0 }),
+    responseReserveTokens: t.int({ resolve: (b) => b.responseReserveTokens ?? 0 }),
+    fullMessageWindow: t.int({ resolve: (b) => b.fullMessageWindow ?? 0 }),
+    compressionTriggerRatio: t.float({ resolve: (b) => b.compressionTriggerRatio ?? 0 }),
+  }),
+})
+
+const ContextWindow = builder.objectRef<ContextWindowShape>('ContextWindow').implement({
+  description: 'What to send to the LLM: the full / compressed / dropped partition of a conversation.',
+  fields: (t) => ({
+    full: t.field({ type: [MessageRef], resolve: (w) => w.full }),
+    compressed: t.field({ type: [CompressedMessage], resolve: (w) => w.compressed }),
+    dropped: t.field({ type: [MessageRef], resolve: (w) => w.dropped }),
+    fullTokens: t.exposeInt('fullTokens'),
+    compressedTokens: t.exposeInt('compressedTokens'),
+    droppedTokens: t.exposeInt('droppedTokens'),
+    totalTokens: t.exposeInt('totalTokens', { description: 'Full plus compressed: what the window costs.' }),
+    originalTokens: t.exposeInt('originalTokens'),
+    availableBudget: t.exposeInt('availableBudget'),
+    usageRatio: t.exposeFloat('usageRatio'),
+    underPressure: t.exposeBoolean('underPressure'),
+    budget: t.field({ type: EffectiveBudget, resolve: (w) => w.budget }),
+  }),
+})
+
+builder.queryFields((t) => ({
+  session: t.field({
+    type: SessionRef,
+    nullable: true,
+    errors: {},
+    args: { agentId: t.arg.id(), conversationId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const scope = await agentScope(ctx, args.agentId)
+      return ctx.services.sessions.find(scope, args.conversationId)
+    },
+  }),
+  contextWindow: t.field({
+    type: ContextWindow,
+    errors: {},
+    args: {
+      agentId: t.arg.id(),
+      conversationId: t.arg.string({ required: true }),
+      budget: t.arg({ type: BudgetInput }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const scope = await agentScope(ctx, args.agentId)
+      const session = await ctx.services.sessions.find(scope, args.conversationId)
+      if (!session) throw new NotFoundError('Session', args.conversationId)
+      const learned = await ctx.services.parameters.load(scope)
+      const overrides = Object.fromEntries(Object.entries(args.budget ?? {}).filter(([, v]) => v != null))
+      const parsed = TokenBudgetConfigSchema.safeParse({
+        fullMessageWindow: learned.fullMessageWindow,
+        compressionTriggerRatio: learned.compressionTrigger,
+        ...overrides,
+      })
+      if (!parsed.success) throw validationErrorFromZod(parsed.error, 'budget')
+      const rows = await ctx.services.db.message.findMany({
+        where: { sessionId: session.id, isCompressed: false },
+        orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+      })
+      const partition = partitionMessages(rows.map(toMessage), parsed.data)
+      return {
+        ...partition,
+        compressed: partition.compressed.map(({ message, compressedTokens }) => {
+          const content = compressMessage({ role: message.role, content: message.content }).content
+          return { message, content, estimatedTokens: compressedTokens, tokenCount: ctx.services.tokenCounter.count(content) }
+        }),
+        budget: parsed.data,
+      }
+    },
+  }),
+}))
+
+builder.mutationFields((t) => ({
+  addMessage: t.field({
+    type: MessageRef,
+    errors: {},
+    description: 'Appends a message to a conversation (created on first use) and stores it as a short-term memory entry.',
+    args: { input: t.arg({ type: AddMessageInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const scope = await agentScope(ctx, input.agentId)
+      return ctx.services.sessions.addMessage(scope, input.conversationId, input)
+    },
+  }),
+  addMessages: t.field({
+    type: AddMessagesPayload,
+    errors: {},
+    description: 'Appends a batch in one transaction: all of it is stored, or none.',
+    args: { input: t.arg({ type: AddMessagesInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const scope = await agentScope(ctx, input.agentId)
+      const messages = await ctx.services.sessions.addMessages(scope, input.conversationId, input.messages)
+      const session = await ctx.services.sessions.getOrCreate(scope, input.conversationId)
+      return { session, messages }
+    },
+  }),
+  compressMessages: t.field({
+    type: CompressMessagesPayload,
+    errors: {},
+    args: { input: t.arg({ type: CompressMessagesInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const scope = await agentScope(ctx, input.agentId)
+      const result = await ctx.services.sessions.compressMessages(
+        scope,
+        input.conversationId,
+        String(input.olderThanId),
+        input.summary,
+      )
+      const session = await ctx.services.sessions.getOrCreate(scope, input.conversationId)
+      return { session, ...result }
+    },
+  }),
+  deleteSession: t.field({
+    type: DeleteSessionPayload,
+    errors: {},
+    description: 'Deletes a conversation with all its messages and memory entries.',
+    args: { agentId: t.arg.id(), conversationId: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const scope = await agentScope(ctx, args.agentId)
+      const deleted = await ctx.services.sessions.delete(scope, args.conversationId)
+      if (deleted) ctx.services.memory.invalidate(scope)
+      return { conversationId: args.conversationId, deleted }
+    },
+  }),
+}))

@@ -1,0 +1,70 @@
+import {
+  DEFAULT_LIMITS,
+  DEFAULT_OPTIMIZER_CONFIG,
+  PersistentSessionManager,
+  summarizeMessages,
+  type Clock,
+  type Limits,
+  type TokenCounter,
+} from '@engram/core'
+import type { Database } from '../db/client.ts'
+import type { EngramPubSub } from '../pubsub.ts'
+import { AgentService } from './agent-service.ts'
+import { KnowledgeService } from './knowledge-service.ts'
+import { MemoryService } from './memory-service.ts'
+import { OptimizerService, type Logger } from './optimizer-service.ts'
+import { ParameterStore } from './parameter-store.ts'
+import { PrismaSessionRepository } from './prisma-session-repository.ts'
+
+export interface ServicesOptions {
+  db: Database
+  clock: Clock
+  tokenCounter: TokenCounter
+  pubsub: EngramPubSub
+  limits?: Limits
+  optimizerIntervalMs?: number
+  log?: Logger
+}
+
+export type Services = ReturnType<typeof createServices>
+
+/** Wires the core engine to its SQLite adapters; one set per server process. */
+export function createServices(options: ServicesOptions) {
+  const { db, clock, tokenCounter, pubsub } = options
+  const limits = options.limits ?? DEFAULT_LIMITS
+  const parameters = new ParameterStore(db)
+  const memory = new MemoryService(db, clock, tokenCounter, limits, parameters)
+  const sessions = new PersistentSessionManager({
+    repository: new PrismaSessionRepository(db),
+    clock,
+    tokenCounter,
+    summarize: (messages) => summarizeMessages(messages),
+    limits,
+  })
+  const optimizer = new OptimizerService(
+    db,
+    clock,
+    tokenCounter,
+    parameters,
+    memory,
+    pubsub,
+    {
+      intervalMs: options.optimizerIntervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
+      snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
+    },
+    options.log,
+  )
+  return {
+    db,
+    clock,
+    tokenCounter,
+    pubsub,
+    limits,
+    parameters,
+    memory,
+    sessions,
+    optimizer,
+    knowledge: new KnowledgeService(db, clock, limits),
+    agents: new AgentService(db),
+  }
+}

@@ -1,0 +1,122 @@
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
+import { GraphQLError } from 'graphql'
+import { createYoga, type Plugin } from 'graphql-yoga'
+import { createTokenCounter, type Clock, type Limits } from '@engram/core'
+import { bearerToken, resolveViewer } from './auth.ts'
+import type { Context } from './context.ts'
+import type { Database } from './db/client.ts'
+import type { Env } from './env.ts'
+import { createEngramPubSub } from './pubsub.ts'
+import { schema } from './schema/index.ts'
+import type { Logger } from './services/optimizer-service.ts'
+import { createServices } from './services/services.ts'
+
+export const API_VERSION = '0.1.0'
+
+export interface AppOptions {
+  db: Database
+  env: Pick<
+    Env,
+    'NODE_ENV' | 'OPTIMIZER_INTERVAL_MS' | 'ENGRAM_TOKENIZER' | 'ENGRAM_MAX_QUERY_DEPTH' | 'ENGRAM_MAX_QUERY_COST'
+  > &
+    Partial<Pick<Env, 'ENGRAM_CORS_ORIGIN'>>
+  clock?: Clock
+  limits?: Limits
+  log?: Logger
+}
+
+/** Credentials of a graphql-ws connection: `{ authorization: "Bearer <key>" }` or `{ apiKey }`. */
+function keyFromConnectionParams(params: unknown): string | null {
+  if (!params || typeof params !== 'object') return null
+  const record = params as Record<string, unknown>
+  const header = record.authorization ?? record.Authorization
+  if (typeof header === 'string') return bearerToken(header)
+  return typeof record.apiKey === 'string' ? record.apiKey : null
+}
+
+/** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
+export function createApp(options: AppOptions) {
+  const { db, env } = options
+  const clock = options.clock ?? { now: () => new Date() }
+  const log = options.log ?? console
+  const services = createServices({
+    db,
+    clock,
+    tokenCounter: createTokenCounter(env.ENGRAM_TOKENIZER),
+    pubsub: createEngramPubSub(),
+    limits: options.limits,
+    optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
+    log,
+  })
+
+  const health: Plugin = {
+    async onRequest({ url, endResponse, fetchAPI }) {
+      if (url.pathname !== '/health') return
+      let database = 'ok'
+      try {
+        await db.$queryRawUnsafe('SELECT 1')
+      } catch {
+        database = 'unreachable'
+      }
+      endResponse(
+        new fetchAPI.Response(JSON.stringify({ status: database === 'ok' ? 'ok' : 'degraded', version: API_VERSION, database }), {
+          status: database === 'ok' ? 200 : 503,
+          headers: { 'content-type': 'application/json' },
+        }),
+      )
+    },
+  }
+
+  const yoga = createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    healthCheckEndpoint: '/livez',
+    landingPage: false,
+    graphiql: env.NODE_ENV === 'development' ? { title: 'Engram', headers: '{"Authorization": "Bearer <your key>"}' } : false,
+    cors: env.ENGRAM_CORS_ORIGIN ? { origin: env.ENGRAM_CORS_ORIGIN.split(','), credentials: false } : undefined,
+    // Unexpected errors reach clients as "Unexpected error."; the detail goes to the log only.
+    maskedErrors: {
+      maskError: (error, message) => {
+        // Errors raised by GraphQL itself (syntax, validation, limits) carry no originalError and
+        // are the client's to see. Duck-typed: the armor plugins load graphql's CommonJS build, so
+        // their GraphQLError is not an instance of ours.
+        const graphqlError = error as Partial<GraphQLError>
+        if ((error as Error)?.name === 'GraphQLError' && !graphqlError.originalError) return error as GraphQLError
+        const original = graphqlError.originalError ?? error
+        log.error('[graphql] unexpected error:', original)
+        return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
+      },
+    },
+    plugins: [
+      health,
+      maxDepthPlugin({ n: env.ENGRAM_MAX_QUERY_DEPTH, ignoreIntrospection: true }),
+      costLimitPlugin({ maxCost: env.ENGRAM_MAX_QUERY_COST, ignoreIntrospection: true }),
+      maxAliasesPlugin({ n: 20 }),
+    ],
+    context: async (initial) => {
+      const request = (initial as { request?: Request }).request
+      const key =
+        bearerToken(request?.headers.get('authorization')) ??
+        keyFromConnectionParams((initial as { connectionParams?: unknown }).connectionParams)
+      const viewer = await resolveViewer(db, key)
+      if (!viewer) {
+        throw new GraphQLError('Missing or invalid API key: send "Authorization: Bearer <key>".', {
+          extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+        })
+      }
+      return { services, viewer }
+    },
+  })
+
+  return {
+    yoga,
+    services,
+    async close() {
+      await services.optimizer.stop()
+    },
+  }
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,97 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Clock } from '@engram/core'
+import { ensureAdminKey } from '../src/auth.ts'
+import { createDatabase, type Database } from '../src/db/client.ts'
+import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
+import { createApp, type App } from '../src/yoga.ts'
+
+export const ADMIN_KEY = 'test-admin-key-0123456789abcdef'
+
+/** A clock the test moves by hand: no sleeping, no flaky time windows. */
+export class ManualClock implements Clock {
+  constructor(private current = new Date('2026-01-15T10:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.current)
+  }
+  set(date: Date | string): void {
+    this.current = new Date(date)
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms)
+  }
+}
+
+export interface TestApp {
+  app: App
+  db: Database
+  clock: ManualClock
+  databaseFile: string
+  dir: string
+  gql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<GqlResult<T>>
+  close(): Promise<void>
+}
+
+export interface GqlResult<T> {
+  status: number
+  data: T
+  errors?: { message: string; extensions?: Record<string, unknown> }[]
+}
+
+/** A real app on its own migrated SQLite file: one database per test file, never shared. */
+export async function createTestApp(
+  options: { databaseFile?: string; clock?: ManualClock; optimizerIntervalMs?: number; maxDepth?: number; maxCost?: number } = {},
+): Promise<TestApp> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
+  const databaseFile = options.databaseFile ?? path.join(dir, 'test.db')
+  applyMigrations(databaseFile, migrationsDirectory())
+  const db = createDatabase(databaseFile)
+  await ensureAdminKey(db, ADMIN_KEY)
+  const clock = options.clock ?? new ManualClock()
+  const quiet = process.env.ENGRAM_TEST_LOG ? console : { info() {}, warn() {}, error() {} }
+  const app = createApp({
+    db,
+    clock,
+    log: quiet,
+    env: {
+      NODE_ENV: 'test',
+      OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,
+      ENGRAM_TOKENIZER: 'o200k_base',
+      ENGRAM_MAX_QUERY_DEPTH: options.maxDepth ?? 12,
+      ENGRAM_MAX_QUERY_COST: options.maxCost ?? 20_000,
+    },
+  })
+  return {
+    app,
+    db,
+    clock,
+    databaseFile,
+    dir,
+    async gql(query, variables, key = ADMIN_KEY) {
+      const response = await app.yoga.fetch('http://yoga/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        body: JSON.stringify({ query, variables }),
+      })
+      const body = (await response.json()) as { data: any; errors?: GqlResult<any>['errors'] }
+      return { status: response.status, data: body.data, errors: body.errors }
+    },
+    async close() {
+      await app.close()
+      await db.$disconnect()
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Creates an agent with its own key through the API, as an operator would. */
+export async function createAgentKey(t: TestApp, agentId: string): Promise<string> {
+  const result = await t.gql(
+    `mutation($agentId: ID!) { createApiKey(agentId: $agentId) { __typename ... on CreatedApiKey { key } ... on Error { message } } }`,
+    { agentId },
+  )
+  const key = result.data?.createApiKey?.key
+  if (!key) throw new Error(`createApiKey failed: ${JSON.stringify(result)}`)
+  return key
+}

@@ -1,0 +1,75 @@
+import type { MemoryEntry } from '../types.ts'
+import { findRedundantEntries } from './redundancy.ts'
+import { DEFAULT_ANALYZER_CONFIG, keyFactKind, parseAnalyzerConfig, scoreRelevance, type AnalyzerConfig } from './relevance.ts'
+
+export type SuggestedActionKind = 'compress' | 'drop' | 'promote'
+
+export interface SuggestedAction {
+  entryId: string
+  action: SuggestedActionKind
+  relevance: number
+  reason: string
+}
+
+export interface EntryScore {
+  entryId: string
+  relevance: number
+  hasKeyFacts: boolean
+}
+
+export interface AnalysisResult {
+  scores: EntryScore[]
+  actions: SuggestedAction[]
+}
+
+const fmt = (n: number) => n.toFixed(2)
+
+/**
+ * Spec 000, Suggested Actions. At most one action per entry: low relevance first (compress, or
+ * drop once compressed), then redundancy, then promotion. A long-term entry keeps the higher of
+ * its computed and stored relevance, so a promoted fact (stored 1.0) is not compressed by age.
+ */
+export function analyzeEntries(
+  entries: readonly MemoryEntry[],
+  now: Date,
+  config: Partial<AnalyzerConfig> = {},
+): AnalysisResult {
+  const cfg = Object.keys(config).length ? parseAnalyzerConfig({ ...DEFAULT_ANALYZER_CONFIG, ...config }) : DEFAULT_ANALYZER_CONFIG
+  const redundant = new Map(findRedundantEntries(entries, cfg.redundancyThreshold).map((r) => [r.entryId, r]))
+  const scores: EntryScore[] = []
+  const actions: SuggestedAction[] = []
+  for (const entry of entries) {
+    const computed = scoreRelevance(entry, now, cfg)
+    const relevance = entry.type === 'long_term' ? Math.max(computed, entry.relevance) : computed
+    const factKind = keyFactKind(entry.content)
+    scores.push({ entryId: entry.id, relevance, hasKeyFacts: factKind !== null })
+
+    if (relevance < cfg.minRelevance) {
+      actions.push(
+        entry.isCompressed
+          ? { entryId: entry.id, action: 'drop', relevance, reason: `relevance ${fmt(relevance)} < ${fmt(cfg.minRelevance)} and already compressed` }
+          : { entryId: entry.id, action: 'compress', relevance, reason: `relevance ${fmt(relevance)} < ${fmt(cfg.minRelevance)} and not yet compressed` },
+      )
+      continue
+    }
+    const duplicate = redundant.get(entry.id)
+    if (duplicate && !entry.isCompressed) {
+      actions.push({
+        entryId: entry.id,
+        action: 'compress',
+        relevance,
+        reason: `redundant with entry ${duplicate.duplicateOfId} (similarity ${fmt(duplicate.similarity)} >= ${fmt(cfg.redundancyThreshold)})`,
+      })
+      continue
+    }
+    if (entry.type === 'short_term' && relevance >= cfg.promoteThreshold && factKind !== null) {
+      actions.push({
+        entryId: entry.id,
+        action: 'promote',
+        relevance,
+        reason: `short-term, relevance ${fmt(relevance)} >= ${fmt(cfg.promoteThreshold)} and has key facts (${factKind})`,
+      })
+    }
+  }
+  return { scores, actions }
+}

@@ -1,0 +1,200 @@
+import { z } from 'zod'
+import { analyzeEntries } from '../analyzer/analyzer.ts'
+import type { TokenCounter } from '../budget/tokenizer.ts'
+import { availableBudget, parseTokenBudgetConfig, type TokenBudgetConfig } from '../budget/token-budget.ts'
+import { compressMessage } from '../compression/compressor.ts'
+import { parseWith } from '../errors.ts'
+import type { MemoryEntry, MemoryType } from '../types.ts'
+
+/** Spec 000, Self-Tuning Parameters: initial values, each within its range. */
+export const PARAMETER_RANGES = {
+  compressionTrigger: { min: 0.35, max: 0.85 },
+  fullMessageWindow: { min: 10, max: 50 },
+  minRelevance: { min: 0.15, max: 0.7 },
+} as const
+
+export const OptimizerParametersSchema = z.object({
+  compressionTrigger: z
+    .number()
+    .min(PARAMETER_RANGES.compressionTrigger.min)
+    .max(PARAMETER_RANGES.compressionTrigger.max)
+    .default(0.7),
+  fullMessageWindow: z
+    .number()
+    .int()
+    .min(PARAMETER_RANGES.fullMessageWindow.min)
+    .max(PARAMETER_RANGES.fullMessageWindow.max)
+    .default(30),
+  minRelevance: z.number().min(PARAMETER_RANGES.minRelevance.min).max(PARAMETER_RANGES.minRelevance.max).default(0.3),
+  /** Fixed by the spec; configurable for deployments that want a fuller or emptier window. */
+  targetUsageRatio: z.number().gt(0).lt(1).default(0.65),
+})
+export type OptimizerParameters = z.infer<typeof OptimizerParametersSchema>
+export const DEFAULT_OPTIMIZER_PARAMETERS: OptimizerParameters = OptimizerParametersSchema.parse({})
+
+/** Spec 000, Adaptation Rules and How It Works. */
+export const OptimizerConfigSchema = z.object({
+  intervalMs: z.number().int().min(0).max(86_400_000).default(120_000),
+  learningRate: z.number().gt(0).max(1).default(0.05),
+  overBudgetMargin: z.number().min(0).max(1).default(0.1),
+  underBudgetMargin: z.number().min(0).max(1).default(0.15),
+  /** Savings under this share while over target trigger the emergency adjustment. */
+  emergencySavingsRatio: z.number().min(0).max(1).default(0.05),
+  snapshotHistoryLimit: z.number().int().min(1).max(100_000).default(500),
+})
+export type OptimizerConfig = z.infer<typeof OptimizerConfigSchema>
+export const DEFAULT_OPTIMIZER_CONFIG: OptimizerConfig = OptimizerConfigSchema.parse({})
+
+export function parseOptimizerConfig(input?: Partial<OptimizerConfig>): OptimizerConfig {
+  return parseWith(OptimizerConfigSchema, input, 'optimizer')
+}
+
+export function parseOptimizerParameters(input?: Partial<OptimizerParameters>): OptimizerParameters {
+  return parseWith(OptimizerParametersSchema, input, 'parameters')
+}
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6
+const clamp = (n: number, range: { min: number; max: number }) => Math.min(range.max, Math.max(range.min, n))
+
+/** The adaptation rules, exactly, then each parameter clamped to its range. */
+export function adaptParameters(
+  parameters: OptimizerParameters,
+  observed: { usageRatio: number; savingsRatio: number },
+  config: OptimizerConfig = DEFAULT_OPTIMIZER_CONFIG,
+): { parameters: OptimizerParameters; adjustments: string[] } {
+  const rate = config.learningRate
+  const target = parameters.targetUsageRatio
+  let { compressionTrigger, fullMessageWindow, minRelevance } = parameters
+  const adjustments: string[] = []
+  if (observed.usageRatio > target + config.overBudgetMargin) {
+    compressionTrigger -= rate
+    fullMessageWindow -= 2
+    minRelevance += rate
+    adjustments.push(`over budget (usage ${observed.usageRatio.toFixed(3)} > ${(target + config.overBudgetMargin).toFixed(2)}): tighten`)
+  } else if (observed.usageRatio < target - config.underBudgetMargin) {
+    compressionTrigger += rate * 0.5
+    fullMessageWindow += 1
+    minRelevance -= rate * 0.5
+    adjustments.push(`under budget (usage ${observed.usageRatio.toFixed(3)} < ${(target - config.underBudgetMargin).toFixed(2)}): relax`)
+  }
+  if (observed.savingsRatio < config.emergencySavingsRatio && observed.usageRatio > target) {
+    compressionTrigger -= rate * 2
+    minRelevance += rate * 2
+    adjustments.push(`emergency (savings ${(observed.savingsRatio * 100).toFixed(1)}% < ${config.emergencySavingsRatio * 100}% while over target)`)
+  }
+  return {
+    parameters: {
+      compressionTrigger: round(clamp(compressionTrigger, PARAMETER_RANGES.compressionTrigger)),
+      fullMessageWindow: Math.round(clamp(fullMessageWindow, PARAMETER_RANGES.fullMessageWindow)),
+      minRelevance: round(clamp(minRelevance, PARAMETER_RANGES.minRelevance)),
+      targetUsageRatio: target,
+    },
+    adjustments,
+  }
+}
+
+export type PlannedAction =
+  | { entryId: string; action: 'compress'; content: string; tokenCount: number; tokensFreed: number; reason: string }
+  | { entryId: string; action: 'drop'; tokensFreed: number; reason: string }
+  | { entryId: string; action: 'promote'; relevance: 1; type: Extract<MemoryType, 'long_term'>; reason: string }
+
+export interface OptimizationSnapshot {
+  tokensBefore: number
+  tokensAfter: number
+  entriesCompressed: number
+  entriesDropped: number
+  entriesPromoted: number
+  usageRatio: number
+  compressionTriggerRatio: number
+  fullMessageWindow: number
+  minRelevanceScore: number
+  timestamp: Date
+}
+
+export interface OptimizerStepInput {
+  entries: readonly MemoryEntry[]
+  parameters: OptimizerParameters
+  now: Date
+  tokenCounter: TokenCounter
+  budget?: Partial<TokenBudgetConfig>
+  config?: OptimizerConfig
+}
+
+export interface OptimizerStepResult {
+  actions: PlannedAction[]
+  parameters: OptimizerParameters
+  adjustments: string[]
+  snapshot: OptimizationSnapshot
+}
+
+/**
+ * One optimizer run, steps 2-7 of the spec, without I/O: measure usage, analyze, turn each
+ * suggestion into a concrete change, adapt the parameters, describe it all in a snapshot.
+ */
+export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult {
+  const config = input.config ?? DEFAULT_OPTIMIZER_CONFIG
+  const available = availableBudget(parseTokenBudgetConfig(input.budget))
+  const tokensBefore = input.entries.reduce((sum, e) => sum + e.tokenCount, 0)
+  const usageRatio = tokensBefore / available
+  const byId = new Map(input.entries.map((e) => [e.id, e]))
+  const analysis = analyzeEntries(input.entries, input.now, { minRelevance: input.parameters.minRelevance })
+
+  const actions: PlannedAction[] = []
+  let saved = 0
+  for (const suggestion of analysis.actions) {
+    const entry = byId.get(suggestion.entryId) as MemoryEntry
+    if (suggestion.action === 'compress') {
+      const compressed = compressMessage({ role: entry.role, content: entry.content })
+      const tokenCount = compressed.compressed ? input.tokenCounter.count(compressed.content) : entry.tokenCount
+      // A compression that would not shrink the entry keeps its size (the count never grows).
+      const kept = Math.min(tokenCount, entry.tokenCount)
+      const content = kept === tokenCount ? compressed.content : entry.content
+      saved += entry.tokenCount - kept
+      actions.push({ entryId: entry.id, action: 'compress', content, tokenCount: kept, tokensFreed: entry.tokenCount - kept, reason: suggestion.reason })
+    } else if (suggestion.action === 'drop') {
+      saved += entry.tokenCount
+      actions.push({ entryId: entry.id, action: 'drop', tokensFreed: entry.tokenCount, reason: suggestion.reason })
+    } else {
+      actions.push({ entryId: entry.id, action: 'promote', relevance: 1, type: 'long_term', reason: suggestion.reason })
+    }
+  }
+  const tokensAfter = tokensBefore - saved
+  const savingsRatio = tokensBefore === 0 ? 0 : saved / tokensBefore
+  const adapted = adaptParameters(input.parameters, { usageRatio, savingsRatio }, config)
+  const count = (kind: PlannedAction['action']) => actions.filter((a) => a.action === kind).length
+  return {
+    actions,
+    parameters: adapted.parameters,
+    adjustments: adapted.adjustments,
+    snapshot: {
+      tokensBefore,
+      tokensAfter,
+      entriesCompressed: count('compress'),
+      entriesDropped: count('drop'),
+      entriesPromoted: count('promote'),
+      usageRatio: round(usageRatio),
+      compressionTriggerRatio: adapted.parameters.compressionTrigger,
+      fullMessageWindow: adapted.parameters.fullMessageWindow,
+      minRelevanceScore: adapted.parameters.minRelevance,
+      timestamp: input.now,
+    },
+  }
+}
+
+/** The spec's efficiency report. */
+export function efficiencyReport(
+  history: { totalOptimizations: number; totalTokensSaved: number },
+  parameters: OptimizerParameters,
+): {
+  totalOptimizations: number
+  totalTokensSaved: number
+  avgSavingsPerRun: number
+  currentParameters: OptimizerParameters
+} {
+  return {
+    totalOptimizations: history.totalOptimizations,
+    totalTokensSaved: history.totalTokensSaved,
+    avgSavingsPerRun: history.totalOptimizations === 0 ? 0 : Math.round(history.totalTokensSaved / history.totalOptimizations),
+    currentParameters: parameters,
+  }
+}
