@@ -27,6 +27,15 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match?.[1] ?? null
 }
 
+/** Credentials of a graphql-ws connection: `{ authorization: "Bearer <key>" }` or `{ apiKey }`. */
+export function keyFromConnectionParams(params: unknown): string | null {
+  if (!params || typeof params !== 'object') return null
+  const record = params as Record<string, unknown>
+  const header = record.authorization ?? record.Authorization
+  if (typeof header === 'string') return bearerToken(header)
+  return typeof record.apiKey === 'string' ? record.apiKey : null
+}
+
 export async function resolveViewer(db: Database, key: string | null): Promise<Viewer | null> {
   if (!key || key.length > 512) return null
   const hash = hashApiKey(key)

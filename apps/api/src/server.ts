@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
-import { ensureAdminKey } from './auth.ts'
+import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { createDatabase } from './db/client.ts'
 import { applyMigrations, migrationsDirectory } from './db/migrate.ts'
 import { databaseFileFromUrl, EnvError, loadEnv, type Env } from './env.ts'
@@ -37,6 +37,11 @@ export function listen(app: App, port: number, host = '0.0.0.0', maxRequestBytes
       // onSubscribe below hands over yoga's enveloped execute/subscribe through rootValue.
       execute: (args) => (args.rootValue as Enveloped).execute(args),
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+      // A connection without a valid key is closed at once (4403), before any operation.
+      onConnect: async (ctx) => {
+        const key = keyFromConnectionParams(ctx.connectionParams)
+        return (await resolveViewer(app.services.db, key)) !== null
+      },
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = app.yoga.getEnveloped({
           ...ctx,

@@ -4,7 +4,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { GraphQLError } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import { createTokenCounter, type Clock, type Limits } from '@engram/core'
-import { bearerToken, resolveViewer } from './auth.ts'
+import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import type { Context } from './context.ts'
 import type { Database } from './db/client.ts'
 import type { Env } from './env.ts'
@@ -25,15 +25,6 @@ export interface AppOptions {
   clock?: Clock
   limits?: Limits
   log?: Logger
-}
-
-/** Credentials of a graphql-ws connection: `{ authorization: "Bearer <key>" }` or `{ apiKey }`. */
-function keyFromConnectionParams(params: unknown): string | null {
-  if (!params || typeof params !== 'object') return null
-  const record = params as Record<string, unknown>
-  const header = record.authorization ?? record.Authorization
-  if (typeof header === 'string') return bearerToken(header)
-  return typeof record.apiKey === 'string' ? record.apiKey : null
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */

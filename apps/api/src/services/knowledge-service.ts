@@ -43,7 +43,15 @@ export class KnowledgeService {
       const confidence = confidenceOnStore(existing?.confidence ?? null, input.confidence ?? undefined)
       if (!existing) {
         return tx.knowledge.create({
-          data: { agentId: scope, category: input.category, key: input.key, value: input.value, confidence },
+          // createdAt from the engine's clock: decay measures time since creation with the same clock.
+          data: {
+            agentId: scope,
+            category: input.category,
+            key: input.key,
+            value: input.value,
+            confidence,
+            createdAt: this.clock.now(),
+          },
         })
       }
       return tx.knowledge.update({

@@ -1,0 +1,88 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { applyMigrations, MigrationError, migrationsDirectory } from './migrate.ts'
+
+const dirs: string[] = []
+function tempDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-migrate-'))
+  dirs.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const tables = (file: string) => {
+  const db = new Database(file, { readonly: true })
+  const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((r) => r.name)
+  const journal = db.pragma('journal_mode', { simple: true })
+  const rows = db.prepare('SELECT * FROM _prisma_migrations').all() as Record<string, unknown>[]
+  db.close()
+  return { names, journal, rows }
+}
+
+describe('applyMigrations', () => {
+  it('migrates an empty database file, recording the migration as Prisma does', () => {
+    const file = path.join(tempDir(), 'nested', 'empty.db')
+    const { applied } = applyMigrations(file, migrationsDirectory())
+    expect(applied).toEqual(fs.readdirSync(migrationsDirectory()).filter((n) => !n.endsWith('.toml')).sort())
+    const { names, journal, rows } = tables(file)
+    for (const table of ['Agent', 'ApiKey', 'Session', 'Message', 'MemoryEntry', 'MemoryVector', 'Knowledge', 'AdaptiveParameter', 'OptimizationSnapshot']) {
+      expect(names).toContain(table)
+    }
+    expect(journal).toBe('wal')
+    expect(rows[0]).toMatchObject({ applied_steps_count: 1, logs: null, rolled_back_at: null })
+    expect(rows[0]?.checksum).toMatch(/^[0-9a-f]{64}$/)
+    expect(rows[0]?.finished_at).toBeTruthy()
+  })
+
+  it('is idempotent', () => {
+    const file = path.join(tempDir(), 'twice.db')
+    applyMigrations(file, migrationsDirectory())
+    expect(applyMigrations(file, migrationsDirectory()).applied).toEqual([])
+  })
+
+  it('applies only the newer migration to an older database', () => {
+    const dir = tempDir()
+    const migrations = path.join(dir, 'migrations')
+    fs.cpSync(migrationsDirectory(), migrations, { recursive: true })
+    const file = path.join(dir, 'older.db')
+    applyMigrations(file, migrations)
+    fs.mkdirSync(path.join(migrations, '29990101000000_add_note'))
+    fs.writeFileSync(path.join(migrations, '29990101000000_add_note', 'migration.sql'), 'ALTER TABLE "Agent" ADD COLUMN "note" TEXT;\n')
+    expect(applyMigrations(file, migrations).applied).toEqual(['29990101000000_add_note'])
+    const db = new Database(file, { readonly: true })
+    expect((db.prepare(`PRAGMA table_info("Agent")`).all() as { name: string }[]).map((c) => c.name)).toContain('note')
+    db.close()
+  })
+
+  it('rolls back a failing migration and records nothing for it', () => {
+    const dir = tempDir()
+    const migrations = path.join(dir, 'migrations')
+    fs.cpSync(migrationsDirectory(), migrations, { recursive: true })
+    fs.mkdirSync(path.join(migrations, '29990101000000_broken'))
+    fs.writeFileSync(
+      path.join(migrations, '29990101000000_broken', 'migration.sql'),
+      'CREATE TABLE "Half" ("id" TEXT);\nTHIS IS NOT SQL;\n',
+    )
+    const file = path.join(dir, 'broken.db')
+    expect(() => applyMigrations(file, migrations)).toThrow()
+    const { names, rows } = tables(file)
+    expect(names).not.toContain('Half')
+    expect(rows.map((r) => r.migration_name)).not.toContain('29990101000000_broken')
+  })
+
+  it('refuses a migration edited after it was applied', () => {
+    const dir = tempDir()
+    const migrations = path.join(dir, 'migrations')
+    fs.cpSync(migrationsDirectory(), migrations, { recursive: true })
+    const file = path.join(dir, 'tampered.db')
+    applyMigrations(file, migrations)
+    const [first] = fs.readdirSync(migrations).filter((n) => !n.endsWith('.toml')).sort()
+    fs.appendFileSync(path.join(migrations, first as string, 'migration.sql'), '\n-- edited\n')
+    expect(() => applyMigrations(file, migrations)).toThrow(MigrationError)
+  })
+})
