@@ -3,7 +3,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { GraphQLError } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
-import { createTokenCounter, type Clock, type Limits } from '@engram/core'
+import { EngramError, ValidationError, createTokenCounter, type Clock, type Limits } from '@engram/core'
 import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import type { Context } from './context.ts'
 import type { Database } from './db/client.ts'
@@ -76,6 +76,14 @@ export function createApp(options: AppOptions) {
         const graphqlError = error as Partial<GraphQLError>
         if ((error as Error)?.name === 'GraphQLError' && !graphqlError.originalError) return error as GraphQLError
         const original = graphqlError.originalError ?? error
+        // An expected error raised where no error union is declared (a nested field) still
+        // reaches the client typed, through extensions.
+        if (original instanceof EngramError) {
+          return new GraphQLError(original.message, {
+            path: graphqlError.path,
+            extensions: { code: original.code, ...(original instanceof ValidationError ? { issues: original.issues } : {}) },
+          })
+        }
         log.error('[graphql] unexpected error:', original)
         return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
       },
