@@ -9,9 +9,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const env = { ...process.env }
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath
 env.PRISMA_HIDE_UPDATE_MESSAGE = '1'
-const result = spawnSync('pnpm', ['exec', 'prisma', ...process.argv.slice(2), '--config', path.join(root, 'prisma.config.ts')], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-})
+const result = spawnSync(
+  'pnpm',
+  ['exec', 'prisma', ...process.argv.slice(2), '--config', path.join(root, 'prisma.config.ts')],
+  {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  },
+)
 process.exit(result.status ?? 1)

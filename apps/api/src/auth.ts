@@ -52,12 +52,21 @@ export async function resolveViewer(db: Database, key: string | null): Promise<V
  * Makes sure an admin key exists. A key given in ENGRAM_ADMIN_KEY is registered (hashed); with
  * none configured and none stored, one is generated and returned so the caller can print it once.
  */
-export async function ensureAdminKey(db: Database, configuredKey: string | undefined): Promise<string | null> {
+export async function ensureAdminKey(
+  db: Database,
+  configuredKey: string | undefined,
+): Promise<string | null> {
   if (configuredKey) {
     const keyHash = hashApiKey(configuredKey)
     await db.apiKey.upsert({
       where: { keyHash },
-      create: { id: randomUUID(), role: 'ADMIN', label: 'ENGRAM_ADMIN_KEY', keyHash, keyPrefix: keyPrefix(configuredKey) },
+      create: {
+        id: randomUUID(),
+        role: 'ADMIN',
+        label: 'ENGRAM_ADMIN_KEY',
+        keyHash,
+        keyPrefix: keyPrefix(configuredKey),
+      },
       update: { revokedAt: null },
     })
     return null
@@ -66,7 +75,13 @@ export async function ensureAdminKey(db: Database, configuredKey: string | undef
   if (existing) return null
   const key = generateApiKey()
   await db.apiKey.create({
-    data: { id: randomUUID(), role: 'ADMIN', label: 'generated on first start', keyHash: hashApiKey(key), keyPrefix: keyPrefix(key) },
+    data: {
+      id: randomUUID(),
+      role: 'ADMIN',
+      label: 'generated on first start',
+      keyHash: hashApiKey(key),
+      keyPrefix: keyPrefix(key),
+    },
   })
   return key
 }

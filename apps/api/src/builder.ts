@@ -1,8 +1,8 @@
+import { type EngramError, ForbiddenError, NotFoundError, ValidationError } from '@engram/core'
 import SchemaBuilder from '@pothos/core'
 import ErrorsPlugin from '@pothos/plugin-errors'
 import RelayPlugin from '@pothos/plugin-relay'
 import { GraphQLError, Kind } from 'graphql'
-import { EngramError, ForbiddenError, NotFoundError, ValidationError } from '@engram/core'
 import type { Context } from './context.ts'
 
 export const builder = new SchemaBuilder<{
@@ -36,7 +36,10 @@ builder.scalarType('DateTime', {
 
 function parseDateTime(value: unknown): Date {
   // Only full ISO 8601 date-times: Date.parse would also accept "1" or "May 8", silently.
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
+  if (
+    typeof value !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)
+  ) {
     throw new GraphQLError('DateTime must be an ISO 8601 date-time such as 2025-01-15T10:36:00.000Z')
   }
   const date = new Date(value)
@@ -63,14 +66,19 @@ export const ErrorInterface = builder.interfaceRef<EngramError>('Error').impleme
   }),
 })
 
-const FieldIssue = builder.objectRef<{ field: string; message: string; limit?: number | string }>('FieldIssue').implement({
-  description: 'One rejected field: its path in the input, what is wrong, and the limit it broke.',
-  fields: (t) => ({
-    field: t.exposeString('field'),
-    message: t.exposeString('message'),
-    limit: t.string({ nullable: true, resolve: (issue) => (issue.limit == null ? null : String(issue.limit)) }),
-  }),
-})
+const FieldIssue = builder
+  .objectRef<{ field: string; message: string; limit?: number | string }>('FieldIssue')
+  .implement({
+    description: 'One rejected field: its path in the input, what is wrong, and the limit it broke.',
+    fields: (t) => ({
+      field: t.exposeString('field'),
+      message: t.exposeString('message'),
+      limit: t.string({
+        nullable: true,
+        resolve: (issue) => (issue.limit == null ? null : String(issue.limit)),
+      }),
+    }),
+  })
 
 builder.objectType(ValidationError, {
   name: 'ValidationError',

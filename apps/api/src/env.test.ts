@@ -21,19 +21,38 @@ describe('loadEnv', () => {
   it('names every invalid variable in one message', () => {
     const error = (() => {
       try {
-        loadEnv({ API_PORT: '70000', OPTIMIZER_INTERVAL_MS: '-1', ENGRAM_TOKENIZER: 'gpt2', ENGRAM_ADMIN_KEY: 'short', DATABASE_URL: 'postgres://x' })
+        loadEnv({
+          API_PORT: '70000',
+          OPTIMIZER_INTERVAL_MS: '-1',
+          ENGRAM_TOKENIZER: 'gpt2',
+          ENGRAM_ADMIN_KEY: 'short',
+          DATABASE_URL: 'postgres://x',
+        })
       } catch (e) {
         return e as Error
       }
     })()
     expect(error).toBeInstanceOf(EnvError)
-    for (const name of ['API_PORT', 'OPTIMIZER_INTERVAL_MS', 'ENGRAM_TOKENIZER', 'ENGRAM_ADMIN_KEY', 'DATABASE_URL']) {
+    for (const name of [
+      'API_PORT',
+      'OPTIMIZER_INTERVAL_MS',
+      'ENGRAM_TOKENIZER',
+      'ENGRAM_ADMIN_KEY',
+      'DATABASE_URL',
+    ]) {
       expect(error?.message).toContain(name)
     }
   })
 
   it('accepts the boundary values', () => {
-    expect(loadEnv({ API_PORT: '65535', OPTIMIZER_INTERVAL_MS: '0', ENGRAM_TOKENIZER: 'heuristic', ENGRAM_ADMIN_KEY: 'x'.repeat(16) })).toMatchObject({
+    expect(
+      loadEnv({
+        API_PORT: '65535',
+        OPTIMIZER_INTERVAL_MS: '0',
+        ENGRAM_TOKENIZER: 'heuristic',
+        ENGRAM_ADMIN_KEY: 'x'.repeat(16),
+      }),
+    ).toMatchObject({
       API_PORT: 65_535,
       OPTIMIZER_INTERVAL_MS: 0,
       ENGRAM_TOKENIZER: 'heuristic',

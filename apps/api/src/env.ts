@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { z } from 'zod'
 import { DEFAULT_OPTIMIZER_CONFIG, TOKENIZER_NAMES } from '@engram/core'
+import { z } from 'zod'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const DEFAULT_DATABASE_URL = `file:${path.join(REPO_ROOT, 'data', 'engram.db')}`

@@ -1,5 +1,5 @@
-import { createPubSub } from 'graphql-yoga'
 import type { OptimizationSnapshot } from '@engram/core'
+import { createPubSub } from 'graphql-yoga'
 
 /** A snapshot as published: which agent it belongs to travels with it so subscribers can be scoped. */
 export interface SnapshotEvent {

@@ -5,8 +5,8 @@ import { WebSocketServer } from 'ws'
 import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { createDatabase } from './db/client.ts'
 import { applyMigrations, migrationsDirectory } from './db/migrate.ts'
-import { databaseFileFromUrl, EnvError, loadEnv, type Env } from './env.ts'
-import { createApp, type App } from './yoga.ts'
+import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
+import { type App, createApp } from './yoga.ts'
 
 type Enveloped = ReturnType<App['yoga']['getEnveloped']>
 
@@ -21,7 +21,12 @@ export interface RunningServer {
  * Serves GraphQL over HTTP (and SSE) and graphql-ws on the same port and path. The WebSocket
  * operations go through yoga's envelop, so they get the same plugins, limits and key checks.
  */
-export function listen(app: App, port: number, host = '0.0.0.0', maxRequestBytes = 16_777_216): Promise<RunningServer> {
+export function listen(
+  app: App,
+  port: number,
+  host = '0.0.0.0',
+  maxRequestBytes = 16_777_216,
+): Promise<RunningServer> {
   const server = createServer((req, res) => {
     const declared = Number(req.headers['content-length'] ?? 0)
     if (declared > maxRequestBytes) {
@@ -31,7 +36,11 @@ export function listen(app: App, port: number, host = '0.0.0.0', maxRequestBytes
     }
     app.yoga(req, res)
   })
-  const wsServer = new WebSocketServer({ server, path: app.yoga.graphqlEndpoint, maxPayload: maxRequestBytes })
+  const wsServer = new WebSocketServer({
+    server,
+    path: app.yoga.graphqlEndpoint,
+    maxPayload: maxRequestBytes,
+  })
   const wsHandle = useServer(
     {
       // onSubscribe below hands over yoga's enveloped execute/subscribe through rootValue.
@@ -89,7 +98,9 @@ export function listen(app: App, port: number, host = '0.0.0.0', maxRequestBytes
 
 async function main(env: Env) {
   const databaseFile = databaseFileFromUrl(env.DATABASE_URL)
-  const { applied } = applyMigrations(databaseFile, migrationsDirectory(), (msg) => console.info(`[db] ${msg}`))
+  const { applied } = applyMigrations(databaseFile, migrationsDirectory(), (msg) =>
+    console.info(`[db] ${msg}`),
+  )
   if (applied.length > 0) console.info(`[db] applied ${applied.length} migration(s) to ${databaseFile}`)
   const db = createDatabase(databaseFile)
   const generatedKey = await ensureAdminKey(db, env.ENGRAM_ADMIN_KEY)

@@ -1,9 +1,9 @@
+import { type Clock, createTokenCounter, EngramError, type Limits, ValidationError } from '@engram/core'
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { GraphQLError } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
-import { EngramError, ValidationError, createTokenCounter, type Clock, type Limits } from '@engram/core'
 import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import type { Context } from './context.ts'
 import type { Database } from './db/client.ts'
@@ -19,7 +19,11 @@ export interface AppOptions {
   db: Database
   env: Pick<
     Env,
-    'NODE_ENV' | 'OPTIMIZER_INTERVAL_MS' | 'ENGRAM_TOKENIZER' | 'ENGRAM_MAX_QUERY_DEPTH' | 'ENGRAM_MAX_QUERY_COST'
+    | 'NODE_ENV'
+    | 'OPTIMIZER_INTERVAL_MS'
+    | 'ENGRAM_TOKENIZER'
+    | 'ENGRAM_MAX_QUERY_DEPTH'
+    | 'ENGRAM_MAX_QUERY_COST'
   > &
     Partial<Pick<Env, 'ENGRAM_CORS_ORIGIN'>>
   clock?: Clock
@@ -52,10 +56,13 @@ export function createApp(options: AppOptions) {
         database = 'unreachable'
       }
       endResponse(
-        new fetchAPI.Response(JSON.stringify({ status: database === 'ok' ? 'ok' : 'degraded', version: API_VERSION, database }), {
-          status: database === 'ok' ? 200 : 503,
-          headers: { 'content-type': 'application/json' },
-        }),
+        new fetchAPI.Response(
+          JSON.stringify({ status: database === 'ok' ? 'ok' : 'degraded', version: API_VERSION, database }),
+          {
+            status: database === 'ok' ? 200 : 503,
+            headers: { 'content-type': 'application/json' },
+          },
+        ),
       )
     },
   }
@@ -65,8 +72,13 @@ export function createApp(options: AppOptions) {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/livez',
     landingPage: false,
-    graphiql: env.NODE_ENV === 'development' ? { title: 'Engram', headers: '{"Authorization": "Bearer <your key>"}' } : false,
-    cors: env.ENGRAM_CORS_ORIGIN ? { origin: env.ENGRAM_CORS_ORIGIN.split(','), credentials: false } : undefined,
+    graphiql:
+      env.NODE_ENV === 'development'
+        ? { title: 'Engram', headers: '{"Authorization": "Bearer <your key>"}' }
+        : false,
+    cors: env.ENGRAM_CORS_ORIGIN
+      ? { origin: env.ENGRAM_CORS_ORIGIN.split(','), credentials: false }
+      : undefined,
     // Unexpected errors reach clients as "Unexpected error."; the detail goes to the log only.
     maskedErrors: {
       maskError: (error, message) => {
@@ -74,14 +86,18 @@ export function createApp(options: AppOptions) {
         // are the client's to see. Duck-typed: the armor plugins load graphql's CommonJS build, so
         // their GraphQLError is not an instance of ours.
         const graphqlError = error as Partial<GraphQLError>
-        if ((error as Error)?.name === 'GraphQLError' && !graphqlError.originalError) return error as GraphQLError
+        if ((error as Error)?.name === 'GraphQLError' && !graphqlError.originalError)
+          return error as GraphQLError
         const original = graphqlError.originalError ?? error
         // An expected error raised where no error union is declared (a nested field) still
         // reaches the client typed, through extensions.
         if (original instanceof EngramError) {
           return new GraphQLError(original.message, {
             path: graphqlError.path,
-            extensions: { code: original.code, ...(original instanceof ValidationError ? { issues: original.issues } : {}) },
+            extensions: {
+              code: original.code,
+              ...(original instanceof ValidationError ? { issues: original.issues } : {}),
+            },
           })
         }
         log.error('[graphql] unexpected error:', original)

@@ -23,7 +23,14 @@ describe('spec 000 data flow, end to end', () => {
   it('steps 1-4: stores the instruction, responses and tool results as short-term entries', async () => {
     const first = await t.gql(
       ADD,
-      { input: { conversationId: 'task-1', role: 'USER', content: 'Navigate to example.com and extract the title.', timestamp: daysAgo(2) } },
+      {
+        input: {
+          conversationId: 'task-1',
+          role: 'USER',
+          content: 'Navigate to example.com and extract the title.',
+          timestamp: daysAgo(2),
+        },
+      },
       key,
     )
     expect(first.data.addMessage).toMatchObject({ __typename: 'Message', role: 'USER' })
@@ -33,8 +40,16 @@ describe('spec 000 data flow, end to end', () => {
     const history = [
       { role: 'ASSISTANT', content: 'ok', timestamp: daysAgo(2) },
       { role: 'ASSISTANT', content: 'navigating...', timestamp: daysAgo(2) },
-      { role: 'ASSISTANT', content: 'Opening the browser window and waiting for the page to load completely now', timestamp: daysAgo(2) },
-      { role: 'ASSISTANT', content: 'Opening the browser window and waiting for the page to load completely now', timestamp: daysAgo(2) },
+      {
+        role: 'ASSISTANT',
+        content: 'Opening the browser window and waiting for the page to load completely now',
+        timestamp: daysAgo(2),
+      },
+      {
+        role: 'ASSISTANT',
+        content: 'Opening the browser window and waiting for the page to load completely now',
+        timestamp: daysAgo(2),
+      },
       { role: 'USER', content: 'sure', timestamp: daysAgo(2) },
       ...Array.from({ length: 11 }, (_, i) => ({
         role: 'ASSISTANT',
@@ -46,8 +61,16 @@ describe('spec 000 data flow, end to end', () => {
         content: 'navigate(https://example.com) -> 200 OK; title selector: #page-title',
         timestamp: minutesAgo(5),
       },
-      { role: 'TOOL', content: 'extract(selector: "#page-title") -> "Example Domain"', timestamp: minutesAgo(4) },
-      { role: 'ASSISTANT', content: 'The title of https://example.com is "Example Domain".', timestamp: minutesAgo(3) },
+      {
+        role: 'TOOL',
+        content: 'extract(selector: "#page-title") -> "Example Domain"',
+        timestamp: minutesAgo(4),
+      },
+      {
+        role: 'ASSISTANT',
+        content: 'The title of https://example.com is "Example Domain".',
+        timestamp: minutesAgo(3),
+      },
     ]
     const batch = await t.gql(
       `mutation($input: AddMessagesInput!) { addMessages(input: $input) { __typename ... on AddMessagesPayload { session { messageCount } messages { id } } ... on Error { message } } }`,
@@ -56,7 +79,11 @@ describe('spec 000 data flow, end to end', () => {
     )
     expect(batch.data.addMessages.session.messageCount).toBe(20)
 
-    const entries = await t.gql(`{ memoryEntries(first: 100) { ... on QueryMemoryEntriesConnection { edges { node { type role } } } } }`, {}, key)
+    const entries = await t.gql(
+      `{ memoryEntries(first: 100) { ... on QueryMemoryEntriesConnection { edges { node { type role } } } } }`,
+      {},
+      key,
+    )
     const nodes = entries.data.memoryEntries.edges.map((e: any) => e.node)
     expect(nodes).toHaveLength(20)
     expect(nodes.every((n: any) => n.type === 'SHORT_TERM')).toBe(true)
@@ -94,7 +121,11 @@ describe('spec 000 data flow, end to end', () => {
     const stored = await t.gql(
       `mutation($input: StoreKnowledgeInput!) { storeKnowledge(input: $input) { __typename ... on Knowledge { id category confidence } ... on Error { message } } }`,
       {
-        input: { category: 'WEBSITE_KNOWLEDGE', key: 'example.com title selector', value: 'example.com uses #page-title for its title' },
+        input: {
+          category: 'WEBSITE_KNOWLEDGE',
+          key: 'example.com title selector',
+          value: 'example.com uses #page-title for its title',
+        },
       },
       key,
     )
@@ -102,7 +133,13 @@ describe('spec 000 data flow, end to end', () => {
   })
 
   it('step 10: the next session on example.com retrieves that knowledge for its context', async () => {
-    await t.gql(ADD, { input: { conversationId: 'task-2', role: 'USER', content: 'Open example.com and read the headline' } }, key)
+    await t.gql(
+      ADD,
+      {
+        input: { conversationId: 'task-2', role: 'USER', content: 'Open example.com and read the headline' },
+      },
+      key,
+    )
     const found = await t.gql(
       `query($text: String!) { relevantKnowledge(text: $text) { __typename ... on RelevantKnowledge { matches { score knowledge { id value } } } } }`,
       { text: 'Open example.com and read the headline' },
@@ -130,7 +167,12 @@ describe('spec 000 data flow, end to end', () => {
       {},
       key,
     )
-    expect(window.data.contextWindow).toMatchObject({ availableBudget: 190_904, underPressure: false, compressed: [], dropped: [] })
+    expect(window.data.contextWindow).toMatchObject({
+      availableBudget: 190_904,
+      underPressure: false,
+      compressed: [],
+      dropped: [],
+    })
     expect(window.data.contextWindow.full).toHaveLength(20)
   })
 })

@@ -5,7 +5,7 @@ import type { Clock } from '@engram/core'
 import { ensureAdminKey } from '../src/auth.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
 import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
-import { createApp, type App } from '../src/yoga.ts'
+import { type App, createApp } from '../src/yoga.ts'
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef'
 
@@ -41,7 +41,13 @@ export interface GqlResult<T> {
 
 /** A real app on its own migrated SQLite file: one database per test file, never shared. */
 export async function createTestApp(
-  options: { databaseFile?: string; clock?: ManualClock; optimizerIntervalMs?: number; maxDepth?: number; maxCost?: number } = {},
+  options: {
+    databaseFile?: string
+    clock?: ManualClock
+    optimizerIntervalMs?: number
+    maxDepth?: number
+    maxCost?: number
+  } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
   const databaseFile = options.databaseFile ?? path.join(dir, 'test.db')

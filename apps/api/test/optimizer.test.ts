@@ -18,10 +18,18 @@ describe('the optimizer in the server', () => {
   it('learns parameters that survive a restart on the same database', async () => {
     const first = await app()
     const key = await createAgentKey(first, 'agent-o')
-    await first.gql(`mutation { addMessage(input: { conversationId: "c", role: USER, content: "ok" }) { __typename } }`, {}, key)
+    await first.gql(
+      `mutation { addMessage(input: { conversationId: "c", role: USER, content: "ok" }) { __typename } }`,
+      {},
+      key,
+    )
     // Usage is tiny (far under 65% - 15%): each run relaxes — trigger +0.025, window +1, relevance -0.025.
     const run = await first.gql(RUN, {}, key)
-    expect(run.data.runOptimizer).toMatchObject({ compressionTriggerRatio: 0.725, fullMessageWindow: 31, minRelevanceScore: 0.275 })
+    expect(run.data.runOptimizer).toMatchObject({
+      compressionTriggerRatio: 0.725,
+      fullMessageWindow: 31,
+      minRelevanceScore: 0.275,
+    })
     await first.app.close()
 
     const second = await createTestApp({ databaseFile: first.databaseFile })
@@ -29,16 +37,29 @@ describe('the optimizer in the server', () => {
     const status = await second.gql(STATUS, {}, key)
     expect(status.data.optimizerStatus).toMatchObject({
       totalOptimizations: 1,
-      currentParameters: { compressionTrigger: 0.725, fullMessageWindow: 31, minRelevance: 0.275, targetUsageRatio: 0.65 },
+      currentParameters: {
+        compressionTrigger: 0.725,
+        fullMessageWindow: 31,
+        minRelevance: 0.275,
+        targetUsageRatio: 0.65,
+      },
     })
     const again = await second.gql(RUN, {}, key)
-    expect(again.data.runOptimizer).toMatchObject({ compressionTriggerRatio: 0.75, fullMessageWindow: 32, minRelevanceScore: 0.25 })
+    expect(again.data.runOptimizer).toMatchObject({
+      compressionTriggerRatio: 0.75,
+      fullMessageWindow: 32,
+      minRelevanceScore: 0.25,
+    })
   })
 
   it('reports the efficiency of every run, and keeps only the newest 500 snapshots', async () => {
     const t = await app()
     const key = await createAgentKey(t, 'agent-s')
-    await t.gql(`mutation { addMessage(input: { conversationId: "c", role: USER, content: "ok" }) { __typename } }`, {}, key)
+    await t.gql(
+      `mutation { addMessage(input: { conversationId: "c", role: USER, content: "ok" }) { __typename } }`,
+      {},
+      key,
+    )
     // 499 old snapshots straight into the table, then two runs push the history past 500.
     await t.db.optimizationSnapshot.createMany({
       data: Array.from({ length: 499 }, (_, i) => ({
@@ -59,14 +80,21 @@ describe('the optimizer in the server', () => {
     expect(await t.db.optimizationSnapshot.count({ where: { agentId: 'agent-s' } })).toBe(500)
     await t.gql(RUN, {}, key)
     expect(await t.db.optimizationSnapshot.count({ where: { agentId: 'agent-s' } })).toBe(500)
-    const oldest = await t.db.optimizationSnapshot.findFirst({ where: { agentId: 'agent-s' }, orderBy: { timestamp: 'asc' } })
+    const oldest = await t.db.optimizationSnapshot.findFirst({
+      where: { agentId: 'agent-s' },
+      orderBy: { timestamp: 'asc' },
+    })
     expect(oldest?.timestamp.toISOString()).toBe('2025-01-01T00:01:00.000Z')
 
     const status = await t.gql(STATUS, {}, key)
     // The "ok" entry was compressed (kept as is: it is short) in run 1, dropped in run 2.
     expect(status.data.optimizerStatus).toMatchObject({ totalOptimizations: 2 })
     expect(status.data.optimizerStatus.totalTokensSaved).toBeGreaterThan(0)
-    const list = await t.gql(`{ optimizerSnapshots(last: 3) { ... on OptimizationSnapshotList { snapshots { entriesDropped entriesCompressed } } } }`, {}, key)
+    const list = await t.gql(
+      `{ optimizerSnapshots(last: 3) { ... on OptimizationSnapshotList { snapshots { entriesDropped entriesCompressed } } } }`,
+      {},
+      key,
+    )
     expect(list.data.optimizerSnapshots.snapshots.slice(-2)).toEqual([
       { entriesDropped: 0, entriesCompressed: 1 },
       { entriesDropped: 1, entriesCompressed: 0 },
@@ -76,7 +104,11 @@ describe('the optimizer in the server', () => {
   it('never runs one scope twice at once: concurrent requests share the run', async () => {
     const t = await app()
     const key = await createAgentKey(t, 'agent-c')
-    await t.gql(`mutation { addMessage(input: { conversationId: "c", role: USER, content: "hello there" }) { __typename } }`, {}, key)
+    await t.gql(
+      `mutation { addMessage(input: { conversationId: "c", role: USER, content: "hello there" }) { __typename } }`,
+      {},
+      key,
+    )
     const [a, b] = await Promise.all([t.gql(RUN, {}, key), t.gql(RUN, {}, key)])
     expect(a.data.runOptimizer.id).toBe(b.data.runOptimizer.id)
     expect(await t.db.optimizationSnapshot.count()).toBe(1)
@@ -90,7 +122,11 @@ describe('the optimizer in the server', () => {
       const keyB = await createAgentKey(t, 'agent-2')
       await createAgentKey(t, 'agent-idle')
       for (const key of [keyA, keyB]) {
-        await t.gql(`mutation { addMessage(input: { conversationId: "c", role: USER, content: "hello there" }) { __typename } }`, {}, key)
+        await t.gql(
+          `mutation { addMessage(input: { conversationId: "c", role: USER, content: "hello there" }) { __typename } }`,
+          {},
+          key,
+        )
       }
       const errors: unknown[] = []
       const optimizer = t.app.services.optimizer as unknown as { log: { error: (...a: unknown[]) => void } }
@@ -104,7 +140,9 @@ describe('the optimizer in the server', () => {
       t.app.services.optimizer.start()
       await vi.advanceTimersByTimeAsync(120_000)
       await waitFor(async () => (await t.db.optimizationSnapshot.count()) > 0)
-      expect(await t.db.optimizationSnapshot.findMany({ select: { agentId: true } })).toEqual([{ agentId: 'agent-2' }])
+      expect(await t.db.optimizationSnapshot.findMany({ select: { agentId: true } })).toEqual([
+        { agentId: 'agent-2' },
+      ])
       expect(String((errors[0] as unknown[])[0])).toContain('agent-1')
       // The next tick runs again, for both.
       await vi.advanceTimersByTimeAsync(120_000)
@@ -118,14 +156,24 @@ describe('the optimizer in the server', () => {
   it('decays and prunes unused knowledge as part of a run', async () => {
     const t = await app()
     const key = await createAgentKey(t, 'agent-k')
-    await t.gql(`mutation { addMessage(input: { conversationId: "c", role: USER, content: "hello there" }) { __typename } }`, {}, key)
+    await t.gql(
+      `mutation { addMessage(input: { conversationId: "c", role: USER, content: "hello there" }) { __typename } }`,
+      {},
+      key,
+    )
     const store = (k: string, confidence: number) =>
-      t.gql(`mutation($k: String!, $c: Float) { storeKnowledge(input: { category: DOMAIN, key: $k, value: "v", confidence: $c }) { __typename } }`, { k, c: confidence }, key)
+      t.gql(
+        `mutation($k: String!, $c: Float) { storeKnowledge(input: { category: DOMAIN, key: $k, value: "v", confidence: $c }) { __typename } }`,
+        { k, c: confidence },
+        key,
+      )
     await store('fading', 0.5)
     await store('nearly-gone', 0.15)
     t.clock.advance(29 * 86_400_000)
     await t.gql(RUN, {}, key)
-    expect((await t.db.knowledge.findMany({ orderBy: { key: 'asc' } })).map((k) => k.confidence)).toEqual([0.5, 0.15])
+    expect((await t.db.knowledge.findMany({ orderBy: { key: 'asc' } })).map((k) => k.confidence)).toEqual([
+      0.5, 0.15,
+    ])
     t.clock.advance(1 * 86_400_000)
     await t.gql(RUN, {}, key)
     const left = await t.db.knowledge.findMany()

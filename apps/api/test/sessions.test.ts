@@ -66,7 +66,11 @@ describe('sessions, messages and the context window over GraphQL', () => {
     expect(payload.summaryMessage.role).toBe('SYSTEM')
     expect(payload.summaryMessage.content).toMatch(/^\[CONTEXT SUMMARY\]\n\[Summary of 4 messages\]/)
     expect(payload.summaryMessage.content).toContain('https://example.com/page/0')
-    const window = await t.gql(`{ contextWindow(conversationId: "squash") { ... on ContextWindow { full { content isCompressed } } } }`, {}, key)
+    const window = await t.gql(
+      `{ contextWindow(conversationId: "squash") { ... on ContextWindow { full { content isCompressed } } } }`,
+      {},
+      key,
+    )
     expect(window.data.contextWindow.full.map((m: any) => m.content.slice(0, 17))).toEqual([
       '[CONTEXT SUMMARY]',
       'step 4: visited h',
@@ -75,7 +79,8 @@ describe('sessions, messages and the context window over GraphQL', () => {
   })
 
   it('partitions a conversation under pressure into full, compressed and dropped sets', async () => {
-    const long = (i: number) => `Message ${i} ${'with a long body of text that matters '.repeat(12)} https://example.com/${i}`
+    const long = (i: number) =>
+      `Message ${i} ${'with a long body of text that matters '.repeat(12)} https://example.com/${i}`
     for (let i = 0; i < 12; i++) {
       await t.gql(
         `mutation($c: String!) { addMessage(input: { conversationId: "pressure", role: USER, content: $c, tokenCount: 1000 }) { __typename } }`,
@@ -116,19 +121,37 @@ describe('sessions, messages and the context window over GraphQL', () => {
   })
 
   it('uses the learned optimizer parameters as the default budget', async () => {
-    await t.gql(`mutation { setOptimizerParameters(agentId: "agent-s", input: { fullMessageWindow: 12, compressionTrigger: 0.5 }) { __typename } }`)
-    const result = await t.gql(`{ contextWindow(conversationId: "pressure") { ... on ContextWindow { budget { fullMessageWindow compressionTriggerRatio maxContextTokens } } } }`, {}, key)
-    expect(result.data.contextWindow.budget).toEqual({ fullMessageWindow: 12, compressionTriggerRatio: 0.5, maxContextTokens: 200_000 })
+    await t.gql(
+      `mutation { setOptimizerParameters(agentId: "agent-s", input: { fullMessageWindow: 12, compressionTrigger: 0.5 }) { __typename } }`,
+    )
+    const result = await t.gql(
+      `{ contextWindow(conversationId: "pressure") { ... on ContextWindow { budget { fullMessageWindow compressionTriggerRatio maxContextTokens } } } }`,
+      {},
+      key,
+    )
+    expect(result.data.contextWindow.budget).toEqual({
+      fullMessageWindow: 12,
+      compressionTriggerRatio: 0.5,
+      maxContextTokens: 200_000,
+    })
   })
 
   it('deletes a session with its messages and memory entries', async () => {
     const before = await t.db.memoryEntry.count({ where: { session: { conversationId: 'squash' } } })
     expect(before).toBe(6)
-    const result = await t.gql(`mutation { deleteSession(conversationId: "squash") { ... on DeleteSessionPayload { deleted } } }`, {}, key)
+    const result = await t.gql(
+      `mutation { deleteSession(conversationId: "squash") { ... on DeleteSessionPayload { deleted } } }`,
+      {},
+      key,
+    )
     expect(result.data.deleteSession.deleted).toBe(true)
     expect(await t.db.message.count({ where: { session: { conversationId: 'squash' } } })).toBe(0)
     expect(await t.db.memoryEntry.count({ where: { content: { startsWith: 'step ' } } })).toBe(0)
-    const again = await t.gql(`mutation { deleteSession(conversationId: "squash") { ... on DeleteSessionPayload { deleted } } }`, {}, key)
+    const again = await t.gql(
+      `mutation { deleteSession(conversationId: "squash") { ... on DeleteSessionPayload { deleted } } }`,
+      {},
+      key,
+    )
     expect(again.data.deleteSession.deleted).toBe(false)
   })
 
@@ -155,7 +178,9 @@ describe('sessions, messages and the context window over GraphQL', () => {
     const k = await createAgentKey(t, 'agent-r')
     expect((await t.gql(`{ viewer { role } }`, {}, k)).status).toBe(200)
     const keys = await t.gql(`{ apiKeys(agentId: "agent-r") { ... on QueryApiKeysSuccess { data { id } } } }`)
-    await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { __typename } }`, { id: keys.data.apiKeys.data[0].id })
+    await t.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { __typename } }`, {
+      id: keys.data.apiKeys.data[0].id,
+    })
     expect((await t.gql(`{ viewer { role } }`, {}, k)).status).toBe(401)
   })
 })

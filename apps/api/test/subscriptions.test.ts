@@ -19,7 +19,11 @@ describe('optimizer snapshots are pushed to subscribers', () => {
     keyA = await createAgentKey(t, 'agent-a')
     keyB = await createAgentKey(t, 'agent-b')
     for (const key of [keyA, keyB]) {
-      await t.gql(`mutation { addMessage(input: { conversationId: "c", role: USER, content: "ok" }) { __typename } }`, {}, key)
+      await t.gql(
+        `mutation { addMessage(input: { conversationId: "c", role: USER, content: "ok" }) { __typename } }`,
+        {},
+        key,
+      )
     }
   })
   afterAll(async () => {
@@ -27,7 +31,8 @@ describe('optimizer snapshots are pushed to subscribers', () => {
     await t.close()
   })
 
-  const runOptimizer = (key: string) => t.gql(`mutation { runOptimizer { ... on OptimizationSnapshot { id } } }`, {}, key)
+  const runOptimizer = (key: string) =>
+    t.gql(`mutation { runOptimizer { ... on OptimizationSnapshot { id } } }`, {}, key)
 
   it('over graphql-ws, with the key in the connection payload, scoped to the agent', async () => {
     const client = createClient({
@@ -59,7 +64,11 @@ describe('optimizer snapshots are pushed to subscribers', () => {
     await done
     await client.dispose()
     expect(received).toHaveLength(1)
-    expect(received[0]).toMatchObject({ id: mine.data.runOptimizer.id, agentId: 'agent-a', entriesCompressed: 1 })
+    expect(received[0]).toMatchObject({
+      id: mine.data.runOptimizer.id,
+      agentId: 'agent-a',
+      entriesCompressed: 1,
+    })
   })
 
   it('refuses a graphql-ws subscription without a valid key', async () => {
@@ -70,7 +79,10 @@ describe('optimizer snapshots are pushed to subscribers', () => {
       retryAttempts: 0,
     })
     const outcome = await new Promise<unknown>((resolve) => {
-      client.subscribe({ query: SUBSCRIPTION }, { next: () => resolve('next'), error: resolve, complete: () => resolve('complete') })
+      client.subscribe(
+        { query: SUBSCRIPTION },
+        { next: () => resolve('next'), error: resolve, complete: () => resolve('complete') },
+      )
     })
     await client.dispose()
     expect((outcome as { code?: number }).code).toBe(4403)
@@ -80,8 +92,14 @@ describe('optimizer snapshots are pushed to subscribers', () => {
     const controller = new AbortController()
     const response = await fetch(`http://127.0.0.1:${server.port}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${ADMIN_KEY}` },
-      body: JSON.stringify({ query: SUBSCRIPTION.replace('optimizerSnapshots {', 'optimizerSnapshots(agentId: "agent-b") {') }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${ADMIN_KEY}`,
+      },
+      body: JSON.stringify({
+        query: SUBSCRIPTION.replace('optimizerSnapshots {', 'optimizerSnapshots(agentId: "agent-b") {'),
+      }),
       signal: controller.signal,
     })
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/)

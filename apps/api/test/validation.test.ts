@@ -18,13 +18,26 @@ describe('bad input is rejected with typed errors and nothing is written', () =>
   beforeAll(async () => {
     t = await createTestApp()
     key = await createAgentKey(t, 'agent-v')
-    await t.gql(`mutation { addMessage(input: { conversationId: "c1", role: USER, content: "seed" }) { ... on Message { id } } }`, {}, key)
+    await t.gql(
+      `mutation { addMessage(input: { conversationId: "c1", role: USER, content: "seed" }) { ... on Message { id } } }`,
+      {},
+      key,
+    )
     const [entry] = await t.db.memoryEntry.findMany()
-    await t.gql(`mutation($id: ID!) { upsertEmbedding(entryId: $id, vector: [1, 2, 3]) { __typename } }`, { id: String(entry!.id) }, key)
+    await t.gql(
+      `mutation($id: ID!) { upsertEmbedding(entryId: $id, vector: [1, 2, 3]) { __typename } }`,
+      { id: String(entry!.id) },
+      key,
+    )
   })
   afterAll(() => t.close())
 
-  const rejects = async (query: string, variables: Record<string, unknown>, field: string, limit?: string) => {
+  const rejects = async (
+    query: string,
+    variables: Record<string, unknown>,
+    field: string,
+    limit?: string,
+  ) => {
     const before = await counts()
     const result = await t.gql(query, variables, key)
     expect(result.errors).toBeUndefined()
@@ -58,7 +71,12 @@ describe('bad input is rejected with typed errors and nothing is written', () =>
   it('a batch with one bad message writes none of it', async () => {
     await rejects(
       `mutation($m: [MessageInput!]!) { addMessages(input: { conversationId: "c2", messages: $m }) { ${ERR} } }`,
-      { m: [{ role: 'USER', content: 'fine' }, { role: 'USER', content: '' }] },
+      {
+        m: [
+          { role: 'USER', content: 'fine' },
+          { role: 'USER', content: '' },
+        ],
+      },
       'messages.1.content',
       '1',
     )
@@ -91,7 +109,11 @@ describe('bad input is rejected with typed errors and nothing is written', () =>
   })
 
   it('unknown enum values are refused by the schema', async () => {
-    const result = await t.gql(`mutation { addMessage(input: { conversationId: "c1", role: ROBOT, content: "x" }) { __typename } }`, {}, key)
+    const result = await t.gql(
+      `mutation { addMessage(input: { conversationId: "c1", role: ROBOT, content: "x" }) { __typename } }`,
+      {},
+      key,
+    )
     expect(result.errors?.[0]?.message).toMatch(/ROBOT/)
     const category = await t.gql(
       `mutation { storeKnowledge(input: { category: GOSSIP, key: "k", value: "v" }) { __typename } }`,
@@ -135,7 +157,11 @@ describe('bad input is rejected with typed errors and nothing is written', () =>
     const ok = await t.gql(
       `mutation { setOptimizerParameters(agentId: "agent-v", input: { compressionTrigger: 0.85, fullMessageWindow: 10, minRelevance: 0.15 }) { __typename ... on OptimizerParameters { compressionTrigger fullMessageWindow minRelevance } } }`,
     )
-    expect(ok.data.setOptimizerParameters).toMatchObject({ compressionTrigger: 0.85, fullMessageWindow: 10, minRelevance: 0.15 })
+    expect(ok.data.setOptimizerParameters).toMatchObject({
+      compressionTrigger: 0.85,
+      fullMessageWindow: 10,
+      minRelevance: 0.15,
+    })
   })
 
   it('knowledge confidence and key limits', async () => {

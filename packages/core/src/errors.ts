@@ -31,7 +31,10 @@ export class ValidationError extends EngramError {
     readonly issues: FieldIssue[],
     message?: string,
   ) {
-    super(ERROR_CODES.VALIDATION, message ?? issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '))
+    super(
+      ERROR_CODES.VALIDATION,
+      message ?? issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '),
+    )
   }
 }
 
@@ -56,7 +59,9 @@ export function validationErrorFromZod(error: z.ZodError, prefix?: string): Vali
     error.issues.map((issue) => {
       const path = issue.path.map(String).join('.')
       const field = [prefix, path].filter(Boolean).join('.') || prefix || 'input'
-      const bound = (issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum
+      const bound =
+        (issue as { maximum?: unknown; minimum?: unknown }).maximum ??
+        (issue as { minimum?: unknown }).minimum
       return {
         field,
         message: issue.message,

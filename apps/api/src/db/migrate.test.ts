@@ -17,7 +17,11 @@ afterEach(() => {
 
 const tables = (file: string) => {
   const db = new Database(file, { readonly: true })
-  const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((r) => r.name)
+  const names = (
+    db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as {
+      name: string
+    }[]
+  ).map((r) => r.name)
   const journal = db.pragma('journal_mode', { simple: true })
   const rows = db.prepare('SELECT * FROM _prisma_migrations').all() as Record<string, unknown>[]
   db.close()
@@ -28,9 +32,24 @@ describe('applyMigrations', () => {
   it('migrates an empty database file, recording the migration as Prisma does', () => {
     const file = path.join(tempDir(), 'nested', 'empty.db')
     const { applied } = applyMigrations(file, migrationsDirectory())
-    expect(applied).toEqual(fs.readdirSync(migrationsDirectory()).filter((n) => !n.endsWith('.toml')).sort())
+    expect(applied).toEqual(
+      fs
+        .readdirSync(migrationsDirectory())
+        .filter((n) => !n.endsWith('.toml'))
+        .sort(),
+    )
     const { names, journal, rows } = tables(file)
-    for (const table of ['Agent', 'ApiKey', 'Session', 'Message', 'MemoryEntry', 'MemoryVector', 'Knowledge', 'AdaptiveParameter', 'OptimizationSnapshot']) {
+    for (const table of [
+      'Agent',
+      'ApiKey',
+      'Session',
+      'Message',
+      'MemoryEntry',
+      'MemoryVector',
+      'Knowledge',
+      'AdaptiveParameter',
+      'OptimizationSnapshot',
+    ]) {
       expect(names).toContain(table)
     }
     expect(journal).toBe('wal')
@@ -52,10 +71,15 @@ describe('applyMigrations', () => {
     const file = path.join(dir, 'older.db')
     applyMigrations(file, migrations)
     fs.mkdirSync(path.join(migrations, '29990101000000_add_note'))
-    fs.writeFileSync(path.join(migrations, '29990101000000_add_note', 'migration.sql'), 'ALTER TABLE "Agent" ADD COLUMN "note" TEXT;\n')
+    fs.writeFileSync(
+      path.join(migrations, '29990101000000_add_note', 'migration.sql'),
+      'ALTER TABLE "Agent" ADD COLUMN "note" TEXT;\n',
+    )
     expect(applyMigrations(file, migrations).applied).toEqual(['29990101000000_add_note'])
     const db = new Database(file, { readonly: true })
-    expect((db.prepare(`PRAGMA table_info("Agent")`).all() as { name: string }[]).map((c) => c.name)).toContain('note')
+    expect(
+      (db.prepare(`PRAGMA table_info("Agent")`).all() as { name: string }[]).map((c) => c.name),
+    ).toContain('note')
     db.close()
   })
 
@@ -81,7 +105,10 @@ describe('applyMigrations', () => {
     fs.cpSync(migrationsDirectory(), migrations, { recursive: true })
     const file = path.join(dir, 'tampered.db')
     applyMigrations(file, migrations)
-    const [first] = fs.readdirSync(migrations).filter((n) => !n.endsWith('.toml')).sort()
+    const [first] = fs
+      .readdirSync(migrations)
+      .filter((n) => !n.endsWith('.toml'))
+      .sort()
     fs.appendFileSync(path.join(migrations, first as string, 'migration.sql'), '\n-- edited\n')
     expect(() => applyMigrations(file, migrations)).toThrow(MigrationError)
   })

@@ -41,8 +41,15 @@ export function applyMigrations(
     db.exec(PRISMA_MIGRATIONS_DDL)
     const recorded = db
       .prepare('SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations')
-      .all() as { migration_name: string; checksum: string; finished_at: string | null; rolled_back_at: string | null }[]
-    const byName = new Map(recorded.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]))
+      .all() as {
+      migration_name: string
+      checksum: string
+      finished_at: string | null
+      rolled_back_at: string | null
+    }[]
+    const byName = new Map(
+      recorded.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]),
+    )
     const failed = recorded.find((r) => r.finished_at === null && r.rolled_back_at === null)
     if (failed) {
       throw new MigrationError(

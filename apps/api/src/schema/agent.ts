@@ -26,26 +26,28 @@ const ApiKeyRef = builder.objectRef<ApiKeyRow>('ApiKey').implement({
 
 const CreatedApiKey = builder.objectRef<{ key: string; apiKey: ApiKeyRow }>('CreatedApiKey').implement({
   fields: (t) => ({
-    key: t.exposeString('key', { description: 'The secret, shown this once. Send it as Authorization: Bearer <key>.' }),
+    key: t.exposeString('key', {
+      description: 'The secret, shown this once. Send it as Authorization: Bearer <key>.',
+    }),
     apiKey: t.field({ type: ApiKeyRef, resolve: (c) => c.apiKey }),
   }),
 })
 
-const ViewerRef = builder
-  .objectRef<{ role: string; agentId: string | null }>('Viewer')
-  .implement({
-    description: 'Who the key in this request belongs to.',
-    fields: (t) => ({
-      role: t.exposeString('role'),
-      agentId: t.exposeID('agentId', { nullable: true }),
-    }),
-  })
+const ViewerRef = builder.objectRef<{ role: string; agentId: string | null }>('Viewer').implement({
+  description: 'Who the key in this request belongs to.',
+  fields: (t) => ({
+    role: t.exposeString('role'),
+    agentId: t.exposeID('agentId', { nullable: true }),
+  }),
+})
 
 builder.queryFields((t) => ({
   viewer: t.field({
     type: ViewerRef,
     resolve: (_root, _args, ctx) =>
-      ctx.viewer.kind === 'admin' ? { role: 'ADMIN', agentId: null } : { role: 'AGENT', agentId: ctx.viewer.agentId },
+      ctx.viewer.kind === 'admin'
+        ? { role: 'ADMIN', agentId: null }
+        : { role: 'AGENT', agentId: ctx.viewer.agentId },
   }),
   agents: t.field({
     type: [AgentRef],

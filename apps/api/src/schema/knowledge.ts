@@ -1,5 +1,5 @@
-import { resolveCursorConnection, type ResolveCursorConnectionArgs } from '@pothos/plugin-relay'
-import { KNOWLEDGE_CATEGORIES, ValidationError, type KnowledgeCategory } from '@engram/core'
+import { KNOWLEDGE_CATEGORIES, type KnowledgeCategory, ValidationError } from '@engram/core'
+import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
 import { agentScope } from '../scope.ts'
@@ -69,7 +69,9 @@ const KnowledgeMatch = builder
   })
 
 const RelevantKnowledge = builder
-  .objectRef<{ matches: { knowledge: KnowledgeRow; score: number; matchedTerms: string[] }[] }>('RelevantKnowledge')
+  .objectRef<{ matches: { knowledge: KnowledgeRow; score: number; matchedTerms: string[] }[] }>(
+    'RelevantKnowledge',
+  )
   .implement({ fields: (t) => ({ matches: t.field({ type: [KnowledgeMatch], resolve: (r) => r.matches }) }) })
 
 // Knowledge is listed by confidence, highest first; the cursor pins (confidence, id).
@@ -123,7 +125,14 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const scope = await agentScope(ctx, args.agentId)
-      return { matches: await ctx.services.knowledge.relevant(scope, args.text, args.limit ?? 10, args.minConfidence ?? 0) }
+      return {
+        matches: await ctx.services.knowledge.relevant(
+          scope,
+          args.text,
+          args.limit ?? 10,
+          args.minConfidence ?? 0,
+        ),
+      }
     },
   }),
 }))
@@ -132,9 +141,11 @@ builder.mutationFields((t) => ({
   storeKnowledge: t.field({
     type: KnowledgeRef,
     errors: {},
-    description: 'Stores a fact; storing the same (category, key) again updates it and raises its confidence.',
+    description:
+      'Stores a fact; storing the same (category, key) again updates it and raises its confidence.',
     args: { input: t.arg({ type: StoreKnowledgeInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => ctx.services.knowledge.store(await agentScope(ctx, input.agentId), input),
+    resolve: async (_root, { input }, ctx) =>
+      ctx.services.knowledge.store(await agentScope(ctx, input.agentId), input),
   }),
   recordKnowledgeUse: t.field({
     type: KnowledgeRef,
@@ -157,6 +168,7 @@ builder.mutationFields((t) => ({
     type: KnowledgeRef,
     errors: {},
     args: { agentId: t.arg.id(), id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ctx.services.knowledge.delete(await agentScope(ctx, args.agentId), String(args.id)),
+    resolve: async (_root, args, ctx) =>
+      ctx.services.knowledge.delete(await agentScope(ctx, args.agentId), String(args.id)),
   }),
 }))

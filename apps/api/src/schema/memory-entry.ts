@@ -1,9 +1,9 @@
-import { resolveCursorConnection, type ResolveCursorConnectionArgs } from '@pothos/plugin-relay'
-import { MEMORY_TYPES, NotFoundError, type MemoryType, type SuggestedAction } from '@engram/core'
+import { MEMORY_TYPES, type MemoryType, NotFoundError, type SuggestedAction } from '@engram/core'
+import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
-import { assertPageSize, encodeCursor, timeIdPage, type ListOrder } from '../services/cursor.ts'
-import { toEntry, type EntryView } from '../services/mappers.ts'
+import { assertPageSize, encodeCursor, type ListOrder, timeIdPage } from '../services/cursor.ts'
+import { type EntryView, toEntry } from '../services/mappers.ts'
 import type { SearchHit } from '../services/memory-service.ts'
 import { RoleEnum } from './session.ts'
 
@@ -19,7 +19,11 @@ export const ListOrderEnum = builder.enumType('ListOrder', {
 })
 
 const ActionEnum = builder.enumType('MemoryAction', {
-  values: { COMPRESS: { value: 'compress' }, DROP: { value: 'drop' }, PROMOTE: { value: 'promote' } } as const,
+  values: {
+    COMPRESS: { value: 'compress' },
+    DROP: { value: 'drop' },
+    PROMOTE: { value: 'promote' },
+  } as const,
 })
 
 export const MemoryEntryRef = builder.objectRef<EntryView>('MemoryEntry').implement({
@@ -72,9 +76,10 @@ const SuggestedActionRef = builder.objectRef<SuggestedAction>('SuggestedAction')
 })
 
 const MemoryAnalysis = builder
-  .objectRef<{ scores: { entryId: string; relevance: number; hasKeyFacts: boolean }[]; actions: SuggestedAction[] }>(
-    'MemoryAnalysis',
-  )
+  .objectRef<{
+    scores: { entryId: string; relevance: number; hasKeyFacts: boolean }[]
+    actions: SuggestedAction[]
+  }>('MemoryAnalysis')
   .implement({
     description: "The analyzer's verdict, without executing it.",
     fields: (t) => ({
@@ -94,7 +99,11 @@ const VectorSearchResult = builder.objectRef<{ hits: SearchHit[] }>('VectorSearc
   fields: (t) => ({ hits: t.field({ type: [SearchHitRef], resolve: (r) => r.hits }) }),
 })
 
-async function sessionIdFor(ctx: Parameters<typeof agentScope>[0], scope: string, conversationId?: string | null) {
+async function sessionIdFor(
+  ctx: Parameters<typeof agentScope>[0],
+  scope: string,
+  conversationId?: string | null,
+) {
   if (!conversationId) return null
   const session = await ctx.services.sessions.find(scope, conversationId)
   if (!session) throw new NotFoundError('Session', conversationId)
@@ -141,7 +150,8 @@ builder.queryFields((t) => ({
     type: MemoryEntryRef,
     errors: {},
     args: { agentId: t.arg.id(), id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => ctx.services.memory.getEntry(await agentScope(ctx, args.agentId), String(args.id)),
+    resolve: async (_root, args, ctx) =>
+      ctx.services.memory.getEntry(await agentScope(ctx, args.agentId), String(args.id)),
   }),
   analyzeMemory: t.field({
     type: MemoryAnalysis,
@@ -155,7 +165,7 @@ builder.queryFields((t) => ({
   searchByVector: t.field({
     type: VectorSearchResult,
     errors: {},
-    description: 'Cosine top-k over the agent\'s stored embeddings.',
+    description: "Cosine top-k over the agent's stored embeddings.",
     args: {
       agentId: t.arg.id(),
       vector: t.arg.floatList({ required: true }),
@@ -179,7 +189,8 @@ const entryMutation = (
       errors: {},
       description,
       args: { agentId: t.arg.id(), id: t.arg.id({ required: true }) },
-      resolve: async (_root, args, ctx) => ctx.services.memory[run](await agentScope(ctx, args.agentId), String(args.id)),
+      resolve: async (_root, args, ctx) =>
+        ctx.services.memory[run](await agentScope(ctx, args.agentId), String(args.id)),
     }),
   )
 
@@ -192,8 +203,16 @@ builder.mutationField('upsertEmbedding', (t) =>
     type: MemoryEntryRef,
     errors: {},
     description: "Stores (or replaces) an entry's embedding. All of an agent's vectors share one dimension.",
-    args: { agentId: t.arg.id(), entryId: t.arg.id({ required: true }), vector: t.arg.floatList({ required: true }) },
+    args: {
+      agentId: t.arg.id(),
+      entryId: t.arg.id({ required: true }),
+      vector: t.arg.floatList({ required: true }),
+    },
     resolve: async (_root, args, ctx) =>
-      ctx.services.memory.upsertEmbedding(await agentScope(ctx, args.agentId), String(args.entryId), args.vector),
+      ctx.services.memory.upsertEmbedding(
+        await agentScope(ctx, args.agentId),
+        String(args.entryId),
+        args.vector,
+      ),
   }),
 )

@@ -1,5 +1,5 @@
+import { NotFoundError, type OptimizerParameters, ValidationError } from '@engram/core'
 import { filter, pipe } from 'graphql-yoga'
-import { NotFoundError, ValidationError, type OptimizerParameters } from '@engram/core'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { SnapshotEvent } from '../pubsub.ts'
@@ -55,9 +55,9 @@ const StatusRef = builder
     }),
   })
 
-const SnapshotList = builder
-  .objectRef<{ snapshots: SnapshotEvent[] }>('OptimizationSnapshotList')
-  .implement({ fields: (t) => ({ snapshots: t.field({ type: [SnapshotRef], resolve: (l) => l.snapshots }) }) })
+const SnapshotList = builder.objectRef<{ snapshots: SnapshotEvent[] }>('OptimizationSnapshotList').implement({
+  fields: (t) => ({ snapshots: t.field({ type: [SnapshotRef], resolve: (l) => l.snapshots }) }),
+})
 
 const ParametersInput = builder.inputType('OptimizerParametersInput', {
   description: 'Only the fields given change; each is checked against its range.',
@@ -86,7 +86,11 @@ builder.queryFields((t) => ({
       const last = args.last ?? 50
       if (!Number.isInteger(last) || last < 1 || last > MAX_SNAPSHOT_HISTORY) {
         throw new ValidationError([
-          { field: 'last', message: `must be an integer from 1 to ${MAX_SNAPSHOT_HISTORY}`, limit: MAX_SNAPSHOT_HISTORY },
+          {
+            field: 'last',
+            message: `must be an integer from 1 to ${MAX_SNAPSHOT_HISTORY}`,
+            limit: MAX_SNAPSHOT_HISTORY,
+          },
         ])
       }
       return { snapshots: await ctx.services.optimizer.snapshots(scope, last) }
@@ -130,7 +134,8 @@ builder.mutationFields((t) => ({
 builder.subscriptionField('optimizerSnapshots', (t) =>
   t.field({
     type: SnapshotRef,
-    description: 'Each snapshot as it is recorded. Agent keys receive their own; admin keys all, or one agent.',
+    description:
+      'Each snapshot as it is recorded. Agent keys receive their own; admin keys all, or one agent.',
     args: { agentId: t.arg.id() },
     subscribe: async (_root, args, ctx) => {
       const wanted = ctx.viewer.kind === 'admin' && !args.agentId ? null : await agentScope(ctx, args.agentId)

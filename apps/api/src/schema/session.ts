@@ -1,15 +1,15 @@
-import { resolveCursorConnection, type ResolveCursorConnectionArgs } from '@pothos/plugin-relay'
 import {
-  NotFoundError,
-  ROLES,
   compressMessage,
+  NotFoundError,
   partitionMessages,
-  TokenBudgetConfigSchema,
-  validationErrorFromZod,
+  ROLES,
   type Role,
   type Session,
   type StoredMessage,
+  TokenBudgetConfigSchema,
+  validationErrorFromZod,
 } from '@engram/core'
+import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
 import { assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
@@ -82,7 +82,10 @@ const MessageInput = builder.inputType('MessageInput', {
     role: t.field({ type: RoleEnum, required: true }),
     content: t.string({ required: true }),
     tokenCount: t.int({ description: 'Pre-computed token count; counted by the server when omitted.' }),
-    timestamp: t.field({ type: 'DateTime', description: 'When it was said; defaults to now (for importing history).' }),
+    timestamp: t.field({
+      type: 'DateTime',
+      description: 'When it was said; defaults to now (for importing history).',
+    }),
     metadata: t.field({ type: 'JSON' }),
   }),
 })
@@ -178,7 +181,9 @@ const CompressedMessage = builder
     fields: (t) => ({
       message: t.field({ type: MessageRef, resolve: (c) => c.message }),
       content: t.exposeString('content', { description: 'The fact-preserving compressed text to send.' }),
-      estimatedTokens: t.exposeInt('estimatedTokens', { description: 'The 20% estimate the partition used.' }),
+      estimatedTokens: t.exposeInt('estimatedTokens', {
+        description: 'The 20% estimate the partition used.',
+      }),
       tokenCount: t.exposeInt('tokenCount', { description: 'Tokens of the compressed text, counted.' }),
     }),
   })
@@ -251,7 +256,12 @@ builder.queryFields((t) => ({
         ...partition,
         compressed: partition.compressed.map(({ message, compressedTokens }) => {
           const content = compressMessage({ role: message.role, content: message.content }).content
-          return { message, content, estimatedTokens: compressedTokens, tokenCount: ctx.services.tokenCounter.count(content) }
+          return {
+            message,
+            content,
+            estimatedTokens: compressedTokens,
+            tokenCount: ctx.services.tokenCounter.count(content),
+          }
         }),
         budget: parsed.data,
       }
@@ -263,7 +273,8 @@ builder.mutationFields((t) => ({
   addMessage: t.field({
     type: MessageRef,
     errors: {},
-    description: 'Appends a message to a conversation (created on first use) and stores it as a short-term memory entry.',
+    description:
+      'Appends a message to a conversation (created on first use) and stores it as a short-term memory entry.',
     args: { input: t.arg({ type: AddMessageInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)

@@ -12,7 +12,11 @@ export class AgentService {
   async createAgent(id: string, name?: string | null) {
     assertAgentId(id)
     assertLabel(name ?? '', 'name')
-    return this.db.agent.upsert({ where: { id }, create: { id, name: name ?? id }, update: name ? { name } : {} })
+    return this.db.agent.upsert({
+      where: { id },
+      create: { id, name: name ?? id },
+      update: name ? { name } : {},
+    })
   }
 
   async requireAgent(id: string) {
@@ -48,7 +52,9 @@ export class AgentService {
     if (!row) throw new NotFoundError('ApiKey', id)
     if (row.revokedAt) return row
     if (row.role === 'ADMIN') {
-      const others = await this.db.apiKey.count({ where: { role: 'ADMIN', revokedAt: null, id: { not: id } } })
+      const others = await this.db.apiKey.count({
+        where: { role: 'ADMIN', revokedAt: null, id: { not: id } },
+      })
       if (others === 0) {
         throw new ValidationError([{ field: 'id', message: 'the last admin key cannot be revoked' }])
       }
@@ -68,7 +74,8 @@ export function assertAgentId(id: string, field = 'agentId'): void {
     throw new ValidationError([
       {
         field,
-        message: 'must be 1 to 64 characters: lowercase letters, digits, _ and - (starting with a letter or digit)',
+        message:
+          'must be 1 to 64 characters: lowercase letters, digits, _ and - (starting with a letter or digit)',
         limit: 64,
       },
     ])
@@ -77,6 +84,8 @@ export function assertAgentId(id: string, field = 'agentId'): void {
 
 function assertLabel(label: string, field: string): void {
   if (label.length > MAX_LABEL_CHARS) {
-    throw new ValidationError([{ field, message: `must be at most ${MAX_LABEL_CHARS} characters`, limit: MAX_LABEL_CHARS }])
+    throw new ValidationError([
+      { field, message: `must be at most ${MAX_LABEL_CHARS} characters`, limit: MAX_LABEL_CHARS },
+    ])
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationError, type Limits } from '@engram/core'
+import { type Limits, ValidationError } from '@engram/core'
 
 /**
  * Cursors for lists ordered by (timestamp, id): opaque to clients, stable when timestamps repeat
@@ -23,7 +23,10 @@ export function decodeCursor(cursor: string, field: string): TimeIdCursor {
 export function beyondCursor(cursor: TimeIdCursor, direction: 'after' | 'before') {
   const cmp = direction === 'after' ? 'gt' : 'lt'
   return {
-    OR: [{ timestamp: { [cmp]: cursor.timestamp } }, { timestamp: cursor.timestamp, id: { [cmp]: cursor.id } }],
+    OR: [
+      { timestamp: { [cmp]: cursor.timestamp } },
+      { timestamp: cursor.timestamp, id: { [cmp]: cursor.id } },
+    ],
   }
 }
 
@@ -59,8 +62,10 @@ export function timeIdPage<T>(
 ): Promise<T[]> {
   const newestFirst = order === 'NEWEST_FIRST'
   const conditions: Record<string, unknown>[] = []
-  if (params.after) conditions.push(beyondCursor(decodeCursor(params.after, 'after'), newestFirst ? 'before' : 'after'))
-  if (params.before) conditions.push(beyondCursor(decodeCursor(params.before, 'before'), newestFirst ? 'after' : 'before'))
+  if (params.after)
+    conditions.push(beyondCursor(decodeCursor(params.after, 'after'), newestFirst ? 'before' : 'after'))
+  if (params.before)
+    conditions.push(beyondCursor(decodeCursor(params.before, 'before'), newestFirst ? 'after' : 'before'))
   const ascending = newestFirst === params.inverted
   return fetch(conditions.length ? { AND: conditions } : {}, ascending ? 'asc' : 'desc', params.limit)
 }

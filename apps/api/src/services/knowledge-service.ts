@@ -1,14 +1,14 @@
 import {
-  KNOWLEDGE_CATEGORIES,
-  NotFoundError,
-  ValidationError,
+  type Clock,
   confidenceOnStore,
   confidenceOnUse,
-  rankKnowledge,
-  type Clock,
   type FieldIssue,
+  KNOWLEDGE_CATEGORIES,
   type KnowledgeCategory,
   type Limits,
+  NotFoundError,
+  rankKnowledge,
+  ValidationError,
 } from '@engram/core'
 import type { Database } from '../db/client.ts'
 import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
@@ -65,7 +65,11 @@ export class KnowledgeService {
     const item = await this.get(scope, id)
     return this.db.knowledge.update({
       where: { id: item.id },
-      data: { confidence: confidenceOnUse(item.confidence), useCount: { increment: 1 }, lastUsedAt: this.clock.now() },
+      data: {
+        confidence: confidenceOnUse(item.confidence),
+        useCount: { increment: 1 },
+        lastUsedAt: this.clock.now(),
+      },
     })
   }
 
@@ -84,7 +88,10 @@ export class KnowledgeService {
       })
       if (clash) {
         throw new ValidationError([
-          { field: 'key', message: `knowledge "${next.key}" already exists in ${next.category} (id ${clash.id})` },
+          {
+            field: 'key',
+            message: `knowledge "${next.key}" already exists in ${next.category} (id ${clash.id})`,
+          },
         ])
       }
       return tx.knowledge.update({ where: { id: item.id }, data: next })
@@ -99,7 +106,8 @@ export class KnowledgeService {
 
   async get(scope: string, id: string): Promise<KnowledgeRow> {
     const rowId = parseRowId(id)
-    const row = rowId == null ? null : await this.db.knowledge.findFirst({ where: { id: rowId, agentId: scope } })
+    const row =
+      rowId == null ? null : await this.db.knowledge.findFirst({ where: { id: rowId, agentId: scope } })
     if (!row) throw new NotFoundError('Knowledge', id)
     return row
   }
@@ -128,22 +136,41 @@ export class KnowledgeService {
     const issues: FieldIssue[] = []
     if (text.trim().length === 0) issues.push({ field: 'text', message: 'must not be empty', limit: 1 })
     if (text.length > this.limits.maxContentChars) {
-      issues.push({ field: 'text', message: `must be at most ${this.limits.maxContentChars} characters`, limit: this.limits.maxContentChars })
+      issues.push({
+        field: 'text',
+        message: `must be at most ${this.limits.maxContentChars} characters`,
+        limit: this.limits.maxContentChars,
+      })
     }
     if (!Number.isInteger(limit) || limit < 1 || limit > this.limits.maxSearchLimit) {
-      issues.push({ field: 'limit', message: `must be an integer from 1 to ${this.limits.maxSearchLimit}`, limit: this.limits.maxSearchLimit })
+      issues.push({
+        field: 'limit',
+        message: `must be an integer from 1 to ${this.limits.maxSearchLimit}`,
+        limit: this.limits.maxSearchLimit,
+      })
     }
     if (issues.length > 0) throw new ValidationError(issues)
-    const rows = await this.db.knowledge.findMany({ where: { agentId: scope, confidence: { gte: minConfidence } } })
+    const rows = await this.db.knowledge.findMany({
+      where: { agentId: scope, confidence: { gte: minConfidence } },
+    })
     const byId = new Map(rows.map((row) => [String(row.id), row]))
     return rankKnowledge(
       rows.map((row) => ({ ...row, id: String(row.id), category: row.category as KnowledgeCategory })),
       text,
       { limit, minConfidence },
-    ).map((match) => ({ knowledge: byId.get(match.item.id) as KnowledgeRow, score: match.score, matchedTerms: match.matchedTerms }))
+    ).map((match) => ({
+      knowledge: byId.get(match.item.id) as KnowledgeRow,
+      score: match.score,
+      matchedTerms: match.matchedTerms,
+    }))
   }
 
-  private assertValid(input: { category: string; key: string; value: string; confidence?: number | null }): void {
+  private assertValid(input: {
+    category: string
+    key: string
+    value: string
+    confidence?: number | null
+  }): void {
     const issues: FieldIssue[] = []
     if (!(KNOWLEDGE_CATEGORIES as readonly string[]).includes(input.category)) {
       issues.push({ field: 'category', message: `must be one of ${KNOWLEDGE_CATEGORIES.join(', ')}` })

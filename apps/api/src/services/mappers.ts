@@ -1,4 +1,4 @@
-import type { MemoryEntry, Role, MemoryType, StoredMessage, Session, Metadata } from '@engram/core'
+import type { MemoryEntry, MemoryType, Metadata, Role, Session, StoredMessage } from '@engram/core'
 import type {
   MemoryEntry as MemoryEntryRow,
   Message as MessageRow,

@@ -1,19 +1,19 @@
 import {
-  ExactVectorIndex,
-  NotFoundError,
-  ValidationError,
   analyzeEntries,
   bytesToVector,
+  type Clock,
   compressMessage,
+  ExactVectorIndex,
+  type Limits,
+  NotFoundError,
+  type TokenCounter,
+  ValidationError,
+  type VectorIndex,
   vectorNorm,
   vectorToBytes,
-  type Clock,
-  type Limits,
-  type TokenCounter,
-  type VectorIndex,
 } from '@engram/core'
 import type { Database } from '../db/client.ts'
-import { parseRowId, toEntry, type EntryView } from './mappers.ts'
+import { type EntryView, parseRowId, toEntry } from './mappers.ts'
 import type { ParameterStore } from './parameter-store.ts'
 
 export interface SearchHit {
@@ -37,7 +37,8 @@ export class MemoryService {
 
   async getEntry(scope: string, id: string): Promise<EntryView> {
     const rowId = parseRowId(id)
-    const row = rowId == null ? null : await this.db.memoryEntry.findFirst({ where: { id: rowId, agentId: scope } })
+    const row =
+      rowId == null ? null : await this.db.memoryEntry.findFirst({ where: { id: rowId, agentId: scope } })
     if (!row) throw new NotFoundError('MemoryEntry', id)
     return toEntry(row)
   }
@@ -117,7 +118,11 @@ export class MemoryService {
     this.assertVector(values, 'vector')
     if (!Number.isInteger(limit) || limit < 1 || limit > this.limits.maxSearchLimit) {
       throw new ValidationError([
-        { field: 'limit', message: `must be an integer from 1 to ${this.limits.maxSearchLimit}`, limit: this.limits.maxSearchLimit },
+        {
+          field: 'limit',
+          message: `must be an integer from 1 to ${this.limits.maxSearchLimit}`,
+          limit: this.limits.maxSearchLimit,
+        },
       ])
     }
     const index = await this.index(scope)
@@ -151,7 +156,10 @@ export class MemoryService {
     const cached = this.indexes.get(scope)
     if (cached) return cached
     const index = new ExactVectorIndex()
-    const rows = await this.db.memoryVector.findMany({ where: { agentId: scope }, select: { entryId: true, vector: true } })
+    const rows = await this.db.memoryVector.findMany({
+      where: { agentId: scope },
+      select: { entryId: true, vector: true },
+    })
     for (const row of rows) index.upsert(String(row.entryId), bytesToVector(row.vector))
     this.indexes.set(scope, index)
     return index
@@ -177,9 +185,12 @@ export class MemoryService {
       ])
     }
     const bad = values.findIndex((value) => !Number.isFinite(value))
-    if (bad >= 0) throw new ValidationError([{ field: `${field}.${bad}`, message: 'must be a finite number' }])
+    if (bad >= 0)
+      throw new ValidationError([{ field: `${field}.${bad}`, message: 'must be a finite number' }])
     if (values.every((value) => value === 0)) {
-      throw new ValidationError([{ field, message: 'must not be the zero vector (cosine similarity is undefined)' }])
+      throw new ValidationError([
+        { field, message: 'must not be the zero vector (cosine similarity is undefined)' },
+      ])
     }
   }
 }

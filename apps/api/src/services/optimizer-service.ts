@@ -1,13 +1,13 @@
 import {
-  OptimizerParametersSchema,
-  efficiencyReport,
-  planKnowledgeDecay,
-  runOptimizerStep,
-  validationErrorFromZod,
   type Clock,
+  efficiencyReport,
   type OptimizationSnapshot,
   type OptimizerParameters,
+  OptimizerParametersSchema,
+  planKnowledgeDecay,
+  runOptimizerStep,
   type TokenCounter,
+  validationErrorFromZod,
 } from '@engram/core'
 import type { Database } from '../db/client.ts'
 import type { EngramPubSub, SnapshotEvent } from '../pubsub.ts'
@@ -86,7 +86,10 @@ export class OptimizerService {
   }
 
   async status(scope: string) {
-    const [totals, parameters] = await Promise.all([this.parameters.totals(scope), this.parameters.load(scope)])
+    const [totals, parameters] = await Promise.all([
+      this.parameters.totals(scope),
+      this.parameters.load(scope),
+    ])
     const lastRow = await this.db.optimizationSnapshot.findFirst({
       where: { agentId: scope },
       orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
@@ -125,7 +128,12 @@ export class OptimizerService {
       orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
     })
     const parameters = await this.parameters.load(scope)
-    const step = runOptimizerStep({ entries: rows.map(toEntry), parameters, now, tokenCounter: this.tokenCounter })
+    const step = runOptimizerStep({
+      entries: rows.map(toEntry),
+      parameters,
+      now,
+      tokenCounter: this.tokenCounter,
+    })
     const knowledge = await this.db.knowledge.findMany({
       where: { agentId: scope },
       select: { id: true, confidence: true, lastUsedAt: true, lastDecayAt: true, createdAt: true },

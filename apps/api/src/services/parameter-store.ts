@@ -1,14 +1,22 @@
 import {
   DEFAULT_OPTIMIZER_PARAMETERS,
-  OptimizerParametersSchema,
   type OptimizerParameters,
+  OptimizerParametersSchema,
 } from '@engram/core'
 import type { Database, Transaction } from '../db/client.ts'
 
-const PARAMETER_KEYS = ['compressionTrigger', 'fullMessageWindow', 'minRelevance', 'targetUsageRatio'] as const
+const PARAMETER_KEYS = [
+  'compressionTrigger',
+  'fullMessageWindow',
+  'minRelevance',
+  'targetUsageRatio',
+] as const
 // Lifetime totals for the efficiency report live beside the parameters: the snapshot history
 // is pruned to the newest 500, the totals are not.
-const STAT_KEYS = { totalOptimizations: 'stats.totalOptimizations', totalTokensSaved: 'stats.totalTokensSaved' } as const
+const STAT_KEYS = {
+  totalOptimizations: 'stats.totalOptimizations',
+  totalTokensSaved: 'stats.totalTokensSaved',
+} as const
 
 export interface OptimizerTotals {
   totalOptimizations: number
@@ -29,7 +37,11 @@ export class ParameterStore {
     return parsed.success ? parsed.data : { ...DEFAULT_OPTIMIZER_PARAMETERS }
   }
 
-  async save(scope: string, parameters: OptimizerParameters, db: Database | Transaction = this.db): Promise<void> {
+  async save(
+    scope: string,
+    parameters: OptimizerParameters,
+    db: Database | Transaction = this.db,
+  ): Promise<void> {
     for (const key of PARAMETER_KEYS) await this.put(db, scope, key, parameters[key])
   }
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import {
-  NotFoundError,
-  ValidationError,
   type MessageToStore,
+  NotFoundError,
   type Session,
   type SessionRepository,
   type StoredMessage,
+  ValidationError,
 } from '@engram/core'
 import type { Database, Transaction } from '../db/client.ts'
 import { parseRowId, toMessage, toSession } from './mappers.ts'
@@ -18,7 +18,9 @@ export class PrismaSessionRepository implements SessionRepository {
   constructor(private readonly db: Database) {}
 
   async findSession(scope: string, conversationId: string): Promise<Session | null> {
-    const row = await this.db.session.findUnique({ where: { agentId_conversationId: { agentId: scope, conversationId } } })
+    const row = await this.db.session.findUnique({
+      where: { agentId_conversationId: { agentId: scope, conversationId } },
+    })
     return row ? toSession(row) : null
   }
 
@@ -113,7 +115,10 @@ export class PrismaSessionRepository implements SessionRepository {
 
   private async pivot(db: Database | Transaction, session: Session, olderThanId: string) {
     const id = parseRowId(olderThanId)
-    if (id == null) throw new ValidationError([{ field: 'olderThanId', message: 'must be a message id (a positive integer)' }])
+    if (id == null)
+      throw new ValidationError([
+        { field: 'olderThanId', message: 'must be a message id (a positive integer)' },
+      ])
     const row = await db.message.findFirst({ where: { id, sessionId: session.id } })
     if (!row) throw new NotFoundError('Message', olderThanId)
     return row

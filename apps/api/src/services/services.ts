@@ -1,10 +1,10 @@
 import {
+  type Clock,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
+  type Limits,
   PersistentSessionManager,
   summarizeMessages,
-  type Clock,
-  type Limits,
   type TokenCounter,
 } from '@engram/core'
 import type { Database } from '../db/client.ts'
@@ -12,7 +12,7 @@ import type { EngramPubSub } from '../pubsub.ts'
 import { AgentService } from './agent-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryService } from './memory-service.ts'
-import { OptimizerService, type Logger } from './optimizer-service.ts'
+import { type Logger, OptimizerService } from './optimizer-service.ts'
 import { ParameterStore } from './parameter-store.ts'
 import { PrismaSessionRepository } from './prisma-session-repository.ts'
 

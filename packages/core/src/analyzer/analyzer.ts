@@ -1,6 +1,12 @@
 import type { MemoryEntry } from '../types.ts'
 import { findRedundantEntries } from './redundancy.ts'
-import { DEFAULT_ANALYZER_CONFIG, keyFactKind, parseAnalyzerConfig, scoreRelevance, type AnalyzerConfig } from './relevance.ts'
+import {
+  type AnalyzerConfig,
+  DEFAULT_ANALYZER_CONFIG,
+  keyFactKind,
+  parseAnalyzerConfig,
+  scoreRelevance,
+} from './relevance.ts'
 
 export type SuggestedActionKind = 'compress' | 'drop' | 'promote'
 
@@ -34,7 +40,9 @@ export function analyzeEntries(
   now: Date,
   config: Partial<AnalyzerConfig> = {},
 ): AnalysisResult {
-  const cfg = Object.keys(config).length ? parseAnalyzerConfig({ ...DEFAULT_ANALYZER_CONFIG, ...config }) : DEFAULT_ANALYZER_CONFIG
+  const cfg = Object.keys(config).length
+    ? parseAnalyzerConfig({ ...DEFAULT_ANALYZER_CONFIG, ...config })
+    : DEFAULT_ANALYZER_CONFIG
   const redundant = new Map(findRedundantEntries(entries, cfg.redundancyThreshold).map((r) => [r.entryId, r]))
   const scores: EntryScore[] = []
   const actions: SuggestedAction[] = []
@@ -47,8 +55,18 @@ export function analyzeEntries(
     if (relevance < cfg.minRelevance) {
       actions.push(
         entry.isCompressed
-          ? { entryId: entry.id, action: 'drop', relevance, reason: `relevance ${fmt(relevance)} < ${fmt(cfg.minRelevance)} and already compressed` }
-          : { entryId: entry.id, action: 'compress', relevance, reason: `relevance ${fmt(relevance)} < ${fmt(cfg.minRelevance)} and not yet compressed` },
+          ? {
+              entryId: entry.id,
+              action: 'drop',
+              relevance,
+              reason: `relevance ${fmt(relevance)} < ${fmt(cfg.minRelevance)} and already compressed`,
+            }
+          : {
+              entryId: entry.id,
+              action: 'compress',
+              relevance,
+              reason: `relevance ${fmt(relevance)} < ${fmt(cfg.minRelevance)} and not yet compressed`,
+            },
       )
       continue
     }

@@ -39,9 +39,12 @@ export function findRedundantEntries(entries: readonly MemoryEntry[], threshold 
       if (similarity < threshold) continue
       const ei = entries[i] as MemoryEntry
       const ej = entries[j] as MemoryEntry
-      const iIsOlder = ei.timestamp.getTime() < ej.timestamp.getTime() || (ei.timestamp.getTime() === ej.timestamp.getTime() && i < j)
+      const iIsOlder =
+        ei.timestamp.getTime() < ej.timestamp.getTime() ||
+        (ei.timestamp.getTime() === ej.timestamp.getTime() && i < j)
       const [older, newer] = iIsOlder ? [ei, ej] : [ej, ei]
-      if (!marked.has(older.id)) marked.set(older.id, { entryId: older.id, duplicateOfId: newer.id, similarity })
+      if (!marked.has(older.id))
+        marked.set(older.id, { entryId: older.id, duplicateOfId: newer.id, similarity })
     }
   }
   return [...marked.values()]

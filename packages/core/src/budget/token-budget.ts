@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ValidationError, parseWith } from '../errors.ts'
+import { parseWith, ValidationError } from '../errors.ts'
 
 const ratio = (fallback: number) => z.number().gt(0).max(1).default(fallback)
 
@@ -101,7 +101,8 @@ export function partitionMessages<M extends BudgetMessage>(
   const compressed: { message: M; compressedTokens: number }[] = []
   const dropped: M[] = []
   let used = 0
-  for (let i = windowStart; i < messagesOldestFirst.length; i++) used += (messagesOldestFirst[i] as M).tokenCount
+  for (let i = windowStart; i < messagesOldestFirst.length; i++)
+    used += (messagesOldestFirst[i] as M).tokenCount
   const windowTokens = used
 
   for (let i = windowStart - 1; i >= 0; i--) {

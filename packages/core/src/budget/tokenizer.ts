@@ -48,7 +48,8 @@ function countInPieces(text: string, count: (text: string) => number): number {
     const start = match.index as number
     if (start > last) total += count(text.slice(last, start))
     const run = match[0]
-    for (let i = 0; i < run.length; i += MAX_BPE_RUN_CHARS) total += count(run.slice(i, i + MAX_BPE_RUN_CHARS))
+    for (let i = 0; i < run.length; i += MAX_BPE_RUN_CHARS)
+      total += count(run.slice(i, i + MAX_BPE_RUN_CHARS))
     last = start + run.length
   }
   if (last < text.length) total += count(text.slice(last))

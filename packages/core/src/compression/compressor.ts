@@ -32,7 +32,10 @@ const IPV4 = /\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d
 const MULTI_DIGIT = /\b\d{2,}\b/g
 
 /** Spec 000, Preserved Patterns: facts that survive compression, deduplicated in order found. */
-export function extractPreservedFacts(content: string, max = DEFAULT_COMPRESSOR_CONFIG.maxPreservedFacts): string[] {
+export function extractPreservedFacts(
+  content: string,
+  max = DEFAULT_COMPRESSOR_CONFIG.maxPreservedFacts,
+): string[] {
   const facts: string[] = []
   const seen = new Set<string>()
   const add = (fact: string | undefined) => {
@@ -56,7 +59,8 @@ export function extractPreservedFacts(content: string, max = DEFAULT_COMPRESSOR_
   ips.forEach(add)
   // A number already inside a kept URL or IP adds nothing.
   const inside = [...urls, ...ips, ...facts].join(' ')
-  for (const number of all(MULTI_DIGIT)) if (number && !new RegExp(`\\b${number}\\b`).test(inside)) add(number)
+  for (const number of all(MULTI_DIGIT))
+    if (number && !new RegExp(`\\b${number}\\b`).test(inside)) add(number)
   return facts
 }
 
@@ -82,7 +86,10 @@ export function compressMessage(
   if (message.content.length <= cfg.compressAboveChars) {
     return { content: message.content, compressed: false, preserved: [] }
   }
-  const lines = message.content.split('\n').map((l) => l.trim()).filter(Boolean)
+  const lines = message.content
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
   const first = clip(lines[0] ?? '', cfg.maxLineChars)
   const last = lines.length > 1 ? clip(lines[lines.length - 1] as string, cfg.maxLineChars) : null
   const preserved = extractPreservedFacts(message.content, cfg.maxPreservedFacts)

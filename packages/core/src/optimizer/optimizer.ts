@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { analyzeEntries } from '../analyzer/analyzer.ts'
-import type { TokenCounter } from '../budget/tokenizer.ts'
 import { availableBudget, parseTokenBudgetConfig, type TokenBudgetConfig } from '../budget/token-budget.ts'
+import type { TokenCounter } from '../budget/tokenizer.ts'
 import { compressMessage } from '../compression/compressor.ts'
 import { parseWith } from '../errors.ts'
 import type { MemoryEntry, MemoryType } from '../types.ts'
@@ -25,7 +25,11 @@ export const OptimizerParametersSchema = z.object({
     .min(PARAMETER_RANGES.fullMessageWindow.min)
     .max(PARAMETER_RANGES.fullMessageWindow.max)
     .default(30),
-  minRelevance: z.number().min(PARAMETER_RANGES.minRelevance.min).max(PARAMETER_RANGES.minRelevance.max).default(0.3),
+  minRelevance: z
+    .number()
+    .min(PARAMETER_RANGES.minRelevance.min)
+    .max(PARAMETER_RANGES.minRelevance.max)
+    .default(0.3),
   /** Fixed by the spec; configurable for deployments that want a fuller or emptier window. */
   targetUsageRatio: z.number().gt(0).lt(1).default(0.65),
 })
@@ -70,17 +74,23 @@ export function adaptParameters(
     compressionTrigger -= rate
     fullMessageWindow -= 2
     minRelevance += rate
-    adjustments.push(`over budget (usage ${observed.usageRatio.toFixed(3)} > ${(target + config.overBudgetMargin).toFixed(2)}): tighten`)
+    adjustments.push(
+      `over budget (usage ${observed.usageRatio.toFixed(3)} > ${(target + config.overBudgetMargin).toFixed(2)}): tighten`,
+    )
   } else if (observed.usageRatio < target - config.underBudgetMargin) {
     compressionTrigger += rate * 0.5
     fullMessageWindow += 1
     minRelevance -= rate * 0.5
-    adjustments.push(`under budget (usage ${observed.usageRatio.toFixed(3)} < ${(target - config.underBudgetMargin).toFixed(2)}): relax`)
+    adjustments.push(
+      `under budget (usage ${observed.usageRatio.toFixed(3)} < ${(target - config.underBudgetMargin).toFixed(2)}): relax`,
+    )
   }
   if (observed.savingsRatio < config.emergencySavingsRatio && observed.usageRatio > target) {
     compressionTrigger -= rate * 2
     minRelevance += rate * 2
-    adjustments.push(`emergency (savings ${(observed.savingsRatio * 100).toFixed(1)}% < ${config.emergencySavingsRatio * 100}% while over target)`)
+    adjustments.push(
+      `emergency (savings ${(observed.savingsRatio * 100).toFixed(1)}% < ${config.emergencySavingsRatio * 100}% while over target)`,
+    )
   }
   return {
     parameters: {
@@ -94,9 +104,22 @@ export function adaptParameters(
 }
 
 export type PlannedAction =
-  | { entryId: string; action: 'compress'; content: string; tokenCount: number; tokensFreed: number; reason: string }
+  | {
+      entryId: string
+      action: 'compress'
+      content: string
+      tokenCount: number
+      tokensFreed: number
+      reason: string
+    }
   | { entryId: string; action: 'drop'; tokensFreed: number; reason: string }
-  | { entryId: string; action: 'promote'; relevance: 1; type: Extract<MemoryType, 'long_term'>; reason: string }
+  | {
+      entryId: string
+      action: 'promote'
+      relevance: 1
+      type: Extract<MemoryType, 'long_term'>
+      reason: string
+    }
 
 export interface OptimizationSnapshot {
   tokensBefore: number
@@ -145,17 +168,37 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
     const entry = byId.get(suggestion.entryId) as MemoryEntry
     if (suggestion.action === 'compress') {
       const compressed = compressMessage({ role: entry.role, content: entry.content })
-      const tokenCount = compressed.compressed ? input.tokenCounter.count(compressed.content) : entry.tokenCount
+      const tokenCount = compressed.compressed
+        ? input.tokenCounter.count(compressed.content)
+        : entry.tokenCount
       // A compression that would not shrink the entry keeps its size (the count never grows).
       const kept = Math.min(tokenCount, entry.tokenCount)
       const content = kept === tokenCount ? compressed.content : entry.content
       saved += entry.tokenCount - kept
-      actions.push({ entryId: entry.id, action: 'compress', content, tokenCount: kept, tokensFreed: entry.tokenCount - kept, reason: suggestion.reason })
+      actions.push({
+        entryId: entry.id,
+        action: 'compress',
+        content,
+        tokenCount: kept,
+        tokensFreed: entry.tokenCount - kept,
+        reason: suggestion.reason,
+      })
     } else if (suggestion.action === 'drop') {
       saved += entry.tokenCount
-      actions.push({ entryId: entry.id, action: 'drop', tokensFreed: entry.tokenCount, reason: suggestion.reason })
+      actions.push({
+        entryId: entry.id,
+        action: 'drop',
+        tokensFreed: entry.tokenCount,
+        reason: suggestion.reason,
+      })
     } else {
-      actions.push({ entryId: entry.id, action: 'promote', relevance: 1, type: 'long_term', reason: suggestion.reason })
+      actions.push({
+        entryId: entry.id,
+        action: 'promote',
+        relevance: 1,
+        type: 'long_term',
+        reason: suggestion.reason,
+      })
     }
   }
   const tokensAfter = tokensBefore - saved
@@ -194,7 +237,10 @@ export function efficiencyReport(
   return {
     totalOptimizations: history.totalOptimizations,
     totalTokensSaved: history.totalTokensSaved,
-    avgSavingsPerRun: history.totalOptimizations === 0 ? 0 : Math.round(history.totalTokensSaved / history.totalOptimizations),
+    avgSavingsPerRun:
+      history.totalOptimizations === 0
+        ? 0
+        : Math.round(history.totalTokensSaved / history.totalOptimizations),
     currentParameters: parameters,
   }
 }

@@ -20,7 +20,14 @@ export class InMemorySessionRepository implements SessionRepository {
     const key = `${scope}/${conversationId}`
     const existing = this.sessions.get(key)
     if (existing) return existing
-    const session: Session = { id: `s${this.sessions.size + 1}`, scope, conversationId, messageCount: 0, createdAt: now, updatedAt: now }
+    const session: Session = {
+      id: `s${this.sessions.size + 1}`,
+      scope,
+      conversationId,
+      messageCount: 0,
+      createdAt: now,
+      updatedAt: now,
+    }
     this.sessions.set(key, session)
     return session
   }
@@ -46,7 +53,8 @@ export class InMemorySessionRepository implements SessionRepository {
     const session = this.sessions.get(`${scope}/${conversationId}`)
     if (!session) return false
     this.sessions.delete(`${scope}/${conversationId}`)
-    for (let i = this.messages.length - 1; i >= 0; i--) if (this.messages[i]?.sessionId === session.id) this.messages.splice(i, 1)
+    for (let i = this.messages.length - 1; i >= 0; i--)
+      if (this.messages[i]?.sessionId === session.id) this.messages.splice(i, 1)
     return true
   }
 
@@ -57,7 +65,8 @@ export class InMemorySessionRepository implements SessionRepository {
   }
 
   private pivot(session: Session, id: string): StoredMessage {
-    if (!/^\d+$/.test(id)) throw new ValidationError([{ field: 'olderThanId', message: 'must be a message id' }])
+    if (!/^\d+$/.test(id))
+      throw new ValidationError([{ field: 'olderThanId', message: 'must be a message id' }])
     const pivot = this.messages.find((m) => m.id === id && m.sessionId === session.id)
     if (!pivot) throw new NotFoundError('Message', id)
     return pivot

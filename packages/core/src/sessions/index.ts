@@ -1,2 +1,2 @@
-export * from './session-manager.ts'
 export * from './in-memory-session-repository.ts'
+export * from './session-manager.ts'

@@ -52,7 +52,13 @@ describe('PersistentSessionManager', () => {
   it('adds a message, counting its tokens once, defaulting its timestamp to now', async () => {
     const { manager } = setup()
     const stored = await manager.addMessage('a', 'c', { role: 'user', content: 'hello there agent' })
-    expect(stored).toMatchObject({ role: 'user', tokenCount: 3, timestamp: NOW, isCompressed: false, metadata: {} })
+    expect(stored).toMatchObject({
+      role: 'user',
+      tokenCount: 3,
+      timestamp: NOW,
+      isCompressed: false,
+      metadata: {},
+    })
     const session = await manager.getOrCreate('a', 'c')
     expect(session.messageCount).toBe(1)
   })
@@ -60,7 +66,12 @@ describe('PersistentSessionManager', () => {
   it('keeps a caller-supplied token count and timestamp (importing history)', async () => {
     const { manager } = setup()
     const at = new Date('2025-05-08T13:56:00.000Z')
-    const stored = await manager.addMessage('a', 'c', { role: 'assistant', content: 'x y', tokenCount: 42, timestamp: at })
+    const stored = await manager.addMessage('a', 'c', {
+      role: 'assistant',
+      content: 'x y',
+      tokenCount: 42,
+      timestamp: at,
+    })
     expect(stored.tokenCount).toBe(42)
     expect(stored.timestamp).toEqual(at)
   })
@@ -75,23 +86,34 @@ describe('PersistentSessionManager', () => {
       ])
       .catch((e) => e)
     expect(error).toBeInstanceOf(ValidationError)
-    expect((error as ValidationError).issues.map((i) => i.field)).toEqual(['messages.1.content', 'messages.2.role'])
+    expect((error as ValidationError).issues.map((i) => i.field)).toEqual([
+      'messages.1.content',
+      'messages.2.role',
+    ])
     expect(repository.messages).toHaveLength(0)
   })
 
   it('enforces the content, batch, token-count and metadata limits on both sides', async () => {
     const limits = LimitsSchema.parse({ maxContentChars: 10, maxBatchMessages: 2, maxMetadataBytes: 20 })
     const { manager } = setup(limits)
-    await expect(manager.addMessage('a', 'c', { role: 'user', content: 'x'.repeat(10) })).resolves.toBeTruthy()
-    const tooLong = await manager.addMessage('a', 'c', { role: 'user', content: 'x'.repeat(11) }).catch((e) => e)
+    await expect(
+      manager.addMessage('a', 'c', { role: 'user', content: 'x'.repeat(10) }),
+    ).resolves.toBeTruthy()
+    const tooLong = await manager
+      .addMessage('a', 'c', { role: 'user', content: 'x'.repeat(11) })
+      .catch((e) => e)
     expect(tooLong.issues[0]).toMatchObject({ field: 'message.content', limit: 10 })
     const msg = { role: 'user' as const, content: 'hi' }
     await expect(manager.addMessages('a', 'c', [msg, msg])).resolves.toHaveLength(2)
     const tooMany = await manager.addMessages('a', 'c', [msg, msg, msg]).catch((e) => e)
     expect(tooMany.issues[0]).toMatchObject({ field: 'messages', limit: 2 })
     // {"k":"123456789012"} is exactly 20 bytes
-    await expect(manager.addMessage('a', 'c', { ...msg, metadata: { k: '123456789012' } })).resolves.toBeTruthy()
-    const bigMeta = await manager.addMessage('a', 'c', { ...msg, metadata: { k: '1234567890123' } }).catch((e) => e)
+    await expect(
+      manager.addMessage('a', 'c', { ...msg, metadata: { k: '123456789012' } }),
+    ).resolves.toBeTruthy()
+    const bigMeta = await manager
+      .addMessage('a', 'c', { ...msg, metadata: { k: '1234567890123' } })
+      .catch((e) => e)
     expect(bigMeta.issues[0]).toMatchObject({ field: 'message.metadata', limit: 20 })
     const negative = await manager.addMessage('a', 'c', { ...msg, tokenCount: -1 }).catch((e) => e)
     expect(negative.issues[0].field).toBe('message.tokenCount')
@@ -126,7 +148,13 @@ describe('PersistentSessionManager', () => {
     const session = await manager.getOrCreate('a', 'c')
     const order = repository.ordered(session).map((m) => (m.isCompressed ? `(${m.content})` : m.content))
     // The summary sits where the compressed messages were, before the pivot.
-    expect(order).toEqual(['(message 0)', '(message 1)', `${CONTEXT_SUMMARY_PREFIX}\nthe user said two things`, 'message 2', 'message 3'])
+    expect(order).toEqual([
+      '(message 0)',
+      '(message 1)',
+      `${CONTEXT_SUMMARY_PREFIX}\nthe user said two things`,
+      'message 2',
+      'message 3',
+    ])
     expect(session.messageCount).toBe(5)
   })
 
@@ -136,7 +164,10 @@ describe('PersistentSessionManager', () => {
       { role: 'user', content: 'one', timestamp: new Date(NOW.getTime() - 1000) },
       { role: 'user', content: 'two' },
     ])
-    expect(await manager.compressMessages('a', 'c', first!.id)).toEqual({ compressedCount: 0, summaryMessage: null })
+    expect(await manager.compressMessages('a', 'c', first!.id)).toEqual({
+      compressedCount: 0,
+      summaryMessage: null,
+    })
     const result = await manager.compressMessages('a', 'c', second!.id)
     expect(result.summaryMessage?.content).toBe(`${CONTEXT_SUMMARY_PREFIX}\nsummary of 1`)
   })

@@ -1,9 +1,9 @@
-import { NotFoundError, ValidationError, type FieldIssue } from '../errors.ts'
+import { scoreRelevance } from '../analyzer/relevance.ts'
+import type { TokenCounter } from '../budget/tokenizer.ts'
+import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts'
+import { CONVERSATION_ID_PATTERN, DEFAULT_LIMITS, type Limits } from '../limits.ts'
 import type { Clock, Role } from '../types.ts'
 import { ROLES } from '../types.ts'
-import type { TokenCounter } from '../budget/tokenizer.ts'
-import { scoreRelevance } from '../analyzer/relevance.ts'
-import { DEFAULT_LIMITS, CONVERSATION_ID_PATTERN, type Limits } from '../limits.ts'
 
 export const CONTEXT_SUMMARY_PREFIX = '[CONTEXT SUMMARY]'
 // Sessions are looked up on every message; the cache keeps the hot ones without growing forever.
@@ -57,7 +57,10 @@ export interface SessionRepository {
   /** Idempotent: returns the existing session when one was created concurrently. */
   createSession(scope: string, conversationId: string, now: Date): Promise<Session>
   /** Appends in one transaction, with a short-term memory entry per message, and bumps the counter. */
-  appendMessages(session: Session, messages: MessageToStore[]): Promise<{ session: Session; messages: StoredMessage[] }>
+  appendMessages(
+    session: Session,
+    messages: MessageToStore[],
+  ): Promise<{ session: Session; messages: StoredMessage[] }>
   /** Uncompressed messages strictly older than `olderThanId`, oldest first; NotFoundError if it is not in the session. */
   listMessagesBefore(session: Session, olderThanId: string): Promise<StoredMessage[]>
   /** Marks those messages compressed and inserts the summary, in one transaction. */
@@ -131,7 +134,9 @@ export class PersistentSessionManager {
   ): Promise<StoredMessage[]> {
     assertConversationId(conversationId)
     if (messages.length === 0) {
-      throw new ValidationError([{ field: fieldPrefix, message: 'at least one message is required', limit: 1 }])
+      throw new ValidationError([
+        { field: fieldPrefix, message: 'at least one message is required', limit: 1 },
+      ])
     }
     if (messages.length > this.limits.maxBatchMessages) {
       throw new ValidationError([
@@ -145,7 +150,11 @@ export class PersistentSessionManager {
     const now = this.deps.clock.now()
     // Everything is checked before anything is counted: a rejected batch costs no tokenizing.
     const issues = messages.flatMap((message, index) =>
-      validateMessage(message, fieldPrefix === 'message' ? 'message' : `${fieldPrefix}.${index}`, this.limits),
+      validateMessage(
+        message,
+        fieldPrefix === 'message' ? 'message' : `${fieldPrefix}.${index}`,
+        this.limits,
+      ),
     )
     if (issues.length > 0) throw new ValidationError(issues)
     const prepared = messages.map((message) => this.prepare(message, now))
@@ -251,7 +260,11 @@ export function assertConversationId(conversationId: string, field = 'conversati
 }
 
 /** Checks one message against the limits; returns every issue so a client can fix them at once. */
-export function validateMessage(message: NewMessage, field: string, limits: Limits = DEFAULT_LIMITS): FieldIssue[] {
+export function validateMessage(
+  message: NewMessage,
+  field: string,
+  limits: Limits = DEFAULT_LIMITS,
+): FieldIssue[] {
   const issues: FieldIssue[] = []
   if (!(ROLES as readonly string[]).includes(message.role)) {
     issues.push({ field: `${field}.role`, message: `must be one of ${ROLES.join(', ')}` })
@@ -266,7 +279,11 @@ export function validateMessage(message: NewMessage, field: string, limits: Limi
     })
   }
   if (message.tokenCount != null) {
-    if (!Number.isInteger(message.tokenCount) || message.tokenCount < 0 || message.tokenCount > limits.maxTokenCount) {
+    if (
+      !Number.isInteger(message.tokenCount) ||
+      message.tokenCount < 0 ||
+      message.tokenCount > limits.maxTokenCount
+    ) {
       issues.push({
         field: `${field}.tokenCount`,
         message: `must be an integer from 0 to ${limits.maxTokenCount}`,
@@ -277,11 +294,16 @@ export function validateMessage(message: NewMessage, field: string, limits: Limi
   if (message.timestamp != null && Number.isNaN(message.timestamp.getTime())) {
     issues.push({ field: `${field}.timestamp`, message: 'must be a valid ISO 8601 date-time' })
   }
-  if (message.metadata != null) issues.push(...validateMetadata(message.metadata, `${field}.metadata`, limits))
+  if (message.metadata != null)
+    issues.push(...validateMetadata(message.metadata, `${field}.metadata`, limits))
   return issues
 }
 
-export function validateMetadata(metadata: unknown, field: string, limits: Limits = DEFAULT_LIMITS): FieldIssue[] {
+export function validateMetadata(
+  metadata: unknown,
+  field: string,
+  limits: Limits = DEFAULT_LIMITS,
+): FieldIssue[] {
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
     return [{ field, message: 'must be a JSON object' }]
   }

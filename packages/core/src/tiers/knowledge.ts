@@ -45,7 +45,10 @@ export function confidenceOnStore(
 }
 
 /** Confidence after a use: +0.05, capped. */
-export function confidenceOnUse(confidence: number, config: KnowledgeConfig = DEFAULT_KNOWLEDGE_CONFIG): number {
+export function confidenceOnUse(
+  confidence: number,
+  config: KnowledgeConfig = DEFAULT_KNOWLEDGE_CONFIG,
+): number {
   return round(Math.min(config.maxConfidence, confidence + config.useBoost))
 }
 
@@ -108,7 +111,9 @@ const DOMAIN = /\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,})\b/gi
 
 /** Hostnames named in a text, lowercased, without a leading www. */
 export function extractDomains(text: string): string[] {
-  return [...new Set([...text.matchAll(DOMAIN)].map((m) => (m[1] as string).toLowerCase().replace(/^www\./, '')))]
+  return [
+    ...new Set([...text.matchAll(DOMAIN)].map((m) => (m[1] as string).toLowerCase().replace(/^www\./, ''))),
+  ]
 }
 
 function terms(text: string): Set<string> {
@@ -118,7 +123,11 @@ function terms(text: string): Set<string> {
 
 /** a.example.com is about example.com; example.com is not about a.example.com's siblings. */
 function domainMatches(queryDomain: string, itemDomain: string): boolean {
-  return queryDomain === itemDomain || queryDomain.endsWith(`.${itemDomain}`) || itemDomain.endsWith(`.${queryDomain}`)
+  return (
+    queryDomain === itemDomain ||
+    queryDomain.endsWith(`.${itemDomain}`) ||
+    itemDomain.endsWith(`.${queryDomain}`)
+  )
 }
 
 /**

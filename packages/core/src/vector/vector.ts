@@ -12,7 +12,9 @@ export function vectorToBytes(vector: Float32Array | readonly number[]): Uint8Ar
 /** Copies first: a blob's bytes may start at an offset a Float32Array cannot be aligned to. */
 export function bytesToVector(bytes: Uint8Array): Float32Array {
   if (bytes.byteLength % 4 !== 0) {
-    throw new ValidationError([{ field: 'vector', message: `byte length ${bytes.byteLength} is not a multiple of 4` }])
+    throw new ValidationError([
+      { field: 'vector', message: `byte length ${bytes.byteLength} is not a multiple of 4` },
+    ])
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const out = new Float32Array(bytes.byteLength / 4)
@@ -29,7 +31,9 @@ export function vectorNorm(vector: ArrayLike<number>): number {
 /** dot(a, b) / (‖a‖ ‖b‖); 0 when either is the zero vector. */
 export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) {
-    throw new ValidationError([{ field: 'vector', message: `dimension ${b.length} does not match ${a.length}`, limit: a.length }])
+    throw new ValidationError([
+      { field: 'vector', message: `dimension ${b.length} does not match ${a.length}`, limit: a.length },
+    ])
   }
   let dot = 0
   for (let i = 0; i < a.length; i++) dot += (a[i] as number) * (b[i] as number)
@@ -141,7 +145,8 @@ export class ExactVectorIndex implements VectorIndex {
           const left = 2 * i + 1
           if (left >= k) break
           const right = left + 1
-          const child = right < k && (heapScores[right] as number) < (heapScores[left] as number) ? right : left
+          const child =
+            right < k && (heapScores[right] as number) < (heapScores[left] as number) ? right : left
           if ((heapScores[child] as number) >= score) break
           heapScores[i] = heapScores[child] as number
           heapSlots[i] = heapSlots[child] as number

@@ -1,0 +1,85 @@
+import { expect, test } from '@playwright/test'
+import { ADMIN_KEY, API_PORT } from '../playwright.config'
+
+const GRAPHQL = `http://127.0.0.1:${API_PORT}/graphql`
+
+test('the dashboard shows the API and its database as healthy, without console errors', async ({ page }) => {
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
+  page.on('pageerror', (error) => problems.push(error.message))
+  await page.goto('/')
+  await expect(page.getByRole('heading', { name: 'Status' })).toBeVisible()
+  const status = page.getByTestId('api-status')
+  await expect(status).toContainText('API')
+  await expect(status).toContainText('healthy')
+  await expect(status).toContainText('Database')
+  await page.screenshot({ path: 'test-results/dashboard-home.png', fullPage: true })
+  expect(problems).toEqual([])
+})
+
+test('an agent keeps a conversation and learns across sessions over real HTTP', async ({ request }) => {
+  const gql = async (query: string, variables: Record<string, unknown> = {}, key = ADMIN_KEY) => {
+    const response = await request.post(GRAPHQL, {
+      data: { query, variables },
+      headers: { authorization: `Bearer ${key}` },
+    })
+    expect(response.status()).toBe(200)
+    const body = await response.json()
+    expect(body.errors).toBeUndefined()
+    return body.data
+  }
+  const created = await gql(
+    `mutation { createApiKey(agentId: "e2e-agent", label: "e2e") { ... on CreatedApiKey { key } } }`,
+  )
+  const key = created.createApiKey.key as string
+  expect(key).toMatch(/^engram_/)
+
+  await gql(
+    `mutation { addMessage(input: { conversationId: "e2e", role: USER, content: "Navigate to example.com and extract the title." }) { __typename } }`,
+    {},
+    key,
+  )
+  await gql(
+    `mutation { addMessage(input: { conversationId: "e2e", role: TOOL, content: "navigate(https://example.com) -> 200; selector: #page-title" }) { __typename } }`,
+    {},
+    key,
+  )
+  await gql(
+    `mutation { addMessage(input: { conversationId: "e2e", role: ASSISTANT, content: "ok" }) { __typename } }`,
+    {},
+    key,
+  )
+  const run = await gql(
+    `mutation { runOptimizer { ... on OptimizationSnapshot { entriesCompressed entriesPromoted } } }`,
+    {},
+    key,
+  )
+  expect(run.runOptimizer).toEqual({ entriesCompressed: 1, entriesPromoted: 1 })
+
+  await gql(
+    `mutation { storeKnowledge(input: { category: WEBSITE_KNOWLEDGE, key: "example.com title", value: "example.com uses #page-title for its title" }) { __typename } }`,
+    {},
+    key,
+  )
+  const found = await gql(
+    `{ relevantKnowledge(text: "example.com") { ... on RelevantKnowledge { matches { knowledge { value } } } } }`,
+    {},
+    key,
+  )
+  expect(found.relevantKnowledge.matches[0].knowledge.value).toContain('#page-title')
+
+  const window = await gql(
+    `{ contextWindow(conversationId: "e2e") { ... on ContextWindow { full { role } totalTokens availableBudget } } }`,
+    {},
+    key,
+  )
+  expect(window.contextWindow.full).toHaveLength(3)
+  expect(window.contextWindow.availableBudget).toBe(190904)
+})
+
+test('the API refuses a request without a key', async ({ request }) => {
+  const response = await request.post(GRAPHQL, { data: { query: '{ viewer { role } }' } })
+  expect(response.status()).toBe(401)
+})
