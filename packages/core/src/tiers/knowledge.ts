@@ -142,7 +142,9 @@ export function rankKnowledge<K extends KnowledgeItem>(
   const limit = options.limit ?? 10
   const minConfidence = options.minConfidence ?? 0
   const queryDomains = extractDomains(query)
-  const queryTerms = terms(query)
+  // The words of a domain are counted by the domain match, not again one by one.
+  const domainWords = new Set(queryDomains.flatMap((d) => d.split('.')))
+  const queryTerms = new Set([...terms(query)].filter((t) => !domainWords.has(t)))
   const weightTotal = queryDomains.length * 3 + queryTerms.size || 1
   const matches: KnowledgeMatch<K>[] = []
   for (const item of items) {
@@ -159,7 +161,7 @@ export function rankKnowledge<K extends KnowledgeItem>(
       }
     }
     for (const term of queryTerms) {
-      if (itemTerms.has(term) && !matched.some((m) => m.split('.').includes(term))) {
+      if (itemTerms.has(term)) {
         weight += 1
         matched.push(term)
       }

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest'
+import { createTokenCounter } from '../budget/tokenizer.ts'
+import { ValidationError } from '../errors.ts'
+import type { MemoryEntry } from '../types.ts'
+import {
+  adaptParameters,
+  DEFAULT_OPTIMIZER_CONFIG,
+  DEFAULT_OPTIMIZER_PARAMETERS,
+  efficiencyReport,
+  parseOptimizerParameters,
+  runOptimizerStep,
+} from './optimizer.ts'
+
+const P = DEFAULT_OPTIMIZER_PARAMETERS
+// savingsRatio 1 keeps the emergency rule out of the way unless a test wants it.
+const adapt = (usageRatio: number, savingsRatio = 1, params = P) =>
+  adaptParameters(params, { usageRatio, savingsRatio }).parameters
+
+describe('optimizer parameters', () => {
+  it('start at the spec values', () => {
+    expect(P).toEqual({
+      compressionTrigger: 0.7,
+      fullMessageWindow: 30,
+      minRelevance: 0.3,
+      targetUsageRatio: 0.65,
+    })
+    expect(DEFAULT_OPTIMIZER_CONFIG).toMatchObject({
+      intervalMs: 120_000,
+      learningRate: 0.05,
+      snapshotHistoryLimit: 500,
+    })
+  })
+
+  it('reject values outside the ranges, accept the bounds', () => {
+    for (const bad of [
+      { compressionTrigger: 0.34 },
+      { compressionTrigger: 0.86 },
+      { fullMessageWindow: 9 },
+      { fullMessageWindow: 51 },
+      { fullMessageWindow: 20.5 },
+      { minRelevance: 0.14 },
+      { minRelevance: 0.71 },
+    ]) {
+      expect(() => parseOptimizerParameters(bad)).toThrow(ValidationError)
+    }
+    expect(
+      parseOptimizerParameters({ compressionTrigger: 0.35, fullMessageWindow: 50, minRelevance: 0.7 }),
+    ).toMatchObject({ compressionTrigger: 0.35, fullMessageWindow: 50, minRelevance: 0.7 })
+  })
+})
+
+describe('adaptation rules', () => {
+  it('tightens when usage is over target + 0.10, not at it', () => {
+    expect(adapt(0.76)).toEqual({
+      compressionTrigger: 0.65,
+      fullMessageWindow: 28,
+      minRelevance: 0.35,
+      targetUsageRatio: 0.65,
+    })
+    expect(adapt(0.75)).toEqual(P)
+  })
+
+  it('relaxes when usage is under target - 0.15, not at it', () => {
+    expect(adapt(0.49)).toEqual({
+      compressionTrigger: 0.725,
+      fullMessageWindow: 31,
+      minRelevance: 0.275,
+      targetUsageRatio: 0.65,
+    })
+    expect(adapt(0.5)).toEqual(P)
+  })
+
+  it('adds the emergency adjustment when savings are under 5% while over target', () => {
+    // over target + 0.10 and ineffective: -0.05 - 0.10 on the trigger, +0.05 + 0.10 on relevance
+    expect(adapt(0.8, 0.04)).toEqual({
+      compressionTrigger: 0.55,
+      fullMessageWindow: 28,
+      minRelevance: 0.45,
+      targetUsageRatio: 0.65,
+    })
+    // over target only: the emergency step alone
+    expect(adapt(0.7, 0.04)).toEqual({
+      compressionTrigger: 0.6,
+      fullMessageWindow: 30,
+      minRelevance: 0.4,
+      targetUsageRatio: 0.65,
+    })
+    // savings at 5% or usage at target: no emergency
+    expect(adapt(0.7, 0.05)).toEqual(P)
+    expect(adapt(0.65, 0)).toEqual(P)
+  })
+
+  it('clamps every parameter to its range', () => {
+    const low = {
+      compressionTrigger: 0.36,
+      fullMessageWindow: 11,
+      minRelevance: 0.69,
+      targetUsageRatio: 0.65,
+    }
+    expect(adapt(0.9, 0, low)).toEqual({
+      compressionTrigger: 0.35,
+      fullMessageWindow: 10,
+      minRelevance: 0.7,
+      targetUsageRatio: 0.65,
+    })
+    const high = {
+      compressionTrigger: 0.84,
+      fullMessageWindow: 50,
+      minRelevance: 0.16,
+      targetUsageRatio: 0.65,
+    }
+    expect(adapt(0.1, 1, high)).toEqual({
+      compressionTrigger: 0.85,
+      fullMessageWindow: 50,
+      minRelevance: 0.15,
+      targetUsageRatio: 0.65,
+    })
+  })
+
+  it('follows a configured learning rate and target', () => {
+    const result = adaptParameters(
+      { ...P, targetUsageRatio: 0.5 },
+      { usageRatio: 0.61, savingsRatio: 1 },
+      { ...DEFAULT_OPTIMIZER_CONFIG, learningRate: 0.1 },
+    )
+    expect(result.parameters).toMatchObject({
+      compressionTrigger: 0.6,
+      fullMessageWindow: 28,
+      minRelevance: 0.4,
+    })
+    expect(result.adjustments[0]).toMatch(/over budget/)
+  })
+})
+
+describe('one optimizer step', () => {
+  const NOW = new Date('2026-01-15T12:00:00.000Z')
+  const old = new Date(NOW.getTime() - 2 * 86_400_000)
+  const counter = createTokenCounter()
+  const entry = (id: string, content: string, over: Partial<MemoryEntry> = {}): MemoryEntry => ({
+    id,
+    type: 'short_term',
+    role: 'user',
+    content,
+    tokenCount: counter.count(content),
+    relevance: 0.5,
+    isCompressed: false,
+    timestamp: NOW,
+    sessionId: 's',
+    ...over,
+  })
+
+  it('plans compress, drop and promote, accounts the tokens, adapts and snapshots', () => {
+    const long = `Long chatter ${'blah '.repeat(100)}\nended with nothing`
+    const entries = [
+      entry('1', 'ok', { timestamp: old }),
+      entry('2', 'sure', { timestamp: old, isCompressed: true }),
+      entry('3', long, { timestamp: old, role: 'assistant', content: `ok ${long}`, tokenCount: 300 }),
+      entry('4', 'navigate(https://example.com) -> #page-title', { role: 'tool' }),
+      entry('5', 'an ordinary sentence of some length'),
+    ]
+    const result = runOptimizerStep({ entries, parameters: P, now: NOW, tokenCounter: counter })
+    const byId = Object.fromEntries(result.actions.map((a) => [a.entryId, a]))
+    expect(byId['1']).toMatchObject({ action: 'compress', content: 'ok', tokensFreed: 0 })
+    expect(byId['2']).toMatchObject({ action: 'drop' })
+    expect(byId['3']).toMatchObject({ action: 'compress' })
+    expect((byId['3'] as { content: string }).content).toMatch(/^\[assistant\] ok Long chatter/)
+    expect(byId['4']).toMatchObject({ action: 'promote', relevance: 1, type: 'long_term' })
+    expect(byId['5']).toBeUndefined()
+
+    const before = entries.reduce((s, e) => s + e.tokenCount, 0)
+    const freed = result.actions.reduce((s, a) => s + ('tokensFreed' in a ? a.tokensFreed : 0), 0)
+    expect(result.snapshot).toMatchObject({
+      tokensBefore: before,
+      tokensAfter: before - freed,
+      entriesCompressed: 2,
+      entriesDropped: 1,
+      entriesPromoted: 1,
+      timestamp: NOW,
+    })
+    expect(freed).toBeGreaterThan(250)
+    // Tiny usage of a 190,904-token budget: the step relaxes the parameters.
+    expect(result.parameters).toEqual({
+      compressionTrigger: 0.725,
+      fullMessageWindow: 31,
+      minRelevance: 0.275,
+      targetUsageRatio: 0.65,
+    })
+    expect(result.snapshot).toMatchObject({
+      compressionTriggerRatio: 0.725,
+      fullMessageWindow: 31,
+      minRelevanceScore: 0.275,
+    })
+  })
+
+  it('measures usage against the budget and tightens when over target', () => {
+    const entries = [entry('1', 'an ordinary sentence of some length', { tokenCount: 8_000 })]
+    const budget = { maxContextTokens: 10_000, systemPromptTokens: 0, responseReserveTokens: 0 }
+    const result = runOptimizerStep({ entries, parameters: P, now: NOW, tokenCounter: counter, budget })
+    expect(result.snapshot.usageRatio).toBe(0.8)
+    // 0.8 > 0.75 and nothing saved: over budget plus emergency
+    expect(result.parameters).toMatchObject({
+      compressionTrigger: 0.55,
+      fullMessageWindow: 28,
+      minRelevance: 0.45,
+    })
+    expect(result.adjustments).toHaveLength(2)
+  })
+
+  it('handles an empty memory', () => {
+    const result = runOptimizerStep({ entries: [], parameters: P, now: NOW, tokenCounter: counter })
+    expect(result.actions).toEqual([])
+    expect(result.snapshot).toMatchObject({ tokensBefore: 0, tokensAfter: 0, usageRatio: 0 })
+  })
+})
+
+describe('efficiency report', () => {
+  it('averages the savings per run', () => {
+    expect(efficiencyReport({ totalOptimizations: 45, totalTokensSaved: 125_000 }, P)).toEqual({
+      totalOptimizations: 45,
+      totalTokensSaved: 125_000,
+      avgSavingsPerRun: 2_778,
+      currentParameters: P,
+    })
+    expect(efficiencyReport({ totalOptimizations: 0, totalTokensSaved: 0 }, P).avgSavingsPerRun).toBe(0)
+  })
+})
