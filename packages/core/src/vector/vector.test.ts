@@ -48,7 +48,7 @@ describe('ExactVectorIndex', () => {
       .slice(0, 10)
     const hits = index.search(query, 10)
     expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id))
-    hits.forEach((h, i) => expect(h.similarity).toBeCloseTo(expected[i]!.similarity, 5))
+    for (const [i, h] of hits.entries()) expect(h.similarity).toBeCloseTo(expected[i]!.similarity, 5)
   })
 
   it('replaces, removes and keeps the buffer dense', () => {
