@@ -22,7 +22,9 @@ async function loadEngine() {
   const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': bindings })
   bindings.__wbg_set_wasm(instance.exports)
   instance.exports.__wbindgen_start?.()
-  const { PrismaBetterSqlite3 } = await import(pathToFileURL(requireFromApi.resolve('@prisma/adapter-better-sqlite3')).href)
+  const { PrismaBetterSqlite3 } = await import(
+    pathToFileURL(requireFromApi.resolve('@prisma/adapter-better-sqlite3')).href
+  )
   const { bindMigrationAwareSqlAdapterFactory } = await import(
     pathToFileURL(requireFromApi.resolve('@prisma/driver-adapter-utils')).href
   )
@@ -68,13 +70,19 @@ function migrationList() {
     : []
   return {
     baseDir: migrationsDir,
-    lockfile: { path: 'migration_lock.toml', content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, 'utf8') : null },
+    lockfile: {
+      path: 'migration_lock.toml',
+      content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, 'utf8') : null,
+    },
     shadowDbInitScript: '',
     migrationDirectories: dirs.map((name) => ({
       path: name,
       migrationFile: {
         path: 'migration.sql',
-        content: { tag: 'ok', value: fs.readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8') },
+        content: {
+          tag: 'ok',
+          value: fs.readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8'),
+        },
       },
     })),
   }

@@ -35,41 +35,40 @@ export class PrismaSessionRepository implements SessionRepository {
 
   async appendMessages(session: Session, messages: MessageToStore[]) {
     return this.db.$transaction(async (tx) => {
-      const stored: StoredMessage[] = []
-      for (const message of messages) {
-        const row = await tx.message.create({
-          data: {
-            sessionId: session.id,
-            agentId: session.scope,
-            role: message.role,
-            content: message.content,
-            tokenCount: message.tokenCount,
-            isCompressed: message.isCompressed,
-            metadata: JSON.stringify(message.metadata),
-            timestamp: message.timestamp,
-          },
-        })
-        await tx.memoryEntry.create({
-          data: {
-            agentId: session.scope,
-            sessionId: session.id,
-            messageId: row.id,
-            type: 'short_term',
-            role: message.role,
-            content: message.content,
-            tokenCount: message.tokenCount,
-            relevance: message.initialRelevance,
-            metadata: JSON.stringify(message.metadata),
-            timestamp: message.timestamp,
-          },
-        })
-        stored.push(toMessage(row))
-      }
+      // Two multi-row inserts, not two per message. SQLite does not promise RETURNING order;
+      // autoincrement ids do follow insertion order, so sorting by id restores it.
+      const inserted = await tx.message.createManyAndReturn({
+        data: messages.map((message) => ({
+          sessionId: session.id,
+          agentId: session.scope,
+          role: message.role,
+          content: message.content,
+          tokenCount: message.tokenCount,
+          isCompressed: message.isCompressed,
+          metadata: JSON.stringify(message.metadata),
+          timestamp: message.timestamp,
+        })),
+      })
+      const rows = inserted.sort((a, b) => a.id - b.id)
+      await tx.memoryEntry.createMany({
+        data: rows.map((row, i) => ({
+          agentId: session.scope,
+          sessionId: session.id,
+          messageId: row.id,
+          type: 'short_term',
+          role: row.role,
+          content: row.content,
+          tokenCount: row.tokenCount,
+          relevance: (messages[i] as MessageToStore).initialRelevance,
+          metadata: row.metadata,
+          timestamp: row.timestamp,
+        })),
+      })
       const updated = await tx.session.update({
         where: { id: session.id },
         data: { messageCount: { increment: messages.length } },
       })
-      return { session: toSession(updated), messages: stored }
+      return { session: toSession(updated), messages: rows.map(toMessage) }
     })
   }
 

@@ -1,0 +1,112 @@
+import {
+  analyzeEntries,
+  createTokenCounter,
+  DEFAULT_OPTIMIZER_PARAMETERS,
+  ExactVectorIndex,
+  heuristicTokenCount,
+  type MemoryEntry,
+  partitionMessages,
+  runOptimizerStep,
+} from '../src/index.ts'
+import { type BenchRow, opsPerSecond, seededRandom, writeReport } from './report.ts'
+
+const random = seededRandom(7)
+const WORDS =
+  'the agent opened a page and found the login form then clicked submit while waiting for the network to settle before reading the title of each result carefully'.split(
+    ' ',
+  )
+const sentence = (n: number) =>
+  Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ')
+const prose = Array.from({ length: 400 }, () => `${sentence(18)}.`).join(' ')
+const json = JSON.stringify(
+  Array.from({ length: 300 }, (_, i) => ({
+    id: i,
+    url: `https://example.com/item/${i}`,
+    price: Math.round(random() * 10_000) / 100,
+    tags: ['a', 'b'],
+  })),
+)
+
+const rows: BenchRow[] = []
+
+// Tokenizers side by side on the same text: throughput, and the heuristic's error against BPE.
+const o200k = createTokenCounter('o200k_base')
+const cl100k = createTokenCounter('cl100k_base')
+for (const [label, text] of [
+  ['prose', prose],
+  ['JSON', json],
+] as const) {
+  const truth = o200k.count(text)
+  for (const counter of [o200k, cl100k, createTokenCounter('heuristic')]) {
+    const perSecond = opsPerSecond(() => counter.count(text), 500)
+    rows.push({
+      name: `${counter.name} on ${label}`,
+      value: (perSecond * counter.count(text)) / 1e6,
+      unit: 'M tokens/s',
+    })
+  }
+  rows.push({
+    name: `ceil(len/4) error vs o200k on ${label}`,
+    value: ((heuristicTokenCount(text) - truth) / truth) * 100,
+    unit: '%',
+    note: `${truth} BPE tokens`,
+  })
+}
+
+// Budget partition over a long conversation.
+const messages = Array.from({ length: 10_000 }, (_, i) => ({
+  id: String(i),
+  tokenCount: 20 + Math.floor(random() * 400),
+}))
+rows.push({
+  name: 'partitionMessages, 10k messages',
+  value: opsPerSecond(() => partitionMessages(messages), 500),
+  unit: 'partitions/s',
+})
+
+// Analyzer: the spec's all-pairs redundancy is O(n^2); measure where it stands at 2k entries.
+const now = new Date('2026-01-15T12:00:00.000Z')
+const entries: MemoryEntry[] = Array.from({ length: 2_000 }, (_, i) => ({
+  id: String(i),
+  type: 'short_term',
+  role: i % 3 === 0 ? 'tool' : 'assistant',
+  content: sentence(10 + Math.floor(random() * 30)),
+  tokenCount: 50,
+  relevance: 0.5,
+  isCompressed: false,
+  timestamp: new Date(now.getTime() - Math.floor(random() * 3 * 86_400_000)),
+  sessionId: 's',
+}))
+rows.push({
+  name: 'analyzeEntries, 2k entries (all pairs)',
+  value: 1_000 / opsPerSecond(() => analyzeEntries(entries, now), 1_000),
+  unit: 'ms/run',
+})
+rows.push({
+  name: 'runOptimizerStep, 2k entries',
+  value:
+    1_000 /
+    opsPerSecond(
+      () => runOptimizerStep({ entries, parameters: DEFAULT_OPTIMIZER_PARAMETERS, now, tokenCounter: o200k }),
+      1_000,
+    ),
+  unit: 'ms/run',
+})
+
+// Exact vector search, 384 dimensions.
+for (const size of [1_000, 10_000]) {
+  const index = new ExactVectorIndex()
+  for (let i = 0; i < size; i++)
+    index.upsert(
+      String(i),
+      Float32Array.from({ length: 384 }, () => random() - 0.5),
+    )
+  const query = Float32Array.from({ length: 384 }, () => random() - 0.5)
+  rows.push({
+    name: `ExactVectorIndex top-10, ${size.toLocaleString('en-US')} x 384`,
+    value: opsPerSecond(() => index.search(query, 10), 1_000),
+    unit: 'queries/s',
+  })
+}
+
+writeReport('core', 'Core engine (packages/core)', rows)
