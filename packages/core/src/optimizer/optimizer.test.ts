@@ -206,6 +206,104 @@ describe('one optimizer step', () => {
     expect(result.adjustments).toHaveLength(2)
   })
 
+  describe('budget pressure (compression trigger, full window, short-term cap)', () => {
+    const budget = { maxContextTokens: 10_000, systemPromptTokens: 0, responseReserveTokens: 0 }
+    const params = { ...P, fullMessageWindow: 10 }
+    const chatter = (i: number, tokens: number, over: Partial<MemoryEntry> = {}) =>
+      // Over 200 characters, so that compression shrinks it.
+      entry(
+        String(i),
+        `progress note number ${i} about the ongoing page structure review. ${'More detail follows. '.repeat(12)}`,
+        {
+          tokenCount: tokens,
+          timestamp: new Date(NOW.getTime() - (100 - i) * 60_000),
+          ...over,
+        },
+      )
+
+    it('leaves memory alone at the trigger, compresses oldest-first past it, sparing the window', () => {
+      // 14 entries x 500 = 7,000 tokens = exactly 70% of 10,000
+      const at = runOptimizerStep({
+        entries: Array.from({ length: 14 }, (_, i) => chatter(i, 500)),
+        parameters: params,
+        now: NOW,
+        tokenCounter: counter,
+        budget,
+      })
+      expect(at.actions).toEqual([])
+      // 15 x 500 = 7,500 > 7,000: compress the oldest until under; the newest 10 are never touched
+      const over = runOptimizerStep({
+        entries: Array.from({ length: 15 }, (_, i) => chatter(i, 500)),
+        parameters: params,
+        now: NOW,
+        tokenCounter: counter,
+        budget,
+      })
+      expect(over.actions.map((a) => [a.entryId, a.action])).toEqual([
+        ['0', 'compress'],
+        ['1', 'compress'],
+      ])
+      expect(over.actions[0]?.reason).toMatch(/^budget pressure: 7500 tokens > trigger 7000/)
+      expect(over.snapshot.tokensAfter).toBeLessThanOrEqual(7_000)
+    })
+
+    it('drops already compressed entries when compressing is not enough', () => {
+      const entries = [
+        ...Array.from({ length: 5 }, (_, i) => chatter(i, 600, { isCompressed: true })),
+        ...Array.from({ length: 10 }, (_, i) => chatter(i + 5, 500)),
+      ]
+      // 3,000 + 5,000 = 8,000 > 7,000; nothing outside the window is uncompressed: drop the oldest two
+      const result = runOptimizerStep({
+        entries,
+        parameters: params,
+        now: NOW,
+        tokenCounter: counter,
+        budget,
+      })
+      expect(result.actions.map((a) => [a.entryId, a.action])).toEqual([
+        ['0', 'drop'],
+        ['1', 'drop'],
+      ])
+      expect(result.snapshot.tokensAfter).toBe(6_800)
+    })
+
+    it('caps short-term memory at maxShortTermTokens, not below it', () => {
+      const entries = Array.from({ length: 12 }, (_, i) => chatter(i, 100))
+      const at = runOptimizerStep({
+        entries,
+        parameters: params,
+        now: NOW,
+        tokenCounter: counter,
+        budget: { ...budget, maxShortTermTokens: 1_200 },
+      })
+      expect(at.actions).toEqual([])
+      const over = runOptimizerStep({
+        entries,
+        parameters: params,
+        now: NOW,
+        tokenCounter: counter,
+        budget: { ...budget, maxShortTermTokens: 1_199 },
+      })
+      expect(over.actions.map((a) => a.entryId)).toEqual(['0'])
+    })
+
+    it('counts long-term entries in usage but never compresses them for pressure', () => {
+      const entries = [
+        chatter(0, 7_500, { type: 'long_term', relevance: 1 }),
+        ...Array.from({ length: 3 }, (_, i) => chatter(i + 1, 10)),
+      ]
+      expect(
+        runOptimizerStep({
+          entries,
+          parameters: { ...P, fullMessageWindow: 10 },
+          now: NOW,
+          tokenCounter: counter,
+          budget,
+        }).actions,
+      ).toEqual([])
+    })
+  })
+
   it('handles an empty memory', () => {
     const result = runOptimizerStep({ entries: [], parameters: P, now: NOW, tokenCounter: counter })
     expect(result.actions).toEqual([])

@@ -156,7 +156,8 @@ export interface OptimizerStepResult {
  */
 export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult {
   const config = input.config ?? DEFAULT_OPTIMIZER_CONFIG
-  const available = availableBudget(parseTokenBudgetConfig(input.budget))
+  const budget = parseTokenBudgetConfig(input.budget)
+  const available = availableBudget(budget)
   const tokensBefore = input.entries.reduce((sum, e) => sum + e.tokenCount, 0)
   const usageRatio = tokensBefore / available
   const byId = new Map(input.entries.map((e) => [e.id, e]))
@@ -164,34 +165,31 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
 
   const actions: PlannedAction[] = []
   let saved = 0
+  const compress = (entry: MemoryEntry, reason: string) => {
+    const compressed = compressMessage({ role: entry.role, content: entry.content })
+    const tokenCount = compressed.compressed ? input.tokenCounter.count(compressed.content) : entry.tokenCount
+    // A compression that would not shrink the entry keeps its size (the count never grows).
+    const kept = Math.min(tokenCount, entry.tokenCount)
+    const content = kept === tokenCount ? compressed.content : entry.content
+    saved += entry.tokenCount - kept
+    actions.push({
+      entryId: entry.id,
+      action: 'compress',
+      content,
+      tokenCount: kept,
+      tokensFreed: entry.tokenCount - kept,
+      reason,
+    })
+  }
+  const drop = (entry: MemoryEntry, reason: string) => {
+    saved += entry.tokenCount
+    actions.push({ entryId: entry.id, action: 'drop', tokensFreed: entry.tokenCount, reason })
+  }
   for (const suggestion of analysis.actions) {
     const entry = byId.get(suggestion.entryId) as MemoryEntry
-    if (suggestion.action === 'compress') {
-      const compressed = compressMessage({ role: entry.role, content: entry.content })
-      const tokenCount = compressed.compressed
-        ? input.tokenCounter.count(compressed.content)
-        : entry.tokenCount
-      // A compression that would not shrink the entry keeps its size (the count never grows).
-      const kept = Math.min(tokenCount, entry.tokenCount)
-      const content = kept === tokenCount ? compressed.content : entry.content
-      saved += entry.tokenCount - kept
-      actions.push({
-        entryId: entry.id,
-        action: 'compress',
-        content,
-        tokenCount: kept,
-        tokensFreed: entry.tokenCount - kept,
-        reason: suggestion.reason,
-      })
-    } else if (suggestion.action === 'drop') {
-      saved += entry.tokenCount
-      actions.push({
-        entryId: entry.id,
-        action: 'drop',
-        tokensFreed: entry.tokenCount,
-        reason: suggestion.reason,
-      })
-    } else {
+    if (suggestion.action === 'compress') compress(entry, suggestion.reason)
+    else if (suggestion.action === 'drop') drop(entry, suggestion.reason)
+    else
       actions.push({
         entryId: entry.id,
         action: 'promote',
@@ -199,8 +197,15 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
         type: 'long_term',
         reason: suggestion.reason,
       })
-    }
   }
+  relieveBudgetPressure(input.entries, new Set(actions.map((a) => a.entryId)), {
+    usedTokens: () => tokensBefore - saved,
+    triggerTokens: input.parameters.compressionTrigger * available,
+    maxShortTermTokens: budget.maxShortTermTokens,
+    fullMessageWindow: input.parameters.fullMessageWindow,
+    compress,
+    drop,
+  })
   const tokensAfter = tokensBefore - saved
   const savingsRatio = tokensBefore === 0 ? 0 : saved / tokensBefore
   const adapted = adaptParameters(input.parameters, { usageRatio, savingsRatio }, config)
@@ -242,5 +247,54 @@ export function efficiencyReport(
         ? 0
         : Math.round(history.totalTokensSaved / history.totalOptimizations),
     currentParameters: parameters,
+  }
+}
+
+/**
+ * Spec 000, Tier 1: "when the token budget reaches the compression threshold, older messages are
+ * compressed or dropped", and short-term memory holds at most maxShortTermTokens. After the
+ * analyzer's actions, while usage is over the (tuned) compression trigger or short-term memory
+ * over its cap, the oldest short-term entries outside the (tuned) full message window are
+ * compressed, oldest first; if that is not enough, the oldest compressed ones are dropped.
+ */
+function relieveBudgetPressure(
+  entries: readonly MemoryEntry[],
+  alreadyActed: ReadonlySet<string>,
+  pressure: {
+    usedTokens: () => number
+    triggerTokens: number
+    maxShortTermTokens: number
+    fullMessageWindow: number
+    compress: (entry: MemoryEntry, reason: string) => void
+    drop: (entry: MemoryEntry, reason: string) => void
+  },
+): void {
+  const shortTerm = entries
+    .filter((e) => e.type === 'short_term')
+    .sort(
+      (a, b) =>
+        a.timestamp.getTime() - b.timestamp.getTime() || a.id.localeCompare(b.id, 'en', { numeric: true }),
+    )
+  let shortTermTokens = shortTerm.reduce((sum, e) => sum + e.tokenCount, 0)
+  const over = () =>
+    pressure.usedTokens() > pressure.triggerTokens || shortTermTokens > pressure.maxShortTermTokens
+  if (!over()) return
+  const older = shortTerm
+    .slice(0, Math.max(0, shortTerm.length - pressure.fullMessageWindow))
+    .filter((e) => !alreadyActed.has(e.id))
+  const reason = () =>
+    `budget pressure: ${pressure.usedTokens()} tokens > trigger ${Math.round(pressure.triggerTokens)} or short-term ${shortTermTokens} > ${pressure.maxShortTermTokens}`
+  for (const entry of older) {
+    if (!over()) return
+    if (entry.isCompressed) continue
+    const before = pressure.usedTokens()
+    pressure.compress(entry, reason())
+    shortTermTokens -= before - pressure.usedTokens()
+  }
+  for (const entry of older) {
+    if (!over()) return
+    const before = pressure.usedTokens()
+    if (entry.isCompressed) pressure.drop(entry, reason())
+    shortTermTokens -= before - pressure.usedTokens()
   }
 }
