@@ -50,7 +50,7 @@ export default defineConfig({
         API_HOST: '127.0.0.1',
         DATABASE_URL: `file:${path.join(dataDir, 'e2e.db')}`,
         ENGRAM_ADMIN_KEY: ADMIN_KEY,
-        NODE_ENV: 'production',
+        NODE_ENV: 'development',
       },
     },
     {

@@ -83,3 +83,22 @@ test('the API refuses a request without a key', async ({ request }) => {
   const response = await request.post(GRAPHQL, { data: { query: '{ viewer { role } }' } })
   expect(response.status()).toBe(401)
 })
+
+test('GraphiQL loads offline: every asset comes from the API itself', async ({ page }) => {
+  // The e2e API runs with NODE_ENV=development for this check; see playwright.config.ts.
+  const external: string[] = []
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url())
+    if (
+      ['127.0.0.1', 'localhost'].includes(url.hostname) ||
+      url.protocol === 'blob:' ||
+      url.protocol === 'data:'
+    )
+      return route.continue()
+    external.push(url.href)
+    return route.abort()
+  })
+  await page.goto(GRAPHQL)
+  await expect(page.getByRole('region', { name: 'Operation Editor' })).toBeVisible({ timeout: 20_000 })
+  expect(external).toEqual([])
+})

@@ -2,6 +2,7 @@ import { type Clock, createTokenCounter, EngramError, type Limits, ValidationErr
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import { GraphQLError } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
@@ -72,6 +73,8 @@ export function createApp(options: AppOptions) {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/livez',
     landingPage: false,
+    // GraphiQL with its assets inlined: the default loads them from a CDN, which offline fails.
+    renderGraphiQL,
     graphiql:
       env.NODE_ENV === 'development'
         ? { title: 'Engram', headers: '{"Authorization": "Bearer <your key>"}' }
