@@ -1,4 +1,5 @@
 import {
+  type BudgetPartition,
   compressMessage,
   NotFoundError,
   partitionMessages,
@@ -160,18 +161,8 @@ const BudgetInput = builder.inputType('TokenBudgetInput', {
   }),
 })
 
-interface ContextWindowShape {
-  full: StoredMessage[]
+type ContextWindowShape = Omit<BudgetPartition<StoredMessage>, 'compressed'> & {
   compressed: { message: StoredMessage; content: string; estimatedTokens: number; tokenCount: number }[]
-  dropped: StoredMessage[]
-  fullTokens: number
-  compressedTokens: number
-  droppedTokens: number
-  totalTokens: number
-  originalTokens: number
-  availableBudget: number
-  usageRatio: number
-  underPressure: boolean
   budget: Record<string, number>
 }
 

@@ -1,5 +1,6 @@
 import {
   type Clock,
+  DEFAULT_OPTIMIZER_CONFIG,
   efficiencyReport,
   type OptimizationSnapshot,
   type OptimizerParameters,
@@ -10,6 +11,7 @@ import {
   validationErrorFromZod,
 } from '@engram/core'
 import type { Database } from '../db/client.ts'
+import type { OptimizationSnapshot as OptimizationSnapshotRow } from '../generated/prisma/client.ts'
 import type { EngramPubSub, SnapshotEvent } from '../pubsub.ts'
 import { toEntry } from './mappers.ts'
 import type { MemoryService } from './memory-service.ts'
@@ -188,23 +190,10 @@ export class OptimizerService {
   }
 }
 
-function toSnapshotEvent(row: {
-  id: number
-  agentId: string
-  tokensBefore: number
-  tokensAfter: number
-  entriesCompressed: number
-  entriesDropped: number
-  entriesPromoted: number
-  usageRatio: number
-  compressionTriggerRatio: number
-  fullMessageWindow: number
-  minRelevanceScore: number
-  timestamp: Date
-}): SnapshotEvent {
+function toSnapshotEvent(row: OptimizationSnapshotRow): SnapshotEvent {
   const { id, agentId, ...snapshot } = row
   return { id: String(id), agentId, snapshot: snapshot satisfies OptimizationSnapshot }
 }
 
 /** The snapshot history kept per agent (spec: the most recent 500). */
-export const MAX_SNAPSHOT_HISTORY = 500
+export const MAX_SNAPSHOT_HISTORY = DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit
