@@ -1,9 +1,57 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
-import { ForbiddenError, ValidationError } from '@engram/core'
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { type Clock, ForbiddenError, ValidationError } from '@engram/core'
 import type { Database } from './db/client.ts'
 
 /** Who is calling: an operator with the admin key, or one agent with its own key. */
-export type Viewer = { kind: 'admin'; keyId: string } | { kind: 'agent'; keyId: string; agentId: string }
+export type Viewer =
+  | { kind: 'admin'; keyId: string }
+  | { kind: 'agent'; keyId: string; agentId: string }
+  /** A short-lived token that may only subscribe to snapshots (of one agent, or all). */
+  | { kind: 'live'; agentId: string | null; expiresAt: Date }
+
+const LIVE_PREFIX = 'live_'
+export const DEFAULT_LIVE_TOKEN_TTL_MS = 10 * 60_000
+
+/**
+ * Subscription tokens for browsers. The dashboard keeps the admin key in an httpOnly cookie; a
+ * page gets one of these instead, good only for subscribing and only for minutes. Signed with a
+ * per-process secret, so a restart invalidates them (the page simply asks for a new one).
+ */
+export class LiveTokens {
+  constructor(
+    private readonly clock: Clock,
+    private readonly secret: Buffer = randomBytes(32),
+  ) {}
+
+  issue(agentId: string | null, ttlMs = DEFAULT_LIVE_TOKEN_TTL_MS): { token: string; expiresAt: Date } {
+    const expiresAt = new Date(this.clock.now().getTime() + ttlMs)
+    const payload = Buffer.from(JSON.stringify({ a: agentId, e: expiresAt.getTime() })).toString('base64url')
+    return { token: `${LIVE_PREFIX}${payload}.${this.sign(payload)}`, expiresAt }
+  }
+
+  verify(token: string): { agentId: string | null; expiresAt: Date } | null {
+    if (!token.startsWith(LIVE_PREFIX)) return null
+    const [payload, signature] = token.slice(LIVE_PREFIX.length).split('.')
+    if (!payload || !signature) return null
+    const expected = Buffer.from(this.sign(payload))
+    const given = Buffer.from(signature)
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null
+    try {
+      const { a, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        a: string | null
+        e: number
+      }
+      if (typeof e !== 'number' || e <= this.clock.now().getTime()) return null
+      return { agentId: typeof a === 'string' ? a : null, expiresAt: new Date(e) }
+    } catch {
+      return null
+    }
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.secret).update(payload).digest('base64url')
+  }
+}
 
 const KEY_PREFIX = 'engram_'
 
@@ -36,8 +84,16 @@ export function keyFromConnectionParams(params: unknown): string | null {
   return typeof record.apiKey === 'string' ? record.apiKey : null
 }
 
-export async function resolveViewer(db: Database, key: string | null): Promise<Viewer | null> {
+export async function resolveViewer(
+  db: Database,
+  key: string | null,
+  liveTokens?: LiveTokens,
+): Promise<Viewer | null> {
   if (!key || key.length > 512) return null
+  if (key.startsWith(LIVE_PREFIX)) {
+    const live = liveTokens?.verify(key)
+    return live ? { kind: 'live', ...live } : null
+  }
   const hash = hashApiKey(key)
   const row = await db.apiKey.findUnique({ where: { keyHash: hash } })
   // findUnique matched on the hash already; the constant-time compare guards against a future
@@ -91,6 +147,8 @@ export async function ensureAdminKey(
  * another is refused); an admin key must name the agent.
  */
 export function scopeFor(viewer: Viewer, requestedAgentId: string | null | undefined): string {
+  if (viewer.kind === 'live')
+    throw new ForbiddenError('a live token can only subscribe to optimizer snapshots')
   if (viewer.kind === 'agent') {
     if (requestedAgentId != null && requestedAgentId !== viewer.agentId) {
       throw new ForbiddenError('this key belongs to another agent')

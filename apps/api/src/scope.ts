@@ -10,3 +10,12 @@ export async function agentScope(ctx: Context, agentId: string | null | undefine
   if (ctx.viewer.kind === 'admin') await ctx.services.agents.requireAgent(scope)
   return scope
 }
+
+/**
+ * The scope of a list: an agent key lists its own agent; an admin key one named agent, or every
+ * agent when it names none (null).
+ */
+export async function listScope(ctx: Context, agentId: string | null | undefined): Promise<string | null> {
+  if (ctx.viewer.kind === 'admin' && !agentId) return null
+  return agentScope(ctx, agentId)
+}

@@ -49,7 +49,7 @@ export function listen(
       // A connection without a valid key is closed at once (4403), before any operation.
       onConnect: async (ctx) => {
         const key = keyFromConnectionParams(ctx.connectionParams)
-        return (await resolveViewer(app.services.db, key)) !== null
+        return (await resolveViewer(app.services.db, key, app.services.liveTokens)) !== null
       },
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = app.yoga.getEnveloped({

@@ -3,7 +3,7 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
-import { GraphQLError } from 'graphql'
+import { GraphQLError, getOperationAST, parse } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import type { Context } from './context.ts'
@@ -118,10 +118,18 @@ export function createApp(options: AppOptions) {
       const key =
         bearerToken(request?.headers.get('authorization')) ??
         keyFromConnectionParams((initial as { connectionParams?: unknown }).connectionParams)
-      const viewer = await resolveViewer(db, key)
+      const viewer = await resolveViewer(db, key, services.liveTokens)
       if (!viewer) {
         throw new GraphQLError('Missing or invalid API key: send "Authorization: Bearer <key>".', {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+        })
+      }
+      if (
+        viewer.kind === 'live' &&
+        !isSubscription((initial as { params?: { query?: string; operationName?: string } }).params)
+      ) {
+        throw new GraphQLError('A live token can only subscribe.', {
+          extensions: { code: 'FORBIDDEN', http: { status: 403 } },
         })
       }
       return { services, viewer }
@@ -138,3 +146,12 @@ export function createApp(options: AppOptions) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+function isSubscription(params: { query?: string; operationName?: string } | undefined): boolean {
+  if (!params?.query) return false
+  try {
+    return getOperationAST(parse(params.query), params.operationName)?.operation === 'subscription'
+  } catch {
+    return false
+  }
+}

@@ -231,6 +231,36 @@ describe("an agent key never reads or changes another agent's data", () => {
       expect: (d) => expect(JSON.stringify(d)).not.toContain('private'),
     },
     {
+      name: "sessions lists only A's",
+      query: `{ sessions(first: 50) { ... on QuerySessionsConnection { totalCount edges { node { agentId } } } } }`,
+      expect: (d) => {
+        expect(d.sessions.totalCount).toBe(1)
+        expect(d.sessions.edges.map((e: any) => e.node.agentId)).toEqual(['agent-a'])
+      },
+    },
+    {
+      name: 'sessions naming B',
+      query: `{ sessions(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.sessions.__typename).toBe(forbidden),
+    },
+    {
+      name: "deleteKnowledgeItems with B's id",
+      query: `mutation($id: ID!) { deleteKnowledgeItems(ids: [$id]) { __typename } }`,
+      vars: () => ({ id: ids.bKnowledge }),
+      expect: (d) => expect(d.deleteKnowledgeItems.__typename).toBe(notFound),
+    },
+    {
+      name: 'deleteKnowledgeItems naming B',
+      query: `mutation($id: ID!) { deleteKnowledgeItems(agentId: "agent-b", ids: [$id]) { __typename } }`,
+      vars: () => ({ id: ids.bKnowledge }),
+      expect: (d) => expect(d.deleteKnowledgeItems.__typename).toBe(forbidden),
+    },
+    {
+      name: 'createLiveToken (admin only)',
+      query: `mutation { createLiveToken(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.createLiveToken.__typename).toBe(forbidden),
+    },
+    {
       name: 'runOptimizer naming B',
       query: `mutation { runOptimizer(agentId: "agent-b") { __typename } }`,
       expect: (d) => expect(d.runOptimizer.__typename).toBe(forbidden),

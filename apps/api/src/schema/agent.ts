@@ -54,7 +54,7 @@ builder.queryFields((t) => ({
     description: 'Admin: every agent. Agent key: its own agent.',
     resolve: (_root, _args, ctx) =>
       ctx.services.db.agent.findMany({
-        where: ctx.viewer.kind === 'agent' ? { id: ctx.viewer.agentId } : {},
+        where: ctx.viewer.kind === 'admin' ? {} : { id: ctx.viewer.agentId ?? '' },
         orderBy: { id: 'asc' },
       }),
   }),
@@ -73,7 +73,26 @@ builder.queryFields((t) => ({
   }),
 }))
 
+const LiveTokenRef = builder.objectRef<{ token: string; expiresAt: Date }>('LiveToken').implement({
+  description: 'A short-lived token that can only subscribe to optimizer snapshots (for browsers).',
+  fields: (t) => ({
+    token: t.exposeString('token'),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+  }),
+})
+
 builder.mutationFields((t) => ({
+  createLiveToken: t.field({
+    type: LiveTokenRef,
+    errors: {},
+    description: 'Admin only: a token for graphql-ws subscriptions, valid for 10 minutes.',
+    args: { agentId: t.arg.id({ description: 'Limit it to one agent; all agents when omitted.' }) },
+    resolve: async (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      if (args.agentId) await ctx.services.agents.requireAgent(String(args.agentId))
+      return ctx.services.liveTokens.issue(args.agentId ? String(args.agentId) : null)
+    },
+  }),
   createAgent: t.field({
     type: AgentRef,
     errors: {},

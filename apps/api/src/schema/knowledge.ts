@@ -1,8 +1,8 @@
-import { KNOWLEDGE_CATEGORIES, type KnowledgeCategory, ValidationError } from '@engram/core'
-import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
+import { DEFAULT_KNOWLEDGE_CONFIG, KNOWLEDGE_CATEGORIES, type KnowledgeCategory } from '@engram/core'
+import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
-import { agentScope } from '../scope.ts'
+import { agentScope, listScope } from '../scope.ts'
 import { assertPageSize } from '../services/cursor.ts'
 
 export const KnowledgeCategoryEnum = builder.enumType('KnowledgeCategory', {
@@ -24,10 +24,26 @@ export const KnowledgeRef = builder.objectRef<KnowledgeRow>('Knowledge').impleme
     storeCount: t.exposeInt('storeCount'),
     useCount: t.exposeInt('useCount'),
     lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+    lastDecayAt: t.expose('lastDecayAt', { type: 'DateTime', nullable: true }),
+    nextDecayAt: t.field({
+      type: 'DateTime',
+      description: 'When it loses confidence if it stays unused (30 days after last use, creation or decay).',
+      resolve: (k) => nextDecayAt(k),
+    }),
+    prunedAtNextDecay: t.boolean({
+      description: 'True when the next decay takes it under the pruning threshold.',
+      resolve: (k) =>
+        k.confidence - DEFAULT_KNOWLEDGE_CONFIG.decayAmount < DEFAULT_KNOWLEDGE_CONFIG.pruneBelow - 1e-9,
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 })
+
+function nextDecayAt(k: KnowledgeRow): Date {
+  const since = Math.max((k.lastUsedAt ?? k.createdAt).getTime(), k.lastDecayAt?.getTime() ?? 0)
+  return new Date(since + DEFAULT_KNOWLEDGE_CONFIG.decayAfterDays * 86_400_000)
+}
 
 const StoreKnowledgeInput = builder.inputType('StoreKnowledgeInput', {
   fields: (t) => ({
@@ -74,44 +90,56 @@ const RelevantKnowledge = builder
   )
   .implement({ fields: (t) => ({ matches: t.field({ type: [KnowledgeMatch], resolve: (r) => r.matches }) }) })
 
-// Knowledge is listed by confidence, highest first; the cursor pins (confidence, id).
-function encodeKnowledgeCursor(row: KnowledgeRow): string {
-  return Buffer.from(`${row.confidence}:${row.id}`, 'utf8').toString('base64url')
-}
+const KnowledgeOrderEnum = builder.enumType('KnowledgeOrder', {
+  values: {
+    CONFIDENCE: { value: 'confidence', description: 'Highest confidence first' },
+    LAST_USED: { value: 'lastUsedAt', description: 'Most recently used first; never used last' },
+    USES: { value: 'useCount', description: 'Most used first' },
+    UPDATED: { value: 'updatedAt', description: 'Most recently changed first' },
+  } as const,
+})
 
 builder.queryFields((t) => ({
-  knowledge: t.connection({
-    type: KnowledgeRef,
-    errors: {},
-    args: { agentId: t.arg.id(), filter: t.arg({ type: KnowledgeFilter }) },
-    resolve: async (_root, args, ctx) => {
-      assertPageSize(args, ctx.services.limits)
-      const scope = await agentScope(ctx, args.agentId)
-      const base = ctx.services.knowledge.where(scope, args.filter ?? {})
-      return resolveCursorConnection(
-        { args, toCursor: encodeKnowledgeCursor, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize },
-        async ({ after, before, limit, inverted }: ResolveCursorConnectionArgs) => {
-          const conditions: Record<string, unknown>[] = []
-          const beyond = (cursor: string, field: string, lower: boolean) => {
-            const [confidence, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':').map(Number)
-            if (!Number.isFinite(confidence) || !Number.isInteger(id)) {
-              throw new ValidationError([{ field, message: 'is not a cursor returned by this API' }])
-            }
-            const cmp = lower ? 'lt' : 'gt'
-            return { OR: [{ confidence: { [cmp]: confidence } }, { confidence, id: { [cmp]: id } }] }
-          }
-          if (after) conditions.push(beyond(after, 'after', true))
-          if (before) conditions.push(beyond(before, 'before', false))
-          const direction = inverted ? 'asc' : 'desc'
-          return ctx.services.db.knowledge.findMany({
-            where: { ...base, ...(conditions.length ? { AND: conditions } : {}) },
-            orderBy: [{ confidence: direction }, { id: direction }],
-            take: limit,
-          })
-        },
-      )
+  knowledge: t.connection(
+    {
+      type: KnowledgeRef,
+      errors: {},
+      description: 'Cross-session knowledge. Admin keys list every agent unless one is named.',
+      args: {
+        agentId: t.arg.id(),
+        filter: t.arg({ type: KnowledgeFilter }),
+        orderBy: t.arg({ type: KnowledgeOrderEnum, defaultValue: 'confidence' }),
+      },
+      resolve: async (_root, args, ctx) => {
+        assertPageSize(args, ctx.services.limits)
+        const scope = await listScope(ctx, args.agentId)
+        const where = ctx.services.knowledge.where(scope, args.filter ?? {})
+        const field = args.orderBy ?? 'confidence'
+        const totalCount = await ctx.services.db.knowledge.count({ where })
+        const connection = await resolveOffsetConnection(
+          { args, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize, totalCount },
+          ({ offset, limit }) =>
+            ctx.services.db.knowledge.findMany({
+              where,
+              orderBy: [
+                field === 'lastUsedAt'
+                  ? { lastUsedAt: { sort: 'desc', nulls: 'last' } }
+                  : { [field]: 'desc' },
+                { id: 'asc' },
+              ],
+              skip: offset,
+              take: limit,
+            }),
+        )
+        return { ...connection, totalCount }
+      },
     },
-  }),
+    {
+      fields: (c) => ({
+        totalCount: c.int({ resolve: (parent) => (parent as { totalCount: number }).totalCount }),
+      }),
+    },
+  ),
   relevantKnowledge: t.field({
     type: RelevantKnowledge,
     errors: {},
@@ -163,6 +191,16 @@ builder.mutationFields((t) => ({
       const clean = Object.fromEntries(Object.entries(changes).filter(([, v]) => v != null))
       return ctx.services.knowledge.update(await agentScope(ctx, agentId), String(id), clean)
     },
+  }),
+  deleteKnowledgeItems: t.field({
+    type: builder.objectRef<{ deletedCount: number }>('DeleteKnowledgeItemsPayload').implement({
+      fields: (f) => ({ deletedCount: f.exposeInt('deletedCount') }),
+    }),
+    errors: {},
+    description: 'Deletes several facts at once: all of them, or none when any is missing.',
+    args: { agentId: t.arg.id(), ids: t.arg.idList({ required: true }) },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.knowledge.deleteMany(await listScope(ctx, args.agentId), args.ids.map(String)),
   }),
   deleteKnowledge: t.field({
     type: KnowledgeRef,

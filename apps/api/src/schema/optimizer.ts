@@ -1,9 +1,9 @@
-import { NotFoundError, type OptimizerParameters, ValidationError } from '@engram/core'
+import { ForbiddenError, NotFoundError, type OptimizerParameters, ValidationError } from '@engram/core'
 import { filter, pipe } from 'graphql-yoga'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { SnapshotEvent } from '../pubsub.ts'
-import { agentScope } from '../scope.ts'
+import { agentScope, listScope } from '../scope.ts'
 import { MAX_SNAPSHOT_HISTORY } from '../services/optimizer-service.ts'
 
 const SnapshotRef = builder.objectRef<SnapshotEvent>('OptimizationSnapshot').implement({
@@ -79,10 +79,10 @@ builder.queryFields((t) => ({
   optimizerSnapshots: t.field({
     type: SnapshotList,
     errors: {},
-    description: 'The most recent snapshots, oldest first.',
+    description: 'The most recent snapshots, oldest first. Admin keys see every agent unless one is named.',
     args: { agentId: t.arg.id(), last: t.arg.int({ defaultValue: 50 }) },
     resolve: async (_root, args, ctx) => {
-      const scope = await agentScope(ctx, args.agentId)
+      const scope = await listScope(ctx, args.agentId)
       const last = args.last ?? 50
       if (!Number.isInteger(last) || last < 1 || last > MAX_SNAPSHOT_HISTORY) {
         throw new ValidationError([
@@ -138,7 +138,16 @@ builder.subscriptionField('optimizerSnapshots', (t) =>
       'Each snapshot as it is recorded. Agent keys receive their own; admin keys all, or one agent.',
     args: { agentId: t.arg.id() },
     subscribe: async (_root, args, ctx) => {
-      const wanted = ctx.viewer.kind === 'admin' && !args.agentId ? null : await agentScope(ctx, args.agentId)
+      const viewer = ctx.viewer
+      let wanted: string | null
+      if (viewer.kind === 'live') {
+        if (viewer.agentId && args.agentId && args.agentId !== viewer.agentId) {
+          throw new ForbiddenError('this live token is for another agent')
+        }
+        wanted = viewer.agentId ?? (args.agentId ? String(args.agentId) : null)
+      } else {
+        wanted = viewer.kind === 'admin' && !args.agentId ? null : await agentScope(ctx, args.agentId)
+      }
       const source = ctx.services.pubsub.subscribe('optimizer:snapshot')
       return pipe(
         source,

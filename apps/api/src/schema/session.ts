@@ -10,11 +10,15 @@ import {
   TokenBudgetConfigSchema,
   validationErrorFromZod,
 } from '@engram/core'
-import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
+import {
+  type ResolveCursorConnectionArgs,
+  resolveCursorConnection,
+  resolveOffsetConnection,
+} from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
-import { agentScope } from '../scope.ts'
+import { agentScope, listScope } from '../scope.ts'
 import { assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
-import { toMessage } from '../services/mappers.ts'
+import { toMessage, toSession } from '../services/mappers.ts'
 
 export const RoleEnum = builder.enumType('Role', {
   values: Object.fromEntries(ROLES.map((role) => [role.toUpperCase(), { value: role }])) as Record<
@@ -208,6 +212,39 @@ const ContextWindow = builder.objectRef<ContextWindowShape>('ContextWindow').imp
 })
 
 builder.queryFields((t) => ({
+  sessions: t.connection(
+    {
+      type: SessionRef,
+      errors: {},
+      description:
+        'Conversations, most recently active first. Admin keys list every agent unless one is named.',
+      args: { agentId: t.arg.id() },
+      resolve: async (_root, args, ctx) => {
+        assertPageSize(args, ctx.services.limits)
+        const scope = await listScope(ctx, args.agentId)
+        const where = scope ? { agentId: scope } : {}
+        const totalCount = await ctx.services.db.session.count({ where })
+        const connection = await resolveOffsetConnection(
+          { args, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize, totalCount },
+          async ({ offset, limit }) =>
+            (
+              await ctx.services.db.session.findMany({
+                where,
+                orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
+                skip: offset,
+                take: limit,
+              })
+            ).map(toSession),
+        )
+        return { ...connection, totalCount }
+      },
+    },
+    {
+      fields: (c) => ({
+        totalCount: c.int({ resolve: (parent) => (parent as { totalCount: number }).totalCount }),
+      }),
+    },
+  ),
   session: t.field({
     type: SessionRef,
     nullable: true,

@@ -112,7 +112,33 @@ export class KnowledgeService {
     return row
   }
 
-  where(scope: string, filter: KnowledgeFilter) {
+  /** Deletes all the given facts in one transaction, or none if any is not in scope. */
+  async deleteMany(scope: string | null, ids: string[]): Promise<{ deletedCount: number }> {
+    if (ids.length === 0 || ids.length > this.limits.maxPageSize) {
+      throw new ValidationError([
+        {
+          field: 'ids',
+          message: `must name 1 to ${this.limits.maxPageSize} facts`,
+          limit: this.limits.maxPageSize,
+        },
+      ])
+    }
+    const rowIds = ids.map((id) => parseRowId(id))
+    const bad = rowIds.findIndex((id) => id == null)
+    if (bad >= 0) throw new NotFoundError('Knowledge', ids[bad] as string)
+    return this.db.$transaction(async (tx) => {
+      const where = { id: { in: rowIds as number[] }, ...(scope ? { agentId: scope } : {}) }
+      const found = await tx.knowledge.findMany({ where, select: { id: true } })
+      if (found.length !== new Set(rowIds).size) {
+        const missing = ids.find((id) => !found.some((f) => String(f.id) === id)) as string
+        throw new NotFoundError('Knowledge', missing)
+      }
+      const { count } = await tx.knowledge.deleteMany({ where })
+      return { deletedCount: count }
+    })
+  }
+
+  where(scope: string | null, filter: KnowledgeFilter) {
     const search = filter.search?.trim()
     if (search && search.length > this.limits.maxKnowledgeKeyChars) {
       throw new ValidationError([
@@ -124,7 +150,7 @@ export class KnowledgeService {
       ])
     }
     return {
-      agentId: scope,
+      ...(scope ? { agentId: scope } : {}),
       ...(filter.category ? { category: filter.category } : {}),
       ...(filter.minConfidence != null ? { confidence: { gte: filter.minConfidence } } : {}),
       ...(search ? { OR: [{ key: { contains: search } }, { value: { contains: search } }] } : {}),

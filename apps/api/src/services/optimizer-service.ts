@@ -103,9 +103,10 @@ export class OptimizerService {
     }
   }
 
-  async snapshots(scope: string, last: number): Promise<SnapshotEvent[]> {
+  /** The newest `last` snapshots of one agent (or of all, for null), oldest first. */
+  async snapshots(scope: string | null, last: number): Promise<SnapshotEvent[]> {
     const rows = await this.db.optimizationSnapshot.findMany({
-      where: { agentId: scope },
+      where: scope ? { agentId: scope } : {},
       orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
       take: last,
     })

@@ -7,6 +7,7 @@ import {
   summarizeMessages,
   type TokenCounter,
 } from '@engram/core'
+import { LiveTokens } from '../auth.ts'
 import type { Database } from '../db/client.ts'
 import type { EngramPubSub } from '../pubsub.ts'
 import { AgentService } from './agent-service.ts'
@@ -66,5 +67,6 @@ export function createServices(options: ServicesOptions) {
     optimizer,
     knowledge: new KnowledgeService(db, clock, limits),
     agents: new AgentService(db),
+    liveTokens: new LiveTokens(clock),
   }
 }
