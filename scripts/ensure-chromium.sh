@@ -2,6 +2,7 @@
 # The browser tests drive Debian's Chromium (Playwright's own download is not reachable offline).
 set -euo pipefail
 if [ -x /usr/bin/chromium ]; then exit 0; fi
+if [ -n "${CHROMIUM_PATH:-}" ] && [ -x "${CHROMIUM_PATH}" ]; then exit 0; fi
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "[ensure-chromium] installing Debian's chromium with apt-get"
   apt-get update -qq
@@ -10,5 +11,4 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
 fi
 echo "[ensure-chromium] /usr/bin/chromium is missing. Install it (Debian/Ubuntu: sudo apt-get install -y chromium)" >&2
 echo "                  or point CHROMIUM_PATH at a Chromium binary." >&2
-[ -n "${CHROMIUM_PATH:-}" ] && [ -x "${CHROMIUM_PATH}" ] && exit 0
 exit 1

@@ -1,0 +1,42 @@
+'use server'
+
+import { revalidatePath } from 'next/cache'
+import { ERROR_FIELDS, type ErrorPayload, gql } from '../../../lib/api'
+
+export interface ParametersState {
+  ok?: boolean
+  message?: string
+  issues?: ErrorPayload['issues']
+}
+
+export async function runOptimizerNow(agentId: string): Promise<{ snapshotId?: string; error?: string }> {
+  const { runOptimizer } = await gql<{ runOptimizer: ErrorPayload & { id?: string } }>(
+    `mutation($a: ID) { runOptimizer(agentId: $a) { __typename ... on OptimizationSnapshot { id } ${ERROR_FIELDS} } }`,
+    { a: agentId },
+  )
+  return runOptimizer.id
+    ? { snapshotId: runOptimizer.id }
+    : { error: runOptimizer.message ?? 'the run failed' }
+}
+
+export async function saveParameters(_state: ParametersState, form: FormData): Promise<ParametersState> {
+  const input: Record<string, number> = {}
+  const issues: NonNullable<ParametersState['issues']> = []
+  for (const field of ['compressionTrigger', 'fullMessageWindow', 'minRelevance'] as const) {
+    const raw = String(form.get(field) ?? '').trim()
+    if (raw === '') continue
+    const value = Number(raw)
+    if (!Number.isFinite(value)) issues.push({ field, message: 'must be a number', limit: null })
+    else input[field] = value
+  }
+  if (issues.length) return { ok: false, issues }
+  const { setOptimizerParameters } = await gql<{ setOptimizerParameters: ErrorPayload }>(
+    `mutation($a: ID!, $input: OptimizerParametersInput!) { setOptimizerParameters(agentId: $a, input: $input) { __typename ${ERROR_FIELDS} } }`,
+    { a: String(form.get('agentId')), input },
+  )
+  if (setOptimizerParameters.__typename === 'OptimizerParameters') {
+    revalidatePath('/optimizer')
+    return { ok: true, message: 'Parameters saved.' }
+  }
+  return { ok: false, message: setOptimizerParameters.message, issues: setOptimizerParameters.issues }
+}

@@ -1,0 +1,145 @@
+'use client'
+
+import { useActionState, useCallback, useState, useTransition } from 'react'
+import { type Snapshot, useLiveSnapshots } from '../../../components/use-live-snapshots'
+import { fieldError, formatCount, formatPercent, relativeTime } from '../../../lib/format'
+import { type ParametersState, runOptimizerNow, saveParameters } from './actions'
+
+export interface Parameters {
+  compressionTrigger: number
+  fullMessageWindow: number
+  minRelevance: number
+  targetUsageRatio: number
+}
+
+const FIELDS = [
+  { name: 'compressionTrigger', label: 'Compression trigger', min: 0.35, max: 0.85, step: 0.01 },
+  { name: 'fullMessageWindow', label: 'Full message window', min: 10, max: 50, step: 1 },
+  { name: 'minRelevance', label: 'Minimum relevance', min: 0.15, max: 0.7, step: 0.01 },
+] as const
+
+export function OptimizerConsole({
+  agentId,
+  parameters,
+  initialSnapshots,
+}: {
+  agentId: string
+  parameters: Parameters
+  initialSnapshots: Snapshot[]
+}) {
+  const [snapshots, setSnapshots] = useState(initialSnapshots)
+  const [running, setRunning] = useState(false)
+  const [runError, setRunError] = useState<string | null>(null)
+  const [, startTransition] = useTransition()
+  const onSnapshot = useCallback((snapshot: Snapshot) => {
+    setSnapshots((current) => (current.some((s) => s.id === snapshot.id) ? current : [...current, snapshot]))
+    setRunning(false)
+  }, [])
+  const status = useLiveSnapshots(agentId, onSnapshot)
+  const [state, action, saving] = useActionState<ParametersState, FormData>(saveParameters, {})
+
+  return (
+    <>
+      <section className="card" aria-labelledby="run-heading">
+        <h2 id="run-heading">Run now</h2>
+        <p className="muted">
+          Analyzes this agent&apos;s memory, applies the actions and records a snapshot. Live feed: {status}.
+        </p>
+        <button
+          type="button"
+          disabled={running}
+          onClick={() => {
+            setRunning(true)
+            setRunError(null)
+            startTransition(async () => {
+              const result = await runOptimizerNow(agentId)
+              if (result.error) {
+                setRunError(result.error)
+                setRunning(false)
+              }
+            })
+          }}
+        >
+          {running ? 'Running…' : 'Run optimizer'}
+        </button>
+        {running && (
+          <span className="progress" role="status" data-testid="run-progress">
+            {' '}
+            waiting for the snapshot…
+          </span>
+        )}
+        {runError && <span className="field-error">{runError}</span>}
+      </section>
+
+      <form action={action} className="card form-grid" aria-label="Optimizer parameters">
+        <h2>Parameters</h2>
+        <input type="hidden" name="agentId" value={agentId} />
+        {FIELDS.map((f) => (
+          <div key={f.name} className="form-row">
+            <label htmlFor={f.name}>
+              {f.label}{' '}
+              <span className="muted">
+                ({f.min}–{f.max})
+              </span>
+            </label>
+            <span>
+              <input
+                id={f.name}
+                name={f.name}
+                type="number"
+                step={f.step}
+                defaultValue={parameters[f.name]}
+                aria-invalid={!!fieldError(state.issues, f.name)}
+              />
+              {fieldError(state.issues, f.name) && (
+                <span className="field-error" role="alert" data-testid={`error-${f.name}`}>
+                  {fieldError(state.issues, f.name)}
+                </span>
+              )}
+            </span>
+          </div>
+        ))}
+        <p className="muted">Target usage ratio: {parameters.targetUsageRatio} (fixed)</p>
+        <button type="submit" disabled={saving}>
+          {saving ? 'Saving…' : 'Save parameters'}
+        </button>
+        {state.ok && <span className="ok">{state.message}</span>}
+      </form>
+
+      <h2>Snapshot history</h2>
+      {snapshots.length === 0 ? (
+        <p className="empty">No runs yet for this agent.</p>
+      ) : (
+        <table className="data" aria-label="Snapshot history" data-testid="snapshot-table">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Tokens before → after</th>
+              <th scope="col">Usage</th>
+              <th scope="col">Compressed / dropped / promoted</th>
+              <th scope="col">Trigger · window · min relevance</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...snapshots].reverse().map((s) => (
+              <tr key={s.id}>
+                <td title={s.timestamp}>{relativeTime(s.timestamp)}</td>
+                <td>
+                  {formatCount(s.tokensBefore)} → {formatCount(s.tokensAfter)}
+                </td>
+                <td>{formatPercent(s.usageRatio)}</td>
+                <td>
+                  {s.entriesCompressed} / {s.entriesDropped} / {s.entriesPromoted}
+                </td>
+                <td>
+                  {s.compressionTriggerRatio.toFixed(2)} · {s.fullMessageWindow} ·{' '}
+                  {s.minRelevanceScore.toFixed(2)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  )
+}

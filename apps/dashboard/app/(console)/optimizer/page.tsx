@@ -1,0 +1,37 @@
+import { AgentSelect } from '../../../components/agent-select'
+import { gql, listAgents } from '../../../lib/api'
+import { SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
+import { OptimizerConsole, type Parameters } from './optimizer-console'
+
+export const dynamic = 'force-dynamic'
+
+export default async function OptimizerPage({ searchParams }: { searchParams: Promise<{ agent?: string }> }) {
+  const { agent } = await searchParams
+  const agents = await listAgents()
+  const agentId = agent && agents.some((a) => a.id === agent) ? agent : (agents[0]?.id ?? null)
+  if (!agentId) return <p className="empty">No agents yet: create one on the API keys page.</p>
+  const data = await gql<{
+    optimizerStatus: { currentParameters: Parameters }
+    optimizerSnapshots: { snapshots: Snapshot[] }
+  }>(
+    `query($a: ID) {
+      optimizerStatus(agentId: $a) { ... on OptimizerStatus { currentParameters { compressionTrigger fullMessageWindow minRelevance targetUsageRatio } } }
+      optimizerSnapshots(agentId: $a, last: 100) { ... on OptimizationSnapshotList { snapshots { ${SNAPSHOT_FIELDS} } } }
+    }`,
+    { a: agentId },
+  )
+  return (
+    <section aria-labelledby="optimizer-heading">
+      <header className="page-header">
+        <h1 id="optimizer-heading">Optimizer</h1>
+        <AgentSelect agents={agents} value={agentId} allowAll={false} />
+      </header>
+      <OptimizerConsole
+        key={agentId}
+        agentId={agentId}
+        parameters={data.optimizerStatus.currentParameters}
+        initialSnapshots={data.optimizerSnapshots.snapshots}
+      />
+    </section>
+  )
+}

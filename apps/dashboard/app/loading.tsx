@@ -1,3 +1,0 @@
-export default function Loading() {
-  return <p aria-busy="true">Loading…</p>
-}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { fieldError, formatCount, formatPercent, relativeTime } from './format'
+
+describe('formatting for people', () => {
+  it('shortens counts', () => {
+    expect(formatCount(999)).toBe('999')
+    expect(formatCount(1_200)).toBe('1.2K')
+    expect(formatCount(1_000)).toBe('1K')
+    expect(formatCount(2_500_000)).toBe('2.5M')
+  })
+  it('formats ratios and relative times', () => {
+    expect(formatPercent(0.65)).toBe('65%')
+    expect(formatPercent(0.012)).toBe('1.2%')
+    const now = new Date('2026-01-01T12:00:00Z')
+    expect(relativeTime('2026-01-01T11:57:00Z', now)).toBe('3 minutes ago')
+    expect(relativeTime('2026-01-13T12:00:00Z', now)).toBe('in 12 days')
+  })
+  it('finds the error of a field, also when nested', () => {
+    const issues = [{ field: 'input.confidence', message: 'must be between 0.0 and 1.0' }]
+    expect(fieldError(issues, 'confidence')).toBe('must be between 0.0 and 1.0')
+    expect(fieldError(issues, 'key')).toBeUndefined()
+  })
+})
