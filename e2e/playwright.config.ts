@@ -15,6 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
 export default defineConfig({
   testDir: './tests',
+  globalTeardown: './global-teardown.ts',
   workers: 1,
   fullyParallel: false,
   forbidOnly: !!process.env.CI,

@@ -178,6 +178,26 @@ test('knowledge: create, edit and delete, each confirmed through the API', async
   await row.getByRole('button', { name: 'Confirm delete' }).click()
   await expect(page.getByTestId('knowledge-rate limit')).toHaveCount(0)
   expect(await find('rate limit')).toBeUndefined()
+
+  // Bulk delete: two facts at once, after a confirmation.
+  for (const key of ['bulk one', 'bulk two']) {
+    await gql(
+      request,
+      `mutation($k: String!) { storeKnowledge(input: { category: DOMAIN, key: $k, value: "temporary" }) { __typename } }`,
+      { k: key },
+      agentKey,
+    )
+  }
+  await page.reload()
+  await page.getByLabel('Select bulk one').check()
+  await page.getByLabel('Select bulk two').check()
+  await page.getByRole('button', { name: 'Delete selected (2)' }).click()
+  await page.getByRole('button', { name: 'Confirm delete' }).click()
+  await expect(page.getByTestId('knowledge-bulk one')).toHaveCount(0)
+  await expect(page.getByTestId('knowledge-bulk two')).toHaveCount(0)
+  expect(await find('bulk one')).toBeUndefined()
+  expect(await find('bulk two')).toBeUndefined()
+  expect(await find('cookie banner')).toBeTruthy()
 })
 
 test("a session's context-window bar matches contextWindow from the API", async ({ request }) => {
@@ -190,7 +210,7 @@ test("a session's context-window bar matches contextWindow from the API", async 
     ['System prompt tokens', '500'],
     ['Response reserve tokens', '300'],
     ['Full message window', '2'],
-  ]) {
+  ] as const) {
     await page.getByLabel(label).fill(value)
   }
   await page.getByRole('button', { name: 'Preview' }).click()
@@ -210,7 +230,14 @@ test("a session's context-window bar matches contextWindow from the API", async 
   await shot(page, 'session')
 })
 
-test('memory: entries by tier, a relevance histogram, and suggestions to apply', async () => {
+test('memory: entries by tier, a relevance histogram, and suggestions to apply', async ({ request }) => {
+  // A fresh filler message: the analyzer will suggest compressing it.
+  await gql(
+    request,
+    `mutation { addMessage(input: { conversationId: "shop-run", role: ASSISTANT, content: "ok thanks" }) { __typename } }`,
+    {},
+    agentKey,
+  )
   await page.getByRole('link', { name: 'Memory' }).click()
   await expect(page.getByRole('heading', { name: 'Memory', exact: true })).toBeVisible()
   await expect(
@@ -218,6 +245,24 @@ test('memory: entries by tier, a relevance histogram, and suggestions to apply',
   ).toHaveAttribute('d', /\d/)
   await expect(page.getByRole('table', { name: 'Memory entries' })).toContainText('long-term')
   await shot(page, 'memory')
+  // Apply the first suggestion and see it done in the API's analysis.
+  const first = page.getByRole('table', { name: 'Suggestions' }).locator('tbody tr').first()
+  const entryId = (await first.getAttribute('data-testid'))?.replace('suggestion-', '') ?? ''
+  await first.getByRole('button', { name: /^Apply/ }).click()
+  await expect(first).toContainText('applied')
+  const analysis = await gql(
+    request,
+    `query($a: ID) { analyzeMemory(agentId: $a) { ... on MemoryAnalysis { actions { entryId action } } } }`,
+    { a: AGENT },
+  )
+  const before = analysis.analyzeMemory.actions.find((a: { entryId: string }) => a.entryId === entryId)
+  expect(before?.action).not.toBe('COMPRESS')
+  const entry = await gql(
+    request,
+    `query($a: ID, $id: ID!) { memoryEntry(agentId: $a, id: $id) { ... on MemoryEntry { isCompressed type } } }`,
+    { a: AGENT, id: entryId },
+  )
+  expect(entry.memoryEntry.isCompressed || entry.memoryEntry.type === 'LONG_TERM').toBe(true)
 })
 
 test('optimizer: run now shows progress until the snapshot arrives; parameters keep to their ranges', async ({

@@ -43,7 +43,7 @@ export function ParameterChart({
           <XAxis dataKey="run" tick={{ fontSize: 10 }} />
           <YAxis
             domain={[range.min - pad, range.max + pad]}
-            width={40}
+            width={48}
             tickFormatter={(v) => String(Math.round(v * 100) / 100)}
           />
           <Tooltip />

@@ -3,7 +3,7 @@
 /** Shared loading skeleton and error boundary bodies for every route. */
 export function Skeleton({ label }: { label: string }) {
   return (
-    <div aria-busy="true" aria-label={`Loading ${label}`} className="skeleton">
+    <div role="status" aria-busy="true" aria-label={`Loading ${label}`} className="skeleton">
       <div className="skeleton-bar wide" />
       <div className="skeleton-grid">
         <div className="skeleton-bar" />

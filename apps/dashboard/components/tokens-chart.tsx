@@ -17,7 +17,7 @@ export function TokensChart({ data }: { data: TokensPoint[] }) {
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis dataKey="run" tick={{ fontSize: 11 }} />
-          <YAxis tickFormatter={formatCount} width={48} />
+          <YAxis tickFormatter={formatCount} width={48} allowDecimals={false} />
           <Tooltip formatter={(v) => formatCount(Number(v))} />
           <Legend />
           <Line

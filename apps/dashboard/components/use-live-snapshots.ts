@@ -1,7 +1,7 @@
 'use client'
 
 import { createClient } from 'graphql-ws'
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { SNAPSHOT_FIELDS, type Snapshot } from '../lib/snapshots'
 
 export type { Snapshot }
@@ -17,6 +17,9 @@ export function useLiveSnapshots(
   onSnapshot: (snapshot: Snapshot) => void,
 ): LiveStatus {
   const [status, setStatus] = useState<LiveStatus>('connecting')
+  // The latest callback, without resubscribing whenever the caller re-renders.
+  const handler = useRef(onSnapshot)
+  handler.current = onSnapshot
   useEffect(() => {
     let url = ''
     let disposed = false
@@ -51,7 +54,7 @@ export function useLiveSnapshots(
           },
           {
             next: (value) => {
-              if (value.data?.optimizerSnapshots) onSnapshot(value.data.optimizerSnapshots)
+              if (value.data?.optimizerSnapshots) handler.current(value.data.optimizerSnapshots)
             },
             error: () => setStatus('offline'),
             complete: () => {},
@@ -63,8 +66,6 @@ export function useLiveSnapshots(
       disposed = true
       void client?.dispose()
     }
-    // onSnapshot is a state setter wrapper from the caller; resubscribing only on agent change.
-    // biome-ignore lint/correctness/useExhaustiveDependencies: see above
   }, [agentId])
   return status
 }

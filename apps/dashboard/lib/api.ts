@@ -24,7 +24,13 @@ export async function fetchHealth(): Promise<HealthResult> {
     const response = await fetch(url, { cache: 'no-store', signal: AbortSignal.timeout(3_000) })
     return { reachable: true, health: (await response.json()) as ApiHealth }
   } catch (error) {
-    return { reachable: false, url, reason: error instanceof Error ? error.message : String(error) }
+    // fetch reports "fetch failed"; the cause says why (refused, bad port, DNS).
+    const cause = error instanceof Error ? (error.cause as Error | undefined)?.message : undefined
+    return {
+      reachable: false,
+      url,
+      reason: [error instanceof Error ? error.message : String(error), cause].filter(Boolean).join(': '),
+    }
   }
 }
 

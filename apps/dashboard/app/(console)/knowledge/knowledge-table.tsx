@@ -115,9 +115,8 @@ function EditRow({ row, onDone }: { row: KnowledgeRow; onDone: () => void }) {
           <input type="hidden" name="id" value={row.id} />
           <input type="hidden" name="agentId" value={row.agentId} />
           <strong>{row.key}</strong>
-          <label>
-            Category <CategorySelect id={`cat-${row.id}`} name="category" defaultValue={row.category} />
-          </label>
+          <label htmlFor={`cat-${row.id}`}>Category</label>
+          <CategorySelect id={`cat-${row.id}`} name="category" defaultValue={row.category} />
           <label>
             Value <input name="value" defaultValue={row.value} aria-label="Value" />
           </label>
@@ -232,7 +231,7 @@ export function KnowledgeTable({ rows, now }: { rows: KnowledgeRow[]; now: strin
                 <td>{row.key}</td>
                 <td className="value-cell">{row.value}</td>
                 <td>
-                  <span className="bar" aria-label={`confidence ${row.confidence.toFixed(2)}`}>
+                  <span className="bar" role="img" aria-label={`confidence ${row.confidence.toFixed(2)}`}>
                     <span className="bar-fill" style={{ width: `${Math.round(row.confidence * 100)}%` }} />
                   </span>{' '}
                   {row.confidence.toFixed(2)}

@@ -48,7 +48,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
         <AgentSelect agents={agents} value={agentId} />
       </header>
       {agents.length > 0 && <CreateKnowledgeForm agents={agents.map((a) => a.id)} defaultAgent={agentId} />}
-      <form className="filters" role="search" aria-label="Filter knowledge">
+      <form className="filters" aria-label="Filter knowledge">
         {agentId && <input type="hidden" name="agent" value={agentId} />}
         <label>
           Category

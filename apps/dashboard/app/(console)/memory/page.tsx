@@ -104,7 +104,7 @@ export default async function MemoryPage({
                 </td>
                 <td>{formatCount(e.tokenCount)}</td>
                 <td>
-                  <span className="bar" aria-label={`relevance ${e.relevance.toFixed(2)}`}>
+                  <span className="bar" role="img" aria-label={`relevance ${e.relevance.toFixed(2)}`}>
                     <span className="bar-fill" style={{ width: `${Math.round(e.relevance * 100)}%` }} />
                   </span>{' '}
                   {e.relevance.toFixed(2)}

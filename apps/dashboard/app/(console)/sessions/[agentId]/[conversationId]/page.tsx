@@ -72,7 +72,7 @@ export default async function ConversationPage({
     }`,
     { a: agentId, c: conversationId, b: Object.keys(budget).length ? budget : null },
   )
-  if (!data.session || data.session.__typename !== 'Session') {
+  if (data.session?.__typename !== 'Session') {
     return (
       <section>
         <h1>Conversation not found</h1>
