@@ -202,6 +202,8 @@ test('knowledge: create, edit and delete, each confirmed through the API', async
 
 test("a session's context-window bar matches contextWindow from the API", async ({ request }) => {
   await page.getByRole('link', { name: 'Sessions' }).click()
+  await expect(page.getByRole('table', { name: 'Conversations' })).toContainText('shop-run')
+  await shot(page, 'sessions')
   await page.getByRole('link', { name: 'shop-run' }).click()
   await expect(page.getByRole('heading', { name: /shop-run/ })).toBeVisible()
   // A small budget puts the conversation under pressure: full, compressed and dropped all show.
