@@ -1,5 +1,4 @@
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base'
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base'
+import { createRequire } from 'node:module'
 
 export const TOKENIZER_NAMES = ['o200k_base', 'cl100k_base', 'heuristic'] as const
 export type TokenizerName = (typeof TOKENIZER_NAMES)[number]
@@ -20,14 +19,30 @@ export function heuristicTokenCount(text: string): number {
  * the difference between fitting a context window and overflowing it.
  */
 export function createTokenCounter(name: TokenizerName = DEFAULT_TOKENIZER): TokenCounter {
-  switch (name) {
-    case 'o200k_base':
-      return { name, count: (text) => countInPieces(text, countO200k) }
-    case 'cl100k_base':
-      return { name, count: (text) => countInPieces(text, countCl100k) }
-    case 'heuristic':
-      return { name, count: heuristicTokenCount }
+  if (name === 'heuristic') return { name, count: heuristicTokenCount }
+  return { name, count: (text) => countInPieces(text, bpeCounter(name)) }
+}
+
+type BpeName = Exclude<TokenizerName, 'heuristic'>
+type CountTokens = (text: string, options?: { disallowedSpecial?: Set<string> }) => number
+
+// Each BPE table takes 130-280 ms to load: it is loaded on the first count, once, so importing
+// core (or choosing the heuristic) costs nothing. A synchronous require keeps count() synchronous.
+const loadEncoding = createRequire(import.meta.url)
+const bpeCounters = new Map<BpeName, (text: string) => number>()
+
+// Stored text is data, not a prompt: "<|endoftext|>" inside a message is counted as the plain
+// text it is. gpt-tokenizer's default throws on it, which would reject an agent's message.
+const SPECIAL_TOKENS_AS_TEXT = { disallowedSpecial: new Set<string>() }
+
+function bpeCounter(name: BpeName): (text: string) => number {
+  let count = bpeCounters.get(name)
+  if (!count) {
+    const { countTokens } = loadEncoding(`gpt-tokenizer/encoding/${name}`) as { countTokens: CountTokens }
+    count = (text) => countTokens(text, SPECIAL_TOKENS_AS_TEXT)
+    bpeCounters.set(name, count)
   }
+  return count
 }
 
 /** Longest run without white space that BPE sees whole; longer runs are counted in pieces. */
