@@ -272,6 +272,7 @@ test('optimizer: run now shows progress until the snapshot arrives; parameters k
 }) => {
   await page.getByRole('link', { name: 'Optimizer' }).click()
   await expect(page.getByRole('heading', { name: 'Optimizer', exact: true })).toBeVisible()
+  await expect(page.getByTestId('live-status')).toHaveText('live')
   const rows = page.getByTestId('snapshot-table').locator('tbody tr')
   const before = await rows.count()
   await page.getByRole('button', { name: 'Run optimizer' }).click()

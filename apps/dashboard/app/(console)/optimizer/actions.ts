@@ -2,6 +2,7 @@
 
 import { revalidatePath } from 'next/cache'
 import { ERROR_FIELDS, type ErrorPayload, gql } from '../../../lib/api'
+import { SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
 
 export interface ParametersState {
   ok?: boolean
@@ -9,13 +10,14 @@ export interface ParametersState {
   issues?: ErrorPayload['issues']
 }
 
-export async function runOptimizerNow(agentId: string): Promise<{ snapshotId?: string; error?: string }> {
-  const { runOptimizer } = await gql<{ runOptimizer: ErrorPayload & { id?: string } }>(
-    `mutation($a: ID) { runOptimizer(agentId: $a) { __typename ... on OptimizationSnapshot { id } ${ERROR_FIELDS} } }`,
+/** Runs the optimizer; returns the snapshot too, so the page updates even if the live feed lags. */
+export async function runOptimizerNow(agentId: string): Promise<{ snapshot?: Snapshot; error?: string }> {
+  const { runOptimizer } = await gql<{ runOptimizer: ErrorPayload & Partial<Snapshot> }>(
+    `mutation($a: ID) { runOptimizer(agentId: $a) { __typename ... on OptimizationSnapshot { ${SNAPSHOT_FIELDS} } ${ERROR_FIELDS} } }`,
     { a: agentId },
   )
   return runOptimizer.id
-    ? { snapshotId: runOptimizer.id }
+    ? { snapshot: runOptimizer as unknown as Snapshot }
     : { error: runOptimizer.message ?? 'the run failed' }
 }
 

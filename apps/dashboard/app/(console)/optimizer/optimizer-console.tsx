@@ -43,7 +43,8 @@ export function OptimizerConsole({
       <section className="card" aria-labelledby="run-heading">
         <h2 id="run-heading">Run now</h2>
         <p className="muted">
-          Analyzes this agent&apos;s memory, applies the actions and records a snapshot. Live feed: {status}.
+          Analyzes this agent&apos;s memory, applies the actions and records a snapshot. Live feed:{' '}
+          <span data-testid="live-status">{status}</span>.
         </p>
         <button
           type="button"
@@ -53,6 +54,7 @@ export function OptimizerConsole({
             setRunError(null)
             startTransition(async () => {
               const result = await runOptimizerNow(agentId)
+              if (result.snapshot) onSnapshot(result.snapshot)
               if (result.error) {
                 setRunError(result.error)
                 setRunning(false)
