@@ -101,3 +101,14 @@ export async function createAgentKey(t: TestApp, agentId: string): Promise<strin
   if (!key) throw new Error(`createApiKey failed: ${JSON.stringify(result)}`)
   return key
 }
+
+/**
+ * A subscription is registered a moment after the client asks for it, and nothing signals when:
+ * publish, then check, a bounded number of times.
+ */
+export async function publishUntil(received: () => boolean, publish: () => Promise<unknown>) {
+  for (let attempt = 0; attempt < 100 && !received(); attempt++) {
+    await publish()
+    for (let i = 0; i < 10 && !received(); i++) await new Promise((r) => setTimeout(r, 10))
+  }
+}

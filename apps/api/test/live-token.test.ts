@@ -2,7 +2,7 @@ import { createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { listen, type RunningServer } from '../src/server.ts'
-import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { createAgentKey, createTestApp, publishUntil, type TestApp } from './helpers.ts'
 
 // Browsers get a short-lived token that can subscribe and nothing else.
 describe('live tokens', () => {
@@ -60,24 +60,23 @@ describe('live tokens', () => {
       retryAttempts: 0,
     })
     const received: string[] = []
-    const first = new Promise<void>((resolve, reject) => {
-      client.subscribe(
-        { query: 'subscription { optimizerSnapshots { agentId } }' },
-        {
-          next: (v) => {
-            received.push((v.data as any).optimizerSnapshots.agentId)
-            resolve()
-          },
-          error: reject,
-          complete: () => {},
-        },
-      )
-    })
-    await new Promise((r) => setTimeout(r, 100))
-    await t.gql(`mutation { runOptimizer(agentId: "agent-b") { __typename } }`)
-    await t.gql(`mutation { runOptimizer { __typename } }`, {}, keyA)
-    await first
+    client.subscribe(
+      { query: 'subscription { optimizerSnapshots { agentId } }' },
+      {
+        next: (v) => received.push((v.data as any).optimizerSnapshots.agentId),
+        error: () => {},
+        complete: () => {},
+      },
+    )
+    await publishUntil(
+      () => received.length > 0,
+      async () => {
+        await t.gql(`mutation { runOptimizer(agentId: "agent-b") { __typename } }`)
+        await t.gql(`mutation { runOptimizer { __typename } }`, {}, keyA)
+      },
+    )
     await client.dispose()
-    expect(received).toEqual(['agent-a'])
+    expect(received.length).toBeGreaterThan(0)
+    expect(new Set(received)).toEqual(new Set(['agent-a']))
   })
 })

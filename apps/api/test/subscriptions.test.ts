@@ -2,7 +2,7 @@ import { createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { listen, type RunningServer } from '../src/server.ts'
-import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { ADMIN_KEY, createAgentKey, createTestApp, publishUntil, type TestApp } from './helpers.ts'
 
 const SUBSCRIPTION = `subscription { optimizerSnapshots { id agentId tokensBefore tokensAfter entriesCompressed fullMessageWindow } }`
 
@@ -42,33 +42,23 @@ describe('optimizer snapshots are pushed to subscribers', () => {
       retryAttempts: 0,
     })
     const received: any[] = []
-    const done = new Promise<void>((resolve, reject) => {
-      const unsubscribe = client.subscribe(
-        { query: SUBSCRIPTION },
-        {
-          next: (value) => {
-            received.push(value.data?.optimizerSnapshots)
-            unsubscribe()
-            resolve()
-          },
-          error: reject,
-          complete: () => resolve(),
-        },
-      )
-    })
-    // Let the subscription register before publishing; then B's run must not reach A.
-    await waitFor(() => t.app.services.pubsub !== undefined)
-    await new Promise((r) => setTimeout(r, 100))
-    await runOptimizer(keyB)
-    const mine = await runOptimizer(keyA)
-    await done
+    const mine: string[] = []
+    client.subscribe(
+      { query: SUBSCRIPTION },
+      { next: (value) => received.push(value.data?.optimizerSnapshots), error: () => {}, complete: () => {} },
+    )
+    // Publish until the subscription is registered; B's runs in between must never reach A.
+    await publishUntil(
+      () => received.length > 0,
+      async () => {
+        await runOptimizer(keyB)
+        mine.push((await runOptimizer(keyA)).data.runOptimizer.id)
+      },
+    )
     await client.dispose()
-    expect(received).toHaveLength(1)
-    expect(received[0]).toMatchObject({
-      id: mine.data.runOptimizer.id,
-      agentId: 'agent-a',
-      entriesCompressed: 1,
-    })
+    expect(received.length).toBeGreaterThan(0)
+    expect(received.every((snapshot) => snapshot.agentId === 'agent-a')).toBe(true)
+    expect(mine).toContain(received[0].id)
   })
 
   it('refuses a graphql-ws subscription without a valid key', async () => {
@@ -105,20 +95,28 @@ describe('optimizer snapshots are pushed to subscribers', () => {
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/)
     const reader = response.body!.getReader()
     const decoder = new TextDecoder()
-    setTimeout(() => void runOptimizer(keyA).then(() => runOptimizer(keyB)), 100)
     let text = ''
-    while (!/"optimizerSnapshots"/.test(text)) {
-      const { value, done } = await reader.read()
-      if (done) break
-      text += decoder.decode(value)
-    }
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return
+        text += decoder.decode(value)
+      }
+    })().catch(() => {})
+    await publishUntil(
+      () => /"optimizerSnapshots"/.test(text),
+      async () => {
+        await runOptimizer(keyA)
+        await runOptimizer(keyB)
+      },
+    )
     controller.abort()
-    const line = text.split('\n').find((l) => l.startsWith('data: ') && l.includes('"optimizerSnapshots"'))
-    const event = JSON.parse((line as string).slice('data: '.length))
-    expect(event.data.optimizerSnapshots.agentId).toBe('agent-b')
+    await reading
+    const events = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && l.includes('"optimizerSnapshots"'))
+      .map((l) => JSON.parse(l.slice('data: '.length)))
+    expect(events.length).toBeGreaterThan(0)
+    expect(events.every((e) => e.data.optimizerSnapshots.agentId === 'agent-b')).toBe(true)
   })
 })
-
-async function waitFor(check: () => boolean) {
-  for (let i = 0; i < 50 && !check(); i++) await new Promise((r) => setTimeout(r, 10))
-}

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest'
+import { ValidationError } from '../errors.ts'
 import type { MemoryEntry, Role } from '../types.ts'
 import { analyzeEntries } from './analyzer.ts'
 import { findRedundantEntries, jaccardSimilarity, wordSet } from './redundancy.ts'
-import { hasKeyFacts, keyFactKind, scoreRelevance } from './relevance.ts'
+import {
+  DEFAULT_ANALYZER_CONFIG,
+  hasKeyFacts,
+  keyFactKind,
+  parseAnalyzerConfig,
+  scoreRelevance,
+} from './relevance.ts'
 
 const NOW = new Date('2026-01-15T12:00:00.000Z')
 const ago = (ms: number) => new Date(NOW.getTime() - ms)
@@ -71,6 +78,40 @@ describe('relevance score', () => {
     expect(score(NEUTRAL, 'assistant', DAY + 1)).toBe(0.4)
   })
 
+  it('counts a timestamp ahead of now (clock skew) as the last hour', () => {
+    expect(score(NEUTRAL, 'user', -HOUR)).toBe(0.7)
+  })
+
+  it('uses configured recency windows and weights', () => {
+    const config = parseAnalyzerConfig({ lastHourMs: 10 * 60_000, lastDayMs: 2 * HOUR, olderPenalty: -0.2 })
+    const at = (age: number) =>
+      scoreRelevance({ content: NEUTRAL, role: 'user', timestamp: ago(age) }, NOW, config)
+    expect(at(10 * 60_000)).toBe(0.7)
+    expect(at(10 * 60_000 + 1)).toBe(0.6)
+    expect(at(2 * HOUR)).toBe(0.6)
+    expect(at(2 * HOUR + 1)).toBe(0.3)
+  })
+
+  it('rejects out-of-range settings, naming the field and the limit', () => {
+    expect(DEFAULT_ANALYZER_CONFIG).toMatchObject({
+      baseScore: 0.5,
+      redundancyThreshold: 0.9,
+      minRelevance: 0.3,
+      promoteThreshold: 0.8,
+      shortContentChars: 20,
+    })
+    try {
+      parseAnalyzerConfig({ minRelevance: 1.5, errorBoost: -2 })
+      expect.unreachable()
+    } catch (e) {
+      expect(e).toBeInstanceOf(ValidationError)
+      expect((e as ValidationError).issues).toEqual([
+        expect.objectContaining({ field: 'analyzer.errorBoost', limit: -1 }),
+        expect.objectContaining({ field: 'analyzer.minRelevance', limit: 1 }),
+      ])
+    }
+  })
+
   it('clamps to [0, 1]', () => {
     expect(score('ok', 'user', DAY + 1)).toBe(0) // 0.5 - 0.1 - 0.2 - 0.3 = -0.1
     expect(score('important: error at https://x.io selector, password', 'tool', 0)).toBe(1)
@@ -115,6 +156,76 @@ describe('redundancy', () => {
     ])
     const below = entry(words(17)) // 17 / 20 = 0.85
     expect(findRedundantEntries([older, below], 0.9)).toEqual([])
+  })
+
+  it('marks at 27/30 = 0.9 but not at 26/29 just under it', () => {
+    const base = (n: number) => entry(words(n), { timestamp: ago(1000) })
+    expect(findRedundantEntries([base(30), entry(words(27))], 0.9)).toHaveLength(1)
+    const justUnder = findRedundantEntries([base(29), entry(words(26))], 0.9)
+    expect(26 / 29).toBeLessThan(0.9)
+    expect(justUnder).toEqual([])
+  })
+
+  it('compares all pairs, marking each older duplicate once', () => {
+    const text = 'open the settings page and wait'
+    const a = entry(text, { timestamp: ago(3000) })
+    const b = entry(text, { timestamp: ago(2000) })
+    const c = entry(text, { timestamp: ago(1000) })
+    const marked = findRedundantEntries([c, a, b], 0.9)
+    expect(marked.map((m) => m.entryId).sort()).toEqual([a.id, b.id].sort())
+    expect(marked.find((m) => m.entryId === b.id)?.duplicateOfId).toBe(c.id)
+  })
+
+  it('finds exactly the pairs an all-pairs scan finds, at any threshold', () => {
+    let state = 12345
+    const random = () => {
+      state = (state * 1664525 + 1013904223) >>> 0
+      return state / 2 ** 32
+    }
+    const vocabulary = Array.from({ length: 14 }, (_, i) => `v${i}`)
+    const sample = Array.from({ length: 150 }, () =>
+      entry(
+        Array.from({ length: Math.floor(random() * 12) }, () => vocabulary[Math.floor(random() * 14)]).join(
+          ' ',
+        ),
+        { timestamp: ago(Math.floor(random() * 5) * 1000) },
+      ),
+    )
+    for (const threshold of [0.3, 0.5, 0.7, 0.75, 0.8, 0.9, 1]) {
+      const sets = sample.map((e) => wordSet(e.content))
+      const expected = new Set<string>()
+      for (let i = 0; i < sample.length; i++)
+        for (let j = i + 1; j < sample.length; j++)
+          if (jaccardSimilarity(sets[i]!, sets[j]!) >= threshold) {
+            const [ti, tj] = [sample[i]!.timestamp.getTime(), sample[j]!.timestamp.getTime()]
+            expected.add(sample[ti < tj || (ti === tj && i < j) ? i : j]!.id)
+          }
+      const found = findRedundantEntries(sample, threshold)
+      expect(found.map((r) => r.entryId).sort()).toEqual([...expected].sort())
+      expect(found.length).toBeGreaterThan(0)
+      for (const r of found) expect(r.similarity).toBeGreaterThanOrEqual(threshold)
+    }
+  })
+
+  it('pairs entries with no words with each other only', () => {
+    const a = entry('', { timestamp: ago(2000) })
+    const b = entry('!!', { timestamp: ago(1000) })
+    const c = entry('some words here')
+    expect(findRedundantEntries([a, b, c], 0.9)).toEqual([
+      { entryId: a.id, duplicateOfId: b.id, similarity: 1 },
+    ])
+  })
+
+  it('marks an older entry as a duplicate of its most similar newer one', () => {
+    const older = entry(words(20), { timestamp: ago(3000) })
+    const close = entry(words(19), { timestamp: ago(2000) }) // 0.95
+    const exact = entry(words(20), { timestamp: ago(1000) }) // 1.0
+    const marked = findRedundantEntries([older, close, exact], 0.9)
+    expect(marked.find((m) => m.entryId === older.id)).toEqual({
+      entryId: older.id,
+      duplicateOfId: exact.id,
+      similarity: 1,
+    })
   })
 
   it('uses the configured threshold', () => {
@@ -184,6 +295,40 @@ describe('suggested actions', () => {
     expect(actions[0]?.reason).toMatch(
       new RegExp(`^redundant with entry ${second.id} \\(similarity 1.00 >= 0.90\\)`),
     )
+  })
+
+  it('gives low relevance precedence over redundancy, and redundancy over promotion', () => {
+    const lowOld = entry('ok then, carry on please', { timestamp: ago(DAY + 3000) }) // 0.1
+    const lowNew = entry('ok then, carry on please', { timestamp: ago(DAY + 1000) })
+    const richOld = entry('fetched https://example.com/a done', { timestamp: ago(2000) }) // 0.8, URL
+    const richNew = entry('fetched https://example.com/a done', { timestamp: ago(1000) })
+    const { actions } = analyzeEntries([lowOld, lowNew, richOld, richNew], NOW)
+    expect(actions.map((a) => [a.entryId, a.action, a.reason.split(' ')[0]])).toEqual([
+      [lowOld.id, 'compress', 'relevance'],
+      [lowNew.id, 'compress', 'relevance'],
+      [richOld.id, 'compress', 'redundant'],
+      [richNew.id, 'promote', 'short-term,'],
+    ])
+  })
+
+  it('leaves an already compressed redundant entry alone', () => {
+    const text = 'Opening the browser window and waiting for the page to load'
+    const older = entry(text, { timestamp: ago(2000), isCompressed: true })
+    const newer = entry(text, { timestamp: ago(1000) })
+    expect(analyzeEntries([older, newer], NOW).actions).toEqual([])
+  })
+
+  it('follows the configured promotion bar', () => {
+    const e = entry('loaded https://example.org fine', { timestamp: ago(2 * HOUR) }) // 0.7
+    expect(analyzeEntries([e], NOW, { promoteThreshold: 0.7 }).actions[0]?.action).toBe('promote')
+    expect(analyzeEntries([e], NOW, { promoteThreshold: 0.71 }).actions).toEqual([])
+  })
+
+  it('scores a long-term entry by its computed score when that is higher than the stored one', () => {
+    const e = entry('visited https://example.com', { type: 'long_term', relevance: 0.1 })
+    expect(analyzeEntries([e], NOW).scores[0]?.relevance).toBe(0.8)
+    const stale = entry('a'.repeat(19), { type: 'long_term', relevance: 0.2, timestamp: old })
+    expect(analyzeEntries([stale], NOW).actions[0]).toMatchObject({ action: 'compress', relevance: 0.2 })
   })
 
   it('keeps a promoted long-term entry at its stored relevance as it ages', () => {

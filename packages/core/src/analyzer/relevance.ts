@@ -3,13 +3,21 @@ import { parseWith } from '../errors.ts'
 import type { MemoryEntry, Role } from '../types.ts'
 
 const weight = (fallback: number) => z.number().min(-1).max(1).default(fallback)
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
+const ageMs = (fallback: number) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(3_650 * 86_400_000)
+    .default(fallback)
 
 /** Spec 000, Relevance Scoring: every weight and threshold, configurable. */
 export const AnalyzerConfigSchema = z.object({
   /** The spec gives no starting score; 0.5 lets a fresh message with a URL reach the 0.8 promotion bar. */
   baseScore: z.number().min(0).max(1).default(0.5),
+  /** "Last hour" and "last day": ages up to and including these get the recency boosts. */
+  lastHourMs: ageMs(3_600_000),
+  lastDayMs: ageMs(86_400_000),
   lastHourBoost: weight(0.2),
   lastDayBoost: weight(0.1),
   olderPenalty: weight(-0.1),
@@ -56,8 +64,9 @@ export function scoreRelevance(
 ): number {
   let score = config.baseScore
   const age = now.getTime() - entry.timestamp.getTime()
-  if (age <= HOUR_MS) score += config.lastHourBoost
-  else if (age <= DAY_MS) score += config.lastDayBoost
+  // A timestamp ahead of `now` (clock skew between agent and server) counts as the last hour.
+  if (age <= config.lastHourMs) score += config.lastHourBoost
+  else if (age <= config.lastDayMs) score += config.lastDayBoost
   else score += config.olderPenalty
 
   const text = entry.content

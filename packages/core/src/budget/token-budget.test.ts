@@ -30,6 +30,15 @@ describe('token budget', () => {
     const config = parseTokenBudgetConfig({ maxContextTokens: 9_096 })
     expect(availableBudget({ ...config, maxContextTokens: 9_097 })).toBe(1)
     expect(() => availableBudget(config)).toThrow(ValidationError)
+    expect(() => availableBudget(config)).toThrow(/systemPromptTokens \+ responseReserveTokens/)
+    try {
+      availableBudget(config)
+    } catch (e) {
+      expect((e as ValidationError).issues[0]).toMatchObject({
+        field: 'budget.maxContextTokens',
+        limit: 9_096,
+      })
+    }
   })
 
   it('rejects out-of-range settings with the field and its limit', () => {
@@ -111,5 +120,25 @@ describe('token budget', () => {
     for (const set of [ids(p.full), ids(p.compressed.map((c) => c.message)), ids(p.dropped)]) {
       expect(set).toEqual([...set].sort())
     }
+  })
+
+  it('keeps everything full when the window covers every message, even under pressure', () => {
+    const p = partitionMessages(messages(600, 600), small)
+    expect(p.underPressure).toBe(true)
+    expect(ids(p.full)).toEqual(['m0', 'm1'])
+    expect(p.totalTokens).toBe(1_200)
+  })
+
+  it('handles an empty conversation', () => {
+    const p = partitionMessages([], small)
+    expect(p).toMatchObject({ full: [], originalTokens: 0, usageRatio: 0, underPressure: false })
+  })
+
+  it('follows configured ratios', () => {
+    // trigger 0.5: 600 > 500 is pressure; full limit 0.6 = 600: m0 (200) + window 400 fits exactly
+    const config = { ...small, compressionTriggerRatio: 0.5, fullSizeBudgetRatio: 0.6 }
+    expect(ids(partitionMessages(messages(200, 200, 200), config).full)).toEqual(['m0', 'm1', 'm2'])
+    const p = partitionMessages(messages(201, 200, 200), { ...config, compressedSizeRatio: 0.5 })
+    expect(p.compressed).toEqual([{ message: { id: 'm0', tokenCount: 201 }, compressedTokens: 101 }])
   })
 })

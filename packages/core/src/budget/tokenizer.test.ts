@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { createTokenCounter, heuristicTokenCount, MAX_BPE_RUN_CHARS } from './tokenizer.ts'
+import {
+  createTokenCounter,
+  DEFAULT_TOKENIZER,
+  heuristicTokenCount,
+  MAX_BPE_RUN_CHARS,
+  TOKENIZER_NAMES,
+} from './tokenizer.ts'
 
 describe('token counting', () => {
   it('uses a real BPE tokenizer by default (o200k_base)', () => {
@@ -35,5 +41,20 @@ describe('token counting', () => {
       counter.count(prose) + counter.count(long.slice(0, MAX_BPE_RUN_CHARS)) * 2 + counter.count(' tail')
     expect(Math.abs(counter.count(text) - pieces)).toBeLessThanOrEqual(2)
     expect(counter.count('x'.repeat(100_000))).toBeGreaterThan(10_000)
+  })
+
+  it('counts special-token markers inside stored text as plain text instead of throwing', () => {
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const counter = createTokenCounter(name)
+      const marker = counter.count('<|endoftext|>')
+      // As plain text the marker is several tokens; as the special token it would be one.
+      expect(marker).toBeGreaterThan(1)
+      expect(counter.count('before <|endoftext|> after')).toBeGreaterThan(marker)
+    }
+  })
+
+  it('reports the tokenizer it uses', () => {
+    expect(TOKENIZER_NAMES.map((name) => createTokenCounter(name).name)).toEqual([...TOKENIZER_NAMES])
+    expect(DEFAULT_TOKENIZER).toBe('o200k_base')
   })
 })

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { compressMessage, extractPreservedFacts, summarizeMessages } from './compressor.ts'
+import { ValidationError } from '../errors.ts'
+import {
+  compressMessage,
+  DEFAULT_COMPRESSOR_CONFIG,
+  extractPreservedFacts,
+  parseCompressorConfig,
+  summarizeMessages,
+} from './compressor.ts'
 
 describe('preserved facts', () => {
   it('keeps each pattern of the spec', () => {
@@ -49,6 +56,31 @@ describe('single-message compression', () => {
     })
   })
 
+  it('compresses at 201 characters', () => {
+    expect(DEFAULT_COMPRESSOR_CONFIG.compressAboveChars).toBe(200)
+    const result = compressMessage({ role: 'tool', content: `port 9100 ${'y'.repeat(191)}` })
+    expect(result.compressed).toBe(true)
+    // One line only: no "..." line; the number is preserved.
+    expect(result.content).toBe(`[tool] port 9100 ${'y'.repeat(189)}…\n[preserved: 9100]`)
+    expect(result.preserved).toEqual(['9100'])
+  })
+
+  it('omits the preserved line when nothing is worth preserving', () => {
+    const first = 'word '.repeat(39).trim() // 194 characters: kept whole
+    const result = compressMessage({ role: 'user', content: `${first}\nthe end of the line` })
+    expect(result.content).toBe(`[user] ${first}\n... the end of the line`)
+  })
+
+  it('rejects out-of-range settings, naming the field and the limit', () => {
+    try {
+      parseCompressorConfig({ maxLineChars: 5 })
+      expect.unreachable()
+    } catch (e) {
+      expect(e).toBeInstanceOf(ValidationError)
+      expect((e as ValidationError).issues[0]).toMatchObject({ field: 'compressor.maxLineChars', limit: 10 })
+    }
+  })
+
   it('compresses past 200 characters into first line, last line and preserved facts', () => {
     const content = [
       'Navigate to https://example.com/login',
@@ -92,6 +124,17 @@ describe('batch summary', () => {
         'Key facts: https://example.com, #login, Error: timeout after 3000 ms',
       ].join('\n'),
     )
+  })
+
+  it('caps items at the configured count, and leaves out empty sections', () => {
+    const messages = Array.from({ length: 3 }, (_, i) => ({
+      role: 'assistant' as const,
+      content: `reply ${i}`,
+    }))
+    expect(summarizeMessages(messages, { maxSummaryItems: 2 })).toBe(
+      '[Summary of 3 messages]\nResults: Agent: reply 0 | Agent: reply 1 | (+1 more)',
+    )
+    expect(summarizeMessages(messages, { maxSummaryItems: 3 })).not.toContain('more')
   })
 
   it('stays bounded for large batches', () => {

@@ -7,6 +7,9 @@ import {
   DEFAULT_OPTIMIZER_CONFIG,
   DEFAULT_OPTIMIZER_PARAMETERS,
   efficiencyReport,
+  optimizerParametersSchema,
+  parameterRanges,
+  parseOptimizerConfig,
   parseOptimizerParameters,
   runOptimizerStep,
 } from './optimizer.ts'
@@ -129,6 +132,96 @@ describe('adaptation rules', () => {
       minRelevance: 0.4,
     })
     expect(result.adjustments[0]).toMatch(/over budget/)
+  })
+})
+
+describe('optimizer config', () => {
+  it('holds every number of the adaptation rules and the spec ranges', () => {
+    expect(DEFAULT_OPTIMIZER_CONFIG).toEqual({
+      intervalMs: 120_000,
+      learningRate: 0.05,
+      overBudgetMargin: 0.1,
+      underBudgetMargin: 0.15,
+      overBudgetWindowStep: 2,
+      underBudgetWindowStep: 1,
+      underBudgetRateFactor: 0.5,
+      emergencySavingsRatio: 0.05,
+      emergencyRateFactor: 2,
+      snapshotHistoryLimit: 500,
+      compressionTriggerMin: 0.35,
+      compressionTriggerMax: 0.85,
+      fullMessageWindowMin: 10,
+      fullMessageWindowMax: 50,
+      minRelevanceMin: 0.15,
+      minRelevanceMax: 0.7,
+    })
+  })
+
+  it('rejects out-of-range settings and inverted ranges, naming the field and the limit', () => {
+    const issues = (input: Parameters<typeof parseOptimizerConfig>[0]) => {
+      try {
+        parseOptimizerConfig(input)
+      } catch (e) {
+        expect(e).toBeInstanceOf(ValidationError)
+        return (e as ValidationError).issues
+      }
+      throw new Error('expected a ValidationError')
+    }
+    expect(issues({ learningRate: 2 })[0]).toMatchObject({ field: 'optimizer.learningRate', limit: 1 })
+    expect(issues({ minRelevanceMin: 0.5, minRelevanceMax: 0.4 })[0]).toMatchObject({
+      field: 'optimizer.minRelevanceMax',
+      limit: 0.5,
+    })
+    expect(parseOptimizerConfig({ minRelevanceMin: 0.4, minRelevanceMax: 0.4 }).minRelevanceMax).toBe(0.4)
+  })
+
+  it('clamps to configured ranges and moves by configured steps', () => {
+    const config = {
+      compressionTriggerMin: 0.66,
+      fullMessageWindowMin: 29,
+      minRelevanceMax: 0.32,
+      overBudgetWindowStep: 5,
+    }
+    expect(adaptParameters(P, { usageRatio: 0.9, savingsRatio: 1 }, config).parameters).toEqual({
+      compressionTrigger: 0.66,
+      fullMessageWindow: 29,
+      minRelevance: 0.32,
+      targetUsageRatio: 0.65,
+    })
+    const relaxed = adaptParameters(
+      P,
+      { usageRatio: 0.1, savingsRatio: 1 },
+      { underBudgetWindowStep: 3, underBudgetRateFactor: 1 },
+    )
+    expect(relaxed.parameters).toMatchObject({
+      compressionTrigger: 0.75,
+      fullMessageWindow: 33,
+      minRelevance: 0.25,
+    })
+    const emergency = adaptParameters(
+      P,
+      { usageRatio: 0.7, savingsRatio: 0.09 },
+      { emergencySavingsRatio: 0.1, emergencyRateFactor: 1 },
+    )
+    expect(emergency.parameters).toMatchObject({ compressionTrigger: 0.65, minRelevance: 0.35 })
+  })
+
+  it('validates parameters against the configured ranges', () => {
+    const wide = parameterRanges(parseOptimizerConfig({ compressionTriggerMax: 0.95 }))
+    expect(() => parseOptimizerParameters({ compressionTrigger: 0.9 })).toThrow(ValidationError)
+    expect(parseOptimizerParameters({ compressionTrigger: 0.9 }, wide).compressionTrigger).toBe(0.9)
+    // Initial values outside narrowed ranges start at the nearest bound.
+    const narrow = optimizerParametersSchema({
+      compressionTrigger: { min: 0.4, max: 0.5 },
+      fullMessageWindow: { min: 35, max: 40 },
+      minRelevance: { min: 0.15, max: 0.7 },
+    })
+    expect(narrow.parse({})).toEqual({
+      compressionTrigger: 0.5,
+      fullMessageWindow: 35,
+      minRelevance: 0.3,
+      targetUsageRatio: 0.65,
+    })
   })
 })
 
@@ -301,6 +394,22 @@ describe('one optimizer step', () => {
           budget,
         }).actions,
       ).toEqual([])
+    })
+  })
+
+  it('adapts with the given (partial) optimizer config', () => {
+    const entries = [entry('1', 'an ordinary sentence of some length')]
+    const result = runOptimizerStep({
+      entries,
+      parameters: P,
+      now: NOW,
+      tokenCounter: counter,
+      config: { learningRate: 0.1, underBudgetWindowStep: 4 },
+    })
+    expect(result.parameters).toMatchObject({
+      compressionTrigger: 0.75,
+      fullMessageWindow: 34,
+      minRelevance: 0.25,
     })
   })
 

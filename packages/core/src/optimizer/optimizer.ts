@@ -6,46 +6,114 @@ import { compressMessage } from '../compression/compressor.ts'
 import { parseWith } from '../errors.ts'
 import type { MemoryEntry, MemoryType } from '../types.ts'
 
-/** Spec 000, Self-Tuning Parameters: initial values, each within its range. */
-export const PARAMETER_RANGES = {
+const round = (n: number) => Math.round(n * 1e6) / 1e6
+const clamp = (n: number, range: { min: number; max: number }) => Math.min(range.max, Math.max(range.min, n))
+
+/** Spec 000, Self-Tuning Parameters: the range each tuned parameter is held in. */
+export const DEFAULT_PARAMETER_RANGES = {
   compressionTrigger: { min: 0.35, max: 0.85 },
   fullMessageWindow: { min: 10, max: 50 },
   minRelevance: { min: 0.15, max: 0.7 },
 } as const
+export interface ParameterRanges {
+  compressionTrigger: { min: number; max: number }
+  fullMessageWindow: { min: number; max: number }
+  minRelevance: { min: number; max: number }
+}
 
-export const OptimizerParametersSchema = z.object({
-  compressionTrigger: z
-    .number()
-    .min(PARAMETER_RANGES.compressionTrigger.min)
-    .max(PARAMETER_RANGES.compressionTrigger.max)
-    .default(0.7),
-  fullMessageWindow: z
-    .number()
-    .int()
-    .min(PARAMETER_RANGES.fullMessageWindow.min)
-    .max(PARAMETER_RANGES.fullMessageWindow.max)
-    .default(30),
-  minRelevance: z
-    .number()
-    .min(PARAMETER_RANGES.minRelevance.min)
-    .max(PARAMETER_RANGES.minRelevance.max)
-    .default(0.3),
-  /** Fixed by the spec; configurable for deployments that want a fuller or emptier window. */
-  targetUsageRatio: z.number().gt(0).lt(1).default(0.65),
-})
+export const DEFAULT_TARGET_USAGE_RATIO = 0.65
+
+/**
+ * The parameters' schema for given ranges: a deployment that widens the ranges in its optimizer
+ * config validates stored and edited parameters against the same ranges the optimizer clamps to.
+ * Initial values outside narrowed ranges start at the nearest bound.
+ */
+export function optimizerParametersSchema(ranges: ParameterRanges = DEFAULT_PARAMETER_RANGES) {
+  const start = (value: number, range: { min: number; max: number }) => clamp(value, range)
+  return z.object({
+    compressionTrigger: z
+      .number()
+      .min(ranges.compressionTrigger.min)
+      .max(ranges.compressionTrigger.max)
+      .default(start(0.7, ranges.compressionTrigger)),
+    fullMessageWindow: z
+      .number()
+      .int()
+      .min(ranges.fullMessageWindow.min)
+      .max(ranges.fullMessageWindow.max)
+      .default(Math.round(start(30, ranges.fullMessageWindow))),
+    minRelevance: z
+      .number()
+      .min(ranges.minRelevance.min)
+      .max(ranges.minRelevance.max)
+      .default(start(0.3, ranges.minRelevance)),
+    /** Fixed by the spec; configurable for deployments that want a fuller or emptier window. */
+    targetUsageRatio: z.number().gt(0).lt(1).default(DEFAULT_TARGET_USAGE_RATIO),
+  })
+}
+
+export const OptimizerParametersSchema = optimizerParametersSchema()
 export type OptimizerParameters = z.infer<typeof OptimizerParametersSchema>
 export const DEFAULT_OPTIMIZER_PARAMETERS: OptimizerParameters = OptimizerParametersSchema.parse({})
 
-/** Spec 000, Adaptation Rules and How It Works. */
-export const OptimizerConfigSchema = z.object({
-  intervalMs: z.number().int().min(0).max(86_400_000).default(120_000),
-  learningRate: z.number().gt(0).max(1).default(0.05),
-  overBudgetMargin: z.number().min(0).max(1).default(0.1),
-  underBudgetMargin: z.number().min(0).max(1).default(0.15),
-  /** Savings under this share while over target trigger the emergency adjustment. */
-  emergencySavingsRatio: z.number().min(0).max(1).default(0.05),
-  snapshotHistoryLimit: z.number().int().min(1).max(100_000).default(500),
-})
+const share = (fallback: number) => z.number().min(0).max(1).default(fallback)
+const step = (fallback: number) => z.number().int().min(0).max(100).default(fallback)
+
+/** Spec 000, How It Works and Adaptation Rules: every number, configurable. */
+export const OptimizerConfigSchema = z
+  .object({
+    /** 0 turns the periodic run off (runs on demand only). */
+    intervalMs: z.number().int().min(0).max(86_400_000).default(120_000),
+    learningRate: z.number().gt(0).max(1).default(0.05),
+    /** Over budget when usage > target + this. */
+    overBudgetMargin: share(0.1),
+    /** Under budget when usage < target − this. */
+    underBudgetMargin: share(0.15),
+    /** Over budget, the full message window shrinks by this many messages... */
+    overBudgetWindowStep: step(2),
+    /** ...under budget it grows by this many. */
+    underBudgetWindowStep: step(1),
+    /** Under budget the trigger and relevance move by learningRate × this (a gentler relax). */
+    underBudgetRateFactor: z.number().min(0).max(10).default(0.5),
+    /** Savings under this share while over target trigger the emergency adjustment... */
+    emergencySavingsRatio: share(0.05),
+    /** ...which moves the trigger and relevance by learningRate × this. */
+    emergencyRateFactor: z.number().min(0).max(10).default(2),
+    snapshotHistoryLimit: z.number().int().min(1).max(100_000).default(500),
+    compressionTriggerMin: z.number().gt(0).max(1).default(DEFAULT_PARAMETER_RANGES.compressionTrigger.min),
+    compressionTriggerMax: z.number().gt(0).max(1).default(DEFAULT_PARAMETER_RANGES.compressionTrigger.max),
+    fullMessageWindowMin: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(DEFAULT_PARAMETER_RANGES.fullMessageWindow.min),
+    fullMessageWindowMax: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .default(DEFAULT_PARAMETER_RANGES.fullMessageWindow.max),
+    minRelevanceMin: z.number().min(0).max(1).default(DEFAULT_PARAMETER_RANGES.minRelevance.min),
+    minRelevanceMax: z.number().min(0).max(1).default(DEFAULT_PARAMETER_RANGES.minRelevance.max),
+  })
+  .superRefine((config, ctx) => {
+    for (const name of ['compressionTrigger', 'fullMessageWindow', 'minRelevance'] as const) {
+      const min = config[`${name}Min`]
+      const max = config[`${name}Max`]
+      if (min > max) {
+        ctx.addIssue({
+          code: 'too_small',
+          origin: 'number',
+          minimum: min,
+          inclusive: true,
+          input: max,
+          path: [`${name}Max`],
+          message: `must be at least ${name}Min (${min})`,
+        })
+      }
+    }
+  })
 export type OptimizerConfig = z.infer<typeof OptimizerConfigSchema>
 export const DEFAULT_OPTIMIZER_CONFIG: OptimizerConfig = OptimizerConfigSchema.parse({})
 
@@ -53,50 +121,67 @@ export function parseOptimizerConfig(input?: Partial<OptimizerConfig>): Optimize
   return parseWith(OptimizerConfigSchema, input, 'optimizer')
 }
 
-export function parseOptimizerParameters(input?: Partial<OptimizerParameters>): OptimizerParameters {
-  return parseWith(OptimizerParametersSchema, input, 'parameters')
+/** The ranges an optimizer config holds the parameters in. */
+export function parameterRanges(config: OptimizerConfig = DEFAULT_OPTIMIZER_CONFIG): ParameterRanges {
+  return {
+    compressionTrigger: { min: config.compressionTriggerMin, max: config.compressionTriggerMax },
+    fullMessageWindow: { min: config.fullMessageWindowMin, max: config.fullMessageWindowMax },
+    minRelevance: { min: config.minRelevanceMin, max: config.minRelevanceMax },
+  }
 }
 
-const round = (n: number) => Math.round(n * 1e6) / 1e6
-const clamp = (n: number, range: { min: number; max: number }) => Math.min(range.max, Math.max(range.min, n))
+export function parseOptimizerParameters(
+  input?: Partial<OptimizerParameters>,
+  ranges: ParameterRanges = DEFAULT_PARAMETER_RANGES,
+): OptimizerParameters {
+  const schema =
+    ranges === DEFAULT_PARAMETER_RANGES ? OptimizerParametersSchema : optimizerParametersSchema(ranges)
+  return parseWith(schema, input, 'parameters')
+}
 
-/** The adaptation rules, exactly, then each parameter clamped to its range. */
+/**
+ * The adaptation rules, exactly, then each parameter clamped to its range. The over/under rules
+ * exclude each other; the emergency rule adds to either (or to neither, when usage is over the
+ * target but within its margin).
+ */
 export function adaptParameters(
   parameters: OptimizerParameters,
   observed: { usageRatio: number; savingsRatio: number },
-  config: OptimizerConfig = DEFAULT_OPTIMIZER_CONFIG,
+  config: Partial<OptimizerConfig> = DEFAULT_OPTIMIZER_CONFIG,
 ): { parameters: OptimizerParameters; adjustments: string[] } {
-  const rate = config.learningRate
+  const cfg = config === DEFAULT_OPTIMIZER_CONFIG ? DEFAULT_OPTIMIZER_CONFIG : parseOptimizerConfig(config)
+  const rate = cfg.learningRate
   const target = parameters.targetUsageRatio
   let { compressionTrigger, fullMessageWindow, minRelevance } = parameters
   const adjustments: string[] = []
-  if (observed.usageRatio > target + config.overBudgetMargin) {
+  if (observed.usageRatio > target + cfg.overBudgetMargin) {
     compressionTrigger -= rate
-    fullMessageWindow -= 2
+    fullMessageWindow -= cfg.overBudgetWindowStep
     minRelevance += rate
     adjustments.push(
-      `over budget (usage ${observed.usageRatio.toFixed(3)} > ${(target + config.overBudgetMargin).toFixed(2)}): tighten`,
+      `over budget (usage ${observed.usageRatio.toFixed(3)} > ${(target + cfg.overBudgetMargin).toFixed(2)}): tighten`,
     )
-  } else if (observed.usageRatio < target - config.underBudgetMargin) {
-    compressionTrigger += rate * 0.5
-    fullMessageWindow += 1
-    minRelevance -= rate * 0.5
+  } else if (observed.usageRatio < target - cfg.underBudgetMargin) {
+    compressionTrigger += rate * cfg.underBudgetRateFactor
+    fullMessageWindow += cfg.underBudgetWindowStep
+    minRelevance -= rate * cfg.underBudgetRateFactor
     adjustments.push(
-      `under budget (usage ${observed.usageRatio.toFixed(3)} < ${(target - config.underBudgetMargin).toFixed(2)}): relax`,
+      `under budget (usage ${observed.usageRatio.toFixed(3)} < ${(target - cfg.underBudgetMargin).toFixed(2)}): relax`,
     )
   }
-  if (observed.savingsRatio < config.emergencySavingsRatio && observed.usageRatio > target) {
-    compressionTrigger -= rate * 2
-    minRelevance += rate * 2
+  if (observed.savingsRatio < cfg.emergencySavingsRatio && observed.usageRatio > target) {
+    compressionTrigger -= rate * cfg.emergencyRateFactor
+    minRelevance += rate * cfg.emergencyRateFactor
     adjustments.push(
-      `emergency (savings ${(observed.savingsRatio * 100).toFixed(1)}% < ${config.emergencySavingsRatio * 100}% while over target)`,
+      `emergency (savings ${(observed.savingsRatio * 100).toFixed(1)}% < ${round(cfg.emergencySavingsRatio * 100)}% while over target)`,
     )
   }
+  const ranges = parameterRanges(cfg)
   return {
     parameters: {
-      compressionTrigger: round(clamp(compressionTrigger, PARAMETER_RANGES.compressionTrigger)),
-      fullMessageWindow: Math.round(clamp(fullMessageWindow, PARAMETER_RANGES.fullMessageWindow)),
-      minRelevance: round(clamp(minRelevance, PARAMETER_RANGES.minRelevance)),
+      compressionTrigger: round(clamp(compressionTrigger, ranges.compressionTrigger)),
+      fullMessageWindow: Math.round(clamp(fullMessageWindow, ranges.fullMessageWindow)),
+      minRelevance: round(clamp(minRelevance, ranges.minRelevance)),
       targetUsageRatio: target,
     },
     adjustments,
@@ -140,7 +225,7 @@ export interface OptimizerStepInput {
   now: Date
   tokenCounter: TokenCounter
   budget?: Partial<TokenBudgetConfig>
-  config?: OptimizerConfig
+  config?: Partial<OptimizerConfig>
 }
 
 export interface OptimizerStepResult {
@@ -155,7 +240,7 @@ export interface OptimizerStepResult {
  * suggestion into a concrete change, adapt the parameters, describe it all in a snapshot.
  */
 export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult {
-  const config = input.config ?? DEFAULT_OPTIMIZER_CONFIG
+  const config = input.config ? parseOptimizerConfig(input.config) : DEFAULT_OPTIMIZER_CONFIG
   const budget = parseTokenBudgetConfig(input.budget)
   const available = availableBudget(budget)
   const tokensBefore = input.entries.reduce((sum, e) => sum + e.tokenCount, 0)

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { ValidationError } from '../errors.ts'
 import {
   confidenceOnStore,
   confidenceOnUse,
   DEFAULT_KNOWLEDGE_CONFIG,
   extractDomains,
   KNOWLEDGE_CATEGORIES,
+  parseKnowledgeConfig,
   planKnowledgeDecay,
   rankKnowledge,
 } from './knowledge.ts'
@@ -40,8 +42,10 @@ describe('knowledge confidence', () => {
 
   it('adds 0.1 on a repeated store, capped at 1.0', () => {
     expect(confidenceOnStore(0.5, undefined)).toBe(0.6)
+    expect(confidenceOnStore(0.85, undefined)).toBe(0.95)
     expect(confidenceOnStore(0.9, undefined)).toBe(1)
     expect(confidenceOnStore(0.95, undefined)).toBe(1)
+    expect(confidenceOnStore(null, 1.4)).toBe(1)
     expect(confidenceOnStore(1, undefined)).toBe(1)
   })
 
@@ -52,8 +56,27 @@ describe('knowledge confidence', () => {
 
   it('adds 0.05 per use, capped at 1.0', () => {
     expect(confidenceOnUse(0.5)).toBe(0.55)
+    expect(confidenceOnUse(0.9)).toBe(0.95)
     expect(confidenceOnUse(0.95)).toBe(1)
     expect(confidenceOnUse(0.98)).toBe(1)
+  })
+})
+
+describe('knowledge config', () => {
+  it('takes partial settings', () => {
+    expect(confidenceOnStore(null, undefined, { initialConfidence: 0.3 })).toBe(0.3)
+    expect(confidenceOnStore(0.5, undefined, { repeatStoreBoost: 0.2 })).toBe(0.7)
+    expect(confidenceOnUse(0.5, { useBoost: 0.1, maxConfidence: 0.55 })).toBe(0.55)
+  })
+
+  it('rejects out-of-range settings, naming the field and the limit', () => {
+    try {
+      parseKnowledgeConfig({ decayAfterDays: 0 })
+      expect.unreachable()
+    } catch (e) {
+      expect(e).toBeInstanceOf(ValidationError)
+      expect((e as ValidationError).issues[0]).toMatchObject({ field: 'knowledge.decayAfterDays', limit: 1 })
+    }
   })
 })
 
@@ -91,6 +114,20 @@ describe('knowledge decay and pruning', () => {
     expect(planKnowledgeDecay([decayedToday], NOW).decayed).toEqual([])
     const decayedLastMonth = item('a', 0.4, { lastUsedAt: daysAgo(70), lastDecayAt: daysAgo(30) })
     expect(planKnowledgeDecay([decayedLastMonth], NOW).decayed).toEqual([{ id: 'a', confidence: 0.3 }])
+  })
+
+  it('follows a configured period, amount and prune bar', () => {
+    const config = { decayAfterDays: 7, decayAmount: 0.25, pruneBelow: 0.3 }
+    const plan = planKnowledgeDecay(
+      [
+        item('week', 0.8, { lastUsedAt: daysAgo(7) }),
+        item('six', 0.8, { lastUsedAt: daysAgo(6) }),
+        item('low', 0.5, { lastUsedAt: daysAgo(8) }),
+      ],
+      NOW,
+      config,
+    )
+    expect(plan).toEqual({ decayed: [{ id: 'week', confidence: 0.55 }], pruned: ['low'] })
   })
 
   it('prunes below 0.1, keeps exactly 0.1', () => {
@@ -154,6 +191,12 @@ describe('relevant knowledge (data flow step 10)', () => {
       ['1', 0.3],
     ])
     expect(rankKnowledge(facts, 'book a table at a restaurant')).toEqual([])
+  })
+
+  it('weighs a domain match by the configured weight', () => {
+    // weight 1: domain and the two words count the same, 1/3 x 0.7 < 2/3 x 0.9
+    const ranked = rankKnowledge(facts, 'the cookie banner on example.com', { domainWeight: 1 })
+    expect(ranked.map((m) => m.item.id)).toEqual(['2', '3', '1'])
   })
 
   it('honours limit and minimum confidence', () => {

@@ -28,6 +28,9 @@ export function parseKnowledgeConfig(input?: Partial<KnowledgeConfig>): Knowledg
   return parseWith(KnowledgeConfigSchema, input, 'knowledge')
 }
 
+const resolve = (config: Partial<KnowledgeConfig>): KnowledgeConfig =>
+  config === DEFAULT_KNOWLEDGE_CONFIG ? DEFAULT_KNOWLEDGE_CONFIG : parseKnowledgeConfig(config)
+
 // Confidence moves in steps of 0.05 and 0.1: rounding keeps 0.5 + 0.1 equal to 0.6, not 0.6000000000000001.
 const round = (n: number) => Math.round(n * 1e6) / 1e6
 
@@ -38,18 +41,20 @@ const round = (n: number) => Math.round(n * 1e6) / 1e6
 export function confidenceOnStore(
   existing: number | null,
   given: number | undefined,
-  config: KnowledgeConfig = DEFAULT_KNOWLEDGE_CONFIG,
+  config: Partial<KnowledgeConfig> = DEFAULT_KNOWLEDGE_CONFIG,
 ): number {
-  if (existing === null) return round(Math.min(config.maxConfidence, given ?? config.initialConfidence))
-  return round(Math.min(config.maxConfidence, Math.max(existing + config.repeatStoreBoost, given ?? 0)))
+  const cfg = resolve(config)
+  if (existing === null) return round(Math.min(cfg.maxConfidence, given ?? cfg.initialConfidence))
+  return round(Math.min(cfg.maxConfidence, Math.max(existing + cfg.repeatStoreBoost, given ?? 0)))
 }
 
 /** Confidence after a use: +0.05, capped. */
 export function confidenceOnUse(
   confidence: number,
-  config: KnowledgeConfig = DEFAULT_KNOWLEDGE_CONFIG,
+  config: Partial<KnowledgeConfig> = DEFAULT_KNOWLEDGE_CONFIG,
 ): number {
-  return round(Math.min(config.maxConfidence, confidence + config.useBoost))
+  const cfg = resolve(config)
+  return round(Math.min(cfg.maxConfidence, confidence + cfg.useBoost))
 }
 
 export interface DecayCandidate {
@@ -68,9 +73,10 @@ export interface DecayCandidate {
 export function planKnowledgeDecay(
   items: readonly DecayCandidate[],
   now: Date,
-  config: KnowledgeConfig = DEFAULT_KNOWLEDGE_CONFIG,
+  config: Partial<KnowledgeConfig> = DEFAULT_KNOWLEDGE_CONFIG,
 ): { decayed: { id: string; confidence: number }[]; pruned: string[] } {
-  const period = config.decayAfterDays * 86_400_000
+  const cfg = resolve(config)
+  const period = cfg.decayAfterDays * 86_400_000
   const decayed: { id: string; confidence: number }[] = []
   const pruned: string[] = []
   for (const item of items) {
@@ -80,12 +86,13 @@ export function planKnowledgeDecay(
     )
     let confidence = item.confidence
     if (now.getTime() - since >= period) {
-      confidence = round(Math.max(0, confidence - config.decayAmount))
+      confidence = round(Math.max(0, confidence - cfg.decayAmount))
       decayed.push({ id: item.id, confidence })
     }
-    if (confidence < config.pruneBelow) pruned.push(item.id)
+    if (confidence < cfg.pruneBelow) pruned.push(item.id)
   }
-  return { decayed: decayed.filter((d) => !pruned.includes(d.id)), pruned }
+  const gone = new Set(pruned)
+  return { decayed: decayed.filter((d) => !gone.has(d.id)), pruned }
 }
 
 export interface KnowledgeItem {
@@ -130,6 +137,16 @@ function domainMatches(queryDomain: string, itemDomain: string): boolean {
   )
 }
 
+export const DEFAULT_KNOWLEDGE_RANK_LIMIT = 10
+/** A shared domain outweighs shared words: "example.com" names the site, "title" could be anywhere. */
+export const DEFAULT_DOMAIN_MATCH_WEIGHT = 3
+
+export interface RankKnowledgeOptions {
+  limit?: number
+  minConfidence?: number
+  domainWeight?: number
+}
+
 /**
  * Spec 000, data flow step 10: the facts that bear on a domain or a text. A shared domain weighs
  * 3, each shared word 1; the sum, normalised by the query's size, is scaled by confidence.
@@ -137,15 +154,16 @@ function domainMatches(queryDomain: string, itemDomain: string): boolean {
 export function rankKnowledge<K extends KnowledgeItem>(
   items: readonly K[],
   query: string,
-  options: { limit?: number; minConfidence?: number } = {},
+  options: RankKnowledgeOptions = {},
 ): KnowledgeMatch<K>[] {
-  const limit = options.limit ?? 10
+  const limit = options.limit ?? DEFAULT_KNOWLEDGE_RANK_LIMIT
   const minConfidence = options.minConfidence ?? 0
+  const domainWeight = options.domainWeight ?? DEFAULT_DOMAIN_MATCH_WEIGHT
   const queryDomains = extractDomains(query)
   // The words of a domain are counted by the domain match, not again one by one.
   const domainWords = new Set(queryDomains.flatMap((d) => d.split('.')))
   const queryTerms = new Set([...terms(query)].filter((t) => !domainWords.has(t)))
-  const weightTotal = queryDomains.length * 3 + queryTerms.size || 1
+  const weightTotal = queryDomains.length * domainWeight + queryTerms.size || 1
   const matches: KnowledgeMatch<K>[] = []
   for (const item of items) {
     if (item.confidence < minConfidence) continue
@@ -156,7 +174,7 @@ export function rankKnowledge<K extends KnowledgeItem>(
     let weight = 0
     for (const domain of queryDomains) {
       if (itemDomains.some((d) => domainMatches(domain, d))) {
-        weight += 3
+        weight += domainWeight
         matched.push(domain)
       }
     }

@@ -27,6 +27,7 @@ describe('vector storage', () => {
     expect(cosineSimilarity([1, 1], [2, 2])).toBeCloseTo(1)
     expect(cosineSimilarity([1, 0], [-1, 0])).toBe(-1)
     expect(cosineSimilarity([0, 0], [1, 0])).toBe(0)
+    expect(() => cosineSimilarity([1, 0], [1, 0, 0])).toThrow(ValidationError)
     expect(vectorNorm([3, 4])).toBe(5)
   })
 })
@@ -37,11 +38,11 @@ describe('ExactVectorIndex', () => {
     const index = new ExactVectorIndex()
     const vectors = new Map<string, Float32Array>()
     for (let i = 0; i < 500; i++) {
-      const v = Float32Array.from({ length: 32 }, random)
+      const v = Float32Array.from({ length: 34 }, random)
       vectors.set(`v${i}`, v)
       index.upsert(`v${i}`, v)
     }
-    const query = Float32Array.from({ length: 32 }, random)
+    const query = Float32Array.from({ length: 34 }, random)
     const expected = [...vectors]
       .map(([id, v]) => ({ id, similarity: cosineSimilarity(query, v) }))
       .sort((a, b) => b.similarity - a.similarity)
@@ -77,6 +78,41 @@ describe('ExactVectorIndex', () => {
     })()
     expect(error?.issues[0]).toMatchObject({ field: 'vector', limit: 3 })
     expect(() => index.upsert('b', Float32Array.from([1]))).toThrow(ValidationError)
+  })
+
+  it('scores a stored zero vector 0, takes the whole part of a limit, and caps it at the size', () => {
+    const index = new ExactVectorIndex()
+    index.upsert('zero', Float32Array.from([0, 0]))
+    index.upsert('x', Float32Array.from([3, 0]))
+    index.upsert('y', Float32Array.from([0, -2]))
+    const query = Float32Array.from([1, 0])
+    expect(index.search(query, 10)).toEqual([
+      { id: 'x', similarity: 1 },
+      { id: 'zero', similarity: 0 },
+      { id: 'y', similarity: 0 },
+    ])
+    expect(index.search(query, 1.9)).toEqual([{ id: 'x', similarity: 1 }])
+    expect(index.search(query, 0.5)).toEqual([])
+    expect(index.search(query, Number.NaN)).toEqual([])
+  })
+
+  it('accepts a new dimension once emptied', () => {
+    const index = new ExactVectorIndex()
+    index.upsert('a', Float32Array.from([1, 0]))
+    expect(index.dimensions).toBe(2)
+    index.remove('a')
+    expect(index.dimensions).toBeNull()
+    index.upsert('b', Float32Array.from([1, 0, 0]))
+    expect(index.dimensions).toBe(3)
+    expect(index.size).toBe(1)
+  })
+
+  it('grows its buffer past the initial capacity without losing vectors', () => {
+    const index = new ExactVectorIndex()
+    for (let i = 0; i < 40; i++) index.upsert(`v${i}`, Float32Array.from([i + 1, 1]))
+    expect(index.size).toBe(40)
+    expect(index.search(Float32Array.from([1, 0]), 1)[0]?.id).toBe('v39')
+    expect(index.search(Float32Array.from([0, 1]), 1)[0]?.id).toBe('v0')
   })
 
   it('returns nothing for a zero query, an empty index or a zero limit', () => {

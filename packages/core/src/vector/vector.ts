@@ -41,6 +41,27 @@ export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): nu
   return norms === 0 ? 0 : dot / norms
 }
 
+/**
+ * dot(data[offset..offset+dims], query): the scan's inner loop. Four accumulators let the CPU
+ * overlap the additions, and a small function of its own is what V8 optimises best.
+ */
+function dotAt(data: Float32Array, offset: number, query: Float32Array, dims: number): number {
+  let a = 0
+  let b = 0
+  let c = 0
+  let d = 0
+  let i = 0
+  for (; i + 3 < dims; i += 4) {
+    const o = offset + i
+    a += (data[o] as number) * (query[i] as number)
+    b += (data[o + 1] as number) * (query[i + 1] as number)
+    c += (data[o + 2] as number) * (query[i + 2] as number)
+    d += (data[o + 3] as number) * (query[i + 3] as number)
+  }
+  for (; i < dims; i++) a += (data[offset + i] as number) * (query[i] as number)
+  return a + b + c + d
+}
+
 export interface VectorHit {
   id: string
   similarity: number
@@ -89,6 +110,7 @@ export class ExactVectorIndex implements VectorIndex {
       this.ids.push(id)
       this.slots.set(id, slot)
     }
+    // A stored zero vector stays zeros: it scores 0 against every query instead of NaN.
     const norm = vectorNorm(vector)
     const offset = slot * dims
     for (let i = 0; i < dims; i++) this.data[offset + i] = norm === 0 ? 0 : (vector[i] as number) / norm
@@ -112,22 +134,21 @@ export class ExactVectorIndex implements VectorIndex {
   }
 
   search(query: Float32Array, limit: number): VectorHit[] {
-    if (this.dims === null || this.ids.length === 0 || limit <= 0) return []
+    // `!(limit >= 1)` also turns NaN away; a fractional limit means its whole part.
+    if (this.dims === null || this.ids.length === 0 || !(limit >= 1)) return []
     this.checkDimensions(query.length)
     const dims = this.dims
     const queryNorm = vectorNorm(query)
+    // A zero query has no direction: every similarity would be 0/0, so nothing is "near" it.
     if (queryNorm === 0) return []
-    const k = Math.min(limit, this.ids.length)
+    const k = Math.min(Math.floor(limit), this.ids.length)
     // A min-heap of the best k: the root is the worst kept hit, replaced when beaten.
     const heapScores = new Float64Array(k)
     const heapSlots = new Int32Array(k)
     let heapSize = 0
     const data = this.data
     for (let slot = 0; slot < this.ids.length; slot++) {
-      const offset = slot * dims
-      let dot = 0
-      for (let i = 0; i < dims; i++) dot += (data[offset + i] as number) * (query[i] as number)
-      const score = dot / queryNorm
+      const score = dotAt(data, slot * dims, query, dims) / queryNorm
       if (heapSize < k) {
         let i = heapSize++
         while (i > 0) {
@@ -156,11 +177,16 @@ export class ExactVectorIndex implements VectorIndex {
         heapSlots[i] = slot
       }
     }
-    const hits: VectorHit[] = []
-    for (let i = 0; i < heapSize; i++) {
-      hits.push({ id: this.ids[heapSlots[i] as number] as string, similarity: heapScores[i] as number })
-    }
-    return hits.sort((a, b) => b.similarity - a.similarity)
+    // Ties in slot order, so equal scores come back in a stable order.
+    const order = Array.from({ length: heapSize }, (_, i) => i).sort(
+      (a, b) =>
+        (heapScores[b] as number) - (heapScores[a] as number) ||
+        (heapSlots[a] as number) - (heapSlots[b] as number),
+    )
+    return order.map((i) => ({
+      id: this.ids[heapSlots[i] as number] as string,
+      similarity: heapScores[i] as number,
+    }))
   }
 
   private checkDimensions(length: number): void {
