@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'prisma/config'
@@ -11,4 +12,7 @@ export default defineConfig({
   schema: path.join(root, 'prisma', 'schema.prisma'),
   migrations: { path: path.join(root, 'prisma', 'migrations') },
   datasource: { url },
+  // FTS5 virtual tables live in migrations only (see prisma/external-tables.json).
+  experimental: { externalTables: true },
+  tables: { external: JSON.parse(fs.readFileSync(path.join(root, 'prisma', 'external-tables.json'), 'utf8')) },
 })

@@ -13,6 +13,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const schemaPath = path.join(root, 'prisma', 'schema.prisma')
 const migrationsDir = path.join(root, 'prisma', 'migrations')
 const requireFromApi = createRequire(path.join(root, 'apps', 'api', 'package.json'))
+// Tables the migrations own but schema.prisma cannot describe (FTS5 virtual tables and their shadows).
+const externalTables = JSON.parse(fs.readFileSync(path.join(root, 'prisma', 'external-tables.json'), 'utf8'))
 
 async function loadEngine() {
   const engineDir = path.dirname(requireFromApi.resolve('@prisma/schema-engine-wasm'))
@@ -95,7 +97,7 @@ async function pendingSql() {
     to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
     script: true,
     exitCode: true,
-    filters: { externalTables: [], externalEnums: [] },
+    filters: { externalTables, externalEnums: [] },
   })
   const sql = (result.stdout ?? '').trim()
   return sql === '' || /^-- This is an empty migration\.?$/.test(sql) ? '' : `${sql}\n`

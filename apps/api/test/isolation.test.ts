@@ -261,6 +261,19 @@ describe("an agent key never reads or changes another agent's data", () => {
       expect: (d) => expect(d.createLiveToken.__typename).toBe(forbidden),
     },
     {
+      name: "search finds only A's messages",
+      query: `{ search(input: { query: "secret password hunter2 example" }) { ... on SearchResult { hits { message { content } } } } }`,
+      expect: (d) => {
+        expect(d.search.hits.length).toBeGreaterThan(0)
+        expect(JSON.stringify(d)).not.toContain('hunter2')
+      },
+    },
+    {
+      name: 'search naming B',
+      query: `{ search(input: { agentId: "agent-b", query: "password" }) { __typename } }`,
+      expect: (d) => expect(d.search.__typename).toBe(forbidden),
+    },
+    {
       name: 'runOptimizer naming B',
       query: `mutation { runOptimizer(agentId: "agent-b") { __typename } }`,
       expect: (d) => expect(d.runOptimizer.__typename).toBe(forbidden),

@@ -4,5 +4,6 @@ import './session.ts'
 import './memory-entry.ts'
 import './knowledge.ts'
 import './optimizer.ts'
+import './search.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

@@ -16,6 +16,7 @@ import { MemoryService } from './memory-service.ts'
 import { type Logger, OptimizerService } from './optimizer-service.ts'
 import { ParameterStore } from './parameter-store.ts'
 import { PrismaSessionRepository } from './prisma-session-repository.ts'
+import { SearchService } from './search-service.ts'
 
 export interface ServicesOptions {
   db: Database
@@ -68,5 +69,6 @@ export function createServices(options: ServicesOptions) {
     knowledge: new KnowledgeService(db, clock, limits),
     agents: new AgentService(db),
     liveTokens: new LiveTokens(clock),
+    search: new SearchService(db, limits),
   }
 }

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { score components { bm25 } conversationId message { id content } } } ... on ValidationError { issues { field limit } } ... on Error { message } } }`
+
+describe('search over messages (FTS5 bm25)', () => {
+  let t: TestApp
+  let key: string
+  beforeAll(async () => {
+    t = await createTestApp()
+    key = await createAgentKey(t, 'agent-s')
+    const add = (conversationId: string, content: string) =>
+      t.gql(
+        `mutation($c: String!, $m: String!) { addMessage(input: { conversationId: $c, role: USER, content: $m }) { __typename } }`,
+        { c: conversationId, m: content },
+        key,
+      )
+    await add('trip', 'We went camping by the lake last summer and saw the stars')
+    await add('trip', 'The museum visit was boring')
+    await add('trip', 'Camping again next month? I bought a new tent for camping trips')
+    await add('work', 'The quarterly report is due on Friday')
+  })
+  afterAll(() => t.close())
+
+  const search = (input: Record<string, unknown>) => t.gql(SEARCH, { input }, key)
+
+  it('ranks the turns that match more (and rarer) words first, with stemming', async () => {
+    const r = await search({ query: 'When did they go camping?' })
+    const hits = r.data.search.hits
+    expect(hits.map((h: any) => h.message.content.slice(0, 12))).toEqual(['Camping agai', 'We went camp'])
+    expect(hits[0].score).toBeGreaterThan(hits[1].score)
+    expect(hits[0].components.bm25).toBe(hits[0].score)
+    expect(hits[0].conversationId).toBe('trip')
+  })
+
+  it('filters by conversation and honours the limit', async () => {
+    expect(
+      (await search({ query: 'camping report', conversationId: 'work' })).data.search.hits.map(
+        (h: any) => h.conversationId,
+      ),
+    ).toEqual(['work'])
+    expect((await search({ query: 'camping', limit: 1 })).data.search.hits).toHaveLength(1)
+  })
+
+  it('finds nothing for stop words only, and treats FTS syntax as words', async () => {
+    expect((await search({ query: 'the and of' })).data.search.hits).toEqual([])
+    expect((await search({ query: 'NEAR(camping "tent") OR *' })).data.search.hits.length).toBeGreaterThan(0)
+  })
+
+  it('rejects an empty or overlong query and a bad limit, naming the field', async () => {
+    expect((await search({ query: '' })).data.search.issues[0].field).toBe('query')
+    expect((await search({ query: 'x'.repeat(2_001) })).data.search.issues[0]).toEqual({
+      field: 'query',
+      limit: '2000',
+    })
+    expect((await search({ query: 'camping', limit: 101 })).data.search.issues[0]).toEqual({
+      field: 'limit',
+      limit: '100',
+    })
+  })
+
+  it('keeps the index in step with deletes', async () => {
+    await t.gql(`mutation { deleteSession(conversationId: "trip") { __typename } }`, {}, key)
+    expect((await search({ query: 'camping' })).data.search.hits).toEqual([])
+    expect((await search({ query: 'report' })).data.search.hits).toHaveLength(1)
+  })
+})
