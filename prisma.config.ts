@@ -14,5 +14,7 @@ export default defineConfig({
   datasource: { url },
   // FTS5 virtual tables live in migrations only (see prisma/external-tables.json).
   experimental: { externalTables: true },
-  tables: { external: JSON.parse(fs.readFileSync(path.join(root, 'prisma', 'external-tables.json'), 'utf8')) },
+  tables: {
+    external: JSON.parse(fs.readFileSync(path.join(root, 'prisma', 'external-tables.json'), 'utf8')),
+  },
 })
