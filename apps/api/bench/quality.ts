@@ -1,0 +1,201 @@
+// Retrieval quality on a LoCoMo-format dataset: `pnpm bench:quality -- --dataset PATH`.
+// Ingests every conversation through the public API (one addMessage per turn, with its session's
+// real time and the turn id in metadata), asks every question through `search` over MESSAGES and
+// reports recall@k per category, next to a plain BM25 baseline computed in the same run.
+import fs from 'node:fs'
+import path from 'node:path'
+import { queryTerms } from '@engram/core'
+import { type BenchRow, writeReport } from '../../../packages/core/bench/report.ts'
+import { createAgentKey, createTestApp } from '../test/helpers.ts'
+
+interface Turn {
+  speaker: string
+  dia_id: string
+  text: string
+  blip_caption?: string
+}
+interface Sample {
+  sample_id: string
+  conversation: Record<string, unknown>
+  qa: { question: string; evidence: string[]; category: number }[]
+}
+
+const KS = [5, 10, 25] as const
+const CATEGORY_NAMES: Record<number, string> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+  5: 'adversarial',
+}
+
+function datasetPath(): string {
+  const index = process.argv.indexOf('--dataset')
+  const given = index >= 0 ? process.argv[index + 1] : undefined
+  // pnpm runs the script in apps/api; a relative path means relative to where it was typed.
+  const value = given ? path.resolve(process.env.INIT_CWD ?? process.cwd(), given) : undefined
+  if (!value || !fs.existsSync(value)) {
+    console.error('usage: pnpm bench:quality -- --dataset PATH   (e.g. ../shared/datasets/locomo-dev.json)')
+    process.exit(2)
+  }
+  return value
+}
+
+/** "1:56 pm on 8 May, 2023" → a UTC date. */
+function sessionTime(text: string): Date {
+  const match = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(text)
+  if (!match) throw new Error(`unreadable session time: ${text}`)
+  const [, h, m, half, day, month, year] = match as unknown as string[]
+  const hour = (Number(h) % 12) + (half?.toLowerCase() === 'pm' ? 12 : 0)
+  const monthIndex = new Date(`${month} 1, 2000`).getMonth()
+  return new Date(Date.UTC(Number(year), monthIndex, Number(day), hour, Number(m)))
+}
+
+/** A few evidence ids are malformed ("D8:6; D9:17", "D:11:26", "D30:05"). */
+function normaliseEvidence(ids: string[]): string[] {
+  return ids
+    .flatMap((id) => id.split(/[;,\s]+/))
+    .map((id) => id.replace(/^D:/, 'D').replace(/:0+(\d)/, ':$1'))
+    .filter((id) => /^D\d+:\d+$/.test(id))
+}
+
+function sessionsOf(sample: Sample): { time: Date; turns: Turn[] }[] {
+  return Object.keys(sample.conversation)
+    .filter((k) => /^session_\d+$/.test(k))
+    .sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]))
+    .map((k) => ({
+      time: sessionTime(String(sample.conversation[`${k}_date_time`])),
+      turns: sample.conversation[k] as Turn[],
+    }))
+}
+
+/** The dataset README's baseline: BM25 over `Speaker said, "text"`, lowercase words, no stop words. */
+function bm25Baseline(docs: { id: string; text: string }[]) {
+  const k1 = 1.2
+  const b = 0.75
+  const tokenised = docs.map((d) => ({
+    id: d.id,
+    terms:
+      d.text
+        .toLowerCase()
+        .match(/[\p{L}\p{N}]+/gu)
+        ?.filter((w) => queryTerms(w).length) ?? [],
+  }))
+  const avg = tokenised.reduce((s, d) => s + d.terms.length, 0) / Math.max(1, tokenised.length)
+  const df = new Map<string, number>()
+  for (const d of tokenised) for (const t of new Set(d.terms)) df.set(t, (df.get(t) ?? 0) + 1)
+  const tf = tokenised.map((d) => {
+    const counts = new Map<string, number>()
+    for (const t of d.terms) counts.set(t, (counts.get(t) ?? 0) + 1)
+    return { id: d.id, counts, length: d.terms.length }
+  })
+  return (query: string, limit: number): string[] => {
+    const terms = queryTerms(query)
+    const scored = tf.map((d) => {
+      let score = 0
+      for (const t of terms) {
+        const f = d.counts.get(t)
+        if (!f) continue
+        const n = df.get(t) ?? 0
+        const idf = Math.log(1 + (tokenised.length - n + 0.5) / (n + 0.5))
+        score += (idf * f * (k1 + 1)) / (f + k1 * (1 - b + (b * d.length) / avg))
+      }
+      return { id: d.id, score }
+    })
+    return scored
+      .filter((s) => s.score > 0)
+      .sort((x, y) => y.score - x.score)
+      .slice(0, limit)
+      .map((s) => s.id)
+  }
+}
+
+const recall = (retrieved: string[], evidence: string[], k: number) =>
+  evidence.filter((id) => retrieved.slice(0, k).includes(id)).length / evidence.length
+
+const samples = JSON.parse(fs.readFileSync(datasetPath(), 'utf8')) as Sample[]
+const t = await createTestApp()
+type Scores = Record<string, { n: number; product: number[]; baseline: number[] }>
+const scores: Scores = {}
+const add = (bucket: string, product: number[], baseline: number[]) => {
+  const s = (scores[bucket] ??= { n: 0, product: KS.map(() => 0), baseline: KS.map(() => 0) })
+  s.n++
+  KS.forEach((_, i) => {
+    s.product[i] = (s.product[i] as number) + (product[i] as number)
+    s.baseline[i] = (s.baseline[i] as number) + (baseline[i] as number)
+  })
+}
+const started = performance.now()
+let turnsIngested = 0
+let questions = 0
+
+for (const sample of samples) {
+  const agentId = sample.sample_id.toLowerCase().replace(/[^a-z0-9_-]/g, '-')
+  const key = await createAgentKey(t, agentId)
+  const docs: { id: string; text: string }[] = []
+  for (const session of sessionsOf(sample)) {
+    for (const [i, turn] of session.turns.entries()) {
+      const said = `${turn.speaker} said, "${turn.text}"`
+      docs.push({ id: turn.dia_id, text: said })
+      const content = turn.blip_caption ? `${said} and shared ${turn.blip_caption}.` : said
+      const result = await t.gql(
+        `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename } }`,
+        {
+          input: {
+            conversationId: agentId,
+            role: 'USER',
+            content,
+            timestamp: new Date(session.time.getTime() + i * 1_000).toISOString(),
+            metadata: { dia_id: turn.dia_id, speaker: turn.speaker },
+          },
+        },
+        key,
+      )
+      if (result.data?.addMessage?.__typename !== 'Message')
+        throw new Error(`ingest failed: ${JSON.stringify(result)}`)
+      turnsIngested++
+    }
+  }
+  const baseline = bm25Baseline(docs)
+  for (const qa of sample.qa) {
+    const evidence = normaliseEvidence(qa.evidence)
+    if (evidence.length === 0) continue
+    const result = await t.gql(
+      `query($q: String!) { search(input: { query: $q, scopes: [MESSAGES], limit: 25 }) { ... on SearchResult { hits { message { metadata } } } } }`,
+      { q: qa.question },
+      key,
+    )
+    const retrieved = (result.data.search.hits as { message: { metadata: { dia_id?: string } } }[]).map((h) =>
+      String(h.message.metadata.dia_id),
+    )
+    const base = baseline(qa.question, 25)
+    const product = KS.map((k) => recall(retrieved, evidence, k))
+    const reference = KS.map((k) => recall(base, evidence, k))
+    add(`${qa.category} ${CATEGORY_NAMES[qa.category] ?? ''}`.trim(), product, reference)
+    add('overall', product, reference)
+    questions++
+  }
+}
+await t.close()
+
+const rows: BenchRow[] = []
+for (const [bucket, s] of Object.entries(scores).sort(([a], [b]) =>
+  a === 'overall' ? 1 : b === 'overall' ? -1 : a.localeCompare(b),
+)) {
+  KS.forEach((k, i) => {
+    const product = ((s.product[i] as number) / s.n) * 100
+    const baseline = ((s.baseline[i] as number) / s.n) * 100
+    rows.push({
+      name: `${bucket} R@${k}`,
+      value: product,
+      unit: '%',
+      note: `baseline BM25 ${baseline.toFixed(1)}%, ${product >= baseline ? '+' : ''}${(product - baseline).toFixed(1)} pts, n=${s.n}`,
+    })
+  })
+}
+rows.push({ name: 'turns ingested through addMessage', value: turnsIngested, unit: 'turns' })
+rows.push({ name: 'questions asked through search', value: questions, unit: 'questions' })
+rows.push({ name: 'wall time (ingest + questions)', value: (performance.now() - started) / 1_000, unit: 's' })
+writeReport('quality', `Retrieval quality: ${samples.map((s) => s.sample_id).join(', ')}`, rows, {
+  dataset: datasetPath(),
+})
