@@ -118,7 +118,8 @@ const t = await createTestApp()
 type Scores = Record<string, { n: number; product: number[]; baseline: number[] }>
 const scores: Scores = {}
 const add = (bucket: string, product: number[], baseline: number[]) => {
-  const s = (scores[bucket] ??= { n: 0, product: KS.map(() => 0), baseline: KS.map(() => 0) })
+  scores[bucket] ??= { n: 0, product: KS.map(() => 0), baseline: KS.map(() => 0) }
+  const s = scores[bucket]
   s.n++
   KS.forEach((_, i) => {
     s.product[i] = (s.product[i] as number) + (product[i] as number)
