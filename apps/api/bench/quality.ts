@@ -113,6 +113,15 @@ function bm25Baseline(docs: { id: string; text: string }[]) {
 const recall = (retrieved: string[], evidence: string[], k: number) =>
   evidence.filter((id) => retrieved.slice(0, k).includes(id)).length / evidence.length
 
+// Options to compare settings side by side: --strategy LEXICAL|HYBRID, --weights BM25,VECTOR.
+const option = (name: string) => {
+  const index = process.argv.indexOf(name)
+  return index >= 0 ? process.argv[index + 1] : undefined
+}
+const strategy = option('--strategy') ?? null
+const weightsArg = option('--weights')?.split(',').map(Number)
+const weights = weightsArg ? { bm25: weightsArg[0], vector: weightsArg[1] } : null
+
 const samples = JSON.parse(fs.readFileSync(datasetPath(), 'utf8')) as Sample[]
 const t = await createTestApp()
 type Scores = Record<string, { n: number; product: number[]; baseline: number[] }>
@@ -162,8 +171,8 @@ for (const sample of samples) {
     const evidence = normaliseEvidence(qa.evidence)
     if (evidence.length === 0) continue
     const result = await t.gql(
-      `query($q: String!) { search(input: { query: $q, scopes: [MESSAGES], limit: 25 }) { ... on SearchResult { hits { message { metadata } } } } }`,
-      { q: qa.question },
+      `query($q: String!, $s: SearchStrategy, $w: SearchWeightsInput) { search(input: { query: $q, scopes: [MESSAGES], limit: 25, strategy: $s, weights: $w }) { ... on SearchResult { hits { message { metadata } } } } }`,
+      { q: qa.question, s: strategy, w: weights },
       key,
     )
     const retrieved = (result.data.search.hits as { message: { metadata: { dia_id?: string } } }[]).map((h) =>

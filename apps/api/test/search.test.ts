@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
-const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { score components { bm25 } conversationId message { id content } } } ... on ValidationError { issues { field limit } } ... on Error { message } } }`
+const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { score components { bm25 vector } conversationId message { id content } } } ... on ValidationError { issues { field limit } } ... on Error { message } } }`
 
 describe('search over messages (FTS5 bm25)', () => {
   let t: TestApp
@@ -25,11 +25,11 @@ describe('search over messages (FTS5 bm25)', () => {
   const search = (input: Record<string, unknown>) => t.gql(SEARCH, { input }, key)
 
   it('ranks the turns that match more (and rarer) words first, with stemming', async () => {
-    const r = await search({ query: 'When did they go camping?' })
+    const r = await search({ query: 'When did they go camping?', strategy: 'LEXICAL' })
     const hits = r.data.search.hits
     expect(hits.map((h: any) => h.message.content.slice(0, 12))).toEqual(['Camping agai', 'We went camp'])
     expect(hits[0].score).toBeGreaterThan(hits[1].score)
-    expect(hits[0].components.bm25).toBe(hits[0].score)
+    expect(hits[0].components).toEqual({ bm25: hits[0].score, vector: 0 })
     expect(hits[0].conversationId).toBe('trip')
   })
 
@@ -59,9 +59,38 @@ describe('search over messages (FTS5 bm25)', () => {
     })
   })
 
-  it('keeps the index in step with deletes', async () => {
+  it('hybrid: fuses bm25 with the embedding, and finds a misspelling bm25 cannot', async () => {
+    const r = await search({ query: 'camping tent' })
+    const top = r.data.search.hits[0]
+    expect(top.message.content).toMatch(/^Camping again/)
+    expect(top.components.bm25).toBeGreaterThan(0)
+    expect(top.components.vector).toBeGreaterThan(0)
+    // 0.7 x bm25 scaled to the best candidate + 0.3 x cosine
+    expect(top.score).toBeCloseTo(0.7 + 0.3 * top.components.vector, 6)
+    expect((await search({ query: 'campng', strategy: 'LEXICAL' })).data.search.hits).toEqual([])
+    const typo = await search({ query: 'campng' })
+    expect(typo.data.search.hits[0].message.content).toMatch(/[Cc]amping/)
+    expect(typo.data.search.hits[0].components.bm25).toBe(0)
+  })
+
+  it('takes weights between 0 and 1, naming the field', async () => {
+    const r = await search({ query: 'camping', weights: { vector: 1.5 } })
+    expect(r.data.search.issues[0]).toEqual({ field: 'weights.vector', limit: '0..1' })
+    const lexicalOnly = await search({ query: 'camping', weights: { bm25: 1, vector: 0 } })
+    expect(lexicalOnly.data.search.hits[0].score).toBe(1)
+  })
+
+  it('keeps the index and the vectors in step with new messages and deletes', async () => {
+    await t.gql(
+      `mutation { addMessage(input: { conversationId: "work", role: USER, content: "Kayaking plans for the weekend" }) { __typename } }`,
+      {},
+      key,
+    )
+    expect((await search({ query: 'kayaking' })).data.search.hits[0].message.content).toMatch(/^Kayaking/)
     await t.gql(`mutation { deleteSession(conversationId: "trip") { __typename } }`, {}, key)
-    expect((await search({ query: 'camping' })).data.search.hits).toEqual([])
-    expect((await search({ query: 'report' })).data.search.hits).toHaveLength(1)
+    expect((await search({ query: 'camping', strategy: 'LEXICAL' })).data.search.hits).toEqual([])
+    const hybrid = await search({ query: 'camping trips' })
+    expect(hybrid.data.search.hits.every((h: any) => h.conversationId === 'work')).toBe(true)
+    expect((await search({ query: 'report', strategy: 'LEXICAL' })).data.search.hits).toHaveLength(1)
   })
 })

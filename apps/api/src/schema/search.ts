@@ -13,7 +13,12 @@ const SearchScopeEnum = builder.enumType('SearchScope', {
 const ScoreComponents = builder.objectRef<MessageHit['components']>('ScoreComponents').implement({
   description: 'Why a hit scored what it did: each component of its score.',
   fields: (t) => ({
-    bm25: t.exposeFloat('bm25', { description: 'Lexical relevance (SQLite FTS5 bm25, higher is better)' }),
+    bm25: t.exposeFloat('bm25', {
+      description: 'Lexical relevance (SQLite FTS5 bm25, higher is better; 0 when no word matches)',
+    }),
+    vector: t.exposeFloat('vector', {
+      description: 'Cosine similarity of the embeddings (0 when it was not a vector candidate)',
+    }),
   }),
 })
 
@@ -31,6 +36,17 @@ const SearchResult = builder.objectRef<{ hits: MessageHit[] }>('SearchResult').i
   fields: (t) => ({ hits: t.field({ type: [SearchHitRef], resolve: (r) => r.hits }) }),
 })
 
+const SearchStrategyEnum = builder.enumType('SearchStrategy', {
+  values: {
+    HYBRID: { value: 'HYBRID', description: 'BM25 and vector candidates, fused by weight (default)' },
+    LEXICAL: { value: 'LEXICAL', description: 'BM25 only' },
+  } as const,
+})
+
+const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
+  fields: (t) => ({ bm25: t.float(), vector: t.float() }),
+})
+
 const SearchInput = builder.inputType('SearchInput', {
   fields: (t) => ({
     agentId: t.id(),
@@ -38,6 +54,8 @@ const SearchInput = builder.inputType('SearchInput', {
     scopes: t.field({ type: [SearchScopeEnum], defaultValue: ['MESSAGES'] }),
     conversationId: t.string({ description: 'Only this conversation.' }),
     limit: t.int({ defaultValue: 10 }),
+    strategy: t.field({ type: SearchStrategyEnum, defaultValue: 'HYBRID' }),
+    weights: t.field({ type: SearchWeightsInput, description: 'Each 0..1; defaults bm25 0.7, vector 0.3.' }),
   }),
 })
 
@@ -52,6 +70,10 @@ builder.queryField('search', (t) =>
       const hits = await ctx.services.search.messages(scope, input.query, {
         limit: input.limit ?? 10,
         conversationId: input.conversationId,
+        strategy: input.strategy,
+        weights: input.weights
+          ? { bm25: input.weights.bm25 ?? undefined, vector: input.weights.vector ?? undefined }
+          : null,
       })
       return { hits }
     },

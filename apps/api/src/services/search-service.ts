@@ -1,5 +1,8 @@
 import {
+  createHashingEmbedder,
+  ExactVectorIndex,
   ftsMatchExpression,
+  type HashingEmbedder,
   type Limits,
   NotFoundError,
   type StoredMessage,
@@ -12,26 +15,54 @@ export interface MessageHit {
   message: StoredMessage
   conversationId: string
   score: number
-  components: { bm25: number }
+  components: { bm25: number; vector: number }
 }
 
+export type SearchStrategy = 'LEXICAL' | 'HYBRID'
+export interface SearchWeights {
+  bm25: number
+  vector: number
+}
+// Lexical-led: on the LoCoMo development set 0.7/0.3 beat 0.5/0.5 and 0.4/0.6 at every k.
+export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { bm25: 0.7, vector: 0.3 }
+/** Each side proposes this many times the requested hits before fusion (spec 002: candidates ×3). */
+export const CANDIDATE_FACTOR = 3
 export const MAX_QUERY_CHARS = 2_000
 
+/** An agent's message vectors, kept in memory and brought up to date from the table on use. */
+interface MessageVectors {
+  index: ExactVectorIndex
+  sessionOf: Map<string, string>
+  maxId: number
+  count: number
+}
+
 /**
- * Search over an agent's conversation messages, turn by turn (spec 003's chunks). Lexical scoring
- * is SQLite FTS5's bm25() over the "MessageSearch" index (porter stemming); the score is its
- * negation, so higher is better.
+ * Search over an agent's conversation messages, turn by turn (spec 003's chunks). Lexical: SQLite
+ * FTS5 bm25() over "MessageSearch" (porter stemming), negated so higher is better. Hybrid adds the
+ * cosine of the offline embedder's vectors; both sides propose candidates, fused by weight.
  */
 export class SearchService {
+  private readonly vectors = new Map<string, MessageVectors>()
+  private readonly embedder: HashingEmbedder
+
   constructor(
     private readonly db: Database,
     private readonly limits: Limits,
-  ) {}
+    embedder?: HashingEmbedder,
+  ) {
+    this.embedder = embedder ?? createHashingEmbedder()
+  }
 
   async messages(
     scope: string,
     query: string,
-    options: { limit: number; conversationId?: string | null },
+    options: {
+      limit: number
+      conversationId?: string | null
+      strategy?: SearchStrategy | null
+      weights?: Partial<SearchWeights> | null
+    },
   ): Promise<MessageHit[]> {
     if (query.trim().length === 0 || query.length > MAX_QUERY_CHARS) {
       throw new ValidationError([
@@ -47,6 +78,17 @@ export class SearchService {
         },
       ])
     }
+    const weights = {
+      ...DEFAULT_SEARCH_WEIGHTS,
+      ...Object.fromEntries(Object.entries(options.weights ?? {}).filter(([, v]) => v != null)),
+    }
+    for (const [field, value] of Object.entries(weights)) {
+      if (!(value >= 0 && value <= 1)) {
+        throw new ValidationError([
+          { field: `weights.${field}`, message: 'must be between 0 and 1', limit: '0..1' },
+        ])
+      }
+    }
     const match = ftsMatchExpression(query)
     if (!match) return []
     let sessionId: string | null = null
@@ -57,31 +99,90 @@ export class SearchService {
       if (!session) throw new NotFoundError('Session', options.conversationId)
       sessionId = session.id
     }
+    const strategy = options.strategy ?? 'HYBRID'
+    const candidates = strategy === 'LEXICAL' ? options.limit : options.limit * CANDIDATE_FACTOR
+
     const ranked = await this.db.$queryRawUnsafe<{ id: number; rank: number }[]>(
       `SELECT m."id" AS id, bm25("MessageSearch") AS rank
          FROM "MessageSearch" JOIN "Message" m ON m."id" = "MessageSearch"."rowid"
         WHERE "MessageSearch" MATCH ? AND m."agentId" = ?${sessionId ? ' AND m."sessionId" = ?' : ''}
         ORDER BY rank LIMIT ?`,
-      ...[match, scope, ...(sessionId ? [sessionId] : []), options.limit],
+      ...[match, scope, ...(sessionId ? [sessionId] : []), candidates],
     )
-    if (ranked.length === 0) return []
+    const lexical = new Map(ranked.map((r) => [String(r.id), -Number(r.rank)]))
+    const semantic = new Map<string, number>()
+    if (strategy === 'HYBRID') {
+      const vectors = await this.messageVectors(scope)
+      // The index spans all of the agent's conversations: over-fetch when filtering to one.
+      const wanted = sessionId ? candidates * 10 : candidates
+      for (const hit of vectors.index.search(this.embedder.embedOne(query), wanted)) {
+        if (sessionId && vectors.sessionOf.get(hit.id) !== sessionId) continue
+        if (semantic.size >= candidates) break
+        semantic.set(hit.id, Math.max(0, hit.similarity))
+      }
+    }
+
+    // bm25 is scaled to [0, 1] by the best candidate; cosine is used as it is.
+    const best = Math.max(0, ...lexical.values())
+    const fused = [...new Set([...lexical.keys(), ...semantic.keys()])]
+      .map((id) => {
+        const bm25 = lexical.get(id) ?? 0
+        const vector = semantic.get(id) ?? 0
+        const score =
+          strategy === 'LEXICAL'
+            ? bm25
+            : weights.bm25 * (best > 0 ? bm25 / best : 0) + weights.vector * vector
+        return { id, bm25, vector, score }
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, options.limit)
+    if (fused.length === 0) return []
     const rows = await this.db.message.findMany({
-      where: { id: { in: ranked.map((r) => Number(r.id)) } },
+      where: { id: { in: fused.map((f) => Number(f.id)) }, agentId: scope },
       include: { session: { select: { conversationId: true } } },
     })
-    const byId = new Map(rows.map((row) => [row.id, row]))
-    return ranked.flatMap((r) => {
-      const row = byId.get(Number(r.id))
+    const byId = new Map(rows.map((row) => [String(row.id), row]))
+    return fused.flatMap((f) => {
+      const row = byId.get(f.id)
       if (!row) return []
-      const bm25 = -Number(r.rank)
+      const components = { bm25: f.bm25, vector: f.vector }
       return [
-        {
-          message: toMessage(row),
-          conversationId: row.session.conversationId,
-          score: bm25,
-          components: { bm25 },
-        },
+        { message: toMessage(row), conversationId: row.session.conversationId, score: f.score, components },
       ]
     })
+  }
+
+  /**
+   * The agent's message vectors: embedded on first use, topped up with messages added since, and
+   * rebuilt when any were deleted. Checked against the table on every search, so writes from any
+   * process are seen.
+   */
+  private async messageVectors(scope: string): Promise<MessageVectors> {
+    const count = await this.db.message.count({ where: { agentId: scope } })
+    let cached = this.vectors.get(scope)
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (!cached) {
+        cached = { index: new ExactVectorIndex(), sessionOf: new Map(), maxId: 0, count: 0 }
+        this.vectors.set(scope, cached)
+      }
+      const rows = await this.db.message.findMany({
+        where: { agentId: scope, id: { gt: cached.maxId } },
+        select: { id: true, content: true, sessionId: true },
+        orderBy: { id: 'asc' },
+      })
+      if (cached.count + rows.length !== count) {
+        cached = undefined // messages were deleted: start over
+        continue
+      }
+      for (const row of rows) {
+        const vector = this.embedder.embedOne(row.content)
+        if (vector.some((v) => v !== 0)) cached.index.upsert(String(row.id), vector)
+        cached.sessionOf.set(String(row.id), row.sessionId)
+        cached.maxId = row.id
+      }
+      cached.count = count
+      return cached
+    }
+    throw new Error('message vectors changed while they were being read')
   }
 }
