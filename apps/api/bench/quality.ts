@@ -113,14 +113,14 @@ function bm25Baseline(docs: { id: string; text: string }[]) {
 const recall = (retrieved: string[], evidence: string[], k: number) =>
   evidence.filter((id) => retrieved.slice(0, k).includes(id)).length / evidence.length
 
-// Options to compare settings side by side: --strategy LEXICAL|HYBRID, --weights BM25,VECTOR.
+// Options to compare settings side by side: --strategy LEXICAL|HYBRID, --weights BM25,VECTOR,CONTEXT.
 const option = (name: string) => {
   const index = process.argv.indexOf(name)
   return index >= 0 ? process.argv[index + 1] : undefined
 }
 const strategy = option('--strategy') ?? null
 const weightsArg = option('--weights')?.split(',').map(Number)
-const weights = weightsArg ? { bm25: weightsArg[0], vector: weightsArg[1] } : null
+const weights = weightsArg ? { bm25: weightsArg[0], vector: weightsArg[1], context: weightsArg[2] } : null
 
 const samples = JSON.parse(fs.readFileSync(datasetPath(), 'utf8')) as Sample[]
 const t = await createTestApp()

@@ -19,6 +19,9 @@ const ScoreComponents = builder.objectRef<MessageHit['components']>('ScoreCompon
     vector: t.exposeFloat('vector', {
       description: 'Cosine similarity of the embeddings (0 when it was not a vector candidate)',
     }),
+    context: t.exposeFloat('context', {
+      description: 'Half the scores of the candidate turns beside it (dialogue context), before weighting',
+    }),
   }),
 })
 
@@ -44,7 +47,7 @@ const SearchStrategyEnum = builder.enumType('SearchStrategy', {
 })
 
 const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
-  fields: (t) => ({ bm25: t.float(), vector: t.float() }),
+  fields: (t) => ({ bm25: t.float(), vector: t.float(), context: t.float() }),
 })
 
 const SearchInput = builder.inputType('SearchInput', {
@@ -55,7 +58,10 @@ const SearchInput = builder.inputType('SearchInput', {
     conversationId: t.string({ description: 'Only this conversation.' }),
     limit: t.int({ defaultValue: 10 }),
     strategy: t.field({ type: SearchStrategyEnum, defaultValue: 'HYBRID' }),
-    weights: t.field({ type: SearchWeightsInput, description: 'Each 0..1; defaults bm25 0.7, vector 0.3.' }),
+    weights: t.field({
+      type: SearchWeightsInput,
+      description: 'Each 0..1; defaults bm25 0.7, vector 0.3, context 1.',
+    }),
   }),
 })
 
@@ -72,7 +78,11 @@ builder.queryField('search', (t) =>
         conversationId: input.conversationId,
         strategy: input.strategy,
         weights: input.weights
-          ? { bm25: input.weights.bm25 ?? undefined, vector: input.weights.vector ?? undefined }
+          ? {
+              bm25: input.weights.bm25 ?? undefined,
+              vector: input.weights.vector ?? undefined,
+              context: input.weights.context ?? undefined,
+            }
           : null,
       })
       return { hits }
