@@ -99,6 +99,36 @@ describe('applyMigrations', () => {
     expect(rows.map((r) => r.migration_name)).not.toContain('29990101000000_broken')
   })
 
+  it('rebuilds a referenced table without cascading deletes into its dependants', () => {
+    const dir = tempDir()
+    const migrations = path.join(dir, 'migrations')
+    fs.cpSync(migrationsDirectory(), migrations, { recursive: true })
+    const file = path.join(dir, 'rebuild.db')
+    applyMigrations(file, migrations)
+    const db = new Database(file)
+    db.prepare(`INSERT INTO "Agent" ("id", "name") VALUES ('a', 'a')`).run()
+    db.prepare(
+      `INSERT INTO "Session" ("id", "agentId", "conversationId", "updatedAt") VALUES ('s', 'a', 'c', '2026-01-01')`,
+    ).run()
+    db.close()
+    // The shape Prisma generates for a table redefinition on SQLite.
+    fs.mkdirSync(path.join(migrations, '29990101000000_rebuild_agent'))
+    fs.writeFileSync(
+      path.join(migrations, '29990101000000_rebuild_agent', 'migration.sql'),
+      `PRAGMA foreign_keys=OFF;
+CREATE TABLE "new_Agent" ("id" TEXT NOT NULL PRIMARY KEY, "name" TEXT NOT NULL, "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP, "privacyMode" TEXT NOT NULL DEFAULT 'redact', "privacyPatterns" TEXT NOT NULL DEFAULT '[]', "note" TEXT);
+INSERT INTO "new_Agent" ("id", "name", "createdAt") SELECT "id", "name", "createdAt" FROM "Agent";
+DROP TABLE "Agent";
+ALTER TABLE "new_Agent" RENAME TO "Agent";
+PRAGMA foreign_keys=ON;
+`,
+    )
+    expect(applyMigrations(file, migrations).applied).toEqual(['29990101000000_rebuild_agent'])
+    const check = new Database(file, { readonly: true })
+    expect(check.prepare('SELECT COUNT(*) AS n FROM "Session"').get()).toEqual({ n: 1 })
+    check.close()
+  })
+
   it('refuses a migration edited after it was applied', () => {
     const dir = tempDir()
     const migrations = path.join(dir, 'migrations')

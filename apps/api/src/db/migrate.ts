@@ -73,13 +73,20 @@ export function applyMigrations(
         continue
       }
       const startedAt = new Date().toISOString()
+      // Foreign keys are off while a migration runs (PRAGMA foreign_keys is ignored inside a
+      // transaction): a table rebuild must not cascade. They are checked before it commits.
+      db.pragma('foreign_keys = OFF')
       db.transaction(() => {
         db.exec(sql)
+        const broken = db.pragma('foreign_key_check') as unknown[]
+        if (broken.length > 0)
+          throw new MigrationError(`Migration ${name} leaves ${broken.length} broken foreign key(s)`)
         db.prepare(
           `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
            VALUES (?, ?, ?, ?, NULL, NULL, ?, 1)`,
         ).run(randomUUID(), checksum, new Date().toISOString(), name, startedAt)
       })()
+      db.pragma('foreign_keys = ON')
       log(`applied migration ${name}`)
       applied.push(name)
     }
