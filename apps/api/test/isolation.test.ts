@@ -274,6 +274,11 @@ describe("an agent key never reads or changes another agent's data", () => {
       expect: (d) => expect(d.search.__typename).toBe(forbidden),
     },
     {
+      name: 'setPrivacyPolicy (admin only)',
+      query: `mutation { setPrivacyPolicy(agentId: "agent-b", mode: ALLOW) { __typename } }`,
+      expect: (d) => expect(d.setPrivacyPolicy.__typename).toBe(forbidden),
+    },
+    {
       name: 'runOptimizer naming B',
       query: `mutation { runOptimizer(agentId: "agent-b") { __typename } }`,
       expect: (d) => expect(d.runOptimizer.__typename).toBe(forbidden),

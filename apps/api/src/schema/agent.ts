@@ -1,6 +1,37 @@
+import { PRIVACY_MODES, type PrivacyMode } from '@engram/core'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { Agent as AgentRow, ApiKey as ApiKeyRow } from '../generated/prisma/client.ts'
+import type { StoredPrivacyPolicy } from '../services/privacy-service.ts'
+
+const PrivacyModeEnum = builder.enumType('PrivacyMode', {
+  description: 'What happens to sensitive data (SSNs, payment cards, own patterns) written for an agent.',
+  values: Object.fromEntries(PRIVACY_MODES.map((m) => [m.toUpperCase(), { value: m }])) as Record<
+    'REJECT' | 'REDACT' | 'ALLOW',
+    { value: PrivacyMode }
+  >,
+})
+
+const PrivacyPatternRef = builder.objectRef<{ name: string; pattern: string }>('PrivacyPattern').implement({
+  fields: (t) => ({ name: t.exposeString('name'), pattern: t.exposeString('pattern') }),
+})
+
+const PrivacyPolicyRef = builder.objectRef<StoredPrivacyPolicy>('PrivacyPolicy').implement({
+  fields: (t) => ({
+    mode: t.field({ type: PrivacyModeEnum, resolve: (p) => p.mode }),
+    patterns: t.field({ type: [PrivacyPatternRef], resolve: (p) => p.patterns }),
+  }),
+})
+
+const PrivacyPatternInput = builder.inputType('PrivacyPatternInput', {
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'How findings are named, e.g. employee_id' }),
+    pattern: t.string({
+      required: true,
+      description: 'A JavaScript regular expression, at most 200 characters',
+    }),
+  }),
+})
 
 const AgentRef = builder.objectRef<AgentRow>('Agent').implement({
   description: 'An agent: the owner of every session, entry, vector, fact and snapshot.',
@@ -8,6 +39,10 @@ const AgentRef = builder.objectRef<AgentRow>('Agent').implement({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    privacyPolicy: t.field({
+      type: PrivacyPolicyRef,
+      resolve: (agent, _args, ctx) => ctx.services.privacy.policy(agent.id),
+    }),
   }),
 })
 
@@ -82,6 +117,22 @@ const LiveTokenRef = builder.objectRef<{ token: string; expiresAt: Date }>('Live
 })
 
 builder.mutationFields((t) => ({
+  setPrivacyPolicy: t.field({
+    type: PrivacyPolicyRef,
+    errors: {},
+    description:
+      'Admin only: reject, redact or allow sensitive data written for the agent, with its own patterns.',
+    args: {
+      agentId: t.arg.id({ required: true }),
+      mode: t.arg({ type: PrivacyModeEnum, required: true }),
+      patterns: t.arg({ type: [PrivacyPatternInput], defaultValue: [] }),
+    },
+    resolve: async (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      const agent = await ctx.services.agents.requireAgent(String(args.agentId))
+      return ctx.services.privacy.setPolicy(agent.id, args.mode, args.patterns ?? [])
+    },
+  }),
   createLiveToken: t.field({
     type: LiveTokenRef,
     errors: {},

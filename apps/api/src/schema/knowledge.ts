@@ -172,8 +172,16 @@ builder.mutationFields((t) => ({
     description:
       'Stores a fact; storing the same (category, key) again updates it and raises its confidence.',
     args: { input: t.arg({ type: StoreKnowledgeInput, required: true }) },
-    resolve: async (_root, { input }, ctx) =>
-      ctx.services.knowledge.store(await agentScope(ctx, input.agentId), input),
+    resolve: async (_root, { input }, ctx) => {
+      const scope = await agentScope(ctx, input.agentId)
+      const [key, value] = (
+        await ctx.services.privacy.guard(scope, [
+          { field: 'key', text: input.key },
+          { field: 'value', text: input.value },
+        ])
+      ).texts
+      return ctx.services.knowledge.store(scope, { ...input, key: key as string, value: value as string })
+    },
   }),
   recordKnowledgeUse: t.field({
     type: KnowledgeRef,
@@ -188,8 +196,16 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: UpdateKnowledgeInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const { agentId, id, ...changes } = input
+      const scope = await agentScope(ctx, agentId)
+      const texts = (['key', 'value'] as const).flatMap((field) =>
+        changes[field] == null ? [] : [{ field, text: changes[field] as string }],
+      )
+      const guarded = (await ctx.services.privacy.guard(scope, texts)).texts
+      texts.forEach((t, i) => {
+        changes[t.field] = guarded[i] as string
+      })
       const clean = Object.fromEntries(Object.entries(changes).filter(([, v]) => v != null))
-      return ctx.services.knowledge.update(await agentScope(ctx, agentId), String(id), clean)
+      return ctx.services.knowledge.update(scope, String(id), clean)
     },
   }),
   deleteKnowledgeItems: t.field({

@@ -306,7 +306,16 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AddMessageInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
-      return ctx.services.sessions.addMessage(scope, input.conversationId, input)
+      const guarded = await ctx.services.privacy.guard(
+        scope,
+        [{ field: 'message.content', text: input.content }],
+        [{ field: 'message.metadata', value: input.metadata }],
+      )
+      return ctx.services.sessions.addMessage(scope, input.conversationId, {
+        ...input,
+        content: guarded.texts[0] as string,
+        metadata: guarded.metadata[0],
+      })
     },
   }),
   addMessages: t.field({
@@ -316,7 +325,20 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AddMessagesInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
-      const messages = await ctx.services.sessions.addMessages(scope, input.conversationId, input.messages)
+      const guarded = await ctx.services.privacy.guard(
+        scope,
+        input.messages.map((m, i) => ({ field: `messages.${i}.content`, text: m.content })),
+        input.messages.map((m, i) => ({ field: `messages.${i}.metadata`, value: m.metadata })),
+      )
+      const messages = await ctx.services.sessions.addMessages(
+        scope,
+        input.conversationId,
+        input.messages.map((m, i) => ({
+          ...m,
+          content: guarded.texts[i] as string,
+          metadata: guarded.metadata[i],
+        })),
+      )
       const session = await ctx.services.sessions.getOrCreate(scope, input.conversationId)
       return { session, messages }
     },
@@ -327,11 +349,15 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CompressMessagesInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
+      const summary =
+        input.summary == null
+          ? input.summary
+          : (await ctx.services.privacy.guard(scope, [{ field: 'summary', text: input.summary }])).texts[0]
       const result = await ctx.services.sessions.compressMessages(
         scope,
         input.conversationId,
         String(input.olderThanId),
-        input.summary,
+        summary,
       )
       const session = await ctx.services.sessions.getOrCreate(scope, input.conversationId)
       return { session, ...result }

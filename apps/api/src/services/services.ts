@@ -16,6 +16,7 @@ import { MemoryService } from './memory-service.ts'
 import { type Logger, OptimizerService } from './optimizer-service.ts'
 import { ParameterStore } from './parameter-store.ts'
 import { PrismaSessionRepository } from './prisma-session-repository.ts'
+import { PrivacyService } from './privacy-service.ts'
 import { SearchService } from './search-service.ts'
 
 export interface ServicesOptions {
@@ -70,5 +71,6 @@ export function createServices(options: ServicesOptions) {
     agents: new AgentService(db),
     liveTokens: new LiveTokens(clock),
     search: new SearchService(db, limits),
+    privacy: new PrivacyService(db),
   }
 }
