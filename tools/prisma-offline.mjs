@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Runs the Prisma CLI offline. Every Prisma command tries to download the native schema engine;
-// generate/validate/format only need PRISMA_SCHEMA_ENGINE_BINARY to name an existing file.
+// PRISMA_SCHEMA_ENGINE_BINARY defaults to the stand-in in tools/schema-engine (Prisma's WASM engine
+// over better-sqlite3), so migrate dev/deploy/status/diff/reset and db push work here too.
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const env = { ...process.env }
-env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath
+env.PRISMA_SCHEMA_ENGINE_BINARY ??= path.join(root, 'tools', 'schema-engine', 'schema-engine')
 env.PRISMA_HIDE_UPDATE_MESSAGE = '1'
 const result = spawnSync(
   'pnpm',

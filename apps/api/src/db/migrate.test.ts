@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { REPO_ROOT } from '../env.ts'
 import { applyMigrations, MigrationError, migrationsDirectory } from './migrate.ts'
 
 const dirs: string[] = []
@@ -141,5 +143,34 @@ PRAGMA foreign_keys=ON;
       .sort()
     fs.appendFileSync(path.join(migrations, first as string, 'migration.sql'), '\n-- edited\n')
     expect(() => applyMigrations(file, migrations)).toThrow(MigrationError)
+  })
+
+  it('refuses to go on after a migration recorded as failed', () => {
+    const file = path.join(tempDir(), 'failed.db')
+    applyMigrations(file, migrationsDirectory())
+    const db = new Database(file)
+    db.prepare(
+      `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count)
+       VALUES ('f', 'x', '29990101000000_failed', '2026-01-01T00:00:00.000Z', 0)`,
+    ).run()
+    db.close()
+    expect(() => applyMigrations(file, migrationsDirectory())).toThrow(/29990101000000_failed failed/)
+  })
+
+  it('leaves a database the Prisma CLI sees as up to date', () => {
+    const file = path.join(tempDir(), 'status.db')
+    applyMigrations(file, migrationsDirectory())
+    // Through the offline schema engine stand-in (tools/schema-engine).
+    const result = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'tools', 'prisma-offline.mjs'), 'migrate', 'status'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, DATABASE_URL: `file:${file}` },
+        timeout: 60_000,
+      },
+    )
+    expect(result.stdout).toContain('Database schema is up to date!')
+    expect(result.status).toBe(0)
   })
 })

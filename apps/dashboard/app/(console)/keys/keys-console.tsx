@@ -1,6 +1,7 @@
 'use client'
 
 import { useActionState, useState, useTransition } from 'react'
+import { ConfirmActions } from '../../../components/confirm-actions'
 import { fieldError, relativeTime } from '../../../lib/format'
 import { type CreateKeyState, createKey, revokeKey } from './actions'
 
@@ -94,24 +95,17 @@ export function KeyList({ keys }: { keys: KeyRow[] }) {
                 {k.revokedAt ? (
                   <span className="tag bad">revoked {relativeTime(k.revokedAt)}</span>
                 ) : confirming === k.id ? (
-                  <>
-                    <button
-                      type="button"
-                      className="danger"
-                      disabled={pending}
-                      onClick={() =>
-                        startTransition(async () => {
-                          setError(await revokeKey(k.id))
-                          setConfirming(null)
-                        })
-                      }
-                    >
-                      Confirm revoke
-                    </button>{' '}
-                    <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-                      Cancel
-                    </button>
-                  </>
+                  <ConfirmActions
+                    confirmLabel="Confirm revoke"
+                    disabled={pending}
+                    onCancel={() => setConfirming(null)}
+                    onConfirm={() =>
+                      startTransition(async () => {
+                        setError(await revokeKey(k.id))
+                        setConfirming(null)
+                      })
+                    }
+                  />
                 ) : (
                   <button type="button" className="danger" onClick={() => setConfirming(k.id)}>
                     Revoke

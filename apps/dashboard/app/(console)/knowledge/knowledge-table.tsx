@@ -1,6 +1,7 @@
 'use client'
 
 import { useActionState, useState, useTransition } from 'react'
+import { ConfirmActions } from '../../../components/confirm-actions'
 import { fieldError, formatCount, relativeTime } from '../../../lib/format'
 import {
   createKnowledge,
@@ -173,11 +174,12 @@ export function KnowledgeTable({ rows, now }: { rows: KnowledgeRow[]; now: strin
         </button>
         {confirming === 'bulk' && (
           <span role="alertdialog" aria-label="Confirm bulk delete">
-            Delete {selected.size} facts?{' '}
-            <button
-              type="button"
-              className="danger"
-              onClick={() =>
+            <ConfirmActions
+              prompt={`Delete ${selected.size} facts?`}
+              confirmLabel="Confirm delete"
+              disabled={pending}
+              onCancel={() => setConfirming(null)}
+              onConfirm={() =>
                 startTransition(async () => {
                   const result = await deleteKnowledgeItems([...selected])
                   setMessage(result.message ?? null)
@@ -185,12 +187,7 @@ export function KnowledgeTable({ rows, now }: { rows: KnowledgeRow[]; now: strin
                   setConfirming(null)
                 })
               }
-            >
-              Confirm delete
-            </button>{' '}
-            <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
+            />
           </span>
         )}
         {message && <span className="ok">{message}</span>}
@@ -257,24 +254,18 @@ export function KnowledgeTable({ rows, now }: { rows: KnowledgeRow[]; now: strin
                     Edit
                   </button>{' '}
                   {confirming === row.id ? (
-                    <>
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() =>
-                          startTransition(async () => {
-                            const result = await deleteKnowledge(row.agentId, row.id)
-                            setMessage(result.message ?? null)
-                            setConfirming(null)
-                          })
-                        }
-                      >
-                        Confirm delete
-                      </button>{' '}
-                      <button type="button" className="secondary" onClick={() => setConfirming(null)}>
-                        Cancel
-                      </button>
-                    </>
+                    <ConfirmActions
+                      confirmLabel="Confirm delete"
+                      disabled={pending}
+                      onCancel={() => setConfirming(null)}
+                      onConfirm={() =>
+                        startTransition(async () => {
+                          const result = await deleteKnowledge(row.agentId, row.id)
+                          setMessage(result.message ?? null)
+                          setConfirming(null)
+                        })
+                      }
+                    />
                   ) : (
                     <button type="button" className="danger" onClick={() => setConfirming(row.id)}>
                       Delete
