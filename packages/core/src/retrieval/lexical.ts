@@ -14,10 +14,20 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 )
 
+/**
+ * The content words of a text: lowercase letter/digit runs without stop words. This is the word
+ * set that memory verification and MMR compare with Jaccard: stop words would make any two
+ * sentences of the same shape look alike ("User lives in Paris" and "User lives in Berlin" share
+ * 3 of 5 words with them, a duplicate at 0.6, but 2 of 4 content words, a contradiction).
+ */
+export function contentWords(text: string): Set<string> {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
+  return new Set(words.filter((w) => !STOP_WORDS.has(w)))
+}
+
 /** Lowercase word tokens of a text, without stop words, deduplicated in order. */
 export function queryTerms(text: string): string[] {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
-  return [...new Set(words.filter((w) => !STOP_WORDS.has(w)))]
+  return [...contentWords(text)]
 }
 
 /** An FTS5 MATCH expression: any of the terms (BM25 ranks documents matching more, rarer terms higher). */
