@@ -5,4 +5,7 @@ import type { Services } from './services/services.ts'
 export interface Context {
   services: Services
   viewer: Viewer
+  /** Agents this operation may write to (a mutation's scopes): their caches are invalidated when it ends. */
+  writes: Set<string>
+  isMutation: boolean
 }

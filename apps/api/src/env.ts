@@ -34,6 +34,8 @@ export const EnvSchema = z.object({
   ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
   ENGRAM_MAX_REQUEST_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(16_777_216),
   ENGRAM_CORS_ORIGIN: z.string().optional(),
+  /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
+  ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
 })
 export type Env = z.infer<typeof EnvSchema>
 

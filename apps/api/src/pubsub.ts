@@ -8,8 +8,23 @@ export interface SnapshotEvent {
   snapshot: OptimizationSnapshot
 }
 
+/** Progress of re-embedding after the embedding provider changed (or a requested re-embed). */
+export interface EmbeddingProgressEvent {
+  model: string
+  state: 'idle' | 'running' | 'done' | 'failed'
+  total: number
+  done: number
+  failed: number
+  startedAt: Date | null
+  finishedAt: Date | null
+  error: string | null
+}
+
 export type EngramPubSub = ReturnType<typeof createEngramPubSub>
 
 export function createEngramPubSub() {
-  return createPubSub<{ 'optimizer:snapshot': [event: SnapshotEvent] }>()
+  return createPubSub<{
+    'optimizer:snapshot': [event: SnapshotEvent]
+    'embedding:progress': [event: EmbeddingProgressEvent]
+  }>()
 }

@@ -8,6 +8,11 @@ import type { Context } from './context.ts'
 export async function agentScope(ctx: Context, agentId: string | null | undefined): Promise<string> {
   const scope = scopeFor(ctx.viewer, agentId)
   if (ctx.viewer.kind === 'admin') await ctx.services.agents.requireAgent(scope)
+  if (ctx.isMutation) {
+    // Before and after the write: a read between the two cannot cache the old state as new.
+    ctx.writes.add(scope)
+    ctx.services.writes.touch(scope)
+  }
   return scope
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.ts'
@@ -109,9 +110,18 @@ async function main(env: Env) {
       `\n  A new admin key was generated. It is shown only this once; store it now:\n\n    ${generatedKey}\n\n  (or set ENGRAM_ADMIN_KEY to use your own)\n`,
     )
   }
-  const app = createApp({ db, env })
+  const app = createApp({
+    db,
+    env,
+    databaseFile,
+    backupDirectory: env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'),
+  })
   const running = await listen(app, env.API_PORT, env.API_HOST, env.ENGRAM_MAX_REQUEST_BYTES)
   app.services.optimizer.start()
+  // After a change of embedding provider, everything is embedded again in the background;
+  // search uses keywords for what is not done yet.
+  const progress = app.services.embeddings.reembed()
+  console.info(`[embeddings] model ${progress.model}`)
   console.info(
     `Engram API on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${databaseFile}`,
   )

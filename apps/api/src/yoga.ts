@@ -1,4 +1,11 @@
-import { type Clock, createTokenCounter, EngramError, type Limits, ValidationError } from '@engram/core'
+import {
+  type Clock,
+  createTokenCounter,
+  type Embedder,
+  EngramError,
+  type Limits,
+  ValidationError,
+} from '@engram/core'
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
@@ -30,6 +37,9 @@ export interface AppOptions {
   clock?: Clock
   limits?: Limits
   log?: Logger
+  embedder?: Embedder
+  databaseFile?: string | null
+  backupDirectory?: string | null
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
@@ -45,7 +55,22 @@ export function createApp(options: AppOptions) {
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     log,
+    embedder: options.embedder,
+    databaseFile: options.databaseFile,
+    backupDirectory: options.backupDirectory,
   })
+
+  // A mutation's writes are seen by caches once it ends (agentScope records what it touched).
+  const writesDone: Plugin<Context> = {
+    onExecute() {
+      return {
+        onExecuteDone({ args }) {
+          const context = args.contextValue as Context
+          for (const scope of context.writes ?? []) services.writes.touch(scope)
+        },
+      }
+    },
+  }
 
   const health: Plugin = {
     async onRequest({ url, endResponse, fetchAPI }) {
@@ -109,6 +134,7 @@ export function createApp(options: AppOptions) {
     },
     plugins: [
       health,
+      writesDone,
       maxDepthPlugin({ n: env.ENGRAM_MAX_QUERY_DEPTH, ignoreIntrospection: true }),
       costLimitPlugin({ maxCost: env.ENGRAM_MAX_QUERY_COST, ignoreIntrospection: true }),
       maxAliasesPlugin({ n: 20 }),
@@ -132,7 +158,8 @@ export function createApp(options: AppOptions) {
           extensions: { code: 'FORBIDDEN', http: { status: 403 } },
         })
       }
-      return { services, viewer }
+      const params = (initial as { params?: { query?: string; operationName?: string } }).params
+      return { services, viewer, writes: new Set<string>(), isMutation: operationType(params) === 'mutation' }
     },
   })
 
@@ -141,17 +168,22 @@ export function createApp(options: AppOptions) {
     services,
     async close() {
       await services.optimizer.stop()
+      await services.embeddings.settled()
     },
   }
 }
 
 export type App = ReturnType<typeof createApp>
 
-function isSubscription(params: { query?: string; operationName?: string } | undefined): boolean {
-  if (!params?.query) return false
+function operationType(params: { query?: string; operationName?: string } | undefined) {
+  if (!params?.query) return null
   try {
-    return getOperationAST(parse(params.query), params.operationName)?.operation === 'subscription'
+    return getOperationAST(parse(params.query), params.operationName)?.operation ?? null
   } catch {
-    return false
+    return null
   }
+}
+
+function isSubscription(params: { query?: string; operationName?: string } | undefined): boolean {
+  return operationType(params) === 'subscription'
 }

@@ -4,6 +4,10 @@ import './session.ts'
 import './memory-entry.ts'
 import './knowledge.ts'
 import './optimizer.ts'
+import './memory-item.ts'
 import './search.ts'
+import './memory-context.ts'
+import './transfer.ts'
+import './embedding.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

@@ -1,17 +1,50 @@
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
-import type { MessageHit } from '../services/search-service.ts'
+import {
+  type ScoreComponents,
+  SEARCH_SCOPES,
+  SEARCH_STRATEGIES,
+  type SearchHit,
+  type SearchScope,
+  type SearchStrategy,
+} from '../services/search-service.ts'
+import { KnowledgeRef } from './knowledge.ts'
+import { MemoryFilterInput, MemoryItemRef, toMemoryFilter } from './memory-item.ts'
 import { MessageRef } from './session.ts'
 
+const SCOPE_DESCRIPTIONS: Record<SearchScope, string> = {
+  MEMORIES: 'Long-term memory items (by default those valid now)',
+  MESSAGES: 'Raw conversation messages, turn by turn',
+  KNOWLEDGE: 'Cross-session knowledge (key: value)',
+  SUMMARIES: 'Conversation summaries ([CONTEXT SUMMARY] messages)',
+}
+
 const SearchScopeEnum = builder.enumType('SearchScope', {
-  description: 'What to search. Memory items, knowledge and summaries join as the retrieval work lands.',
-  values: {
-    MESSAGES: { value: 'MESSAGES', description: 'Raw conversation messages, turn by turn' },
-  } as const,
+  description: 'What to search.',
+  values: Object.fromEntries(
+    SEARCH_SCOPES.map((s) => [s, { value: s, description: SCOPE_DESCRIPTIONS[s] }]),
+  ) as Record<SearchScope, { value: SearchScope; description: string }>,
 })
 
-const ScoreComponents = builder.objectRef<MessageHit['components']>('ScoreComponents').implement({
-  description: 'Why a hit scored what it did: each component of its score.',
+const STRATEGY_DESCRIPTIONS: Record<SearchStrategy, string> = {
+  HYBRID:
+    'Default. BM25 and vector candidates (×3 each) fused by weight (spec 003), dialogue context for messages, temporal decay for memories and summaries, MMR reranking (λ 0.7, over-fetch ×2)',
+  LEXICAL: 'BM25 only (SQLite FTS5)',
+  SIMILARITY: 'Embedding cosine only (spec 002 strategy 2)',
+  RECENCY: 'Newest first (spec 002 strategy 1)',
+  IMPORTANCE: 'Most important first (spec 002 strategy 3; knowledge by confidence)',
+  WEIGHTED: 'Spec 002 hybrid: recency 0.3, similarity 0.5, importance 0.2 over candidates ×3',
+  SIMILARITY_IMPORTANCE: "Spec 001's 0.7 · similarity + 0.3 · importance",
+}
+
+const SearchStrategyEnum = builder.enumType('SearchStrategy', {
+  values: Object.fromEntries(
+    SEARCH_STRATEGIES.map((s) => [s, { value: s, description: STRATEGY_DESCRIPTIONS[s] }]),
+  ) as Record<SearchStrategy, { value: SearchStrategy; description: string }>,
+})
+
+const ScoreComponentsRef = builder.objectRef<ScoreComponents>('ScoreComponents').implement({
+  description: 'Why a hit scored what it did: each component of its score, before weighting.',
   fields: (t) => ({
     bm25: t.exposeFloat('bm25', {
       description: 'Lexical relevance (SQLite FTS5 bm25, higher is better; 0 when no word matches)',
@@ -19,35 +52,59 @@ const ScoreComponents = builder.objectRef<MessageHit['components']>('ScoreCompon
     vector: t.exposeFloat('vector', {
       description: 'Cosine similarity of the embeddings (0 when it was not a vector candidate)',
     }),
+    importance: t.exposeFloat('importance', {
+      description: "The memory's importance (knowledge: its confidence; messages 0.5)",
+    }),
+    recency: t.exposeFloat('recency', { description: '1 for the newest candidate, falling with rank' }),
+    confidence: t.exposeFloat('confidence'),
     context: t.exposeFloat('context', {
-      description: 'Half the scores of the candidate turns beside it (dialogue context), before weighting',
+      description: 'Half the scores of the candidate turns beside it (dialogue context)',
+    }),
+    decay: t.exposeFloat('decay', {
+      description: 'Temporal decay factor applied (1: none; 0.5 after one half-life)',
     }),
   }),
 })
 
-const SearchHitRef = builder.objectRef<MessageHit>('SearchHit').implement({
+const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
   fields: (t) => ({
-    scope: t.field({ type: SearchScopeEnum, resolve: () => 'MESSAGES' as const }),
+    scope: t.field({ type: SearchScopeEnum, resolve: (h) => h.scope }),
+    id: t.exposeID('id'),
     score: t.exposeFloat('score'),
-    components: t.field({ type: ScoreComponents, resolve: (h) => h.components }),
-    conversationId: t.exposeString('conversationId'),
-    message: t.field({ type: MessageRef, resolve: (h) => h.message }),
+    components: t.field({ type: ScoreComponentsRef, resolve: (h) => h.components }),
+    text: t.exposeString('text', { description: 'What was matched: the memory, message or "key: value"' }),
+    timestamp: t.expose('timestamp', { type: 'DateTime' }),
+    conversationId: t.exposeString('conversationId', { nullable: true }),
+    memory: t.field({ type: MemoryItemRef, nullable: true, resolve: (h) => h.memory ?? null }),
+    message: t.field({ type: MessageRef, nullable: true, resolve: (h) => h.message ?? null }),
+    knowledge: t.field({ type: KnowledgeRef, nullable: true, resolve: (h) => h.knowledge ?? null }),
   }),
 })
 
-const SearchResult = builder.objectRef<{ hits: MessageHit[] }>('SearchResult').implement({
+const SearchResult = builder.objectRef<{ hits: SearchHit[] }>('SearchResult').implement({
   fields: (t) => ({ hits: t.field({ type: [SearchHitRef], resolve: (r) => r.hits }) }),
 })
 
-const SearchStrategyEnum = builder.enumType('SearchStrategy', {
-  values: {
-    HYBRID: { value: 'HYBRID', description: 'BM25 and vector candidates, fused by weight (default)' },
-    LEXICAL: { value: 'LEXICAL', description: 'BM25 only' },
-  } as const,
+const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
+  description:
+    'Each 0..1. HYBRID: bm25 0.7, vector 0.3, context 1. WEIGHTED: recency 0.3, similarity 0.5, importance 0.2.',
+  fields: (t) => ({
+    bm25: t.float(),
+    vector: t.float(),
+    context: t.float(),
+    recency: t.float(),
+    similarity: t.float(),
+    importance: t.float(),
+  }),
 })
 
-const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
-  fields: (t) => ({ bm25: t.float(), vector: t.float(), context: t.float() }),
+const SearchFiltersInput = builder.inputType('SearchFiltersInput', {
+  fields: (t) => ({
+    memories: t.field({ type: MemoryFilterInput, description: 'For MEMORIES' }),
+    conversationId: t.string({ description: 'MESSAGES and SUMMARIES of this conversation only' }),
+    since: t.field({ type: 'DateTime', description: 'MESSAGES and SUMMARIES at or after' }),
+    until: t.field({ type: 'DateTime', description: 'MESSAGES and SUMMARIES at or before' }),
+  }),
 })
 
 const SearchInput = builder.inputType('SearchInput', {
@@ -55,12 +112,17 @@ const SearchInput = builder.inputType('SearchInput', {
     agentId: t.id(),
     query: t.string({ required: true }),
     scopes: t.field({ type: [SearchScopeEnum], defaultValue: ['MESSAGES'] }),
-    conversationId: t.string({ description: 'Only this conversation.' }),
-    limit: t.int({ defaultValue: 10 }),
+    conversationId: t.string({ description: 'Only this conversation (same as filters.conversationId).' }),
+    limit: t.int({ description: "Default: the agent's recallTopK (10)" }),
+    filters: t.field({ type: SearchFiltersInput }),
     strategy: t.field({ type: SearchStrategyEnum, defaultValue: 'HYBRID' }),
-    weights: t.field({
-      type: SearchWeightsInput,
-      description: 'Each 0..1; defaults bm25 0.7, vector 0.3, context 1.',
+    weights: t.field({ type: SearchWeightsInput }),
+    threshold: t.float({ description: 'Leave out hits scoring below it' }),
+    mmrLambda: t.float({
+      description: "0..1; 1 turns MMR off. Default: the agent's mmrLambda (0.7) for HYBRID, 1 otherwise",
+    }),
+    decay: t.boolean({
+      description: 'Temporal decay (half-life 30 days). Default: on for MEMORIES and SUMMARIES',
     }),
   }),
 })
@@ -69,21 +131,26 @@ builder.queryField('search', (t) =>
   t.field({
     type: SearchResult,
     errors: {},
-    description: "Ranked search over an agent's memory, each hit with its score broken down.",
+    description:
+      "Ranked search over an agent's memory, each hit with its score broken down. Hits count as accesses.",
     args: { input: t.arg({ type: SearchInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
-      const hits = await ctx.services.search.messages(scope, input.query, {
-        limit: input.limit ?? 10,
-        conversationId: input.conversationId,
-        strategy: input.strategy,
-        weights: input.weights
-          ? {
-              bm25: input.weights.bm25 ?? undefined,
-              vector: input.weights.vector ?? undefined,
-              context: input.weights.context ?? undefined,
-            }
-          : null,
+      const weights = input.weights
+        ? Object.fromEntries(Object.entries(input.weights).filter(([, v]) => v != null))
+        : null
+      const hits = await ctx.services.search.search(scope, input.query, {
+        scopes: input.scopes as SearchScope[] | null,
+        limit: input.limit,
+        conversationId: input.conversationId ?? input.filters?.conversationId,
+        strategy: input.strategy as SearchStrategy | null,
+        weights,
+        threshold: input.threshold,
+        mmrLambda: input.mmrLambda,
+        decay: input.decay,
+        memoryFilter: toMemoryFilter(input.filters?.memories),
+        since: input.filters?.since,
+        until: input.filters?.until,
       })
       return { hits }
     },

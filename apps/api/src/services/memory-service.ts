@@ -148,8 +148,9 @@ export class MemoryService {
   }
 
   /** Forget an agent's cached index after bulk deletes (sessions, optimizer drops). */
-  invalidate(scope: string): void {
-    this.indexes.delete(scope)
+  invalidate(scope: string | null): void {
+    if (scope === null) this.indexes.clear()
+    else this.indexes.delete(scope)
   }
 
   private async index(scope: string): Promise<VectorIndex> {

@@ -13,6 +13,7 @@ import {
 import type { Database } from '../db/client.ts'
 import type { OptimizationSnapshot as OptimizationSnapshotRow } from '../generated/prisma/client.ts'
 import type { EngramPubSub, SnapshotEvent } from '../pubsub.ts'
+import type { AgentWrites } from './agent-writes.ts'
 import { toEntry } from './mappers.ts'
 import type { MemoryService } from './memory-service.ts'
 import type { ParameterStore } from './parameter-store.ts'
@@ -43,6 +44,7 @@ export class OptimizerService {
     private readonly pubsub: EngramPubSub,
     private readonly config: OptimizerServiceConfig,
     private readonly log: Logger = console,
+    private readonly writes?: AgentWrites,
   ) {}
 
   run(scope: string, sessionId: string | null = null): Promise<SnapshotEvent> {
@@ -186,6 +188,7 @@ export class OptimizerService {
 
     if (step.actions.some((action) => action.action === 'drop')) this.memory.invalidate(scope)
     const event = toSnapshotEvent(stored)
+    this.writes?.touch(scope)
     this.pubsub.publish('optimizer:snapshot', event)
     return event
   }

@@ -1,99 +1,151 @@
 import {
-  createHashingEmbedder,
-  ExactVectorIndex,
+  CONTEXT_SUMMARY_PREFIX,
+  DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
+  type FieldIssue,
   ftsMatchExpression,
-  type HashingEmbedder,
   type Limits,
+  type MemorySettings,
+  mmrRerank,
   NotFoundError,
+  SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
+  temporalDecay,
   ValidationError,
+  weightedStrategyScores,
 } from '@engram/core'
 import type { Database } from '../db/client.ts'
+import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
+import type { EmbeddingKind, EmbeddingService } from './embedding-service.ts'
 import { toMessage } from './mappers.ts'
+import {
+  type MemoryFilter,
+  type MemoryItemService,
+  type MemoryItemView,
+  toMemoryItem,
+} from './memory-item-service.ts'
 
-export interface MessageHit {
-  message: StoredMessage
-  conversationId: string
-  score: number
-  components: { bm25: number; vector: number; context: number }
-}
+export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES'] as const
+export type SearchScope = (typeof SEARCH_SCOPES)[number]
 
-export type SearchStrategy = 'LEXICAL' | 'HYBRID'
+export const SEARCH_STRATEGIES = [
+  'HYBRID',
+  'LEXICAL',
+  'SIMILARITY',
+  'RECENCY',
+  'IMPORTANCE',
+  'WEIGHTED',
+  'SIMILARITY_IMPORTANCE',
+] as const
+export type SearchStrategy = (typeof SEARCH_STRATEGIES)[number]
+
 export interface SearchWeights {
+  /** HYBRID: share of the BM25 score (scaled to the best candidate of its scope). */
   bm25: number
+  /** HYBRID: share of the cosine similarity. */
   vector: number
-  /** Share of the neighbouring turns' scores a turn gains (dialogue context). */
+  /** HYBRID over MESSAGES: share of the neighbouring turns' scores a turn gains (dialogue context). */
   context: number
+  /** WEIGHTED (spec 002): rank by recency, similarity and importance. */
+  recency: number
+  similarity: number
+  importance: number
 }
+
 // Lexical-led: on the LoCoMo development set 0.7/0.3 beat 0.5/0.5 and 0.4/0.6 at every k.
 // Context 1.0: on the same set, recall rose from 0 to 0.75-1.0 and fell past it (1.5).
-export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { bm25: 0.7, vector: 0.3, context: 1 }
+export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = {
+  bm25: 0.7,
+  vector: 0.3,
+  context: 1,
+  ...DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
+}
 /** Each side proposes this many times the requested hits before fusion (spec 002: candidates ×3). */
 export const CANDIDATE_FACTOR = 3
+/** Filters are applied after candidates are found: ask for this many more when they are on. */
+const FILTERED_OVERFETCH = 10
 export const MAX_QUERY_CHARS = 2_000
 
-/** An agent's message vectors, kept in memory and brought up to date from the table on use. */
-interface MessageVectors {
-  index: ExactVectorIndex
-  sessionOf: Map<string, string>
-  maxId: number
-  count: number
+export interface ScoreComponents {
+  bm25: number
+  vector: number
+  importance: number
+  recency: number
+  confidence: number
+  context: number
+  /** The temporal decay factor applied (1 when none). */
+  decay: number
+}
+
+export interface SearchHit {
+  scope: SearchScope
+  id: string
+  score: number
+  components: ScoreComponents
+  text: string
+  timestamp: Date
+  memory?: MemoryItemView
+  message?: StoredMessage
+  knowledge?: KnowledgeRow
+  conversationId?: string
+}
+
+export interface SearchOptions {
+  scopes?: SearchScope[] | null
+  limit?: number | null
+  strategy?: SearchStrategy | null
+  weights?: Partial<SearchWeights> | null
+  /** Hits scoring below it are left out. */
+  threshold?: number | null
+  /** MMR trade-off (1 = relevance only); default: the agent's mmrLambda for HYBRID, 1 otherwise. */
+  mmrLambda?: number | null
+  /** Temporal decay (half-life from settings): default on for MEMORIES and SUMMARIES. */
+  decay?: boolean | null
+  conversationId?: string | null
+  memoryFilter?: MemoryFilter | null
+  since?: Date | null
+  until?: Date | null
+  /** Count hits as accesses (default true). */
+  track?: boolean
+}
+
+interface Candidate {
+  scope: SearchScope
+  id: string
+  bm25: number
+  vector: number
+  text: string
+  timestamp: Date
+  importance: number
+  confidence: number
+  row: MemoryItemView | StoredMessage | KnowledgeRow
+  conversationId?: string
+  sessionId?: string
+}
+
+const KIND_OF: Record<SearchScope, EmbeddingKind> = {
+  MEMORIES: 'memory',
+  MESSAGES: 'message',
+  SUMMARIES: 'message',
+  KNOWLEDGE: 'knowledge',
 }
 
 /**
- * Search over an agent's conversation messages, turn by turn (spec 003's chunks). Lexical: SQLite
- * FTS5 bm25() over "MessageSearch" (porter stemming), negated so higher is better. Hybrid adds the
- * cosine of the offline embedder's vectors; both sides propose candidates, fused by weight.
+ * Ranked search over an agent's memory items, conversation messages (turn by turn), summaries and
+ * knowledge. Lexical scores come from SQLite FTS5 bm25(); vectors from the embedding service.
+ * Every hit carries its score's components so a caller can see why it ranked where it did.
  */
 export class SearchService {
-  private readonly vectors = new Map<string, MessageVectors>()
-  private readonly embedder: HashingEmbedder
-
   constructor(
     private readonly db: Database,
     private readonly limits: Limits,
-    embedder?: HashingEmbedder,
-  ) {
-    this.embedder = embedder ?? createHashingEmbedder()
-  }
+    private readonly embeddings: EmbeddingService,
+    private readonly memories: MemoryItemService,
+    private readonly now: () => Date,
+  ) {}
 
-  async messages(
-    scope: string,
-    query: string,
-    options: {
-      limit: number
-      conversationId?: string | null
-      strategy?: SearchStrategy | null
-      weights?: Partial<SearchWeights> | null
-    },
-  ): Promise<MessageHit[]> {
-    if (query.trim().length === 0 || query.length > MAX_QUERY_CHARS) {
-      throw new ValidationError([
-        { field: 'query', message: `must be 1 to ${MAX_QUERY_CHARS} characters`, limit: MAX_QUERY_CHARS },
-      ])
-    }
-    if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > this.limits.maxSearchLimit) {
-      throw new ValidationError([
-        {
-          field: 'limit',
-          message: `must be an integer from 1 to ${this.limits.maxSearchLimit}`,
-          limit: this.limits.maxSearchLimit,
-        },
-      ])
-    }
-    const weights: SearchWeights = {
-      ...DEFAULT_SEARCH_WEIGHTS,
-      ...Object.fromEntries(Object.entries(options.weights ?? {}).filter(([, v]) => v != null)),
-    }
-    for (const [field, value] of Object.entries(weights)) {
-      if (!(value >= 0 && value <= 1)) {
-        throw new ValidationError([
-          { field: `weights.${field}`, message: 'must be between 0 and 1', limit: '0..1' },
-        ])
-      }
-    }
-    const match = ftsMatchExpression(query)
-    if (!match) return []
+  async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    const { settings } = await this.memories.settings(scope)
+    const request = this.validate(query, options, settings)
     let sessionId: string | null = null
     if (options.conversationId) {
       const session = await this.db.session.findUnique({
@@ -102,68 +154,400 @@ export class SearchService {
       if (!session) throw new NotFoundError('Session', options.conversationId)
       sessionId = session.id
     }
-    const strategy = options.strategy ?? 'HYBRID'
-    const candidates = strategy === 'LEXICAL' ? options.limit : options.limit * CANDIDATE_FACTOR
+    const strategy = request.strategy
+    const pool = Math.ceil(request.limit * (request.mmrLambda < 1 ? settings.mmrFetchMultiplier : 1))
+    const candidateLimit = pool * CANDIDATE_FACTOR
+    const needsVector = ['HYBRID', 'SIMILARITY', 'WEIGHTED', 'SIMILARITY_IMPORTANCE'].includes(strategy)
+    const queryVector = needsVector ? await this.embeddings.embedQuery(query) : null
 
-    const ranked = await this.db.$queryRawUnsafe<{ id: number; rank: number }[]>(
-      `SELECT m."id" AS id, bm25("MessageSearch") AS rank
-         FROM "MessageSearch" JOIN "Message" m ON m."id" = "MessageSearch"."rowid"
-        WHERE "MessageSearch" MATCH ? AND m."agentId" = ?${sessionId ? ' AND m."sessionId" = ?' : ''}
-        ORDER BY rank LIMIT ?`,
-      ...[match, scope, ...(sessionId ? [sessionId] : []), candidates],
-    )
-    const lexical = new Map(ranked.map((r) => [String(r.id), -Number(r.rank)]))
-    const semantic = new Map<string, number>()
-    if (strategy === 'HYBRID') {
-      const vectors = await this.messageVectors(scope)
-      // The index spans all of the agent's conversations: over-fetch when filtering to one.
-      const wanted = sessionId ? candidates * 10 : candidates
-      for (const hit of vectors.index.search(this.embedder.embedOne(query), wanted)) {
-        if (sessionId && vectors.sessionOf.get(hit.id) !== sessionId) continue
-        if (semantic.size >= candidates) break
-        semantic.set(hit.id, Math.max(0, hit.similarity))
+    const scored: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
+    for (const searchScope of request.scopes) {
+      const candidates = await this.candidates(scope, searchScope, {
+        query,
+        queryVector,
+        strategy,
+        candidateLimit,
+        sessionId,
+        options,
+      })
+      const best = Math.max(0, ...candidates.map((c) => c.bm25))
+      const decayOn = options.decay ?? (searchScope === 'MEMORIES' || searchScope === 'SUMMARIES')
+      const now = this.now()
+      const byRecency = [...candidates].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime())
+      const recencyRank = new Map(byRecency.map((c, i) => [c.id, 1 - i / candidateLimit]))
+      const weighted =
+        strategy === 'WEIGHTED'
+          ? weightedStrategyScores({
+              byRecency: byRecency.map((c) => c.id),
+              bySimilarity: candidates
+                .filter((c) => c.vector > 0)
+                .map((c) => ({ id: c.id, similarity: c.vector })),
+              byImportance: [...candidates]
+                .sort((a, b) => b.importance - a.importance)
+                .map((c) => ({ id: c.id, importance: c.importance })),
+              candidateLimit,
+              weights: {
+                recency: request.weights.recency,
+                similarity: request.weights.similarity,
+                importance: request.weights.importance,
+              },
+            })
+          : null
+      const base = new Map<string, number>()
+      for (const c of candidates) {
+        let score: number
+        switch (strategy) {
+          case 'LEXICAL':
+            score = c.bm25
+            break
+          case 'SIMILARITY':
+            score = c.vector
+            break
+          case 'RECENCY':
+            score = recencyRank.get(c.id) ?? 0
+            break
+          case 'IMPORTANCE':
+            score = c.importance
+            break
+          case 'WEIGHTED':
+            score = weighted?.get(c.id)?.score ?? 0
+            break
+          case 'SIMILARITY_IMPORTANCE':
+            score =
+              SIMILARITY_IMPORTANCE_WEIGHTS.similarity * c.vector +
+              SIMILARITY_IMPORTANCE_WEIGHTS.importance * c.importance
+            break
+          default:
+            score = request.weights.bm25 * (best > 0 ? c.bm25 / best : 0) + request.weights.vector * c.vector
+        }
+        base.set(c.id, score)
+      }
+      const context =
+        strategy === 'HYBRID' && searchScope === 'MESSAGES' && request.weights.context > 0
+          ? await this.dialogueContext(base, candidates)
+          : new Map<string, number>()
+      const contextOnly = [...context.keys()].filter((id) => !base.has(id))
+      const joined = [...candidates, ...(await this.messageCandidates(scope, contextOnly, searchScope))]
+      for (const c of joined) {
+        const contextScore = context.get(c.id) ?? 0
+        const decay = decayOn
+          ? temporalDecay(now.getTime() - c.timestamp.getTime(), settings.temporalDecayHalfLifeDays)
+          : 1
+        const score = ((base.get(c.id) ?? 0) + request.weights.context * contextScore) * decay
+        scored.push({
+          candidate: c,
+          score,
+          components: {
+            bm25: c.bm25,
+            vector: c.vector,
+            importance: c.importance,
+            recency: recencyRank.get(c.id) ?? 0,
+            confidence: c.confidence,
+            context: contextScore,
+            decay,
+          },
+        })
       }
     }
-
-    // bm25 is scaled to [0, 1] by the best candidate; cosine is used as it is.
-    const best = Math.max(0, ...lexical.values())
-    const base = new Map(
-      [...new Set([...lexical.keys(), ...semantic.keys()])].map((id) => {
-        const bm25 = lexical.get(id) ?? 0
-        const vector = semantic.get(id) ?? 0
-        const score =
-          strategy === 'LEXICAL'
-            ? bm25
-            : weights.bm25 * (best > 0 ? bm25 / best : 0) + weights.vector * vector
-        return [id, score] as const
-      }),
-    )
-    const context =
-      strategy === 'HYBRID' && weights.context > 0
-        ? await this.dialogueContext(base)
-        : new Map<string, number>()
-    const fused = [...new Set([...base.keys(), ...context.keys()])]
-      .map((id) => {
-        const contextScore = context.get(id) ?? 0
-        const score = (base.get(id) ?? 0) + weights.context * contextScore
-        return { id, bm25: lexical.get(id) ?? 0, vector: semantic.get(id) ?? 0, context: contextScore, score }
-      })
+    const ranked = scored
+      .filter((s) => s.score > 0 || strategy === 'RECENCY' || strategy === 'IMPORTANCE')
+      .filter((s) => request.threshold == null || s.score >= request.threshold)
       .sort((a, b) => b.score - a.score)
-      .slice(0, options.limit)
-    if (fused.length === 0) return []
+      .slice(0, pool)
+    const chosen =
+      request.mmrLambda < 1
+        ? mmrRerank(
+            ranked.map((s) => ({ item: s, score: s.score, text: s.candidate.text })),
+            request.limit,
+            request.mmrLambda,
+          ).map((m) => m.item)
+        : ranked.slice(0, request.limit)
+
+    const hits: SearchHit[] = chosen.map(({ candidate: c, score, components }) => ({
+      scope: c.scope,
+      id: c.id,
+      score,
+      components,
+      text: c.text,
+      timestamp: c.timestamp,
+      ...(c.scope === 'MEMORIES' ? { memory: c.row as MemoryItemView } : {}),
+      ...(c.scope === 'MESSAGES' || c.scope === 'SUMMARIES'
+        ? { message: c.row as StoredMessage, conversationId: c.conversationId }
+        : {}),
+      ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as KnowledgeRow } : {}),
+    }))
+    if (options.track !== false) await this.recordAccess(scope, hits)
+    return hits
+  }
+
+  private validate(query: string, options: SearchOptions, settings: MemorySettings) {
+    const issues: FieldIssue[] = []
+    if (query.trim().length === 0 || query.length > MAX_QUERY_CHARS)
+      issues.push({
+        field: 'query',
+        message: `must be 1 to ${MAX_QUERY_CHARS} characters`,
+        limit: MAX_QUERY_CHARS,
+      })
+    const limit = options.limit ?? settings.recallTopK
+    if (!Number.isInteger(limit) || limit < 1 || limit > this.limits.maxSearchLimit)
+      issues.push({
+        field: 'limit',
+        message: `must be an integer from 1 to ${this.limits.maxSearchLimit}`,
+        limit: this.limits.maxSearchLimit,
+      })
+    const scopes = [...new Set(options.scopes?.length ? options.scopes : (['MESSAGES'] as SearchScope[]))]
+    const weights: SearchWeights = {
+      ...DEFAULT_SEARCH_WEIGHTS,
+      ...Object.fromEntries(Object.entries(options.weights ?? {}).filter(([, v]) => v != null)),
+    }
+    for (const [field, value] of Object.entries(weights)) {
+      if (!(value >= 0 && value <= 1))
+        issues.push({ field: `weights.${field}`, message: 'must be between 0 and 1', limit: '0..1' })
+    }
+    const strategy = options.strategy ?? 'HYBRID'
+    const mmrLambda = options.mmrLambda ?? (strategy === 'HYBRID' ? settings.mmrLambda : 1)
+    if (!(mmrLambda >= 0 && mmrLambda <= 1))
+      issues.push({ field: 'mmrLambda', message: 'must be between 0 and 1', limit: '0..1' })
+    if (options.threshold != null && !Number.isFinite(options.threshold))
+      issues.push({ field: 'threshold', message: 'must be a finite number' })
+    if (options.since && options.until && options.since > options.until)
+      issues.push({ field: 'filters.since', message: 'must not be after filters.until' })
+    if (issues.length) throw new ValidationError(issues)
+    return { limit, scopes, weights, strategy, mmrLambda, threshold: options.threshold ?? null }
+  }
+
+  /** One scope's candidates, each with its BM25 and vector scores (0 when it was not proposed by that side). */
+  private async candidates(
+    agentId: string,
+    scope: SearchScope,
+    request: {
+      query: string
+      queryVector: Float32Array | null
+      strategy: SearchStrategy
+      candidateLimit: number
+      sessionId: string | null
+      options: SearchOptions
+    },
+  ): Promise<Candidate[]> {
+    const { strategy, candidateLimit } = request
+    const filtered = this.isFiltered(scope, request.options, request.sessionId)
+    const wanted = filtered ? candidateLimit * FILTERED_OVERFETCH : candidateLimit
+    const lexical = new Map<string, number>()
+    const semantic = new Map<string, number>()
+    const ordered: string[] = []
+    if (strategy === 'HYBRID' || strategy === 'LEXICAL' || strategy === 'WEIGHTED') {
+      for (const [id, bm25] of await this.lexical(agentId, scope, request.query, wanted, request.sessionId))
+        lexical.set(id, bm25)
+    }
+    if (request.queryVector) {
+      const index = await this.embeddings.index(agentId, KIND_OF[scope])
+      if (index.dimensions === request.queryVector.length) {
+        for (const hit of index.search(request.queryVector, wanted))
+          semantic.set(hit.id, Math.max(0, hit.similarity))
+      }
+    }
+    if (strategy === 'RECENCY' || strategy === 'WEIGHTED')
+      ordered.push(...(await this.ordered(agentId, scope, 'recency', wanted)))
+    if (strategy === 'IMPORTANCE' || strategy === 'WEIGHTED')
+      ordered.push(...(await this.ordered(agentId, scope, 'importance', wanted)))
+    const ids = [...new Set([...lexical.keys(), ...semantic.keys(), ...ordered])]
+    const rows = await this.load(agentId, scope, ids, request)
+    // Filters may have removed some; each side keeps its best candidateLimit.
+    const keep = new Set<string>()
+    const keepBest = (scores: Iterable<string>) => {
+      let n = 0
+      for (const id of scores) if (rows.has(id) && n++ < candidateLimit) keep.add(id)
+    }
+    keepBest([...lexical.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id))
+    keepBest([...semantic.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id))
+    keepBest(ordered)
+    return [...keep].map((id) => {
+      const c = rows.get(id) as Candidate
+      return { ...c, bm25: lexical.get(id) ?? 0, vector: semantic.get(id) ?? 0 }
+    })
+  }
+
+  private isFiltered(scope: SearchScope, options: SearchOptions, sessionId: string | null): boolean {
+    if (scope === 'MEMORIES') {
+      const f = options.memoryFilter ?? {}
+      return Boolean(
+        f.userId ||
+          f.categories?.length ||
+          f.tags?.length ||
+          f.minImportance != null ||
+          f.createdAfter ||
+          f.createdBefore ||
+          f.pinned != null,
+      )
+    }
+    if (scope === 'KNOWLEDGE') return false
+    return Boolean(sessionId || options.since || options.until)
+  }
+
+  /** FTS5 bm25() (negated: higher is better) over the scope's table, restricted to the agent. */
+  private async lexical(
+    agentId: string,
+    scope: SearchScope,
+    query: string,
+    limit: number,
+    sessionId: string | null,
+  ): Promise<[string, number][]> {
+    const match = ftsMatchExpression(query)
+    if (!match) return []
+    let sql: string
+    const params: unknown[] = [match, agentId]
+    if (scope === 'MEMORIES') {
+      sql = `SELECT o."id" AS id, bm25("MemorySearch") AS rank FROM "MemorySearch" JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
+              WHERE "MemorySearch" MATCH ? AND o."agentId" = ?`
+    } else if (scope === 'KNOWLEDGE') {
+      sql = `SELECT o."id" AS id, bm25("KnowledgeSearch") AS rank FROM "KnowledgeSearch" JOIN "Knowledge" o ON o."id" = "KnowledgeSearch"."rowid"
+              WHERE "KnowledgeSearch" MATCH ? AND o."agentId" = ?`
+    } else {
+      sql = `SELECT o."id" AS id, bm25("MessageSearch") AS rank FROM "MessageSearch" JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
+              WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND (substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?) = ?`
+      params.push(CONTEXT_SUMMARY_PREFIX, scope === 'SUMMARIES' ? 1 : 0)
+      if (sessionId) {
+        sql += ` AND o."sessionId" = ?`
+        params.push(sessionId)
+      }
+    }
+    const rows = await this.db.$queryRawUnsafe<{ id: number; rank: number }[]>(
+      `${sql} ORDER BY rank LIMIT ?`,
+      ...params,
+      limit,
+    )
+    return rows.map((r) => [String(r.id), -Number(r.rank)])
+  }
+
+  private async ordered(
+    agentId: string,
+    scope: SearchScope,
+    by: 'recency' | 'importance',
+    limit: number,
+  ): Promise<string[]> {
+    if (scope === 'MEMORIES') {
+      const rows = await this.db.memoryItem.findMany({
+        where: this.memories.where(agentId, {}),
+        orderBy:
+          by === 'recency'
+            ? [{ createdAt: 'desc' }, { id: 'desc' }]
+            : [{ importance: 'desc' }, { createdAt: 'desc' }],
+        take: limit,
+        select: { id: true },
+      })
+      return rows.map((r) => String(r.id))
+    }
+    if (scope === 'KNOWLEDGE') {
+      const rows = await this.db.knowledge.findMany({
+        where: { agentId },
+        orderBy: by === 'recency' ? [{ updatedAt: 'desc' }] : [{ confidence: 'desc' }],
+        take: limit,
+        select: { id: true },
+      })
+      return rows.map((r) => String(r.id))
+    }
+    // Messages carry no importance of their own: recency orders both lists.
     const rows = await this.db.message.findMany({
-      where: { id: { in: fused.map((f) => Number(f.id)) }, agentId: scope },
+      where: {
+        agentId,
+        content:
+          scope === 'SUMMARIES'
+            ? { startsWith: CONTEXT_SUMMARY_PREFIX }
+            : { not: { startsWith: CONTEXT_SUMMARY_PREFIX } },
+      },
+      orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
+      take: limit,
+      select: { id: true },
+    })
+    return rows.map((r) => String(r.id))
+  }
+
+  /** Rows for candidate ids that pass the request's filters, as candidates. */
+  private async load(
+    agentId: string,
+    scope: SearchScope,
+    ids: string[],
+    request: { sessionId: string | null; options: SearchOptions },
+  ): Promise<Map<string, Candidate>> {
+    const out = new Map<string, Candidate>()
+    if (ids.length === 0) return out
+    const numeric = ids.map(Number)
+    const { options, sessionId } = request
+    if (scope === 'MEMORIES') {
+      const rows = await this.db.memoryItem.findMany({
+        where: { ...this.memories.where(agentId, options.memoryFilter ?? {}), id: { in: numeric } },
+      })
+      for (const row of rows) {
+        const item = toMemoryItem(row)
+        out.set(item.id, {
+          scope,
+          id: item.id,
+          bm25: 0,
+          vector: 0,
+          text: item.content,
+          timestamp: item.updatedAt,
+          importance: item.importance,
+          confidence: item.confidence,
+          row: item,
+        })
+      }
+      return out
+    }
+    if (scope === 'KNOWLEDGE') {
+      const rows = await this.db.knowledge.findMany({ where: { agentId, id: { in: numeric } } })
+      for (const row of rows) {
+        out.set(String(row.id), {
+          scope,
+          id: String(row.id),
+          bm25: 0,
+          vector: 0,
+          text: `${row.key}: ${row.value}`,
+          timestamp: row.updatedAt,
+          importance: row.confidence,
+          confidence: row.confidence,
+          row,
+        })
+      }
+      return out
+    }
+    const rows = await this.db.message.findMany({
+      where: {
+        agentId,
+        id: { in: numeric },
+        content:
+          scope === 'SUMMARIES'
+            ? { startsWith: CONTEXT_SUMMARY_PREFIX }
+            : { not: { startsWith: CONTEXT_SUMMARY_PREFIX } },
+        ...(sessionId ? { sessionId } : {}),
+        timestamp: {
+          ...(options.since ? { gte: options.since } : {}),
+          ...(options.until ? { lte: options.until } : {}),
+        },
+      },
       include: { session: { select: { conversationId: true } } },
     })
-    const byId = new Map(rows.map((row) => [String(row.id), row]))
-    return fused.flatMap((f) => {
-      const row = byId.get(f.id)
-      if (!row) return []
-      const components = { bm25: f.bm25, vector: f.vector, context: f.context }
-      return [
-        { message: toMessage(row), conversationId: row.session.conversationId, score: f.score, components },
-      ]
-    })
+    for (const row of rows) {
+      out.set(String(row.id), {
+        scope,
+        id: String(row.id),
+        bm25: 0,
+        vector: 0,
+        text: row.content,
+        timestamp: row.timestamp,
+        importance: 0.5,
+        confidence: 1,
+        row: toMessage(row),
+        conversationId: row.session.conversationId,
+        sessionId: row.sessionId,
+      })
+    }
+    return out
+  }
+
+  private async messageCandidates(agentId: string, ids: string[], scope: SearchScope): Promise<Candidate[]> {
+    if (ids.length === 0) return []
+    const rows = await this.load(agentId, scope, ids, { sessionId: null, options: {} })
+    return [...rows.values()]
   }
 
   /**
@@ -172,17 +556,21 @@ export class SearchService {
    * candidate's score, so candidates' neighbours join the ranking and a turn between two
    * candidates gains the mean of theirs.
    */
-  private async dialogueContext(base: Map<string, number>): Promise<Map<string, number>> {
+  private async dialogueContext(
+    base: Map<string, number>,
+    candidates: Candidate[],
+  ): Promise<Map<string, number>> {
     if (base.size === 0) return new Map()
     const ids = [...base.keys()].map(Number)
-    const marks = ids.map(() => '?').join(',')
+    const sessions = [...new Set(candidates.map((c) => c.sessionId).filter(Boolean))] as string[]
+    const marks = (n: number) => Array.from({ length: n }, () => '?').join(',')
     const rows = await this.db.$queryRawUnsafe<{ id: number; prev: number | null; next: number | null }[]>(
       `SELECT id, prev, next FROM (
          SELECT "id" AS id, LAG("id") OVER w AS prev, LEAD("id") OVER w AS next FROM "Message"
-          WHERE "sessionId" IN (SELECT DISTINCT "sessionId" FROM "Message" WHERE "id" IN (${marks}))
+          WHERE "sessionId" IN (${marks(sessions.length)})
          WINDOW w AS (PARTITION BY "sessionId" ORDER BY "timestamp", "id"))
-       WHERE id IN (${marks})`,
-      ...ids,
+       WHERE id IN (${marks(ids.length)})`,
+      ...sessions,
       ...ids,
     )
     const context = new Map<string, number>()
@@ -197,37 +585,20 @@ export class SearchService {
     return context
   }
 
-  /**
-   * The agent's message vectors: embedded on first use, topped up with messages added since, and
-   * rebuilt when any were deleted. Checked against the table on every search, so writes from any
-   * process are seen.
-   */
-  private async messageVectors(scope: string): Promise<MessageVectors> {
-    const count = await this.db.message.count({ where: { agentId: scope } })
-    let cached = this.vectors.get(scope)
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (!cached) {
-        cached = { index: new ExactVectorIndex(), sessionOf: new Map(), maxId: 0, count: 0 }
-        this.vectors.set(scope, cached)
-      }
-      const rows = await this.db.message.findMany({
-        where: { agentId: scope, id: { gt: cached.maxId } },
-        select: { id: true, content: true, sessionId: true },
-        orderBy: { id: 'asc' },
-      })
-      if (cached.count + rows.length !== count) {
-        cached = undefined // messages were deleted: start over
-        continue
-      }
-      for (const row of rows) {
-        const vector = this.embedder.embedOne(row.content)
-        if (vector.some((v) => v !== 0)) cached.index.upsert(String(row.id), vector)
-        cached.sessionOf.set(String(row.id), row.sessionId)
-        cached.maxId = row.id
-      }
-      cached.count = count
-      return cached
+  private async recordAccess(agentId: string, hits: SearchHit[]): Promise<void> {
+    const memoryIds = hits.filter((h) => h.scope === 'MEMORIES').map((h) => Number(h.id))
+    if (memoryIds.length) {
+      const updated = new Map((await this.memories.recordAccess(agentId, memoryIds)).map((m) => [m.id, m]))
+      for (const hit of hits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
     }
-    throw new Error('message vectors changed while they were being read')
+    const knowledgeIds = hits.filter((h) => h.scope === 'KNOWLEDGE').map((h) => Number(h.id))
+    if (knowledgeIds.length) {
+      // A search hit is a use for decay purposes (it was recalled), not a confirmation: confidence
+      // only grows through recordKnowledgeUse.
+      await this.db.knowledge.updateMany({
+        where: { agentId, id: { in: knowledgeIds } },
+        data: { useCount: { increment: 1 }, lastUsedAt: this.now() },
+      })
+    }
   }
 }

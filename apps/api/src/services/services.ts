@@ -1,7 +1,9 @@
 import {
   type Clock,
+  createHashingEmbedder,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
+  type Embedder,
   type Limits,
   PersistentSessionManager,
   summarizeMessages,
@@ -11,13 +13,18 @@ import { LiveTokens } from '../auth.ts'
 import type { Database } from '../db/client.ts'
 import type { EngramPubSub } from '../pubsub.ts'
 import { AgentService } from './agent-service.ts'
+import { AgentWrites } from './agent-writes.ts'
+import { ContextService } from './context-service.ts'
+import { EmbeddingService } from './embedding-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
+import { MemoryItemService } from './memory-item-service.ts'
 import { MemoryService } from './memory-service.ts'
 import { type Logger, OptimizerService } from './optimizer-service.ts'
 import { ParameterStore } from './parameter-store.ts'
 import { PrismaSessionRepository } from './prisma-session-repository.ts'
 import { PrivacyService } from './privacy-service.ts'
 import { SearchService } from './search-service.ts'
+import { TransferService } from './transfer-service.ts'
 
 export interface ServicesOptions {
   db: Database
@@ -27,6 +34,11 @@ export interface ServicesOptions {
   limits?: Limits
   optimizerIntervalMs?: number
   log?: Logger
+  /** The embedding provider; the offline hashing embedder when none is given. */
+  embedder?: Embedder
+  /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
+  databaseFile?: string | null
+  backupDirectory?: string | null
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -35,7 +47,14 @@ export type Services = ReturnType<typeof createServices>
 export function createServices(options: ServicesOptions) {
   const { db, clock, tokenCounter, pubsub } = options
   const limits = options.limits ?? DEFAULT_LIMITS
+  const log = options.log ?? console
   const parameters = new ParameterStore(db)
+  const writes = new AgentWrites()
+  const privacy = new PrivacyService(db)
+  const embeddings = new EmbeddingService(db, options.embedder ?? createHashingEmbedder(), clock, pubsub, log)
+  const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
+  const search = new SearchService(db, limits, embeddings, memoryItems, () => clock.now())
+  const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
   const memory = new MemoryService(db, clock, tokenCounter, limits, parameters)
   const sessions = new PersistentSessionManager({
     repository: new PrismaSessionRepository(db),
@@ -55,7 +74,25 @@ export function createServices(options: ServicesOptions) {
       intervalMs: options.optimizerIntervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
       snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
     },
-    options.log,
+    log,
+    writes,
+  )
+  const transfer = new TransferService(
+    db,
+    options.databaseFile ?? null,
+    options.backupDirectory ?? null,
+    clock,
+    tokenCounter,
+    limits,
+    privacy,
+    embeddings,
+    writes,
+    (agentId) => {
+      // Restores and clears change rows behind the in-memory caches.
+      embeddings.reset(agentId)
+      sessions.forgetCached(agentId)
+      memory.invalidate(agentId ?? null)
+    },
   )
   return {
     db,
@@ -70,7 +107,12 @@ export function createServices(options: ServicesOptions) {
     knowledge: new KnowledgeService(db, clock, limits),
     agents: new AgentService(db),
     liveTokens: new LiveTokens(clock),
-    search: new SearchService(db, limits),
-    privacy: new PrivacyService(db),
+    search,
+    privacy,
+    writes,
+    embeddings,
+    memoryItems,
+    context,
+    transfer,
   }
 }

@@ -100,6 +100,12 @@ export class PersistentSessionManager {
     this.maxCached = deps.maxCachedSessions ?? DEFAULT_MAX_CACHED_SESSIONS
   }
 
+  /** Forgets cached sessions (one agent's, or all) after their rows changed behind the manager. */
+  forgetCached(scope?: string): void {
+    if (scope === undefined) this.cache.clear()
+    else for (const [key, session] of this.cache) if (session.scope === scope) this.cache.delete(key)
+  }
+
   async getOrCreate(scope: string, conversationId: string): Promise<Session> {
     assertConversationId(conversationId)
     const cached = this.cache.get(cacheKey(scope, conversationId))

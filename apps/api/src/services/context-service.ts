@@ -1,0 +1,216 @@
+import {
+  type AssembledContext,
+  assembleContext,
+  type Clock,
+  CONTEXT_SECTIONS,
+  CONTEXT_SUMMARY_PREFIX,
+  type ContextItem,
+  type ContextSectionInput,
+  type ContextSectionName,
+  DEFAULT_CONTEXT_BUDGET_TOKENS,
+  MAX_CONTEXT_BUDGET_TOKENS,
+  NotFoundError,
+  type TokenCounter,
+  ValidationError,
+} from '@engram/core'
+import type { Database } from '../db/client.ts'
+import type { AgentWrites } from './agent-writes.ts'
+import { type MemoryItemService, type MemoryItemView, toMemoryItem } from './memory-item-service.ts'
+import type { SearchService } from './search-service.ts'
+
+/** Spec 003: assembled context is cached 10 s per agent (and here per request). */
+export const CONTEXT_CACHE_TTL_MS = 10_000
+const CONTEXT_CACHE_MAX_ENTRIES = 1_000
+/** How many candidates a section is offered before the budget decides; more than any budget fits. */
+const SECTION_CANDIDATES = 200
+
+const PROFILE_CATEGORIES = ['fact', 'preference', 'skill'] as const
+const WORKING_CATEGORIES = ['decision', 'correction', 'commitment', 'context', 'past_conversation'] as const
+
+export interface MemoryContextRequest {
+  query?: string | null
+  conversationId?: string | null
+  userId?: string | null
+  budgetTokens?: number | null
+  sections?: ContextSectionName[] | null
+}
+
+export interface MemoryContextResult extends AssembledContext {
+  cached: boolean
+  generatedAt: Date
+}
+
+/**
+ * Builds the block an agent injects into its prompt (spec 003 context assembly, spec 001 format):
+ * overrides, profile, working memory, summaries, relationships, then query-relevant memories,
+ * knowledge and the conversation itself, each within its budget, lower priorities trimmed first.
+ */
+export class ContextService {
+  private readonly cache = new Map<string, { at: number; value: AssembledContext; generatedAt: Date }>()
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly tokenCounter: TokenCounter,
+    private readonly memories: MemoryItemService,
+    private readonly search: SearchService,
+    private readonly writes: AgentWrites,
+  ) {}
+
+  async build(scope: string, request: MemoryContextRequest): Promise<MemoryContextResult> {
+    const budgetTokens = request.budgetTokens ?? DEFAULT_CONTEXT_BUDGET_TOKENS
+    if (!Number.isInteger(budgetTokens) || budgetTokens < 1 || budgetTokens > MAX_CONTEXT_BUDGET_TOKENS) {
+      throw new ValidationError([
+        {
+          field: 'budgetTokens',
+          message: `must be an integer from 1 to ${MAX_CONTEXT_BUDGET_TOKENS}`,
+          limit: MAX_CONTEXT_BUDGET_TOKENS,
+        },
+      ])
+    }
+    const wanted = new Set<ContextSectionName>(request.sections?.length ? request.sections : CONTEXT_SECTIONS)
+    const key = JSON.stringify([
+      scope,
+      this.writes.version(scope),
+      request.query ?? '',
+      request.conversationId ?? '',
+      request.userId ?? '',
+      budgetTokens,
+      [...wanted].sort(),
+    ])
+    const now = this.clock.now()
+    const hit = this.cache.get(key)
+    if (hit && now.getTime() - hit.at < CONTEXT_CACHE_TTL_MS) {
+      return { ...hit.value, cached: true, generatedAt: hit.generatedAt }
+    }
+
+    const { contextBudgets, settings } = await this.memories.settings(scope)
+    const current = this.memories.where(scope, { userId: request.userId })
+    const memoryLines = (rows: MemoryItemView[]): ContextItem[] =>
+      rows.map((m) => ({ id: `memory:${m.id}`, text: m.content }))
+    const sections: ContextSectionInput[] = []
+    const offered = new Map<string, MemoryItemView>()
+    const add = async (name: ContextSectionName, load: () => Promise<ContextItem[]>) => {
+      if (wanted.has(name)) sections.push({ name, items: await load() })
+    }
+    const findMemories = async (where: object, orderBy: object[]) => {
+      const rows = await this.db.memoryItem.findMany({
+        where: { ...current, ...where },
+        orderBy,
+        take: SECTION_CANDIDATES,
+      })
+      const items = rows.map(toMemoryItem)
+      for (const item of items) offered.set(item.id, item)
+      return items
+    }
+
+    await add('user_overrides', async () =>
+      memoryLines(await findMemories({ pinned: true }, [{ createdAt: 'asc' }])),
+    )
+    await add('profile', async () =>
+      memoryLines(
+        await findMemories({ pinned: false, category: { in: [...PROFILE_CATEGORIES] } }, [
+          { importance: 'desc' },
+          { confidence: 'desc' },
+          { updatedAt: 'desc' },
+        ]),
+      ),
+    )
+    await add('working_memory', async () =>
+      memoryLines(
+        await findMemories({ pinned: false, category: { in: [...WORKING_CATEGORIES] } }, [
+          { updatedAt: 'desc' },
+          { importance: 'desc' },
+        ]),
+      ),
+    )
+    await add('summaries', async () => {
+      const since =
+        settings.conversationWindowDays > 0
+          ? new Date(now.getTime() - settings.conversationWindowDays * 86_400_000)
+          : undefined
+      const rows = await this.db.message.findMany({
+        where: {
+          agentId: scope,
+          content: { startsWith: CONTEXT_SUMMARY_PREFIX },
+          ...(since ? { timestamp: { gte: since } } : {}),
+        },
+        orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
+        take: SECTION_CANDIDATES,
+      })
+      return rows.map((r) => ({
+        id: `message:${r.id}`,
+        text: r.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim(),
+      }))
+    })
+    await add('relationships', async () =>
+      memoryLines(
+        await findMemories({ pinned: false, category: 'relationship' }, [
+          { importance: 'desc' },
+          { updatedAt: 'desc' },
+        ]),
+      ),
+    )
+    const query = request.query?.trim()
+    await add('relevant_memories', async () => {
+      if (!query) return []
+      const hits = await this.search.search(scope, query, {
+        scopes: ['MEMORIES'],
+        limit: Math.min(100, SECTION_CANDIDATES),
+        memoryFilter: { userId: request.userId },
+        track: false,
+      })
+      // What an earlier section already offers is not repeated here.
+      return hits
+        .filter((h) => h.memory && !offered.has(h.id))
+        .map((h) => ({ id: `memory:${h.id}`, text: h.text }))
+    })
+    await add('knowledge', async () => {
+      if (!query) return []
+      const hits = await this.search.search(scope, query, { scopes: ['KNOWLEDGE'], limit: 50, track: false })
+      return hits.map((h) => ({ id: `knowledge:${h.id}`, text: h.text }))
+    })
+    await add('conversation', async () => {
+      if (!request.conversationId) return []
+      const session = await this.db.session.findUnique({
+        where: { agentId_conversationId: { agentId: scope, conversationId: request.conversationId } },
+      })
+      if (!session) throw new NotFoundError('Session', request.conversationId)
+      // Newest turns first until the section budget is spent, then back in reading order.
+      const rows = await this.db.message.findMany({
+        where: { sessionId: session.id, isCompressed: false },
+        orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
+        take: SECTION_CANDIDATES,
+      })
+      let spent = 0
+      const recent = []
+      for (const row of rows) {
+        const text = `${row.role}: ${row.content}`
+        spent += this.tokenCounter.count(text) + 2
+        if (spent > contextBudgets.conversation) break
+        recent.push({ id: `message:${row.id}`, text })
+      }
+      return recent.reverse()
+    })
+
+    const assembled = assembleContext({ budgetTokens, sections, budgets: contextBudgets }, (text) =>
+      this.tokenCounter.count(text),
+    )
+    const included = assembled.sections
+      .flatMap((s) => s.included)
+      .filter((id) => id.startsWith('memory:'))
+      .map((id) => Number(id.slice('memory:'.length)))
+    await this.memories.recordAccess(scope, included)
+    // Recording access is not a change of content: the cache entry stays valid.
+    this.remember(key, { at: now.getTime(), value: assembled, generatedAt: now })
+    return { ...assembled, cached: false, generatedAt: now }
+  }
+
+  private remember(key: string, entry: { at: number; value: AssembledContext; generatedAt: Date }): void {
+    if (this.cache.size >= CONTEXT_CACHE_MAX_ENTRIES) {
+      const oldest = this.cache.keys().next().value
+      if (oldest !== undefined) this.cache.delete(oldest)
+    }
+    this.cache.set(key, entry)
+  }
+}

@@ -1,0 +1,350 @@
+import { createHash } from 'node:crypto'
+import { bytesToVector, type Clock, type Embedder, ExactVectorIndex, vectorToBytes } from '@engram/core'
+import type { Database } from '../db/client.ts'
+import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
+import type { Logger } from './optimizer-service.ts'
+
+/** What gets a vector: long-term memory items, conversation messages, cross-session knowledge. */
+export const EMBEDDING_KINDS = ['memory', 'message', 'knowledge'] as const
+export type EmbeddingKind = (typeof EMBEDDING_KINDS)[number]
+
+/** Rows embedded per batch: one embedder call and one transaction each. */
+export const EMBEDDING_BATCH_SIZE = 256
+
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+interface KindIndex {
+  index: ExactVectorIndex
+  /** Embedding rows of this agent, kind and model when the index was last brought up to date. */
+  rows: number
+}
+
+/** The text a kind's owner is embedded from. */
+const OWNER_TEXT: Record<EmbeddingKind, string> = {
+  memory: `SELECT o."id" AS id, o."content" AS text FROM "MemoryItem" o`,
+  message: `SELECT o."id" AS id, o."content" AS text FROM "Message" o`,
+  knowledge: `SELECT o."id" AS id, o."key" || ': ' || o."value" AS text FROM "Knowledge" o`,
+}
+const OWNER_TABLE: Record<EmbeddingKind, string> = {
+  memory: 'MemoryItem',
+  message: 'Message',
+  knowledge: 'Knowledge',
+}
+
+/**
+ * Vectors for everything searchable, persisted per model (table "Embedding") with a cache by
+ * content hash, and kept in memory per agent and kind for search. Embedding never blocks a write:
+ * a text whose embedding fails is stored anyway and picked up by the next fill; search falls back
+ * to keywords for whatever has no vector yet.
+ */
+export class EmbeddingService {
+  private readonly indexes = new Map<string, KindIndex>()
+  private progressState: EmbeddingProgressEvent
+  private job: Promise<void> | null = null
+  private readonly pending = new Set<string>()
+  private pendingTimer: ReturnType<typeof setTimeout> | null = null
+
+  constructor(
+    private readonly db: Database,
+    readonly embedder: Embedder,
+    private readonly clock: Clock,
+    private readonly pubsub: EngramPubSub,
+    private readonly log: Logger = console,
+  ) {
+    this.progressState = idleProgress(embedder.model)
+  }
+
+  get model(): string {
+    return this.embedder.model
+  }
+
+  /**
+   * An embedder that computes in-process (the offline default) is cheap enough to bring vectors up
+   * to date inside a search; a remote one is filled in the background instead.
+   */
+  get isLocal(): boolean {
+    return 'embedOne' in this.embedder
+  }
+
+  get progress(): EmbeddingProgressEvent {
+    return this.progressState
+  }
+
+  /** Vectors for texts, from the cache where present; null where the embedder failed. */
+  async embedTexts(texts: readonly string[]): Promise<(Float32Array | null)[]> {
+    if (texts.length === 0) return []
+    // An in-process embedder is faster than the cache's round trip to the database.
+    if (this.isLocal) return this.embedder.embed(texts)
+    const hashes = texts.map(contentHash)
+    const cached = await this.db.embeddingCache.findMany({
+      where: { model: this.model, contentHash: { in: [...new Set(hashes)] } },
+    })
+    const byHash = new Map(cached.map((row) => [row.contentHash, bytesToVector(row.vector)]))
+    const missing = [...new Set(hashes.filter((h) => !byHash.has(h)))]
+    if (missing.length > 0) {
+      const textOf = new Map(hashes.map((h, i) => [h, texts[i] as string]))
+      try {
+        const vectors = await this.embedder.embed(missing.map((h) => textOf.get(h) as string))
+        const now = this.clock.now()
+        const rows = missing.map((h, i) => {
+          const vector = vectors[i] as Float32Array
+          byHash.set(h, vector)
+          return {
+            model: this.model,
+            contentHash: h,
+            dimensions: vector.length,
+            vector: vectorToBytes(vector) as Uint8Array<ArrayBuffer>,
+            createdAt: now,
+          }
+        })
+        await this.db.embeddingCache.createMany({ data: rows })
+      } catch (error) {
+        this.log.warn(`[embeddings] ${this.model} failed for ${missing.length} texts:`, error)
+      }
+    }
+    return hashes.map((h) => byHash.get(h) ?? null)
+  }
+
+  /** A query's vector; null when the embedder fails (search then uses keywords only). */
+  async embedQuery(text: string): Promise<Float32Array | null> {
+    return (await this.embedTexts([text]))[0] ?? null
+  }
+
+  /** Embeds owners and stores their vectors; returns how many got one. */
+  async store(agentId: string, kind: EmbeddingKind, owners: { id: number; text: string }[]): Promise<number> {
+    if (owners.length === 0) return 0
+    const vectors = await this.embedTexts(owners.map((o) => o.text))
+    const now = this.clock.now()
+    const embedded = owners.flatMap((owner, i) => {
+      const vector = vectors[i]
+      return vector ? [{ owner, vector }] : []
+    })
+    const rows = embedded.map(({ owner, vector }) => ({
+      kind,
+      ownerId: owner.id,
+      agentId,
+      model: this.model,
+      dimensions: vector.length,
+      vector: vectorToBytes(vector) as Uint8Array<ArrayBuffer>,
+      contentHash: contentHash(owner.text),
+      createdAt: now,
+    }))
+    if (rows.length === 0) return 0
+    await this.db.$transaction([
+      this.db.embedding.deleteMany({
+        where: { kind, model: this.model, ownerId: { in: rows.map((r) => r.ownerId) } },
+      }),
+      this.db.embedding.createMany({ data: rows }),
+    ])
+    const cached = this.indexes.get(indexKey(agentId, kind))
+    if (cached) {
+      // Keep the in-memory index in step; `rows` tells the next search nothing was missed.
+      const before = cached.index.size
+      for (const { owner, vector } of embedded) cached.index.upsert(String(owner.id), vector)
+      cached.rows += cached.index.size - before
+    }
+    return rows.length
+  }
+
+  /** Drops owners' vectors from the in-memory index (their rows go with them by trigger). */
+  forget(agentId: string, kind: EmbeddingKind, ownerIds: readonly (number | string)[]): void {
+    const cached = this.indexes.get(indexKey(agentId, kind))
+    if (!cached) return
+    for (const id of ownerIds) if (cached.index.remove(String(id))) cached.rows--
+  }
+
+  /** Forgets every in-memory index (after a restore or a bulk clear). */
+  reset(agentId?: string): void {
+    if (!agentId) this.indexes.clear()
+    else for (const kind of EMBEDDING_KINDS) this.indexes.delete(indexKey(agentId, kind))
+  }
+
+  /** Owners of a kind that have no vector of the current model yet. */
+  async missing(
+    agentId: string | null,
+    kind: EmbeddingKind,
+    limit: number,
+  ): Promise<{ id: number; agentId: string; text: string }[]> {
+    return this.db.$queryRawUnsafe<{ id: number; agentId: string; text: string }[]>(
+      `${OWNER_TEXT[kind].replace('SELECT ', 'SELECT o."agentId" AS agentId, ')}
+        WHERE ${agentId ? 'o."agentId" = ? AND ' : ''}NOT EXISTS (
+          SELECT 1 FROM "Embedding" e WHERE e."kind" = ? AND e."ownerId" = o."id" AND e."model" = ?)
+        ORDER BY o."id" LIMIT ?`,
+      ...[...(agentId ? [agentId] : []), kind, this.model, limit],
+    )
+  }
+
+  /** Embeds everything of the agent's kind still missing a vector; returns how many were added. */
+  async fill(agentId: string, kind: EmbeddingKind): Promise<number> {
+    let added = 0
+    for (;;) {
+      const batch = await this.missing(agentId, kind, EMBEDDING_BATCH_SIZE)
+      if (batch.length === 0) return added
+      const stored = await this.store(agentId, kind, batch)
+      added += stored
+      // A failing embedder would otherwise spin on the same rows.
+      if (stored < batch.length) return added
+    }
+  }
+
+  /**
+   * The agent's vectors of a kind, ready to search. A local embedder fills what is missing first;
+   * a remote one is asked in the background and search uses what is there (keywords cover the rest).
+   */
+  async index(agentId: string, kind: EmbeddingKind): Promise<ExactVectorIndex> {
+    if (this.isLocal) await this.fill(agentId, kind)
+    else this.schedule(agentId)
+    const rows = await this.db.embedding.count({ where: { agentId, kind, model: this.model } })
+    const key = indexKey(agentId, kind)
+    const cached = this.indexes.get(key)
+    if (cached && cached.rows === rows && cached.index.size === rows) return cached.index
+    // Written or deleted elsewhere (another process, a restore, cascades): reload from the table.
+    const index = new ExactVectorIndex()
+    const stored = await this.db.embedding.findMany({
+      where: { agentId, kind, model: this.model },
+      select: { ownerId: true, vector: true },
+    })
+    for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector))
+    this.indexes.set(key, { index, rows: stored.length })
+    return index
+  }
+
+  /** Fills an agent's missing vectors soon, in the background (after writes, with a remote embedder). */
+  schedule(agentId: string): void {
+    this.pending.add(agentId)
+    if (this.pendingTimer) return
+    this.pendingTimer = setTimeout(() => {
+      this.pendingTimer = null
+      const agents = [...this.pending]
+      this.pending.clear()
+      void (async () => {
+        for (const agent of agents) {
+          for (const kind of EMBEDDING_KINDS) {
+            try {
+              await this.fill(agent, kind)
+            } catch (error) {
+              this.log.warn(`[embeddings] background fill for ${agent} failed:`, error)
+            }
+          }
+        }
+      })()
+    }, 50)
+    this.pendingTimer.unref?.()
+  }
+
+  /** Per kind: how many owners there are and how many have a vector of the current model. */
+  async coverage(
+    agentId: string | null,
+  ): Promise<{ kind: EmbeddingKind; total: number; embedded: number }[]> {
+    return Promise.all(
+      EMBEDDING_KINDS.map(async (kind) => {
+        const where = agentId ? `WHERE o."agentId" = ?` : ''
+        const [row] = await this.db.$queryRawUnsafe<{ total: number; embedded: number }[]>(
+          `SELECT COUNT(*) AS total, COUNT(e."ownerId") AS embedded FROM "${OWNER_TABLE[kind]}" o
+             LEFT JOIN "Embedding" e ON e."kind" = ? AND e."ownerId" = o."id" AND e."model" = ?
+             ${where}`,
+          ...[kind, this.model, ...(agentId ? [agentId] : [])],
+        )
+        return { kind, total: Number(row?.total ?? 0), embedded: Number(row?.embedded ?? 0) }
+      }),
+    )
+  }
+
+  /**
+   * Re-embeds everything that has no vector of the current model (all of it after the provider
+   * changed), in the background, publishing progress. Vectors of other models are removed once the
+   * new model covers everything, so the two are never mixed. Returns the running job's state.
+   */
+  reembed(): EmbeddingProgressEvent {
+    if (this.job) return this.progressState
+    this.job = this.runReembed().finally(() => {
+      this.job = null
+    })
+    return this.progressState
+  }
+
+  /** Resolves when the background re-embedding (if any) has finished. */
+  async settled(): Promise<void> {
+    await this.job
+  }
+
+  private async runReembed(): Promise<void> {
+    const coverage = await this.coverage(null)
+    const total = coverage.reduce((sum, c) => sum + c.total - c.embedded, 0)
+    this.publish({
+      model: this.model,
+      state: 'running',
+      total,
+      done: 0,
+      failed: 0,
+      startedAt: this.clock.now(),
+      finishedAt: null,
+      error: null,
+    })
+    let done = 0
+    let failed = 0
+    try {
+      for (const kind of EMBEDDING_KINDS) {
+        let afterId = 0
+        for (;;) {
+          const batch = (await this.missing(null, kind, EMBEDDING_BATCH_SIZE * 4)).filter(
+            (o) => o.id > afterId,
+          )
+          if (batch.length === 0) break
+          afterId = (batch.at(-1) as { id: number }).id
+          const byAgent = new Map<string, { id: number; text: string }[]>()
+          for (const owner of batch)
+            byAgent.set(owner.agentId, [...(byAgent.get(owner.agentId) ?? []), owner])
+          for (const [agentId, owners] of byAgent) {
+            const stored = await this.store(agentId, kind, owners)
+            done += stored
+            failed += owners.length - stored
+          }
+          this.publish({ ...this.progressState, done, failed })
+          if (failed > 0 && done === 0) break
+        }
+      }
+      if (failed === 0) await this.db.embedding.deleteMany({ where: { model: { not: this.model } } })
+      this.publish({
+        ...this.progressState,
+        state: failed === 0 ? 'done' : 'failed',
+        done,
+        failed,
+        finishedAt: this.clock.now(),
+        error: failed === 0 ? null : `${failed} texts could not be embedded; they will be retried`,
+      })
+    } catch (error) {
+      this.log.error('[embeddings] re-embedding failed:', error)
+      this.publish({
+        ...this.progressState,
+        state: 'failed',
+        finishedAt: this.clock.now(),
+        error: error instanceof Error ? error.message : String(error),
+      })
+    }
+  }
+
+  private publish(event: EmbeddingProgressEvent): void {
+    this.progressState = event
+    this.pubsub.publish('embedding:progress', event)
+  }
+}
+
+function indexKey(agentId: string, kind: EmbeddingKind): string {
+  return `${agentId}\u0000${kind}`
+}
+
+function idleProgress(model: string): EmbeddingProgressEvent {
+  return {
+    model,
+    state: 'idle',
+    total: 0,
+    done: 0,
+    failed: 0,
+    startedAt: null,
+    finishedAt: null,
+    error: null,
+  }
+}

@@ -1,0 +1,637 @@
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import {
+  type Clock,
+  KNOWLEDGE_CATEGORIES,
+  type Limits,
+  MEMORY_CATEGORIES,
+  ROLES,
+  type TokenCounter,
+  ValidationError,
+  validationErrorFromZod,
+} from '@engram/core'
+import Database3 from 'better-sqlite3'
+import { z } from 'zod'
+import type { Database } from '../db/client.ts'
+import type { AgentWrites } from './agent-writes.ts'
+import { contentHash, type EmbeddingService } from './embedding-service.ts'
+import { parseMetadata } from './mappers.ts'
+import type { PrivacyService } from './privacy-service.ts'
+
+export const EXPORT_FORMAT = 'engram.export'
+export const EXPORT_VERSION = 1
+/** Bounds an import: what one request may bring (the request body limit bounds it too). */
+export const MAX_IMPORT_ITEMS = 200_000
+
+const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s))
+const nullableDate = isoDate.nullable()
+const json = z.record(z.string(), z.unknown())
+
+const ExportDocumentSchema = z.object({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  agent: z.object({ id: z.string(), name: z.string() }),
+  embeddingModel: z.string().nullable(),
+  memories: z
+    .array(
+      z.object({
+        ref: z.string().min(1).max(64),
+        content: z.string().min(1).max(10_000),
+        category: z.enum(MEMORY_CATEGORIES),
+        tags: z.array(z.string().min(1).max(64)).max(20),
+        importance: z.number().min(0).max(1),
+        confidence: z.number().min(0).max(1),
+        pinned: z.boolean(),
+        userId: z.string().max(128).nullable(),
+        sourceConversationId: z.string().max(256).nullable(),
+        sourceMessageId: z.string().max(256).nullable(),
+        accessCount: z.number().int().min(0),
+        lastAccessedAt: nullableDate,
+        validFrom: isoDate,
+        validUntil: nullableDate,
+        supersededBy: z.string().nullable(),
+        metadata: json,
+        createdAt: isoDate,
+        updatedAt: isoDate,
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS),
+  knowledge: z
+    .array(
+      z.object({
+        category: z.enum(KNOWLEDGE_CATEGORIES),
+        key: z.string().min(1),
+        value: z.string(),
+        confidence: z.number().min(0).max(1),
+        storeCount: z.number().int().min(1),
+        useCount: z.number().int().min(0),
+        lastUsedAt: nullableDate,
+        lastDecayAt: nullableDate,
+        createdAt: isoDate,
+        updatedAt: isoDate,
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS),
+  sessions: z
+    .array(
+      z.object({
+        conversationId: z.string().min(1).max(128),
+        createdAt: isoDate,
+        updatedAt: isoDate,
+        messages: z
+          .array(
+            z.object({
+              role: z.enum(ROLES),
+              content: z.string(),
+              tokenCount: z.number().int().min(0),
+              isCompressed: z.boolean(),
+              metadata: json,
+              timestamp: isoDate,
+              createdAt: isoDate,
+              entry: z
+                .object({
+                  type: z.enum(['short_term', 'long_term']),
+                  content: z.string(),
+                  tokenCount: z.number().int().min(0),
+                  relevance: z.number(),
+                  isCompressed: z.boolean(),
+                  metadata: json,
+                  timestamp: isoDate,
+                  createdAt: isoDate,
+                })
+                .nullable(),
+            }),
+          )
+          .max(MAX_IMPORT_ITEMS),
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS),
+  vectors: z
+    .array(
+      z.object({
+        owner: z.string().min(1),
+        dimensions: z.number().int().min(1).max(16_384),
+        vector: z.base64(),
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS * 3),
+})
+export type ExportDocument = z.input<typeof ExportDocumentSchema>
+
+export type ImportMode = 'REPLACE' | 'MERGE'
+
+export interface ImportReport {
+  memories: number
+  knowledge: number
+  sessions: number
+  messages: number
+  vectors: number
+  /** True when the document's vectors were of another model: they were embedded again. */
+  reembedded: boolean
+}
+
+export interface BackupInfo {
+  name: string
+  bytes: number
+  createdAt: Date
+}
+
+const BACKUP_NAME = /^engram-[0-9TZ-]+\.db$/
+/** Tables a restore leaves as they are: access control and migration history are not memory. */
+const RESTORE_KEEPS = new Set(['ApiKey', '_prisma_migrations'])
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null)
+
+/**
+ * An agent's memory as one versioned JSON document (export / import), whole-database backups
+ * (SQLite `VACUUM INTO`) and restore, and clearing. Imports and restores are one transaction each.
+ */
+export class TransferService {
+  constructor(
+    private readonly db: Database,
+    private readonly databaseFile: string | null,
+    private readonly backupDirectory: string | null,
+    private readonly clock: Clock,
+    private readonly tokenCounter: TokenCounter,
+    private readonly limits: Limits,
+    private readonly privacy: PrivacyService,
+    private readonly embeddings: EmbeddingService,
+    private readonly writes: AgentWrites,
+    private readonly onReset: (agentId?: string) => void,
+  ) {}
+
+  async exportAgent(scope: string): Promise<ExportDocument> {
+    const agent = await this.db.agent.findUniqueOrThrow({ where: { id: scope } })
+    const [memories, knowledge, sessions, vectors] = await Promise.all([
+      this.db.memoryItem.findMany({
+        where: { agentId: scope },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      }),
+      this.db.knowledge.findMany({
+        where: { agentId: scope },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      }),
+      this.db.session.findMany({
+        where: { agentId: scope },
+        orderBy: [{ createdAt: 'asc' }, { conversationId: 'asc' }],
+        include: { messages: { orderBy: [{ timestamp: 'asc' }, { id: 'asc' }], include: { entry: true } } },
+      }),
+      this.db.embedding.findMany({ where: { agentId: scope, model: this.embeddings.model } }),
+    ])
+    const memoryRef = new Map(memories.map((m, i) => [m.id, `m${i + 1}`]))
+    const messageRef = new Map<number, string>()
+    for (const session of sessions)
+      for (const [i, message] of session.messages.entries())
+        messageRef.set(message.id, `${session.conversationId}#${i + 1}`)
+    const knowledgeRef = new Map(knowledge.map((k) => [k.id, `${k.category}/${k.key}`]))
+    const ownerRef = (kind: string, id: number) =>
+      kind === 'memory' ? memoryRef.get(id) : kind === 'message' ? messageRef.get(id) : knowledgeRef.get(id)
+    return {
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
+      agent: { id: agent.id, name: agent.name },
+      embeddingModel: this.embeddings.model,
+      memories: memories.map((m) => ({
+        ref: memoryRef.get(m.id) as string,
+        content: m.content,
+        category: m.category as (typeof MEMORY_CATEGORIES)[number],
+        tags: JSON.parse(m.tags) as string[],
+        importance: m.importance,
+        confidence: m.confidence,
+        pinned: m.pinned,
+        userId: m.userId,
+        sourceConversationId: m.sourceConversationId,
+        sourceMessageId: m.sourceMessageId,
+        accessCount: m.accessCount,
+        lastAccessedAt: iso(m.lastAccessedAt),
+        validFrom: m.validFrom.toISOString(),
+        validUntil: iso(m.validUntil),
+        supersededBy: m.supersededById == null ? null : (memoryRef.get(m.supersededById) ?? null),
+        metadata: parseMetadata(m.metadata),
+        createdAt: m.createdAt.toISOString(),
+        updatedAt: m.updatedAt.toISOString(),
+      })),
+      knowledge: knowledge.map((k) => ({
+        category: k.category as (typeof KNOWLEDGE_CATEGORIES)[number],
+        key: k.key,
+        value: k.value,
+        confidence: k.confidence,
+        storeCount: k.storeCount,
+        useCount: k.useCount,
+        lastUsedAt: iso(k.lastUsedAt),
+        lastDecayAt: iso(k.lastDecayAt),
+        createdAt: k.createdAt.toISOString(),
+        updatedAt: k.updatedAt.toISOString(),
+      })),
+      sessions: sessions.map((s) => ({
+        conversationId: s.conversationId,
+        createdAt: s.createdAt.toISOString(),
+        updatedAt: s.updatedAt.toISOString(),
+        messages: s.messages.map((m) => ({
+          role: m.role as (typeof ROLES)[number],
+          content: m.content,
+          tokenCount: m.tokenCount,
+          isCompressed: m.isCompressed,
+          metadata: parseMetadata(m.metadata),
+          timestamp: m.timestamp.toISOString(),
+          createdAt: m.createdAt.toISOString(),
+          entry: m.entry
+            ? {
+                type: m.entry.type as 'short_term' | 'long_term',
+                content: m.entry.content,
+                tokenCount: m.entry.tokenCount,
+                relevance: m.entry.relevance,
+                isCompressed: m.entry.isCompressed,
+                metadata: parseMetadata(m.entry.metadata),
+                timestamp: m.entry.timestamp.toISOString(),
+                createdAt: m.entry.createdAt.toISOString(),
+              }
+            : null,
+        })),
+      })),
+      vectors: vectors
+        .flatMap((v) => {
+          const ref = ownerRef(v.kind, v.ownerId)
+          return ref
+            ? [
+                {
+                  owner: `${v.kind}:${ref}`,
+                  dimensions: v.dimensions,
+                  vector: Buffer.from(v.vector).toString('base64'),
+                },
+              ]
+            : []
+        })
+        .sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)),
+    }
+  }
+
+  /**
+   * Imports a document into an agent in one transaction. REPLACE clears the agent's memory first
+   * (spec 002 restore); MERGE adds to it. Vectors are kept when the document's model is the current
+   * one, and embedded again otherwise. Sensitive data is guarded like any other write.
+   */
+  async importAgent(scope: string, input: unknown, mode: ImportMode): Promise<ImportReport> {
+    const parsed = ExportDocumentSchema.safeParse(input)
+    if (!parsed.success) throw validationErrorFromZod(parsed.error, 'document')
+    const doc = parsed.data
+    this.assertReferences(doc)
+    const guarded = await this.privacy.guard(scope, [
+      ...doc.memories.map((m, i) => ({ field: `document.memories.${i}.content`, text: m.content })),
+      ...doc.sessions.flatMap((s, i) =>
+        s.messages.map((m, j) => ({
+          field: `document.sessions.${i}.messages.${j}.content`,
+          text: m.content,
+        })),
+      ),
+    ])
+    let next = 0
+    const safeText = () => guarded.texts[next++] as string
+    const memoryTexts = doc.memories.map(() => safeText())
+    const messageTexts = doc.sessions.map((s) => s.messages.map(() => safeText()))
+    const sameModel = doc.embeddingModel === this.embeddings.model
+    const now = this.clock.now()
+
+    const report = await this.db.$transaction(
+      async (tx) => {
+        if (mode === 'REPLACE') await this.clearAgentData(tx, scope)
+        else {
+          const clash = await tx.session.findFirst({
+            where: { agentId: scope, conversationId: { in: doc.sessions.map((s) => s.conversationId) } },
+          })
+          if (clash)
+            throw new ValidationError([
+              {
+                field: 'document.sessions',
+                message: `conversation ${clash.conversationId} already exists (use REPLACE)`,
+              },
+            ])
+        }
+        const memoryIds = new Map<string, number>()
+        for (const [i, m] of doc.memories.entries()) {
+          const content = memoryTexts[i] as string
+          const row = await tx.memoryItem.create({
+            data: {
+              agentId: scope,
+              userId: m.userId,
+              content,
+              category: m.category,
+              tags: JSON.stringify(m.tags),
+              importance: m.importance,
+              confidence: m.confidence,
+              pinned: m.pinned,
+              sourceConversationId: m.sourceConversationId,
+              sourceMessageId: m.sourceMessageId,
+              accessCount: m.accessCount,
+              lastAccessedAt: m.lastAccessedAt,
+              validFrom: m.validFrom,
+              validUntil: m.validUntil,
+              metadata: JSON.stringify(m.metadata),
+              contentHash: contentHash(content),
+              tokenCount: this.tokenCounter.count(content),
+              createdAt: m.createdAt,
+              updatedAt: m.updatedAt,
+            },
+          })
+          memoryIds.set(m.ref, row.id)
+        }
+        for (const m of doc.memories) {
+          if (m.supersededBy)
+            await tx.memoryItem.update({
+              where: { id: memoryIds.get(m.ref) as number },
+              data: { supersededById: memoryIds.get(m.supersededBy) as number },
+            })
+        }
+        const knowledgeIds = new Map<string, number>()
+        for (const k of doc.knowledge) {
+          const row = await tx.knowledge.upsert({
+            where: { agentId_category_key: { agentId: scope, category: k.category, key: k.key } },
+            create: { agentId: scope, ...k },
+            update: { ...k },
+          })
+          knowledgeIds.set(`${k.category}/${k.key}`, row.id)
+        }
+        const messageIds = new Map<string, number>()
+        let messages = 0
+        for (const [i, s] of doc.sessions.entries()) {
+          const session = await tx.session.create({
+            data: {
+              id: randomUUID(),
+              agentId: scope,
+              conversationId: s.conversationId,
+              messageCount: s.messages.length,
+              createdAt: s.createdAt,
+              updatedAt: s.updatedAt,
+            },
+          })
+          for (const [j, m] of s.messages.entries()) {
+            const content = messageTexts[i]?.[j] as string
+            const row = await tx.message.create({
+              data: {
+                sessionId: session.id,
+                agentId: scope,
+                role: m.role,
+                content,
+                tokenCount: content === m.content ? m.tokenCount : this.tokenCounter.count(content),
+                isCompressed: m.isCompressed,
+                metadata: JSON.stringify(m.metadata),
+                timestamp: m.timestamp,
+                createdAt: m.createdAt,
+              },
+            })
+            messageIds.set(`${s.conversationId}#${j + 1}`, row.id)
+            if (m.entry) {
+              await tx.memoryEntry.create({
+                data: {
+                  agentId: scope,
+                  sessionId: session.id,
+                  messageId: row.id,
+                  type: m.entry.type,
+                  role: m.role,
+                  content: m.entry.content,
+                  tokenCount: m.entry.tokenCount,
+                  relevance: m.entry.relevance,
+                  isCompressed: m.entry.isCompressed,
+                  metadata: JSON.stringify(m.entry.metadata),
+                  timestamp: m.entry.timestamp,
+                  createdAt: m.entry.createdAt,
+                },
+              })
+            }
+            messages++
+          }
+        }
+        let vectors = 0
+        if (sameModel && doc.embeddingModel) {
+          const rows = doc.vectors.flatMap((v) => {
+            const [kind, ...rest] = v.owner.split(':')
+            const ref = rest.join(':')
+            const ownerId =
+              kind === 'memory'
+                ? memoryIds.get(ref)
+                : kind === 'message'
+                  ? messageIds.get(ref)
+                  : knowledgeIds.get(ref)
+            if (ownerId == null || !kind) return []
+            const bytes = Buffer.from(v.vector, 'base64')
+            if (bytes.byteLength !== v.dimensions * 4) return []
+            return [
+              {
+                kind,
+                ownerId,
+                agentId: scope,
+                model: doc.embeddingModel as string,
+                dimensions: v.dimensions,
+                vector: new Uint8Array(bytes),
+                contentHash: '',
+                createdAt: now,
+              },
+            ]
+          })
+          if (rows.length) await tx.embedding.createMany({ data: rows })
+          vectors = rows.length
+        }
+        return {
+          memories: doc.memories.length,
+          knowledge: doc.knowledge.length,
+          sessions: doc.sessions.length,
+          messages,
+          vectors,
+          reembedded: !sameModel,
+        }
+      },
+      { timeout: 600_000, maxWait: 30_000 },
+    )
+    this.writes.touch(scope)
+    this.onReset(scope)
+    // A different model's vectors are not comparable: everything is embedded with the current one.
+    if (!sameModel) {
+      if (this.embeddings.isLocal)
+        for (const kind of ['memory', 'message', 'knowledge'] as const)
+          await this.embeddings.fill(scope, kind)
+      else this.embeddings.schedule(scope)
+    }
+    return report
+  }
+
+  private assertReferences(doc: z.infer<typeof ExportDocumentSchema>): void {
+    const refs = new Set<string>()
+    for (const [i, m] of doc.memories.entries()) {
+      if (refs.has(m.ref))
+        throw new ValidationError([
+          { field: `document.memories.${i}.ref`, message: `duplicate ref ${m.ref}` },
+        ])
+      refs.add(m.ref)
+    }
+    for (const [i, m] of doc.memories.entries()) {
+      if (m.supersededBy && !refs.has(m.supersededBy))
+        throw new ValidationError([
+          {
+            field: `document.memories.${i}.supersededBy`,
+            message: `names no memory of this document (${m.supersededBy})`,
+          },
+        ])
+    }
+    const conversations = new Set<string>()
+    for (const [i, s] of doc.sessions.entries()) {
+      if (conversations.has(s.conversationId))
+        throw new ValidationError([
+          { field: `document.sessions.${i}.conversationId`, message: `duplicate ${s.conversationId}` },
+        ])
+      conversations.add(s.conversationId)
+      for (const [j, m] of s.messages.entries()) {
+        if (m.content.length > this.limits.maxContentChars)
+          throw new ValidationError([
+            {
+              field: `document.sessions.${i}.messages.${j}.content`,
+              message: `must be at most ${this.limits.maxContentChars} characters`,
+              limit: this.limits.maxContentChars,
+            },
+          ])
+      }
+    }
+  }
+
+  /** Everything an agent remembers; the agent, its keys and its settings stay. */
+  private async clearAgentData(tx: Parameters<Parameters<Database['$transaction']>[0]>[0], scope: string) {
+    await tx.memoryItem.updateMany({ where: { agentId: scope }, data: { supersededById: null } })
+    const counts = await Promise.all([
+      tx.memoryItem.deleteMany({ where: { agentId: scope } }),
+      tx.knowledge.deleteMany({ where: { agentId: scope } }),
+      tx.session.deleteMany({ where: { agentId: scope } }),
+      tx.memoryEntry.deleteMany({ where: { agentId: scope } }),
+      tx.embedding.deleteMany({ where: { agentId: scope } }),
+      tx.optimizationSnapshot.deleteMany({ where: { agentId: scope } }),
+      tx.adaptiveParameter.deleteMany({ where: { agentId: scope } }),
+    ])
+    return {
+      memories: counts[0].count,
+      knowledge: counts[1].count,
+      sessions: counts[2].count,
+    }
+  }
+
+  /** Clears one agent's memory, or every agent's (agentId null). Needs the confirmation text. */
+  async clearAll(
+    agentId: string | null,
+    confirm: string,
+  ): Promise<{ memories: number; knowledge: number; sessions: number }> {
+    const expected = agentId ? `CLEAR ${agentId}` : 'CLEAR ALL AGENTS'
+    if (confirm !== expected)
+      throw new ValidationError([
+        { field: 'confirm', message: `must be exactly "${expected}" to clear`, limit: expected },
+      ])
+    const agents = agentId
+      ? [agentId]
+      : (await this.db.agent.findMany({ select: { id: true } })).map((a) => a.id)
+    const total = { memories: 0, knowledge: 0, sessions: 0 }
+    await this.db.$transaction(
+      async (tx) => {
+        for (const id of agents) {
+          const cleared = await this.clearAgentData(tx, id)
+          total.memories += cleared.memories
+          total.knowledge += cleared.knowledge
+          total.sessions += cleared.sessions
+        }
+      },
+      { timeout: 600_000 },
+    )
+    for (const id of agents) this.writes.touch(id)
+    this.onReset(agentId ?? undefined)
+    return total
+  }
+
+  // --- whole-database backups -------------------------------------------------------------------
+
+  private requireFiles(): { file: string; dir: string } {
+    if (!this.databaseFile || !this.backupDirectory)
+      throw new ValidationError([
+        { field: 'backup', message: 'backups need a database file and ENGRAM_BACKUP_DIR' },
+      ])
+    return { file: this.databaseFile, dir: this.backupDirectory }
+  }
+
+  /** A consistent copy of the whole database while it serves (SQLite VACUUM INTO). */
+  async backup(): Promise<BackupInfo> {
+    const { dir } = this.requireFiles()
+    fs.mkdirSync(dir, { recursive: true })
+    const now = this.clock.now()
+    let name = `engram-${now.toISOString().replace(/[:.]/g, '-')}.db`
+    for (let n = 1; fs.existsSync(path.join(dir, name)); n++) name = name.replace(/(-\d+)?\.db$/, `-${n}.db`)
+    const target = path.join(dir, name)
+    await this.db.$executeRawUnsafe(`VACUUM INTO '${target.replaceAll("'", "''")}'`)
+    return { name, bytes: fs.statSync(target).size, createdAt: now }
+  }
+
+  listBackups(): BackupInfo[] {
+    const { dir } = this.requireFiles()
+    if (!fs.existsSync(dir)) return []
+    return fs
+      .readdirSync(dir)
+      .filter((name) => BACKUP_NAME.test(name))
+      .map((name) => {
+        const stat = fs.statSync(path.join(dir, name))
+        return { name, bytes: stat.size, createdAt: stat.mtime }
+      })
+      .sort((a, b) => b.name.localeCompare(a.name))
+  }
+
+  /**
+   * Replaces every table's rows with the backup's, in one transaction on a second connection to
+   * the same file (WAL lets the server keep reading until it commits). API keys stay as they are,
+   * so the operator restoring keeps access. The backup must have the same migrations.
+   */
+  async restore(name: string): Promise<{ name: string; tables: number }> {
+    const { file, dir } = this.requireFiles()
+    if (!BACKUP_NAME.test(name) || !fs.existsSync(path.join(dir, name)))
+      throw new ValidationError([{ field: 'name', message: `no backup named ${name} in the backup folder` }])
+    const connection = new Database3(file)
+    try {
+      connection.pragma('foreign_keys = OFF')
+      connection.prepare('ATTACH DATABASE ? AS backup').run(path.join(dir, name))
+      const migrations = (schema: string) =>
+        connection
+          .prepare(
+            `SELECT migration_name FROM ${schema}._prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name`,
+          )
+          .all()
+          .map((r) => (r as { migration_name: string }).migration_name)
+          .join(',')
+      if (migrations('main') !== migrations('backup'))
+        throw new ValidationError([
+          { field: 'name', message: 'the backup was made with other migrations than this server has' },
+        ])
+      const tables = (
+        connection
+          .prepare(
+            `SELECT name FROM main.sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%Search_%'`,
+          )
+          .all() as { name: string }[]
+      )
+        .map((r) => r.name)
+        .filter((t) => !RESTORE_KEEPS.has(t))
+      connection.transaction(() => {
+        for (const table of tables) connection.prepare(`DELETE FROM main."${table}"`).run()
+        for (const table of tables)
+          connection.prepare(`INSERT INTO main."${table}" SELECT * FROM backup."${table}"`).run()
+        // Keys of agents the backup does not have would dangle: they go.
+        connection
+          .prepare(
+            `DELETE FROM main."ApiKey" WHERE "agentId" IS NOT NULL AND "agentId" NOT IN (SELECT "id" FROM main."Agent")`,
+          )
+          .run()
+        const broken = connection.prepare('PRAGMA main.foreign_key_check').all()
+        if (broken.length) throw new Error(`restore would break ${broken.length} references`)
+      })()
+      this.writes.touchAll()
+      this.onReset()
+      return { name, tables: tables.length }
+    } finally {
+      try {
+        connection.prepare('DETACH DATABASE backup').run()
+      } catch {}
+      connection.close()
+    }
+  }
+}

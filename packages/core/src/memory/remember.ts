@@ -1,0 +1,41 @@
+import type { MemoryCategory } from './memory-item.ts'
+
+/**
+ * The explicit path (spec 001 "Explicit Extraction": the user says "remember this"). The request
+ * words are not part of what is remembered, and an explicit request marks the memory important
+ * (spec 002's importance scorer adds 0.3 to the 0.5 base for "remember that").
+ */
+export const REMEMBER_THIS_IMPORTANCE = 0.8
+
+const REQUEST =
+  /^\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*(?:that|this)?\s*[:,-]?\s*/i
+
+// Ordered: the first rule whose words appear decides (a correction that states a preference is a correction).
+const CATEGORY_RULES: [RegExp, MemoryCategory][] = [
+  [/\b(actually|not anymore|no longer|correction|i was wrong|instead of)\b/i, 'correction'],
+  [/\b(decided|we chose|i chose|going with|settled on|let's use|we will use)\b/i, 'decision'],
+  [
+    /\b(i will|i'll|i plan|i'm going to|i am going to|promise|by (?:monday|tuesday|wednesday|thursday|friday|next|tomorrow|the end))\b/i,
+    'commitment',
+  ],
+  [/\b(prefer|like|love|hate|dislike|favou?rite|rather|always use|never use)\b/i, 'preference'],
+  [
+    /\b(my (?:wife|husband|partner|son|daughter|mother|father|mom|dad|brother|sister|friend|boss|manager|colleague|team)|works with|reports to|is the (?:lead|manager|owner))\b/i,
+    'relationship',
+  ],
+  [/\b(i know how|i'm good at|i am good at|experienced with|expert in|i can)\b/i, 'skill'],
+  [/\b(working on|currently|this week|right now|at the moment)\b/i, 'context'],
+]
+
+export interface RememberedStatement {
+  content: string
+  category: MemoryCategory
+  importance: number
+}
+
+export function interpretRememberThis(text: string): RememberedStatement {
+  const stripped = text.replace(REQUEST, '').trim()
+  const content = stripped.length > 0 ? stripped.charAt(0).toUpperCase() + stripped.slice(1) : text.trim()
+  const category = CATEGORY_RULES.find(([pattern]) => pattern.test(content))?.[1] ?? 'fact'
+  return { content, category, importance: REMEMBER_THIS_IMPORTANCE }
+}
