@@ -122,7 +122,7 @@ const SearchInput = builder.inputType('SearchInput', {
       description: "0..1; 1 turns MMR off. Default: the agent's mmrLambda (0.7) for HYBRID, 1 otherwise",
     }),
     decay: t.boolean({
-      description: 'Temporal decay (half-life 30 days). Default: on for MEMORIES and SUMMARIES',
+      description: 'Temporal decay (half-life 30 days). Default: on for HYBRID over MEMORIES and SUMMARIES',
     }),
   }),
 })

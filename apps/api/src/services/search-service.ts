@@ -98,7 +98,7 @@ export interface SearchOptions {
   threshold?: number | null
   /** MMR trade-off (1 = relevance only); default: the agent's mmrLambda for HYBRID, 1 otherwise. */
   mmrLambda?: number | null
-  /** Temporal decay (half-life from settings): default on for MEMORIES and SUMMARIES. */
+  /** Temporal decay (half-life from settings): default on for HYBRID over MEMORIES and SUMMARIES. */
   decay?: boolean | null
   conversationId?: string | null
   memoryFilter?: MemoryFilter | null
@@ -171,7 +171,9 @@ export class SearchService {
         options,
       })
       const best = Math.max(0, ...candidates.map((c) => c.bm25))
-      const decayOn = options.decay ?? (searchScope === 'MEMORIES' || searchScope === 'SUMMARIES')
+      const decayOn =
+        options.decay ??
+        (strategy === 'HYBRID' && (searchScope === 'MEMORIES' || searchScope === 'SUMMARIES'))
       const now = this.now()
       const byRecency = [...candidates].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime())
       const recencyRank = new Map(byRecency.map((c, i) => [c.id, 1 - i / candidateLimit]))
