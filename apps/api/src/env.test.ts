@@ -1,5 +1,6 @@
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_DATABASE_URL, EnvError, loadEnv } from './env.ts'
+import { DEFAULT_DATABASE_URL, DEFAULT_EMBEDDING_MODEL_PATH, EnvError, loadEnv, REPO_ROOT } from './env.ts'
 
 describe('loadEnv', () => {
   it('applies the documented defaults', () => {
@@ -57,5 +58,126 @@ describe('loadEnv', () => {
       OPTIMIZER_INTERVAL_MS: 0,
       ENGRAM_TOKENIZER: 'heuristic',
     })
+  })
+})
+
+function configError(source: Record<string, string>): Error | undefined {
+  try {
+    loadEnv(source)
+  } catch (e) {
+    return e as Error
+  }
+  return undefined
+}
+
+describe('loadEnv: embedding providers', () => {
+  const OPENAI = {
+    ENGRAM_EMBEDDER: 'openai',
+    ENGRAM_EMBEDDING_URL: 'http://127.0.0.1:11434/v1',
+    ENGRAM_EMBEDDING_MODEL: 'm',
+  }
+
+  it('defaults to the offline hashing embedder', () => {
+    const env = loadEnv({})
+    expect(env).toMatchObject({
+      ENGRAM_EMBEDDER: 'hashing',
+      ENGRAM_EMBEDDING_BATCH_SIZE: 100,
+      ENGRAM_EMBEDDING_TIMEOUT_MS: 60_000,
+      ENGRAM_EMBEDDING_MODEL_PATH: DEFAULT_EMBEDDING_MODEL_PATH,
+      ENGRAM_EMBEDDING_ALLOW_REMOTE: false,
+    })
+    expect(DEFAULT_EMBEDDING_MODEL_PATH).toBe(path.join(REPO_ROOT, 'data', 'models'))
+    expect(env.ENGRAM_EMBEDDING_URL).toBeUndefined()
+    expect(env.ENGRAM_EMBEDDING_DIMENSIONS).toBeUndefined()
+  })
+
+  it('reads an OpenAI-compatible configuration, empty variables unset', () => {
+    expect(
+      loadEnv({
+        ...OPENAI,
+        ENGRAM_EMBEDDING_API_KEY: 'sk-1',
+        ENGRAM_EMBEDDING_DIMENSIONS: '',
+        ENGRAM_EMBEDDING_BATCH_SIZE: '',
+      }),
+    ).toMatchObject({ ...OPENAI, ENGRAM_EMBEDDING_API_KEY: 'sk-1', ENGRAM_EMBEDDING_BATCH_SIZE: 100 })
+  })
+
+  it.each([
+    ['ENGRAM_EMBEDDING_URL', { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBEDDING_MODEL: 'm' }],
+    [
+      'ENGRAM_EMBEDDING_URL',
+      { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBEDDING_MODEL: 'm', ENGRAM_EMBEDDING_URL: '' },
+    ],
+    ['ENGRAM_EMBEDDING_MODEL', { ENGRAM_EMBEDDER: 'openai', ENGRAM_EMBEDDING_URL: 'http://x/v1' }],
+    ['ENGRAM_EMBEDDING_MODEL', { ENGRAM_EMBEDDER: 'transformers' }],
+  ])('requires %s for the chosen embedder', (variable, source) => {
+    const error = configError(source)
+    expect(error).toBeInstanceOf(EnvError)
+    expect(error?.message).toContain(
+      `${variable}: is required when ENGRAM_EMBEDDER=${source.ENGRAM_EMBEDDER}`,
+    )
+  })
+
+  it('needs no URL or model for the default embedder', () => {
+    expect(configError({ ENGRAM_EMBEDDER: 'hashing' })).toBeUndefined()
+  })
+
+  it.each([
+    ['ENGRAM_EMBEDDER', 'word2vec'],
+    ['ENGRAM_EMBEDDING_URL', 'not a url'],
+    ['ENGRAM_EMBEDDING_URL', 'ftp://127.0.0.1/v1'],
+    ['ENGRAM_EMBEDDING_DIMENSIONS', '0'],
+    ['ENGRAM_EMBEDDING_DIMENSIONS', '16385'],
+    ['ENGRAM_EMBEDDING_DIMENSIONS', '1.5'],
+    ['ENGRAM_EMBEDDING_BATCH_SIZE', '0'],
+    ['ENGRAM_EMBEDDING_BATCH_SIZE', '2049'],
+    ['ENGRAM_EMBEDDING_TIMEOUT_MS', '99'],
+    ['ENGRAM_EMBEDDING_TIMEOUT_MS', '600001'],
+    ['ENGRAM_EMBEDDING_ALLOW_REMOTE', 'maybe'],
+  ])('rejects %s=%s, naming the variable', (variable, value) => {
+    const error = configError({ [variable]: value })
+    expect(error).toBeInstanceOf(EnvError)
+    expect(error?.message).toContain(`${variable}:`)
+  })
+
+  it('accepts the boundary values', () => {
+    expect(
+      loadEnv({
+        ENGRAM_EMBEDDING_DIMENSIONS: '1',
+        ENGRAM_EMBEDDING_BATCH_SIZE: '1',
+        ENGRAM_EMBEDDING_TIMEOUT_MS: '100',
+      }),
+    ).toMatchObject({
+      ENGRAM_EMBEDDING_DIMENSIONS: 1,
+      ENGRAM_EMBEDDING_BATCH_SIZE: 1,
+      ENGRAM_EMBEDDING_TIMEOUT_MS: 100,
+    })
+    expect(
+      loadEnv({
+        ENGRAM_EMBEDDING_DIMENSIONS: '16384',
+        ENGRAM_EMBEDDING_BATCH_SIZE: '2048',
+        ENGRAM_EMBEDDING_TIMEOUT_MS: '600000',
+      }),
+    ).toMatchObject({
+      ENGRAM_EMBEDDING_DIMENSIONS: 16_384,
+      ENGRAM_EMBEDDING_BATCH_SIZE: 2_048,
+      ENGRAM_EMBEDDING_TIMEOUT_MS: 600_000,
+    })
+  })
+
+  it('reads ALLOW_REMOTE as a boolean word, not as any non-empty string', () => {
+    expect(loadEnv({ ENGRAM_EMBEDDING_ALLOW_REMOTE: 'false' }).ENGRAM_EMBEDDING_ALLOW_REMOTE).toBe(false)
+    expect(loadEnv({ ENGRAM_EMBEDDING_ALLOW_REMOTE: '0' }).ENGRAM_EMBEDDING_ALLOW_REMOTE).toBe(false)
+    expect(loadEnv({ ENGRAM_EMBEDDING_ALLOW_REMOTE: 'true' }).ENGRAM_EMBEDDING_ALLOW_REMOTE).toBe(true)
+    expect(loadEnv({ ENGRAM_EMBEDDING_ALLOW_REMOTE: '1' }).ENGRAM_EMBEDDING_ALLOW_REMOTE).toBe(true)
+  })
+
+  it('resolves a relative model folder against the repository root', () => {
+    expect(loadEnv({ ENGRAM_EMBEDDING_MODEL_PATH: 'models' }).ENGRAM_EMBEDDING_MODEL_PATH).toBe(
+      path.join(REPO_ROOT, 'models'),
+    )
+    expect(loadEnv({ ENGRAM_EMBEDDING_MODEL_PATH: '/opt/models' }).ENGRAM_EMBEDDING_MODEL_PATH).toBe(
+      '/opt/models',
+    )
   })
 })

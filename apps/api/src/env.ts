@@ -5,38 +5,74 @@ import { z } from 'zod'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const DEFAULT_DATABASE_URL = `file:${path.join(REPO_ROOT, 'data', 'engram.db')}`
+export const DEFAULT_EMBEDDING_MODEL_PATH = path.join(REPO_ROOT, 'data', 'models')
+export const EMBEDDER_KINDS = ['hashing', 'openai', 'transformers'] as const
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback)
 
 /** The server's configuration, read once from the environment at start-up. */
-export const EnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^file:.+/, 'must be a SQLite URL of the form file:/absolute/path.db')
-    .default(DEFAULT_DATABASE_URL),
-  API_HOST: z.string().min(1).default('0.0.0.0'),
-  API_PORT: port(4000),
-  DASHBOARD_PORT: port(3000),
-  ENGRAM_ADMIN_KEY: z
-    .string()
-    .min(16, 'must be at least 16 characters')
-    .max(256, 'must be at most 256 characters')
-    .optional(),
-  OPTIMIZER_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(0, 'must be >= 0 (0 turns the schedule off)')
-    .max(86_400_000, 'must be at most 86400000 (one day)')
-    .default(DEFAULT_OPTIMIZER_CONFIG.intervalMs),
-  ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
-  ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
-  ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
-  ENGRAM_MAX_REQUEST_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(16_777_216),
-  ENGRAM_CORS_ORIGIN: z.string().optional(),
-  /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
-  ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
-})
+export const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^file:.+/, 'must be a SQLite URL of the form file:/absolute/path.db')
+      .default(DEFAULT_DATABASE_URL),
+    API_HOST: z.string().min(1).default('0.0.0.0'),
+    API_PORT: port(4000),
+    DASHBOARD_PORT: port(3000),
+    ENGRAM_ADMIN_KEY: z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .max(256, 'must be at most 256 characters')
+      .optional(),
+    OPTIMIZER_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(0, 'must be >= 0 (0 turns the schedule off)')
+      .max(86_400_000, 'must be at most 86400000 (one day)')
+      .default(DEFAULT_OPTIMIZER_CONFIG.intervalMs),
+    ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
+    ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
+    ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
+    ENGRAM_MAX_REQUEST_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(16_777_216),
+    ENGRAM_CORS_ORIGIN: z.string().optional(),
+    /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
+    ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
+    ENGRAM_EMBEDDER: z.enum(EMBEDDER_KINDS).default('hashing'),
+    ENGRAM_EMBEDDING_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:11434/v1' })
+      .optional(),
+    ENGRAM_EMBEDDING_MODEL: z.string().min(1).optional(),
+    ENGRAM_EMBEDDING_API_KEY: z.string().min(1).optional(),
+    ENGRAM_EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(16_384).optional(),
+    ENGRAM_EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(2_048).default(100),
+    ENGRAM_EMBEDDING_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    // Relative folders are taken from the repository root, like DATABASE_URL's files.
+    ENGRAM_EMBEDDING_MODEL_PATH: z
+      .string()
+      .min(1)
+      .default(DEFAULT_EMBEDDING_MODEL_PATH)
+      .transform((folder) => path.resolve(REPO_ROOT, folder)),
+    ENGRAM_EMBEDDING_ALLOW_REMOTE: z.stringbool().default(false),
+  })
+  // Cross-variable rules sit on the object so each issue still names the variable to fix.
+  .superRefine((env, ctx) => {
+    const requires = (variable: 'ENGRAM_EMBEDDING_URL' | 'ENGRAM_EMBEDDING_MODEL') => {
+      if (env[variable] === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [variable],
+          message: `is required when ENGRAM_EMBEDDER=${env.ENGRAM_EMBEDDER}`,
+        })
+      }
+    }
+    if (env.ENGRAM_EMBEDDER === 'openai') {
+      requires('ENGRAM_EMBEDDING_URL')
+      requires('ENGRAM_EMBEDDING_MODEL')
+    }
+    if (env.ENGRAM_EMBEDDER === 'transformers') requires('ENGRAM_EMBEDDING_MODEL')
+  })
 export type Env = z.infer<typeof EnvSchema>
 
 export class EnvError extends Error {}

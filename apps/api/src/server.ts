@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
+import { createHashingEmbedder } from '@engram/core'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { createDatabase } from './db/client.ts'
 import { applyMigrations, migrationsDirectory } from './db/migrate.ts'
+import { createEmbedderFromEnv } from './embedding/provider.ts'
 import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
 import { type App, createApp } from './yoga.ts'
 
@@ -110,9 +112,11 @@ async function main(env: Env) {
       `\n  A new admin key was generated. It is shown only this once; store it now:\n\n    ${generatedKey}\n\n  (or set ENGRAM_ADMIN_KEY to use your own)\n`,
     )
   }
+  const embedder = await createEmbedderFromEnv(env, () => createHashingEmbedder())
   const app = createApp({
     db,
     env,
+    embedder,
     databaseFile,
     backupDirectory: env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'),
   })

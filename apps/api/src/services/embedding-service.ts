@@ -45,6 +45,8 @@ export class EmbeddingService {
   private job: Promise<void> | null = null
   private readonly pending = new Set<string>()
   private pendingTimer: ReturnType<typeof setTimeout> | null = null
+  /** The background fill in flight (schedule), so settled() and close() can wait for it. */
+  private filling: Promise<void> | null = null
 
   constructor(
     private readonly db: Database,
@@ -215,23 +217,32 @@ export class EmbeddingService {
   schedule(agentId: string): void {
     this.pending.add(agentId)
     if (this.pendingTimer) return
-    this.pendingTimer = setTimeout(() => {
-      this.pendingTimer = null
-      const agents = [...this.pending]
-      this.pending.clear()
-      void (async () => {
-        for (const agent of agents) {
-          for (const kind of EMBEDDING_KINDS) {
-            try {
-              await this.fill(agent, kind)
-            } catch (error) {
-              this.log.warn(`[embeddings] background fill for ${agent} failed:`, error)
-            }
+    this.pendingTimer = setTimeout(() => void this.fillPending(), 50)
+    this.pendingTimer.unref?.()
+  }
+
+  /** Runs the scheduled fills now, after the one in flight (if any). */
+  private fillPending(): Promise<void> {
+    if (this.pendingTimer) clearTimeout(this.pendingTimer)
+    this.pendingTimer = null
+    const agents = [...this.pending]
+    this.pending.clear()
+    const run = (this.filling ?? Promise.resolve()).then(async () => {
+      for (const agent of agents) {
+        for (const kind of EMBEDDING_KINDS) {
+          try {
+            await this.fill(agent, kind)
+          } catch (error) {
+            this.log.warn(`[embeddings] background fill for ${agent} failed:`, error)
           }
         }
-      })()
-    }, 50)
-    this.pendingTimer.unref?.()
+      }
+    })
+    const tracked: Promise<void> = run.finally(() => {
+      if (this.filling === tracked) this.filling = null
+    })
+    this.filling = tracked
+    return tracked
   }
 
   /** Per kind: how many owners there are and how many have a vector of the current model. */
@@ -259,30 +270,36 @@ export class EmbeddingService {
    */
   reembed(): EmbeddingProgressEvent {
     if (this.job) return this.progressState
-    this.job = this.runReembed().finally(() => {
-      this.job = null
-    })
-    return this.progressState
-  }
-
-  /** Resolves when the background re-embedding (if any) has finished. */
-  async settled(): Promise<void> {
-    await this.job
-  }
-
-  private async runReembed(): Promise<void> {
-    const coverage = await this.coverage(null)
-    const total = coverage.reduce((sum, c) => sum + c.total - c.embedded, 0)
+    // Running from the start: the caller gets this state back before the total is counted.
     this.publish({
       model: this.model,
       state: 'running',
-      total,
+      total: 0,
       done: 0,
       failed: 0,
       startedAt: this.clock.now(),
       finishedAt: null,
       error: null,
     })
+    this.job = this.runReembed().finally(() => {
+      this.job = null
+    })
+    return this.progressState
+  }
+
+  /** Resolves when background work (re-embedding, scheduled fills, pending ones run now) has finished. */
+  async settled(): Promise<void> {
+    while (this.job || this.filling || this.pending.size > 0) {
+      if (this.pending.size > 0) await this.fillPending()
+      await this.job
+      await this.filling
+    }
+  }
+
+  private async runReembed(): Promise<void> {
+    const coverage = await this.coverage(null)
+    const total = coverage.reduce((sum, c) => sum + c.total - c.embedded, 0)
+    this.publish({ ...this.progressState, total })
     let done = 0
     let failed = 0
     try {

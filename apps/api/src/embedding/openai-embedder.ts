@@ -1,0 +1,176 @@
+import { type Clock, type Embedder, parseWith } from '@engram/core'
+import { z } from 'zod'
+import {
+  createResilience,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_RETRY_DELAYS_MS,
+  isRetryable,
+  isRetryableStatus,
+  ServiceError,
+} from './resilience.ts'
+
+export const DEFAULT_EMBEDDING_BATCH_SIZE = 100
+export const MAX_EMBEDDING_DIMENSIONS = 16_384
+export const MAX_EMBEDDING_BATCH_SIZE = 2_048
+
+/** Servers quote request bodies back in errors; a few hundred characters say what went wrong. */
+const ERROR_BODY_CHARS = 300
+const DIMENSION_PROBE_TEXT = 'dimension probe'
+
+export const OpenAIEmbedderConfigSchema = z.object({
+  baseUrl: z.url({
+    protocol: /^https?$/,
+    message: 'must be an http(s) URL such as http://127.0.0.1:11434/v1',
+  }),
+  model: z.string().min(1),
+  apiKey: z.string().min(1).optional(),
+  dimensions: z.number().int().min(1).max(MAX_EMBEDDING_DIMENSIONS).optional(),
+  batchSize: z.number().int().min(1).max(MAX_EMBEDDING_BATCH_SIZE).default(DEFAULT_EMBEDDING_BATCH_SIZE),
+  timeoutMs: z.number().int().min(1).max(600_000).default(DEFAULT_ATTEMPT_TIMEOUT_MS),
+  retryDelaysMs: z
+    .array(z.number().int().min(0).max(600_000))
+    .max(10)
+    .default([...DEFAULT_RETRY_DELAYS_MS]),
+})
+
+export interface OpenAIEmbedderOptions {
+  /** Up to and including the API version, e.g. http://127.0.0.1:11434/v1 (`/embeddings` is appended). */
+  baseUrl: string
+  model: string
+  apiKey?: string
+  /** Sent to the server (models that can shorten their vectors); learnt from a probe call when unset. */
+  dimensions?: number
+  batchSize?: number
+  timeoutMs?: number
+  retryDelaysMs?: number[]
+  fetch?: typeof fetch
+  sleep?: (ms: number) => Promise<void>
+  clock?: Clock
+}
+
+interface EmbeddingItem {
+  index: number
+  embedding: number[]
+}
+
+/**
+ * An embedder for any server that speaks OpenAI's `POST /embeddings`: OpenAI, Ollama, vLLM,
+ * LM Studio, llama.cpp, TEI. Each batch is one request; calls go through the shared retry loop
+ * and circuit breaker. Without configured dimensions, one probe call at creation learns them, so
+ * a server that is down or misconfigured is reported at start-up, not at the first search.
+ */
+export async function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Promise<Embedder> {
+  const { fetch: fetchImpl = fetch, sleep, clock, ...tunables } = options
+  const config = parseWith(OpenAIEmbedderConfigSchema, tunables, 'embedder')
+  const url = `${config.baseUrl.replace(/\/+$/, '')}/embeddings`
+  const model = `openai:${config.model}`
+  const resilience = createResilience({
+    service: `embedding service ${url} (${config.model})`,
+    timeoutMs: config.timeoutMs,
+    retryDelaysMs: config.retryDelaysMs,
+    ...(clock ? { clock } : {}),
+    ...(sleep ? { sleep } : {}),
+  })
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+  if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`
+
+  const describe = (problem: string) => `${model}: ${url} ${problem}`
+
+  const requestBatch = async (
+    input: readonly string[],
+    expectedDimensions: number | undefined,
+    signal: AbortSignal,
+  ): Promise<Float32Array[]> => {
+    const body: Record<string, unknown> = { model: config.model, input }
+    if (config.dimensions !== undefined) body.dimensions = config.dimensions
+    let response: Response
+    try {
+      response = await fetchImpl(url, { method: 'POST', headers, body: JSON.stringify(body), signal })
+    } catch (error) {
+      if (signal.aborted) throw signal.reason
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause
+      throw new ServiceError(
+        describe(`is unreachable: ${cause?.code ?? cause?.message ?? (error as Error).message}`),
+        { retryable: isRetryable(error), cause: error },
+      )
+    }
+    if (!response.ok) {
+      const text = (await response.text().catch(() => '')).slice(0, ERROR_BODY_CHARS)
+      throw new ServiceError(
+        describe(`answered HTTP ${response.status} ${response.statusText}${text ? `: ${text}` : ''}`),
+        { retryable: isRetryableStatus(response.status), status: response.status },
+      )
+    }
+    let payload: unknown
+    try {
+      payload = await response.json()
+    } catch (error) {
+      if (signal.aborted) throw signal.reason
+      throw new ServiceError(describe('answered with a body that is not JSON'), {
+        retryable: false,
+        cause: error,
+      })
+    }
+    return parseEmbeddings(payload, input.length, expectedDimensions)
+  }
+
+  /** A malformed answer is the server's or the configuration's fault; retrying cannot fix it. */
+  const parseEmbeddings = (
+    payload: unknown,
+    expectedCount: number,
+    expectedDimensions: number | undefined,
+  ): Float32Array[] => {
+    const invalid = (problem: string) =>
+      new ServiceError(describe(`answered with an invalid embeddings response: ${problem}`), {
+        retryable: false,
+      })
+    const data = (payload as { data?: unknown } | null)?.data
+    if (!Array.isArray(data)) throw invalid('no "data" array')
+    if (data.length !== expectedCount) throw invalid(`${data.length} embeddings for ${expectedCount} inputs`)
+    const vectors: (Float32Array | undefined)[] = new Array(expectedCount)
+    data.forEach((item: Partial<EmbeddingItem>, position) => {
+      // Servers may answer out of order; `index` says which input a vector belongs to.
+      const index = item?.index ?? position
+      if (!Number.isInteger(index) || index < 0 || index >= expectedCount) {
+        throw invalid(`index ${String(index)} is out of range 0..${expectedCount - 1}`)
+      }
+      if (vectors[index]) throw invalid(`index ${index} appears twice`)
+      const embedding = item?.embedding
+      if (!Array.isArray(embedding)) throw invalid(`item ${index} has no "embedding" array`)
+      const dimensions = expectedDimensions ?? (vectors.find(Boolean)?.length || embedding.length)
+      if (embedding.length === 0) throw invalid(`item ${index} is an empty vector`)
+      if (embedding.length !== dimensions) {
+        throw invalid(`item ${index} has ${embedding.length} dimensions, expected ${dimensions}`)
+      }
+      const vector = new Float32Array(embedding.length)
+      for (let i = 0; i < embedding.length; i++) {
+        const value = embedding[i]
+        if (typeof value !== 'number' || !Number.isFinite(value)) {
+          throw invalid(`item ${index} has a non-finite value at position ${i}`)
+        }
+        vector[i] = value
+      }
+      vectors[index] = vector
+    })
+    return vectors as Float32Array[]
+  }
+
+  const embedBatches = async (texts: readonly string[], dimensions: number | undefined) => {
+    const out: Float32Array[] = []
+    // One batch at a time: a local server has one model to share, and a hosted one rate-limits.
+    for (let start = 0; start < texts.length; start += config.batchSize) {
+      const batch = texts.slice(start, start + config.batchSize)
+      out.push(...(await resilience.run((signal) => requestBatch(batch, dimensions, signal))))
+    }
+    return out
+  }
+
+  const dimensions =
+    config.dimensions ?? ((await embedBatches([DIMENSION_PROBE_TEXT], undefined))[0] as Float32Array).length
+
+  return {
+    model,
+    dimensions,
+    embed: (texts) => embedBatches(texts, dimensions),
+  }
+}

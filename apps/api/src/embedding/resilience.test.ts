@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import {
+  AttemptTimeoutError,
+  CircuitBreaker,
+  CircuitOpenError,
+  createResilience,
+  isRetryable,
+  isRetryableStatus,
+  ServiceError,
+} from './resilience.ts'
+
+class ManualClock {
+  private ms = 0
+  now(): Date {
+    return new Date(this.ms)
+  }
+  advance(ms: number): void {
+    this.ms += ms
+  }
+}
+
+const transient = () => Promise.reject(new ServiceError('HTTP 503', { retryable: true, status: 503 }))
+const rejected = () => Promise.reject(new ServiceError('HTTP 400', { retryable: false, status: 400 }))
+
+describe('isRetryable', () => {
+  it('retries network failures, timeouts and 408/429/5xx, and nothing else', () => {
+    const refused = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    })
+    expect(isRetryable(refused)).toBe(true)
+    expect(isRetryable(new AttemptTimeoutError('s', 10))).toBe(true)
+    expect(isRetryable(new CircuitOpenError('s', 10, 5))).toBe(false)
+    expect(isRetryable(new TypeError('x is not a function'))).toBe(false)
+    expect(isRetryable(new Error('bug'))).toBe(false)
+    expect([408, 429, 500, 502, 503, 504].every(isRetryableStatus)).toBe(true)
+    expect([400, 401, 403, 404, 409, 413, 422].some(isRetryableStatus)).toBe(false)
+  })
+})
+
+describe('CircuitBreaker', () => {
+  it('lets only one trial through while half-open', async () => {
+    const clock = new ManualClock()
+    const breaker = new CircuitBreaker({ service: 'svc', failureThreshold: 2, cooldownMs: 1_000, clock })
+    for (let i = 0; i < 2; i++) await expect(breaker.run(transient)).rejects.toThrow('HTTP 503')
+    expect(breaker.state).toBe('open')
+    clock.advance(1_000)
+    expect(breaker.state).toBe('half-open')
+
+    let finishTrial: (value: string) => void = () => {}
+    const trial = breaker.run(() => new Promise<string>((resolve) => (finishTrial = resolve)))
+    await expect(breaker.run(() => Promise.resolve('second'))).rejects.toBeInstanceOf(CircuitOpenError)
+    finishTrial('first')
+    await expect(trial).resolves.toBe('first')
+    expect(breaker.state).toBe('closed')
+    await expect(breaker.run(() => Promise.resolve('after'))).resolves.toBe('after')
+  })
+
+  it('does not count refused requests (HTTP 400) as the service failing', async () => {
+    const breaker = new CircuitBreaker({ service: 'svc', failureThreshold: 2, clock: new ManualClock() })
+    await expect(breaker.run(transient)).rejects.toThrow()
+    for (let i = 0; i < 5; i++) await expect(breaker.run(rejected)).rejects.toThrow('HTTP 400')
+    expect(breaker.state).toBe('closed')
+    await expect(breaker.run(transient)).rejects.toThrow()
+    expect(breaker.state).toBe('open')
+  })
+
+  it('resets the count on success: only consecutive failures open it', async () => {
+    const breaker = new CircuitBreaker({ service: 'svc', failureThreshold: 3, clock: new ManualClock() })
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 2; i++) await expect(breaker.run(transient)).rejects.toThrow()
+      await breaker.run(() => Promise.resolve(1))
+    }
+    expect(breaker.state).toBe('closed')
+  })
+})
+
+describe('createResilience', () => {
+  it('times out an attempt that ignores its abort signal', async () => {
+    const resilience = createResilience({ service: 'svc', timeoutMs: 20, retryDelaysMs: [] })
+    const error = await resilience.run(() => new Promise(() => {})).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(AttemptTimeoutError)
+    expect((error as Error).message).toBe('svc: no answer within 20 ms')
+  })
+
+  it('aborts the signal it hands the attempt when the time is up', async () => {
+    const resilience = createResilience({ service: 'svc', timeoutMs: 20, retryDelaysMs: [] })
+    let seen: AbortSignal | undefined
+    await resilience
+      .run(
+        (signal) =>
+          new Promise((_, reject) => {
+            seen = signal
+            signal.addEventListener('abort', () => reject(signal.reason))
+          }),
+      )
+      .catch(() => {})
+    expect(seen?.aborted).toBe(true)
+    expect(seen?.reason).toBeInstanceOf(AttemptTimeoutError)
+  })
+})
