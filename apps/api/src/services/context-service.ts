@@ -89,7 +89,6 @@ export class ContextService {
     const memoryLines = (rows: MemoryItemView[]): ContextItem[] =>
       rows.map((m) => ({ id: `memory:${m.id}`, text: m.content }))
     const sections: ContextSectionInput[] = []
-    const offered = new Map<string, MemoryItemView>()
     const add = async (name: ContextSectionName, load: () => Promise<ContextItem[]>) => {
       if (wanted.has(name)) sections.push({ name, items: await load() })
     }
@@ -99,9 +98,7 @@ export class ContextService {
         orderBy,
         take: SECTION_CANDIDATES,
       })
-      const items = rows.map(toMemoryItem)
-      for (const item of items) offered.set(item.id, item)
-      return items
+      return rows.map(toMemoryItem)
     }
 
     await add('user_overrides', async () =>
@@ -152,6 +149,8 @@ export class ContextService {
       ),
     )
     const query = request.query?.trim()
+    // Filled after the sections above are assembled: what they include is not repeated here.
+    let relevantHits: { id: string; text: string }[] = []
     await add('relevant_memories', async () => {
       if (!query) return []
       const hits = await this.search.search(scope, query, {
@@ -160,10 +159,8 @@ export class ContextService {
         memoryFilter: { userId: request.userId },
         track: false,
       })
-      // What an earlier section already offers is not repeated here.
-      return hits
-        .filter((h) => h.memory && !offered.has(h.id))
-        .map((h) => ({ id: `memory:${h.id}`, text: h.text }))
+      relevantHits = hits.filter((h) => h.memory).map((h) => ({ id: `memory:${h.id}`, text: h.text }))
+      return relevantHits
     })
     await add('knowledge', async () => {
       if (!query) return []
@@ -193,9 +190,18 @@ export class ContextService {
       return recent.reverse()
     })
 
-    const assembled = assembleContext({ budgetTokens, sections, budgets: contextBudgets }, (text) =>
-      this.tokenCounter.count(text),
-    )
+    const count = (text: string) => this.tokenCounter.count(text)
+    let assembled = assembleContext({ budgetTokens, sections, budgets: contextBudgets }, count)
+    if (relevantHits.length > 0) {
+      // Higher-priority sections do not depend on lower ones, so a second pass keeps them as they
+      // are and offers only the relevant memories they did not already include.
+      const shown = new Set(
+        assembled.sections.filter((s) => s.name !== 'relevant_memories').flatMap((s) => s.included),
+      )
+      const relevant = sections.find((s) => s.name === 'relevant_memories')
+      if (relevant) relevant.items = relevantHits.filter((item) => !shown.has(item.id))
+      assembled = assembleContext({ budgetTokens, sections, budgets: contextBudgets }, count)
+    }
     const included = assembled.sections
       .flatMap((s) => s.included)
       .filter((id) => id.startsWith('memory:'))
