@@ -121,6 +121,11 @@ const option = (name: string) => {
 const strategy = option('--strategy') ?? null
 const weightsArg = option('--weights')?.split(',').map(Number)
 const weights = weightsArg ? { bm25: weightsArg[0], vector: weightsArg[1], context: weightsArg[2] } : null
+// --mmr LAMBDA (1 turns MMR off), --decay on|off: the retrieval settings measured side by side.
+const mmrArg = option('--mmr')
+const mmrLambda = mmrArg == null ? null : Number(mmrArg)
+const decayArg = option('--decay')
+const decay = decayArg == null ? null : decayArg === 'on'
 
 const samples = JSON.parse(fs.readFileSync(datasetPath(), 'utf8')) as Sample[]
 const t = await createTestApp()
@@ -171,8 +176,8 @@ for (const sample of samples) {
     const evidence = normaliseEvidence(qa.evidence)
     if (evidence.length === 0) continue
     const result = await t.gql(
-      `query($q: String!, $s: SearchStrategy, $w: SearchWeightsInput) { search(input: { query: $q, scopes: [MESSAGES], limit: 25, strategy: $s, weights: $w }) { ... on SearchResult { hits { message { metadata } } } } }`,
-      { q: qa.question, s: strategy, w: weights },
+      `query($q: String!, $s: SearchStrategy, $w: SearchWeightsInput, $l: Float, $d: Boolean) { search(input: { query: $q, scopes: [MESSAGES], limit: 25, strategy: $s, weights: $w, mmrLambda: $l, decay: $d }) { ... on SearchResult { hits { message { metadata } } } } }`,
+      { q: qa.question, s: strategy, w: weights, l: mmrLambda, d: decay },
       key,
     )
     const retrieved = (result.data.search.hits as { message: { metadata: { dia_id?: string } } }[]).map((h) =>
