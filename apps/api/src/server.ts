@@ -11,6 +11,8 @@ import { createEmbedderFromEnv } from './embedding/provider.ts'
 import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
 import { type App, createApp } from './yoga.ts'
 
+const EMBEDDING_RETRY_INTERVAL_MS = 60_000
+
 type Enveloped = ReturnType<App['yoga']['getEnveloped']>
 
 export interface RunningServer {
@@ -126,11 +128,22 @@ async function main(env: Env) {
   // search uses keywords for what is not done yet.
   const progress = app.services.embeddings.reembed()
   console.info(`[embeddings] model ${progress.model}`)
+  // What failed to embed (a provider outage) is tried again every minute.
+  const retryEmbeddings = setInterval(() => {
+    void app.services.embeddings
+      .coverage(null)
+      .then((kinds) => {
+        if (kinds.some((k) => k.embedded < k.total)) app.services.embeddings.reembed()
+      })
+      .catch((error) => console.warn('[embeddings] retry check failed:', error))
+  }, EMBEDDING_RETRY_INTERVAL_MS)
+  retryEmbeddings.unref()
   console.info(
     `Engram API on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${databaseFile}`,
   )
   const shutdown = async (signal: string) => {
     console.info(`[api] ${signal}: shutting down`)
+    clearInterval(retryEmbeddings)
     await running.close()
     await db.$disconnect()
     process.exit(0)
