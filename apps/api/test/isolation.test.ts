@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
@@ -7,7 +9,7 @@ describe("an agent key never reads or changes another agent's data", () => {
   let t: TestApp
   let keyA: string
   let keyB: string
-  const ids = { bMessage: '', bEntry: '', bKnowledge: '', aEntry: '', bApiKey: '' }
+  const ids = { bMessage: '', bEntry: '', bKnowledge: '', aEntry: '', bApiKey: '', bMemory: '', backup: '' }
 
   const fingerprint = async () => ({
     sessions: await t.db.session.findMany({ where: { agentId: 'agent-b' }, orderBy: { id: 'asc' } }),
@@ -24,6 +26,13 @@ describe("an agent key never reads or changes another agent's data", () => {
       orderBy: { id: 'asc' },
     }),
     keys: await t.db.apiKey.findMany({ where: { agentId: 'agent-b' }, orderBy: { id: 'asc' } }),
+    memories: await t.db.memoryItem.findMany({ where: { agentId: 'agent-b' }, orderBy: { id: 'asc' } }),
+    embeddings: await t.db.embedding.findMany({
+      where: { agentId: 'agent-b' },
+      orderBy: [{ kind: 'asc' }, { ownerId: 'asc' }, { model: 'asc' }],
+    }),
+    agent: await t.db.agent.findUnique({ where: { id: 'agent-b' } }),
+    backups: fs.readdirSync(path.join(t.dir, 'backups')).sort(),
   })
 
   beforeAll(async () => {
@@ -63,6 +72,27 @@ describe("an agent key never reads or changes another agent's data", () => {
     await t.gql(`mutation { runOptimizer { ... on OptimizationSnapshot { id } } }`, {}, keyB)
     const keys = await t.db.apiKey.findMany({ where: { agentId: 'agent-b' } })
     ids.bApiKey = keys[0]!.id
+    const bMemory = await t.gql(
+      `mutation { createMemory(input: { content: "B's password hint is hunter2", category: FACT }) { ... on MemoryWrite { memory { id } } } }`,
+      {},
+      keyB,
+    )
+    ids.bMemory = bMemory.data.createMemory.memory.id
+    await t.gql(
+      `mutation { createMemory(input: { content: "A's password policy asks for twelve characters", category: FACT }) { __typename } }`,
+      {},
+      keyA,
+    )
+    await t.gql(`mutation { updateMemorySettings(settings: { recallTopK: 7 }) { __typename } }`, {}, keyB)
+    // B's knowledge and messages get vectors too (a search brings them up to date).
+    await t.gql(
+      `{ search(input: { query: "password", scopes: [MESSAGES, KNOWLEDGE] }) { __typename } }`,
+      {},
+      keyB,
+    )
+    ids.backup = (
+      await t.gql(`mutation { backupDatabase { ... on Backup { name } } }`)
+    ).data.backupDatabase.name
   })
   afterAll(() => t.close())
 
@@ -73,6 +103,8 @@ describe("an agent key never reads or changes another agent's data", () => {
     name: string
     query: string
     vars?: () => Record<string, unknown>
+    /** A field with no error union refuses through the response's errors, with this code. */
+    errorCode?: string
     expect: (data: any) => void
   }[] = [
     {
@@ -339,6 +371,266 @@ describe("an agent key never reads or changes another agent's data", () => {
       query: `{ viewer { role agentId } }`,
       expect: (d) => expect(d.viewer).toEqual({ role: 'AGENT', agentId: 'agent-a' }),
     },
+    {
+      name: "memory by B's id",
+      query: `query($id: ID!) { memory(id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bMemory }),
+      expect: (d) => expect(d.memory.__typename).toBe(notFound),
+    },
+    {
+      name: 'memory naming B',
+      query: `query($id: ID!) { memory(agentId: "agent-b", id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bMemory }),
+      expect: (d) => expect(d.memory.__typename).toBe(forbidden),
+    },
+    {
+      name: "memories lists only A's",
+      query: `{ memories(first: 50, filter: { includeSuperseded: true }) { ... on QueryMemoriesConnection { totalCount edges { node { agentId content } } } } }`,
+      expect: (d) => {
+        expect(d.memories.totalCount).toBe(1)
+        expect(d.memories.edges.map((e: any) => e.node)).toEqual([
+          { agentId: 'agent-a', content: "A's password policy asks for twelve characters" },
+        ])
+      },
+    },
+    {
+      name: 'memories naming B',
+      query: `{ memories(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.memories.__typename).toBe(forbidden),
+    },
+    {
+      name: "memoryStats counts only A's",
+      query: `{ memoryStats { ... on MemoryStats { agentId total embedded coverage { kind total } } } }`,
+      expect: (d) =>
+        expect(d.memoryStats).toEqual({
+          agentId: 'agent-a',
+          total: 1,
+          embedded: 1,
+          coverage: [
+            { kind: 'memory', total: 1 },
+            { kind: 'message', total: 1 },
+            { kind: 'knowledge', total: 1 },
+          ],
+        }),
+    },
+    {
+      name: 'memoryStats naming B',
+      query: `{ memoryStats(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.memoryStats.__typename).toBe(forbidden),
+    },
+    {
+      name: "memorySettings are A's own",
+      query: `{ memorySettings { ... on MemorySettings { recallTopK } } }`,
+      expect: (d) => expect(d.memorySettings).toEqual({ recallTopK: 10 }),
+    },
+    {
+      name: 'memorySettings naming B',
+      query: `{ memorySettings(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.memorySettings.__typename).toBe(forbidden),
+    },
+    {
+      name: 'updateMemorySettings naming B',
+      query: `mutation { updateMemorySettings(agentId: "agent-b", settings: { recallTopK: 3 }) { __typename } }`,
+      expect: (d) => expect(d.updateMemorySettings.__typename).toBe(forbidden),
+    },
+    {
+      name: "updateMemorySettings changes A's only",
+      query: `mutation { updateMemorySettings(settings: { recallTopK: 5 }) { ... on MemorySettings { recallTopK } } }`,
+      expect: (d) => expect(d.updateMemorySettings).toEqual({ recallTopK: 5 }),
+    },
+    {
+      name: 'createMemory naming B',
+      query: `mutation { createMemory(input: { agentId: "agent-b", content: "injected", category: FACT }) { __typename } }`,
+      expect: (d) => expect(d.createMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: 'rememberThis naming B',
+      query: `mutation { rememberThis(input: { agentId: "agent-b", text: "Remember that B likes injections" }) { __typename } }`,
+      expect: (d) => expect(d.rememberThis.__typename).toBe(forbidden),
+    },
+    {
+      name: "rememberThis stores A's own",
+      query: `mutation { rememberThis(input: { text: "Remember that I prefer short answers" }) { ... on MemoryWrite { outcome memory { agentId } } } }`,
+      expect: (d) => expect(d.rememberThis).toEqual({ outcome: 'STORED', memory: { agentId: 'agent-a' } }),
+    },
+    {
+      name: "updateMemory of B's memory",
+      query: `mutation($id: ID!) { updateMemory(input: { id: $id, content: "overwritten" }) { __typename } }`,
+      vars: () => ({ id: ids.bMemory }),
+      expect: (d) => expect(d.updateMemory.__typename).toBe(notFound),
+    },
+    {
+      name: 'updateMemory naming B',
+      query: `mutation($id: ID!) { updateMemory(input: { agentId: "agent-b", id: $id, importance: 0 }) { __typename } }`,
+      vars: () => ({ id: ids.bMemory }),
+      expect: (d) => expect(d.updateMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: "deleteMemory of B's memory",
+      query: `mutation($id: ID!) { deleteMemory(id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bMemory }),
+      expect: (d) => expect(d.deleteMemory.__typename).toBe(notFound),
+    },
+    {
+      name: 'deleteMemory naming B',
+      query: `mutation($id: ID!) { deleteMemory(agentId: "agent-b", id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bMemory }),
+      expect: (d) => expect(d.deleteMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: "search over MEMORIES finds only A's",
+      query: `{ search(input: { query: "password hint hunter2", scopes: [MEMORIES] }) { ... on SearchResult { hits { text memory { agentId } } } } }`,
+      expect: (d) => {
+        expect(d.search.hits.length).toBeGreaterThan(0)
+        expect(d.search.hits.every((h: any) => h.memory.agentId === 'agent-a')).toBe(true)
+        expect(JSON.stringify(d)).not.toContain('hunter2')
+      },
+    },
+    {
+      name: "search over KNOWLEDGE finds only A's",
+      query: `{ search(input: { query: "b.example private domain knowledge", scopes: [KNOWLEDGE] }) { ... on SearchResult { hits { knowledge { agentId value } } } } }`,
+      expect: (d) => {
+        expect(d.search.hits.map((h: any) => h.knowledge)).toEqual([
+          { agentId: 'agent-a', value: "A's view" },
+        ])
+      },
+    },
+    {
+      name: 'memoryContext naming B',
+      query: `{ memoryContext(input: { agentId: "agent-b", query: "password" }) { __typename } }`,
+      expect: (d) => expect(d.memoryContext.__typename).toBe(forbidden),
+    },
+    {
+      name: "memoryContext assembles only A's",
+      query: `{ memoryContext(input: { query: "password hint hunter2 b.example private", conversationId: "shared-name" }) { ... on MemoryContext { text } } }`,
+      expect: (d) => {
+        expect(d.memoryContext.text).toContain("A's password policy")
+        expect(d.memoryContext.text).not.toContain('hunter2')
+        expect(d.memoryContext.text).not.toContain('private')
+      },
+    },
+    {
+      name: 'exportMemory naming B',
+      query: `{ exportMemory(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.exportMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: "exportMemory holds only A's",
+      query: `{ exportMemory { ... on MemoryExport { document } } }`,
+      expect: (d) => {
+        expect(d.exportMemory.document.agent.id).toBe('agent-a')
+        expect(d.exportMemory.document.memories.length).toBeGreaterThan(0)
+        expect(JSON.stringify(d)).not.toContain('hunter2')
+        expect(JSON.stringify(d)).not.toContain('private')
+      },
+    },
+    {
+      name: 'importMemory naming B',
+      query: `mutation($d: JSON!) { importMemory(agentId: "agent-b", document: $d, mode: REPLACE) { __typename } }`,
+      vars: () => ({ d: importDocument() }),
+      expect: (d) => expect(d.importMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: "importMemory of a document of B's goes into A",
+      query: `mutation($d: JSON!) { importMemory(document: $d, mode: MERGE) { ... on ImportReport { memories sessions } } }`,
+      vars: () => ({ d: importDocument() }),
+      expect: (d) => expect(d.importMemory).toEqual({ memories: 1, sessions: 0 }),
+    },
+    {
+      name: 'backups (admin only)',
+      query: `{ backups { __typename } }`,
+      expect: (d) => expect(d.backups.__typename).toBe(forbidden),
+    },
+    {
+      name: 'backupDatabase (admin only)',
+      query: `mutation { backupDatabase { __typename } }`,
+      expect: (d) => expect(d.backupDatabase.__typename).toBe(forbidden),
+    },
+    {
+      name: 'restoreDatabase (admin only)',
+      query: `mutation($n: String!) { restoreDatabase(name: $n) { __typename } }`,
+      vars: () => ({ n: ids.backup }),
+      expect: (d) => expect(d.restoreDatabase.__typename).toBe(forbidden),
+    },
+    {
+      name: 'clearAll naming B (admin only)',
+      query: `mutation { clearAll(agentId: "agent-b", confirm: "CLEAR agent-b") { __typename } }`,
+      expect: (d) => expect(d.clearAll.__typename).toBe(forbidden),
+    },
+    {
+      name: 'clearAll of every agent (admin only)',
+      query: `mutation { clearAll(confirm: "CLEAR ALL AGENTS") { __typename } }`,
+      expect: (d) => expect(d.clearAll.__typename).toBe(forbidden),
+    },
+    {
+      name: 'embeddingStatus (admin only: its counts span every agent)',
+      query: `{ embeddingStatus { model total } }`,
+      errorCode: 'FORBIDDEN',
+      expect: (d) => expect(d).toBeNull(),
+    },
+    {
+      name: 'reembed (admin only)',
+      query: `mutation { reembed { __typename } }`,
+      expect: (d) => expect(d.reembed.__typename).toBe(forbidden),
+    },
+    {
+      // Last: A then holds the same text as B (so no A view above may contain it).
+      name: "createMemory with B's exact content is A's own, not a duplicate of B's",
+      query: `mutation { createMemory(input: { content: "B's password hint is hunter2", category: FACT }) { ... on MemoryWrite { outcome duplicateOf { id } memory { agentId } } } }`,
+      expect: (d) =>
+        expect(d.createMemory).toEqual({
+          outcome: 'STORED',
+          duplicateOf: null,
+          memory: { agentId: 'agent-a' },
+        }),
+    },
+  ]
+
+  /** A valid export document that claims to be B's. */
+  const importDocument = () => ({
+    format: 'engram.export',
+    version: 1,
+    agent: { id: 'agent-b', name: 'agent-b' },
+    embeddingModel: null,
+    memories: [
+      {
+        ref: 'm1',
+        content: 'An imported memory about gardening',
+        category: 'fact',
+        tags: [],
+        importance: 0.5,
+        confidence: 1,
+        pinned: false,
+        userId: null,
+        sourceConversationId: null,
+        sourceMessageId: null,
+        accessCount: 0,
+        lastAccessedAt: null,
+        validFrom: '2026-01-01T00:00:00.000Z',
+        validUntil: null,
+        supersededBy: null,
+        metadata: {},
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      },
+    ],
+    knowledge: [],
+    sessions: [],
+    vectors: [],
+  })
+
+  // Subscriptions run over SSE: the refusal is the stream's one event.
+  const subscriptionCases: { name: string; query: string; code: string }[] = [
+    {
+      name: 'embeddingProgress (operators only)',
+      query: `subscription { embeddingProgress { model total } }`,
+      code: 'FORBIDDEN',
+    },
+    {
+      name: 'optimizerSnapshots naming B',
+      query: `subscription { optimizerSnapshots(agentId: "agent-b") { id agentId } }`,
+      code: 'FORBIDDEN',
+    },
   ]
 
   it('covers every root field of the schema', async () => {
@@ -351,13 +643,38 @@ describe("an agent key never reads or changes another agent's data", () => {
       ...Object.keys(schema.getMutationType()!.getFields()),
     ]
     expect(roots.filter((name) => !covered.has(name))).toEqual([])
+    const subscribed = new Set(subscriptionCases.map((c) => /^subscription\s*\{\s*(\w+)/.exec(c.query)?.[1]))
+    const subscriptions = Object.keys(schema.getSubscriptionType()!.getFields())
+    expect(subscriptions.filter((name) => !subscribed.has(name))).toEqual([])
   })
 
   it.each(cases)('$name', async (c) => {
     const before = await fingerprint()
     const result = await t.gql(c.query, c.vars?.() ?? {}, keyA)
-    expect(result.errors).toBeUndefined()
+    if (c.errorCode) expect(result.errors?.map((e) => e.extensions?.code)).toEqual([c.errorCode])
+    else expect(result.errors).toBeUndefined()
     c.expect(result.data)
+    expect(await fingerprint()).toEqual(before)
+  })
+
+  it.each(subscriptionCases)('subscription $name', async (c) => {
+    const before = await fingerprint()
+    const response = await t.app.yoga.fetch('http://yoga/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${keyA}`,
+      },
+      body: JSON.stringify({ query: c.query }),
+    })
+    const events = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(5)))
+    expect(events).toHaveLength(1)
+    expect(events[0].data ?? null).toBeNull()
+    expect(events[0].errors.map((e: any) => e.extensions.code)).toEqual([c.code])
     expect(await fingerprint()).toEqual(before)
   })
 

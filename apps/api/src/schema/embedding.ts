@@ -31,7 +31,11 @@ builder.queryField('embeddingStatus', (t) =>
   t.field({
     type: EmbeddingProgressRef,
     description: 'The embedding model in use and the state of the latest re-embedding.',
-    resolve: (_root, _args, ctx) => ctx.services.embeddings.progress,
+    resolve: (_root, _args, ctx) => {
+      // Its counts span every agent: for operators, like embeddingProgress (agents have memoryStats).
+      requireAdmin(ctx.viewer)
+      return ctx.services.embeddings.progress
+    },
   }),
 )
 

@@ -163,18 +163,19 @@ export class EmbeddingService {
     else for (const kind of EMBEDDING_KINDS) this.indexes.delete(indexKey(agentId, kind))
   }
 
-  /** Owners of a kind that have no vector of the current model yet. */
+  /** Owners of a kind that have no vector of the current model yet (ids after afterId). */
   async missing(
     agentId: string | null,
     kind: EmbeddingKind,
     limit: number,
+    afterId = 0,
   ): Promise<{ id: number; agentId: string; text: string }[]> {
     return this.db.$queryRawUnsafe<{ id: number; agentId: string; text: string }[]>(
       `${OWNER_TEXT[kind].replace('SELECT ', 'SELECT o."agentId" AS agentId, ')}
-        WHERE ${agentId ? 'o."agentId" = ? AND ' : ''}NOT EXISTS (
+        WHERE ${agentId ? 'o."agentId" = ? AND ' : ''}o."id" > ? AND NOT EXISTS (
           SELECT 1 FROM "Embedding" e WHERE e."kind" = ? AND e."ownerId" = o."id" AND e."model" = ?)
         ORDER BY o."id" LIMIT ?`,
-      ...[...(agentId ? [agentId] : []), kind, this.model, limit],
+      ...[...(agentId ? [agentId] : []), afterId, kind, this.model, limit],
     )
   }
 
@@ -297,18 +298,18 @@ export class EmbeddingService {
   }
 
   private async runReembed(): Promise<void> {
-    const coverage = await this.coverage(null)
-    const total = coverage.reduce((sum, c) => sum + c.total - c.embedded, 0)
-    this.publish({ ...this.progressState, total })
     let done = 0
     let failed = 0
     try {
+      const coverage = await this.coverage(null)
+      const total = coverage.reduce((sum, c) => sum + c.total - c.embedded, 0)
+      this.publish({ ...this.progressState, total })
       for (const kind of EMBEDDING_KINDS) {
         let afterId = 0
         for (;;) {
-          const batch = (await this.missing(null, kind, EMBEDDING_BATCH_SIZE * 4)).filter(
-            (o) => o.id > afterId,
-          )
+          // Past the last batch in the query itself: rows that failed stay missing, and a page
+          // filled with them would otherwise end the run early.
+          const batch = await this.missing(null, kind, EMBEDDING_BATCH_SIZE * 4, afterId)
           if (batch.length === 0) break
           afterId = (batch.at(-1) as { id: number }).id
           const byAgent = new Map<string, { id: number; text: string }[]>()

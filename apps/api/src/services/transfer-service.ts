@@ -277,19 +277,7 @@ export class TransferService {
     if (!parsed.success) throw validationErrorFromZod(parsed.error, 'document')
     const doc = parsed.data
     this.assertReferences(doc)
-    const guarded = await this.privacy.guard(scope, [
-      ...doc.memories.map((m, i) => ({ field: `document.memories.${i}.content`, text: m.content })),
-      ...doc.sessions.flatMap((s, i) =>
-        s.messages.map((m, j) => ({
-          field: `document.sessions.${i}.messages.${j}.content`,
-          text: m.content,
-        })),
-      ),
-    ])
-    let next = 0
-    const safeText = () => guarded.texts[next++] as string
-    const memoryTexts = doc.memories.map(() => safeText())
-    const messageTexts = doc.sessions.map((s) => s.messages.map(() => safeText()))
+    const redacted = await this.guardDocument(scope, doc)
     const sameModel = doc.embeddingModel === this.embeddings.model
     const now = this.clock.now()
 
@@ -309,8 +297,10 @@ export class TransferService {
             ])
         }
         const memoryIds = new Map<string, number>()
-        for (const [i, m] of doc.memories.entries()) {
-          const content = memoryTexts[i] as string
+        /** The text each vector owner (kind:ref) is embedded from, for the vectors' content hash. */
+        const ownerText = new Map<string, string>()
+        for (const m of doc.memories) {
+          const content = m.content
           const row = await tx.memoryItem.create({
             data: {
               agentId: scope,
@@ -335,6 +325,7 @@ export class TransferService {
             },
           })
           memoryIds.set(m.ref, row.id)
+          ownerText.set(`memory:${m.ref}`, content)
         }
         for (const m of doc.memories) {
           if (m.supersededBy)
@@ -351,10 +342,17 @@ export class TransferService {
             update: { ...k },
           })
           knowledgeIds.set(`${k.category}/${k.key}`, row.id)
+          ownerText.set(`knowledge:${k.category}/${k.key}`, `${k.key}: ${k.value}`)
         }
+        // A merged fact the agent already had keeps its row: its vectors are of the old value (and
+        // the document's would collide with them).
+        if (mode === 'MERGE' && knowledgeIds.size > 0)
+          await tx.embedding.deleteMany({
+            where: { kind: 'knowledge', ownerId: { in: [...knowledgeIds.values()] } },
+          })
         const messageIds = new Map<string, number>()
         let messages = 0
-        for (const [i, s] of doc.sessions.entries()) {
+        for (const s of doc.sessions) {
           const session = await tx.session.create({
             data: {
               id: randomUUID(),
@@ -366,14 +364,13 @@ export class TransferService {
             },
           })
           for (const [j, m] of s.messages.entries()) {
-            const content = messageTexts[i]?.[j] as string
             const row = await tx.message.create({
               data: {
                 sessionId: session.id,
                 agentId: scope,
                 role: m.role,
-                content,
-                tokenCount: content === m.content ? m.tokenCount : this.tokenCounter.count(content),
+                content: m.content,
+                tokenCount: m.tokenCount,
                 isCompressed: m.isCompressed,
                 metadata: JSON.stringify(m.metadata),
                 timestamp: m.timestamp,
@@ -381,6 +378,7 @@ export class TransferService {
               },
             })
             messageIds.set(`${s.conversationId}#${j + 1}`, row.id)
+            ownerText.set(`message:${s.conversationId}#${j + 1}`, m.content)
             if (m.entry) {
               await tx.memoryEntry.create({
                 data: {
@@ -413,7 +411,8 @@ export class TransferService {
                 : kind === 'message'
                   ? messageIds.get(ref)
                   : knowledgeIds.get(ref)
-            if (ownerId == null || !kind) return []
+            // A redacted text's vector was computed from what was redacted: it is embedded again.
+            if (ownerId == null || !kind || redacted.has(v.owner)) return []
             const bytes = Buffer.from(v.vector, 'base64')
             if (bytes.byteLength !== v.dimensions * 4) return []
             return [
@@ -424,7 +423,7 @@ export class TransferService {
                 model: doc.embeddingModel as string,
                 dimensions: v.dimensions,
                 vector: new Uint8Array(bytes),
-                contentHash: '',
+                contentHash: contentHash(ownerText.get(v.owner) ?? ''),
                 createdAt: now,
               },
             ]
@@ -455,6 +454,80 @@ export class TransferService {
     return report
   }
 
+  /**
+   * Puts every text and metadata object of the document through the agent's privacy policy, as
+   * the single writes do: a rejection names the field; redactions are made in the document (token
+   * counts follow). Returns the vector owners (kind:ref) whose text changed.
+   */
+  private async guardDocument(
+    scope: string,
+    doc: z.infer<typeof ExportDocumentSchema>,
+  ): Promise<Set<string>> {
+    const texts: { field: string; text: string; owner?: string; set: (text: string) => void }[] = []
+    const metadata: {
+      field: string
+      value: Record<string, unknown>
+      set: (value: Record<string, unknown>) => void
+    }[] = []
+    for (const [i, m] of doc.memories.entries()) {
+      const at = `document.memories.${i}`
+      texts.push({
+        field: `${at}.content`,
+        text: m.content,
+        owner: `memory:${m.ref}`,
+        set: (t) => (m.content = t),
+      })
+      for (const [j, tag] of m.tags.entries())
+        texts.push({ field: `${at}.tags.${j}`, text: tag, set: (t) => (m.tags[j] = t) })
+      metadata.push({ field: `${at}.metadata`, value: m.metadata, set: (v) => (m.metadata = v) })
+    }
+    for (const [i, k] of doc.knowledge.entries()) {
+      const owner = `knowledge:${k.category}/${k.key}`
+      texts.push({ field: `document.knowledge.${i}.key`, text: k.key, owner, set: (t) => (k.key = t) })
+      texts.push({ field: `document.knowledge.${i}.value`, text: k.value, owner, set: (t) => (k.value = t) })
+    }
+    for (const [i, s] of doc.sessions.entries()) {
+      for (const [j, m] of s.messages.entries()) {
+        const at = `document.sessions.${i}.messages.${j}`
+        texts.push({
+          field: `${at}.content`,
+          text: m.content,
+          owner: `message:${s.conversationId}#${j + 1}`,
+          set: (t) => {
+            m.content = t
+            m.tokenCount = this.tokenCounter.count(t)
+          },
+        })
+        metadata.push({ field: `${at}.metadata`, value: m.metadata, set: (v) => (m.metadata = v) })
+        const entry = m.entry
+        if (!entry) continue
+        texts.push({
+          field: `${at}.entry.content`,
+          text: entry.content,
+          set: (t) => {
+            entry.content = t
+            entry.tokenCount = this.tokenCounter.count(t)
+          },
+        })
+        metadata.push({
+          field: `${at}.entry.metadata`,
+          value: entry.metadata,
+          set: (v) => (entry.metadata = v),
+        })
+      }
+    }
+    const guarded = await this.privacy.guard(scope, texts, metadata)
+    const redacted = new Set<string>()
+    for (const [i, t] of texts.entries()) {
+      const safe = guarded.texts[i] as string
+      if (safe === t.text) continue
+      t.set(safe)
+      if (t.owner) redacted.add(t.owner)
+    }
+    for (const [i, m] of metadata.entries()) m.set((guarded.metadata[i] ?? {}) as Record<string, unknown>)
+    return redacted
+  }
+
   private assertReferences(doc: z.infer<typeof ExportDocumentSchema>): void {
     const refs = new Set<string>()
     for (const [i, m] of doc.memories.entries()) {
@@ -472,6 +545,15 @@ export class TransferService {
             message: `names no memory of this document (${m.supersededBy})`,
           },
         ])
+    }
+    const facts = new Set<string>()
+    for (const [i, k] of doc.knowledge.entries()) {
+      // One row per category and key: a second would overwrite the first and be counted twice.
+      if (facts.has(`${k.category}/${k.key}`))
+        throw new ValidationError([
+          { field: `document.knowledge.${i}.key`, message: `duplicate ${k.category}/${k.key}` },
+        ])
+      facts.add(`${k.category}/${k.key}`)
     }
     const conversations = new Set<string>()
     for (const [i, s] of doc.sessions.entries()) {

@@ -1,0 +1,668 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { contentHash } from '../src/services/embedding-service.ts'
+import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const EXPORT = `query($a: ID) { exportMemory(agentId: $a) {
+  __typename ... on MemoryExport { document memories knowledge sessions messages vectors } ... on Error { message }
+} }`
+const IMPORT = `mutation($a: ID, $d: JSON!, $m: ImportMode) { importMemory(agentId: $a, document: $d, mode: $m) {
+  __typename
+  ... on ImportReport { memories knowledge sessions messages vectors reembedded }
+  ... on ValidationError { issues { field message limit } }
+  ... on Error { message }
+} }`
+const CREATE = `mutation($input: CreateMemoryInput!) { createMemory(input: $input) {
+  __typename ... on MemoryWrite { outcome memory { id } superseded { id } }
+} }`
+const ADD = `mutation($c: String!, $r: Role!, $t: String!) { addMessage(input: { conversationId: $c, role: $r, content: $t }) { __typename } }`
+const BACKUP = `mutation { backupDatabase { __typename ... on Backup { name bytes createdAt } ... on Error { message } } }`
+const BACKUPS = `{ backups { __typename ... on QueryBackupsSuccess { data { name bytes } } ... on Error { message } } }`
+const RESTORE = `mutation($n: String!) { restoreDatabase(name: $n) {
+  __typename ... on RestorePayload { name tables } ... on ValidationError { issues { field message } } ... on Error { message }
+} }`
+const CLEAR = `mutation($a: ID, $c: String!) { clearAll(agentId: $a, confirm: $c) {
+  __typename ... on ClearAllPayload { memories knowledge sessions } ... on ValidationError { issues { field message limit } } ... on Error { message }
+} }`
+const POLICY = `mutation($a: ID!, $m: PrivacyMode!) { setPrivacyPolicy(agentId: $a, mode: $m) { __typename } }`
+
+type Doc = Record<string, any>
+
+describe('export, import, backups, restore and clearing', () => {
+  let t: TestApp
+  let keySource: string
+  let keyCopy: string
+  let original: Doc
+
+  const exportOf = async (agentId: string, key: string = ADMIN_KEY) => {
+    const r = await t.gql(EXPORT, key === ADMIN_KEY ? { a: agentId } : {}, key)
+    expect(r.errors).toBeUndefined()
+    expect(r.data.exportMemory.__typename).toBe('MemoryExport')
+    return r.data.exportMemory as { document: Doc; [count: string]: unknown }
+  }
+  const importInto = async (agentId: string, document: unknown, mode = 'REPLACE') => {
+    const r = await t.gql(IMPORT, { a: agentId, d: document, m: mode })
+    expect(r.errors).toBeUndefined()
+    return r.data.importMemory
+  }
+  /** Every row an agent owns, to show an operation changed nothing. */
+  const fingerprint = async (agentId: string) => {
+    const where = { where: { agentId } }
+    return {
+      memories: await t.db.memoryItem.findMany({ ...where, orderBy: { id: 'asc' } }),
+      knowledge: await t.db.knowledge.findMany({ ...where, orderBy: { id: 'asc' } }),
+      sessions: await t.db.session.findMany({ ...where, orderBy: { id: 'asc' } }),
+      messages: await t.db.message.findMany({ ...where, orderBy: { id: 'asc' } }),
+      entries: await t.db.memoryEntry.findMany({ ...where, orderBy: { id: 'asc' } }),
+      embeddings: await t.db.embedding.findMany({
+        ...where,
+        orderBy: [{ kind: 'asc' }, { ownerId: 'asc' }, { model: 'asc' }],
+      }),
+    }
+  }
+  const rowCounts = async (agentId: string) => {
+    const where = { where: { agentId } }
+    return {
+      memories: await t.db.memoryItem.count(where),
+      knowledge: await t.db.knowledge.count(where),
+      sessions: await t.db.session.count(where),
+      messages: await t.db.message.count(where),
+      entries: await t.db.memoryEntry.count(where),
+      embeddings: await t.db.embedding.count(where),
+    }
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp()
+    keySource = await createAgentKey(t, 'agent-src')
+    keyCopy = await createAgentKey(t, 'agent-copy')
+    const write = async (input: Record<string, unknown>) =>
+      (await t.gql(CREATE, { input: { category: 'FACT', ...input } }, keySource)).data.createMemory
+    const first = await write({
+      content: 'The user lives in Berlin Mitte',
+      tags: ['home', 'city'],
+      importance: 0.8,
+      confidence: 0.9,
+      userId: 'u1',
+      sourceConversationId: 'c1',
+      metadata: { origin: 'chat', turn: 3 },
+    })
+    expect(first.outcome).toBe('STORED')
+    t.clock.advance(60_000)
+    const second = await write({ content: 'The user lives in Hamburg Altona', userId: 'u1', importance: 0.7 })
+    // A superseded pair: the export must keep the link between them.
+    expect(second).toMatchObject({ outcome: 'SUPERSEDED', superseded: { id: first.memory.id } })
+    t.clock.advance(60_000)
+    expect(
+      (await write({ content: 'Prefers tabs over spaces', category: 'PREFERENCE', pinned: true })).outcome,
+    ).toBe('STORED')
+    await t.gql(
+      `mutation { storeKnowledge(input: { category: DOMAIN, key: "hamburg", value: "a port city in the north" }) { __typename } }`,
+      {},
+      keySource,
+    )
+    t.clock.advance(60_000)
+    await t.gql(ADD, { c: 'c1', r: 'USER', t: 'I moved from Berlin to Hamburg last spring' }, keySource)
+    t.clock.advance(1_000)
+    await t.gql(ADD, { c: 'c1', r: 'ASSISTANT', t: 'Hamburg has a lovely harbour' }, keySource)
+    t.clock.advance(1_000)
+    await t.gql(ADD, { c: 'c2', r: 'USER', t: 'Which editor settings do I like?' }, keySource)
+    // A search over every kind brings the vectors up to date (the offline embedder is in-process).
+    const search = await t.gql(
+      `{ search(input: { query: "Hamburg harbour tabs editor", scopes: [MEMORIES, MESSAGES, KNOWLEDGE] }) { __typename } }`,
+      {},
+      keySource,
+    )
+    expect(search.data.search.__typename).toBe('SearchResult')
+    original = (await exportOf('agent-src', keySource)).document
+  })
+  afterAll(() => t.close())
+
+  it('exports memories (with supersession), knowledge, sessions with entries and vectors', async () => {
+    const exported = await exportOf('agent-src')
+    expect(exported).toMatchObject({ memories: 3, knowledge: 1, sessions: 2, messages: 3, vectors: 7 })
+    const doc = exported.document
+    expect(doc).toMatchObject({
+      format: 'engram.export',
+      version: 1,
+      agent: { id: 'agent-src' },
+      embeddingModel: t.app.services.embeddings.model,
+    })
+    expect(doc.memories.map((m: Doc) => [m.ref, m.content, m.supersededBy])).toEqual([
+      ['m1', 'The user lives in Berlin Mitte', 'm2'],
+      ['m2', 'The user lives in Hamburg Altona', null],
+      ['m3', 'Prefers tabs over spaces', null],
+    ])
+    expect(doc.memories[0]).toMatchObject({
+      tags: ['home', 'city'],
+      importance: 0.8,
+      confidence: 0.9,
+      userId: 'u1',
+      sourceConversationId: 'c1',
+      metadata: { origin: 'chat', turn: 3 },
+      validFrom: '2026-01-15T10:00:00.000Z',
+      validUntil: '2026-01-15T10:01:00.000Z',
+    })
+    expect(doc.knowledge).toMatchObject([
+      { category: 'domain', key: 'hamburg', value: 'a port city in the north' },
+    ])
+    expect(doc.sessions.map((s: Doc) => [s.conversationId, s.messages.map((m: Doc) => m.content)])).toEqual([
+      ['c1', ['I moved from Berlin to Hamburg last spring', 'Hamburg has a lovely harbour']],
+      ['c2', ['Which editor settings do I like?']],
+    ])
+    expect(doc.sessions[0].messages[0].entry).toMatchObject({
+      type: 'short_term',
+      content: 'I moved from Berlin to Hamburg last spring',
+    })
+    expect(doc.vectors.map((v: Doc) => v.owner)).toEqual([
+      'knowledge:domain/hamburg',
+      'memory:m1',
+      'memory:m2',
+      'memory:m3',
+      'message:c1#1',
+      'message:c1#2',
+      'message:c2#1',
+    ])
+    const dimensions = t.app.services.embeddings.embedder.dimensions
+    for (const v of doc.vectors) {
+      expect(v.dimensions).toBe(dimensions)
+      expect(Buffer.from(v.vector, 'base64').byteLength).toBe(dimensions * 4)
+    }
+  })
+
+  it('imports into a fresh agent (REPLACE), whose export is the same document', async () => {
+    const report = await importInto('agent-copy', original)
+    expect(report).toEqual({
+      __typename: 'ImportReport',
+      memories: 3,
+      knowledge: 1,
+      sessions: 2,
+      messages: 3,
+      vectors: 7,
+      reembedded: false,
+    })
+    const copy = (await exportOf('agent-copy', keyCopy)).document
+    expect(copy.agent).toEqual({ id: 'agent-copy', name: 'agent-copy' })
+    expect({ ...copy, agent: null }).toEqual({ ...original, agent: null })
+    // Its vectors carry the hash of the text they were embedded from, as the source's do.
+    const hashes = async (agentId: string) =>
+      (await t.db.embedding.findMany({ where: { agentId } })).map((e) => `${e.kind}/${e.contentHash}`).sort()
+    expect(await hashes('agent-copy')).toEqual(await hashes('agent-src'))
+    expect(await hashes('agent-copy')).toContain(`memory/${contentHash('Prefers tabs over spaces')}`)
+    // The supersession link points at the copy's own rows.
+    const rows = await t.db.memoryItem.findMany({ where: { agentId: 'agent-copy' }, orderBy: { id: 'asc' } })
+    expect(rows.map((r) => r.supersededById)).toEqual([rows[1]?.id, null, null])
+    // The copy is searchable with the imported vectors.
+    const hits = await t.gql(
+      `{ search(input: { query: "harbour", scopes: [MESSAGES] }) { ... on SearchResult { hits { text components { vector } } } } }`,
+      {},
+      keyCopy,
+    )
+    expect(hits.data.search.hits[0]).toMatchObject({ text: 'Hamburg has a lovely harbour' })
+    expect(hits.data.search.hits[0].components.vector).toBeGreaterThan(0)
+  })
+
+  it('imports into the same agent (REPLACE) and exports the identical document', async () => {
+    const report = await importInto('agent-src', original)
+    expect(report).toMatchObject({ memories: 3, sessions: 2, messages: 3, vectors: 7, reembedded: false })
+    expect((await exportOf('agent-src')).document).toEqual(original)
+    expect(await rowCounts('agent-src')).toEqual({
+      memories: 3,
+      knowledge: 1,
+      sessions: 2,
+      messages: 3,
+      entries: 3,
+      embeddings: 7,
+    })
+  })
+
+  it("embeds again when the document's model is not the server's", async () => {
+    await createAgentKey(t, 'agent-remodel')
+    const foreign = {
+      ...original,
+      embeddingModel: 'someone-elses-model-v2',
+      vectors: original.vectors.map((v: Doc) => ({
+        ...v,
+        dimensions: 4,
+        vector: Buffer.from(new Float32Array([1, 0, 0, 0]).buffer).toString('base64'),
+      })),
+    }
+    expect(await importInto('agent-remodel', foreign)).toMatchObject({
+      memories: 3,
+      vectors: 0,
+      reembedded: true,
+    })
+    const model = t.app.services.embeddings.model
+    const vectors = await t.db.embedding.findMany({ where: { agentId: 'agent-remodel' } })
+    expect(vectors).toHaveLength(7)
+    expect(new Set(vectors.map((v) => `${v.model}/${v.dimensions}`))).toEqual(
+      new Set([`${model}/${t.app.services.embeddings.embedder.dimensions}`]),
+    )
+    const stats = await t.gql(
+      `{ memoryStats(agentId: "agent-remodel") { ... on MemoryStats { embeddingModel embedded embeddingCoverage coverage { kind total embedded } } } }`,
+    )
+    expect(stats.data.memoryStats).toEqual({
+      embeddingModel: model,
+      embedded: 3,
+      embeddingCoverage: 1,
+      coverage: [
+        { kind: 'memory', total: 3, embedded: 3 },
+        { kind: 'message', total: 3, embedded: 3 },
+        { kind: 'knowledge', total: 1, embedded: 1 },
+      ],
+    })
+    const status = await t.gql(`{ embeddingStatus { model } }`)
+    expect(status.data.embeddingStatus.model).toBe(model)
+    // Same content as the source, re-embedded with the same model: the same vectors.
+    expect((await exportOf('agent-remodel')).document.vectors).toEqual(original.vectors)
+  })
+
+  it('MERGE adds to what the agent has', async () => {
+    await createAgentKey(t, 'agent-merge')
+    await importInto('agent-merge', original)
+    const addition = {
+      ...original,
+      memories: [{ ...original.memories[2], ref: 'x1', content: 'Uses a split keyboard' }],
+      knowledge: [],
+      sessions: [{ ...original.sessions[1], conversationId: 'c3' }],
+      vectors: [],
+    }
+    expect(await importInto('agent-merge', addition, 'MERGE')).toMatchObject({
+      memories: 1,
+      knowledge: 0,
+      sessions: 1,
+      messages: 1,
+    })
+    const doc = (await exportOf('agent-merge')).document
+    expect(doc.memories.map((m: Doc) => m.content)).toEqual([
+      'The user lives in Berlin Mitte',
+      'The user lives in Hamburg Altona',
+      'Prefers tabs over spaces',
+      'Uses a split keyboard',
+    ])
+    expect(doc.sessions.map((s: Doc) => s.conversationId)).toEqual(['c1', 'c2', 'c3'])
+  })
+
+  it('MERGE updates a fact the agent already has, with the vector of its new value', async () => {
+    const fact = { ...original.knowledge[0], value: 'a city on the Elbe', storeCount: 2 }
+    const vector = original.vectors.find((v: Doc) => v.owner === 'knowledge:domain/hamburg')
+    const knowledgeVectors = () =>
+      t.db.embedding.findMany({ where: { agentId: 'agent-merge', kind: 'knowledge' } })
+    const [before] = await knowledgeVectors()
+    expect(before?.contentHash).toBe(contentHash('hamburg: a port city in the north'))
+    // With no vector in the document: the old value's vector goes.
+    const withoutVector = { ...original, memories: [], sessions: [], knowledge: [fact], vectors: [] }
+    expect(await importInto('agent-merge', withoutVector, 'MERGE')).toMatchObject({
+      knowledge: 1,
+      vectors: 0,
+    })
+    expect(await knowledgeVectors()).toEqual([])
+    // With one: it is taken.
+    const newVector = {
+      ...vector,
+      vector: Buffer.from(new Float32Array(vector.dimensions).fill(0.5).buffer).toString('base64'),
+    }
+    const withVector = { ...withoutVector, vectors: [newVector] }
+    expect(await importInto('agent-merge', withVector, 'MERGE')).toMatchObject({ knowledge: 1, vectors: 1 })
+    const after = await knowledgeVectors()
+    expect(after).toHaveLength(1)
+    expect(Buffer.from(after[0]?.vector as Uint8Array).toString('base64')).toBe(newVector.vector)
+    const facts = await t.db.knowledge.findMany({ where: { agentId: 'agent-merge' } })
+    expect(facts.map((k) => [k.key, k.value, k.storeCount])).toEqual([['hamburg', 'a city on the Elbe', 2]])
+  })
+
+  it('MERGE refuses a conversation the agent already has, and changes nothing', async () => {
+    const before = await fingerprint('agent-copy')
+    const clash = {
+      ...original,
+      memories: [{ ...original.memories[2], ref: 'x1', supersededBy: null, content: 'Something new' }],
+      sessions: [{ ...original.sessions[1], conversationId: 'c-new' }, original.sessions[0]],
+      vectors: [],
+    }
+    const report = await importInto('agent-copy', clash, 'MERGE')
+    expect(report.__typename).toBe('ValidationError')
+    expect(report.issues).toEqual([
+      { field: 'document.sessions', message: expect.stringContaining('c1'), limit: null },
+    ])
+    expect(await fingerprint('agent-copy')).toEqual(before)
+  })
+
+  const broken: [string, (doc: Doc) => Doc, string][] = [
+    [
+      'a memory with importance 2',
+      (d) => ({
+        ...d,
+        memories: d.memories.map((m: Doc, i: number) => (i === 1 ? { ...m, importance: 2 } : m)),
+      }),
+      'document.memories.1.importance',
+    ],
+    [
+      'supersededBy naming no memory of the document',
+      (d) => ({
+        ...d,
+        memories: d.memories.map((m: Doc, i: number) => (i === 0 ? { ...m, supersededBy: 'm9' } : m)),
+      }),
+      'document.memories.0.supersededBy',
+    ],
+    ['another version', (d) => ({ ...d, version: 2 }), 'document.version'],
+    ['another format', (d) => ({ ...d, format: 'someone.else' }), 'document.format'],
+    [
+      'a duplicate memory ref',
+      (d) => ({ ...d, memories: d.memories.map((m: Doc, i: number) => (i === 2 ? { ...m, ref: 'm1' } : m)) }),
+      'document.memories.2.ref',
+    ],
+    [
+      'the same fact twice',
+      (d) => ({ ...d, knowledge: [d.knowledge[0], { ...d.knowledge[0], value: 'another value' }] }),
+      'document.knowledge.1.key',
+    ],
+    [
+      'the same conversation twice',
+      (d) => ({ ...d, sessions: [d.sessions[0], d.sessions[1], { ...d.sessions[1], messages: [] }] }),
+      'document.sessions.2.conversationId',
+    ],
+    [
+      'a message with an unknown role',
+      (d) => ({
+        ...d,
+        sessions: [
+          d.sessions[0],
+          { ...d.sessions[1], messages: [{ ...d.sessions[1].messages[0], role: 'narrator' }] },
+        ],
+      }),
+      'document.sessions.1.messages.0.role',
+    ],
+    [
+      'a message past the content limit',
+      (d) => ({
+        ...d,
+        sessions: [
+          { ...d.sessions[0], messages: [{ ...d.sessions[0].messages[0], content: 'x'.repeat(200_001) }] },
+        ],
+      }),
+      'document.sessions.0.messages.0.content',
+    ],
+  ]
+
+  it.each(broken)('refuses %s, naming the field, and changes nothing', async (_name, breakIt, field) => {
+    const before = await fingerprint('agent-src')
+    const report = await importInto('agent-src', breakIt(original))
+    expect(report.__typename).toBe('ValidationError')
+    expect(report.issues.map((i: { field: string }) => i.field)).toContain(field)
+    expect(await fingerprint('agent-src')).toEqual(before)
+  })
+
+  describe('privacy', () => {
+    afterAll(() => t.gql(POLICY, { a: 'agent-src', m: 'REDACT' }))
+
+    const withSsn: [string, (doc: Doc) => Doc, string][] = [
+      [
+        'a memory',
+        (d) => ({
+          ...d,
+          memories: d.memories.map((m: Doc, i: number) =>
+            i === 2 ? { ...m, content: 'Her SSN is 123-45-6789' } : m,
+          ),
+        }),
+        'document.memories.2.content',
+      ],
+      [
+        'a knowledge value',
+        (d) => ({ ...d, knowledge: [{ ...d.knowledge[0], value: 'ssn 123-45-6789' }] }),
+        'document.knowledge.0.value',
+      ],
+      [
+        "a message's memory entry",
+        (d) => ({
+          ...d,
+          sessions: d.sessions.map((s: Doc, i: number) =>
+            i === 1
+              ? {
+                  ...s,
+                  messages: [
+                    { ...s.messages[0], entry: { ...s.messages[0].entry, content: 'SSN 123-45-6789' } },
+                  ],
+                }
+              : s,
+          ),
+        }),
+        'document.sessions.1.messages.0.entry.content',
+      ],
+      [
+        "a memory's metadata",
+        (d) => ({
+          ...d,
+          memories: [{ ...d.memories[1], metadata: { note: 'ssn 123-45-6789' } }],
+          vectors: [],
+        }),
+        'document.memories.0.metadata.note',
+      ],
+    ]
+
+    it.each(withSsn)(
+      'a REJECT policy refuses an SSN in %s, naming the field',
+      async (_name, addSsn, field) => {
+        await t.gql(POLICY, { a: 'agent-src', m: 'REJECT' })
+        const before = await fingerprint('agent-src')
+        const report = await importInto('agent-src', addSsn(original))
+        expect(report).toEqual({
+          __typename: 'ValidationError',
+          message: expect.stringContaining(field),
+          issues: [{ field, message: 'contains a US social security number', limit: 'ssn' }],
+        })
+        expect(await fingerprint('agent-src')).toEqual(before)
+      },
+    )
+
+    it('a REDACT policy redacts messages and their entries alike, and embeds them again', async () => {
+      await t.gql(POLICY, { a: 'agent-src', m: 'REDACT' })
+      await createAgentKey(t, 'agent-redact')
+      const secret = (m: Doc) => ({
+        ...m,
+        content: 'my SSN is 123-45-6789',
+        entry: { ...m.entry, content: 'my SSN is 123-45-6789' },
+      })
+      const doc = {
+        ...original,
+        sessions: [{ ...original.sessions[1], messages: [secret(original.sessions[1].messages[0])] }],
+      }
+      await t.gql(POLICY, { a: 'agent-redact', m: 'REDACT' })
+      expect(await importInto('agent-redact', doc)).toMatchObject({ messages: 1, vectors: 4 })
+      const rows = JSON.stringify([
+        await t.db.message.findMany({ where: { agentId: 'agent-redact' } }),
+        await t.db.memoryEntry.findMany({ where: { agentId: 'agent-redact' } }),
+      ])
+      expect(rows).not.toContain('6789')
+      expect(rows.match(/my SSN is \[REDACTED:ssn\]/g)).toHaveLength(2)
+      // The document's vector was of the unredacted text: it was not taken.
+      const vectors = await t.db.embedding.count({ where: { agentId: 'agent-redact', kind: 'message' } })
+      expect(vectors).toBe(0)
+    })
+  })
+
+  describe('backups and restore', () => {
+    it('writes a backup file that backups lists', async () => {
+      const made = await t.gql(BACKUP)
+      expect(made.data.backupDatabase).toMatchObject({
+        __typename: 'Backup',
+        name: 'engram-2026-01-15T10-03-02-000Z.db',
+        createdAt: '2026-01-15T10:03:02.000Z',
+      })
+      const file = path.join(t.dir, 'backups', made.data.backupDatabase.name)
+      expect(fs.statSync(file).size).toBe(made.data.backupDatabase.bytes)
+      expect(made.data.backupDatabase.bytes).toBeGreaterThan(0)
+      // The same second again: a second file, not an overwrite.
+      const again = await t.gql(BACKUP)
+      expect(again.data.backupDatabase.name).toBe('engram-2026-01-15T10-03-02-000Z-1.db')
+      const list = await t.gql(BACKUPS)
+      expect(list.errors).toBeUndefined()
+      expect(list.data.backups.data.map((b: { name: string }) => b.name)).toEqual(
+        ['engram-2026-01-15T10-03-02-000Z.db', 'engram-2026-01-15T10-03-02-000Z-1.db'].sort((a, b) =>
+          b.localeCompare(a),
+        ),
+      )
+    })
+
+    it('restores: later changes are gone, API keys keep working', async () => {
+      t.clock.advance(60_000)
+      const before = (await exportOf('agent-src')).document
+      const backup = (await t.gql(BACKUP)).data.backupDatabase.name as string
+      // Changes after the backup: a memory, a fact, a message, a new agent, a cleared agent.
+      t.clock.advance(60_000)
+      const added = await t.gql(
+        CREATE,
+        { input: { content: 'Written after the backup', category: 'FACT' } },
+        keySource,
+      )
+      expect(added.data.createMemory.outcome).toBe('STORED')
+      await t.gql(ADD, { c: 'c1', r: 'USER', t: 'A message after the backup' }, keySource)
+      const keyLate = await createAgentKey(t, 'agent-late')
+      await t.gql(CLEAR, { a: 'agent-copy', c: 'CLEAR agent-copy' })
+      expect(await t.db.memoryItem.count({ where: { agentId: 'agent-copy' } })).toBe(0)
+
+      const restored = await t.gql(RESTORE, { n: backup })
+      expect(restored.errors).toBeUndefined()
+      expect(restored.data.restoreDatabase).toMatchObject({ __typename: 'RestorePayload', name: backup })
+      expect(restored.data.restoreDatabase.tables).toBeGreaterThan(5)
+
+      // Keys still work (the admin's and the agents'), and see the state of the backup.
+      expect((await exportOf('agent-src', keySource)).document).toEqual(before)
+      expect((await exportOf('agent-copy', keyCopy)).document.memories).toHaveLength(3)
+      expect(await t.db.memoryItem.count({ where: { content: 'Written after the backup' } })).toBe(0)
+      expect(await t.db.agent.findUnique({ where: { id: 'agent-late' } })).toBeNull()
+      // The key of an agent the backup does not have went with it.
+      expect((await t.gql(`{ viewer { agentId } }`, {}, keyLate)).status).toBe(401)
+      // Search uses the restored rows, not what was cached before.
+      const search = await t.gql(
+        `{ search(input: { query: "written after the backup", scopes: [MEMORIES, MESSAGES] }) { ... on SearchResult { hits { text } } } }`,
+        {},
+        keySource,
+      )
+      expect(JSON.stringify(search.data.search.hits)).not.toContain('after the backup')
+      const harbour = await t.gql(
+        `{ search(input: { query: "harbour", scopes: [MESSAGES], strategy: LEXICAL }) { ... on SearchResult { hits { text } } } }`,
+        {},
+        keySource,
+      )
+      expect(harbour.data.search.hits.map((h: { text: string }) => h.text)).toEqual([
+        'Hamburg has a lovely harbour',
+      ])
+      // Sessions continue from the restored rows, not from what was cached before.
+      await t.gql(ADD, { c: 'c1', r: 'USER', t: 'Back to where we were' }, keySource)
+      const session = await t.gql(
+        `{ session(conversationId: "c1") { ... on Session { messageCount messages { edges { node { content } } } } } }`,
+        {},
+        keySource,
+      )
+      expect(session.data.session.messageCount).toBe(3)
+      expect(session.data.session.messages.edges.map((e: any) => e.node.content)).toEqual([
+        'I moved from Berlin to Hamburg last spring',
+        'Hamburg has a lovely harbour',
+        'Back to where we were',
+      ])
+    })
+
+    it('refuses a restore of a name that is not a backup', async () => {
+      const before = await fingerprint('agent-src')
+      for (const name of ['engram-2099-01-01T00-00-00-000Z.db', '../test.db', 'test.db']) {
+        const r = await t.gql(RESTORE, { n: name })
+        expect(r.data.restoreDatabase).toEqual({
+          __typename: 'ValidationError',
+          message: expect.stringContaining(name),
+          issues: [{ field: 'name', message: expect.stringContaining(name) }],
+        })
+      }
+      expect(await fingerprint('agent-src')).toEqual(before)
+    })
+
+    it('refuses backups, restore and clearing to agent keys', async () => {
+      const name = (await t.gql(BACKUPS)).data.backups.data[0].name
+      const before = await fingerprint('agent-src')
+      const files = fs.readdirSync(path.join(t.dir, 'backups'))
+      expect((await t.gql(BACKUPS, {}, keySource)).data.backups.__typename).toBe('ForbiddenError')
+      expect((await t.gql(BACKUP, {}, keySource)).data.backupDatabase.__typename).toBe('ForbiddenError')
+      expect((await t.gql(RESTORE, { n: name }, keySource)).data.restoreDatabase.__typename).toBe(
+        'ForbiddenError',
+      )
+      expect((await t.gql(CLEAR, { c: 'CLEAR agent-src' }, keySource)).data.clearAll.__typename).toBe(
+        'ForbiddenError',
+      )
+      expect(
+        (await t.gql(CLEAR, { a: 'agent-src', c: 'CLEAR agent-src' }, keySource)).data.clearAll.__typename,
+      ).toBe('ForbiddenError')
+      expect(fs.readdirSync(path.join(t.dir, 'backups'))).toEqual(files)
+      expect(await fingerprint('agent-src')).toEqual(before)
+    })
+  })
+
+  describe('clearAll', () => {
+    it('needs the exact confirmation; a wrong one deletes nothing', async () => {
+      const before = await Promise.all(['agent-src', 'agent-copy'].map(fingerprint))
+      const wrong: [string | null, string, string][] = [
+        ['agent-copy', 'CLEAR agent-src', 'CLEAR agent-copy'],
+        ['agent-copy', 'clear agent-copy', 'CLEAR agent-copy'],
+        ['agent-copy', 'CLEAR agent-copy ', 'CLEAR agent-copy'],
+        ['agent-copy', 'CLEAR ALL AGENTS', 'CLEAR agent-copy'],
+        [null, 'CLEAR agent-copy', 'CLEAR ALL AGENTS'],
+        [null, '', 'CLEAR ALL AGENTS'],
+      ]
+      for (const [agentId, confirm, expected] of wrong) {
+        const r = await t.gql(CLEAR, { a: agentId, c: confirm })
+        expect(r.data.clearAll).toEqual({
+          __typename: 'ValidationError',
+          message: expect.stringContaining(expected),
+          issues: [{ field: 'confirm', message: expect.stringContaining(expected), limit: expected }],
+        })
+      }
+      expect(await Promise.all(['agent-src', 'agent-copy'].map(fingerprint))).toEqual(before)
+    })
+
+    it("clears one agent's memory; the agent and its key stay, other agents keep theirs", async () => {
+      const other = await fingerprint('agent-src')
+      const r = await t.gql(CLEAR, { a: 'agent-copy', c: 'CLEAR agent-copy' })
+      expect(r.data.clearAll).toEqual({
+        __typename: 'ClearAllPayload',
+        memories: 3,
+        knowledge: 1,
+        sessions: 2,
+      })
+      expect(await rowCounts('agent-copy')).toEqual({
+        memories: 0,
+        knowledge: 0,
+        sessions: 0,
+        messages: 0,
+        entries: 0,
+        embeddings: 0,
+      })
+      expect(await t.db.agent.findUnique({ where: { id: 'agent-copy' } })).not.toBeNull()
+      expect((await t.gql(`{ viewer { agentId } }`, {}, keyCopy)).data.viewer.agentId).toBe('agent-copy')
+      expect((await exportOf('agent-copy', keyCopy)).document).toMatchObject({
+        memories: [],
+        knowledge: [],
+        sessions: [],
+        vectors: [],
+      })
+      expect(await fingerprint('agent-src')).toEqual(other)
+    })
+
+    it('clears every agent with "CLEAR ALL AGENTS"', async () => {
+      const agents = (await t.db.agent.findMany({ orderBy: { id: 'asc' } })).map((a) => a.id)
+      expect(await t.db.memoryItem.count()).toBeGreaterThan(0)
+      const r = await t.gql(CLEAR, { c: 'CLEAR ALL AGENTS' })
+      expect(r.data.clearAll).toMatchObject({ __typename: 'ClearAllPayload' })
+      expect(r.data.clearAll.memories).toBeGreaterThanOrEqual(9)
+      for (const table of [
+        'memoryItem',
+        'knowledge',
+        'session',
+        'message',
+        'memoryEntry',
+        'embedding',
+      ] as const)
+        expect(await (t.db[table] as { count(): Promise<number> }).count()).toBe(0)
+      expect((await t.db.agent.findMany({ orderBy: { id: 'asc' } })).map((a) => a.id)).toEqual(agents)
+      expect((await t.gql(`{ viewer { agentId } }`, {}, keySource)).data.viewer.agentId).toBe('agent-src')
+    })
+  })
+})
