@@ -6,7 +6,7 @@ import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
  * An in-process embedder whose geometry the test decides: each new text gets its own axis (so
  * different texts are orthogonal) unless the test placed it.
  */
-export function tableEmbedder(placed: Record<string, number[]> = {}, dims = 512): HashingEmbedder {
+function tableEmbedder(placed: Record<string, number[]> = {}, dims = 512): HashingEmbedder {
   const axes = new Map<string, number>()
   const embedOne = (text: string) => {
     const vector = new Float32Array(dims)
