@@ -90,3 +90,47 @@ export interface ErrorPayload {
 }
 
 export const ERROR_FIELDS = `... on Error { message } ... on ValidationError { issues { field message limit } }`
+
+/** For route handlers: the signed-in operator's key, or null (they answer 401 rather than redirect). */
+export async function adminKeyOrNull(): Promise<string | null> {
+  return (await cookies()).get(ADMIN_COOKIE)?.value ?? null
+}
+
+/**
+ * A GraphQL call from a route handler, as the operator: never throws or redirects, so the handler
+ * can answer the browser's fetch with JSON. Long error texts (which may echo the request) are cut.
+ */
+export async function forwardGql<T>(
+  key: string,
+  body: string,
+): Promise<{ ok: true; data: T } | { ok: false; status: number; error: string }> {
+  let response: Response
+  try {
+    response = await fetch(`${apiBaseUrl()}/graphql`, {
+      method: 'POST',
+      cache: 'no-store',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body,
+    })
+  } catch (error) {
+    return {
+      ok: false,
+      status: 502,
+      error: `The API at ${apiBaseUrl()} is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    }
+  }
+  if (response.status === 401) return { ok: false, status: 401, error: 'Signed out: sign in again.' }
+  const parsed = (await response.json().catch(() => null)) as {
+    data?: T
+    errors?: { message: string }[]
+  } | null
+  if (!parsed || parsed.errors?.length || !parsed.data) {
+    const message = parsed?.errors?.map((e) => e.message).join('; ') || `the API answered ${response.status}`
+    return {
+      ok: false,
+      status: response.status === 413 ? 413 : 502,
+      error: message.length > 400 ? `${message.slice(0, 400)}…` : message,
+    }
+  }
+  return { ok: true, data: parsed.data }
+}

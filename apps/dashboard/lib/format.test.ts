@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fieldError, formatCount, formatPercent, relativeTime } from './format'
+import { fieldError, formatBytes, formatCount, formatPercent, relativeTime } from './format'
 
 describe('formatting for people', () => {
   it('shortens counts', () => {
@@ -7,6 +7,12 @@ describe('formatting for people', () => {
     expect(formatCount(1_200)).toBe('1.2K')
     expect(formatCount(1_000)).toBe('1K')
     expect(formatCount(2_500_000)).toBe('2.5M')
+  })
+  it('shows sizes in B, KB and MB', () => {
+    expect(formatBytes(512)).toBe('512 B')
+    expect(formatBytes(1024)).toBe('1 KB')
+    expect(formatBytes(6_200)).toBe('6.1 KB')
+    expect(formatBytes(3_500_000)).toBe('3.3 MB')
   })
   it('formats ratios and relative times', () => {
     expect(formatPercent(0.65)).toBe('65%')

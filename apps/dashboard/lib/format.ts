@@ -38,3 +38,10 @@ export function fieldError(
 ): string | undefined {
   return issues?.find((issue) => issue.field === field || issue.field.endsWith(`.${field}`))?.message
 }
+
+/** 512 → "512 B", 6200 → "6.1 KB", 3_500_000 → "3.3 MB" (1 KB = 1024 bytes). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${Math.round(bytes)} B`
+  if (bytes < 1024 * 1024) return `${trim(bytes / 1024)} KB`
+  return `${trim(bytes / (1024 * 1024))} MB`
+}

@@ -8,6 +8,7 @@ const PAGES = [
   ['/knowledge', 'Knowledge'],
   ['/sessions', 'Sessions'],
   ['/memory', 'Memory'],
+  ['/memories', 'Memories'],
   ['/optimizer', 'Optimizer'],
   ['/keys', 'API keys'],
 ] as const
