@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createHashingEmbedder } from '@engram/core'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { createDatabase } from './db/client.ts'
 import { applyMigrations, migrationsDirectory } from './db/migrate.ts'
+import { loadWordNetLexicon } from './embedding/wordnet-lexicon.ts'
 import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
 import { type App, createApp } from './yoga.ts'
 
@@ -109,7 +111,8 @@ async function main(env: Env) {
       `\n  A new admin key was generated. It is shown only this once; store it now:\n\n    ${generatedKey}\n\n  (or set ENGRAM_ADMIN_KEY to use your own)\n`,
     )
   }
-  const app = createApp({ db, env })
+  // WordNet synonyms: paraphrases match with no model and no network (read on first search).
+  const app = createApp({ db, env, embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }) })
   const running = await listen(app, env.API_PORT, env.API_HOST, env.ENGRAM_MAX_REQUEST_BYTES)
   app.services.optimizer.start()
   console.info(

@@ -1,4 +1,11 @@
-import { type Clock, createTokenCounter, EngramError, type Limits, ValidationError } from '@engram/core'
+import {
+  type Clock,
+  createTokenCounter,
+  EngramError,
+  type HashingEmbedder,
+  type Limits,
+  ValidationError,
+} from '@engram/core'
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
@@ -30,6 +37,7 @@ export interface AppOptions {
   clock?: Clock
   limits?: Limits
   log?: Logger
+  embedder?: HashingEmbedder
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
@@ -45,6 +53,7 @@ export function createApp(options: AppOptions) {
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     log,
+    embedder: options.embedder,
   })
 
   const health: Plugin = {

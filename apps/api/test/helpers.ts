@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { Clock } from '@engram/core'
+import type { Clock, HashingEmbedder } from '@engram/core'
 import { ensureAdminKey } from '../src/auth.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
 import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
@@ -47,6 +47,7 @@ export async function createTestApp(
     optimizerIntervalMs?: number
     maxDepth?: number
     maxCost?: number
+    embedder?: HashingEmbedder
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -60,6 +61,7 @@ export async function createTestApp(
     db,
     clock,
     log: quiet,
+    embedder: options.embedder,
     env: {
       NODE_ENV: 'test',
       OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,

@@ -2,6 +2,7 @@ import {
   type Clock,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
+  type HashingEmbedder,
   type Limits,
   PersistentSessionManager,
   summarizeMessages,
@@ -27,6 +28,8 @@ export interface ServicesOptions {
   limits?: Limits
   optimizerIntervalMs?: number
   log?: Logger
+  /** Embeds messages for hybrid search; the plain hashing embedder when absent. */
+  embedder?: HashingEmbedder
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -70,7 +73,7 @@ export function createServices(options: ServicesOptions) {
     knowledge: new KnowledgeService(db, clock, limits),
     agents: new AgentService(db),
     liveTokens: new LiveTokens(clock),
-    search: new SearchService(db, limits),
+    search: new SearchService(db, limits, options.embedder),
     privacy: new PrivacyService(db),
   }
 }
