@@ -4,8 +4,9 @@
 // reports recall@k per category, next to a plain BM25 baseline computed in the same run.
 import fs from 'node:fs'
 import path from 'node:path'
-import { queryTerms } from '@engram/core'
+import { createHashingEmbedder, queryTerms } from '@engram/core'
 import { type BenchRow, writeReport } from '../../../packages/core/bench/report.ts'
+import { loadWordNetLexicon, type WordNetPart } from '../src/embedding/wordnet-lexicon.ts'
 import { createAgentKey, createTestApp } from '../test/helpers.ts'
 
 interface Turn {
@@ -126,9 +127,27 @@ const mmrArg = option('--mmr')
 const mmrLambda = mmrArg == null ? null : Number(mmrArg)
 const decayArg = option('--decay')
 const decay = decayArg == null ? null : decayArg === 'on'
+// The server's embedder (WordNet synonyms) unless --lexicon none; --senses N|all, --synonym-weight W,
+// --parts noun,verb,adj,adv vary it.
+const senses = option('--senses')
+const synonymWeight = option('--synonym-weight')
+const lexiconStarted = performance.now()
+const lexicon =
+  option('--lexicon') === 'none'
+    ? undefined
+    : loadWordNetLexicon({
+        ...(senses ? { maxSensesPerWord: senses === 'all' ? Number.POSITIVE_INFINITY : Number(senses) } : {}),
+        ...(option('--parts') ? { parts: option('--parts')?.split(',') as WordNetPart[] } : {}),
+      })
+lexicon?.groupsOf('car') // the files are read on first use: time that here, not in the first search
+const lexiconLoadMs = performance.now() - lexiconStarted
+const embedder = createHashingEmbedder({
+  lexicon,
+  ...(synonymWeight ? { synonymWeight: Number(synonymWeight) } : {}),
+})
 
 const samples = JSON.parse(fs.readFileSync(datasetPath(), 'utf8')) as Sample[]
-const t = await createTestApp()
+const t = await createTestApp({ embedder })
 type Scores = Record<string, { n: number; product: number[]; baseline: number[] }>
 const scores: Scores = {}
 const add = (bucket: string, product: number[], baseline: number[]) => {
@@ -211,6 +230,10 @@ for (const [bucket, s] of Object.entries(scores).sort(([a], [b]) =>
 rows.push({ name: 'turns ingested through addMessage', value: turnsIngested, unit: 'turns' })
 rows.push({ name: 'questions asked through search', value: questions, unit: 'questions' })
 rows.push({ name: 'wall time (ingest + questions)', value: (performance.now() - started) / 1_000, unit: 's' })
+if (lexicon) rows.push({ name: `lexicon ${lexicon.id} load`, value: lexiconLoadMs, unit: 'ms' })
 writeReport('quality', `Retrieval quality: ${samples.map((s) => s.sample_id).join(', ')}`, rows, {
   dataset: datasetPath(),
+  embedder: embedder.model,
+  strategy: strategy ?? 'HYBRID (default)',
+  weights: weights ?? 'default',
 })

@@ -8,6 +8,7 @@ import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.t
 import { createDatabase } from './db/client.ts'
 import { applyMigrations, migrationsDirectory } from './db/migrate.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
+import { loadWordNetLexicon } from './embedding/wordnet-lexicon.ts'
 import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
 import { type App, createApp } from './yoga.ts'
 
@@ -114,7 +115,10 @@ async function main(env: Env) {
       `\n  A new admin key was generated. It is shown only this once; store it now:\n\n    ${generatedKey}\n\n  (or set ENGRAM_ADMIN_KEY to use your own)\n`,
     )
   }
-  const embedder = await createEmbedderFromEnv(env, () => createHashingEmbedder())
+  // The offline default carries WordNet synonyms: paraphrases match with no model and no network.
+  const embedder = await createEmbedderFromEnv(env, () =>
+    createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
+  )
   const app = createApp({
     db,
     env,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ValidationError } from '../errors.ts'
 import { cosineSimilarity } from '../vector/vector.ts'
-import { createHashingEmbedder } from './hashing-embedder.ts'
+import { createHashingEmbedder, type SynonymLexicon } from './hashing-embedder.ts'
 
 describe('hashing embedder (offline default)', () => {
   const embedder = createHashingEmbedder()
@@ -35,5 +35,67 @@ describe('hashing embedder (offline default)', () => {
 
   it('rejects a size out of range, naming the field', () => {
     expect(() => createHashingEmbedder({ dimensions: 8 })).toThrow(ValidationError)
+  })
+})
+
+describe('hashing embedder with a synonym lexicon', () => {
+  // A stand-in for WordNet: two words share a group where they share a meaning.
+  const groups: Record<string, string[]> = {
+    automobile: ['car'],
+    car: ['car', 'railcar', 'cable-car'],
+    broke: ['fail', 'penniless'],
+    stopped: ['fail', 'halt'],
+    working: ['function', 'labour'],
+    report: ['report'],
+  }
+  const lexicon: SynonymLexicon = { id: 'fake', groupsOf: (word) => groups[word] ?? [] }
+  const plain = createHashingEmbedder()
+  const withSynonyms = createHashingEmbedder({ lexicon })
+  const cosine = (embedder: typeof plain, a: string, b: string) =>
+    cosineSimilarity(embedder.embedOne(a), embedder.embedOne(b))
+  const statement = 'the automobile broke down'
+  const paraphrase = 'my car stopped working'
+  const unrelated = 'the quarterly report is due on friday'
+
+  it('scores a paraphrase through synonyms higher than without them, and above unrelated text', () => {
+    const synonymous = cosine(withSynonyms, statement, paraphrase)
+    expect(synonymous).toBeGreaterThan(cosine(plain, statement, paraphrase) + 0.1)
+    expect(synonymous).toBeGreaterThan(cosine(withSynonyms, statement, unrelated) + 0.1)
+  })
+
+  it('names another vector space, so its vectors are never compared with plain ones', () => {
+    expect(withSynonyms.model).toBe('engram-hashing-v2-fake-384')
+    expect(withSynonyms.model).not.toBe(plain.model)
+  })
+
+  it('is deterministic across calls and instances', () => {
+    const again = createHashingEmbedder({ lexicon })
+    expect(withSynonyms.embedOne(paraphrase)).toEqual(again.embedOne(paraphrase))
+    expect(withSynonyms.embedOne(paraphrase)).not.toEqual(plain.embedOne(paraphrase))
+  })
+
+  it('adds nothing at synonymWeight 0, and more likeness as the weight grows', () => {
+    const off = createHashingEmbedder({ lexicon, synonymWeight: 0 })
+    expect(off.embedOne(paraphrase)).toEqual(plain.embedOne(paraphrase))
+    const light = cosine(createHashingEmbedder({ lexicon, synonymWeight: 0.5 }), statement, paraphrase)
+    expect(cosine(withSynonyms, statement, paraphrase)).toBeGreaterThan(light)
+  })
+
+  it("spreads a word's groups: nine meanings weigh no more than one", () => {
+    const many: SynonymLexicon = {
+      id: 'many',
+      groupsOf: (word) => (word === 'alpha' ? ['g'] : word === 'beta' ? 'abcdefghi'.split('') : []),
+    }
+    const wordsOnly = { pairWeight: 0, trigramWeight: 0 }
+    const bare = createHashingEmbedder(wordsOnly)
+    const embedder = createHashingEmbedder({ ...wordsOnly, lexicon: many, synonymWeight: 2 })
+    // The word's own feature keeps the same share, 1 / sqrt(1 + 2²), whatever its group count.
+    for (const word of ['alpha', 'beta']) {
+      expect(cosineSimilarity(embedder.embedOne(word), bare.embedOne(word))).toBeCloseTo(1 / Math.sqrt(5), 3)
+    }
+  })
+
+  it('rejects a synonym weight out of range, naming the field', () => {
+    expect(() => createHashingEmbedder({ lexicon, synonymWeight: -1 })).toThrow(ValidationError)
   })
 })
