@@ -257,9 +257,10 @@ export class MemoryItemService {
       this.db.memoryItem.count({ where: { ...current, pinned: true } }),
       this.db.$queryRawUnsafe<{ contentBytes: number | null; vectorBytes: number | null }[]>(
         `SELECT (SELECT SUM(LENGTH(CAST("content" AS BLOB)) + LENGTH("tags") + LENGTH("metadata")) FROM "MemoryItem" WHERE "agentId" = ?) AS contentBytes,
-                (SELECT SUM(LENGTH("vector")) FROM "Embedding" WHERE "agentId" = ? AND "kind" = 'memory') AS vectorBytes`,
+                (SELECT SUM(LENGTH("vector")) FROM "Embedding" WHERE "agentId" = ? AND "kind" = 'memory' AND "model" = ?) AS vectorBytes`,
         scope,
         scope,
+        this.embeddings.model,
       ),
       this.embeddings.coverage(scope),
     ])
