@@ -54,5 +54,56 @@ rows.push({
   note: 'analyze + apply + snapshot',
 })
 
+// Memory items through the verification pipeline (Jaccard over current items, semantic neighbours),
+// then search and context assembly over them.
+const MEMORY = `mutation($c: String!) { createMemory(input: { content: $c, category: FACT }) { ... on MemoryWrite { outcome } } }`
+const memoryKey = await createAgentKey(t, 'bench-memories')
+await t.gql(
+  `mutation { updateMemorySettings(settings: { maxEntriesPerAgent: 0 }) { __typename } }`,
+  {},
+  memoryKey,
+)
+await timed('createMemory (verified, embedded), up to 1,000 memories', 1_000, (i) =>
+  t.gql(MEMORY, { c: `memory ${i}: ${text(12)}` }, memoryKey),
+)
+const MEMORY_SEARCH = `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES], limit: 10 }) { ... on SearchResult { hits { score } } } }`
+await timed('search MEMORIES (hybrid + MMR) over 1,000 memories', 200, () =>
+  t.gql(MEMORY_SEARCH, { q: text(4) }, memoryKey),
+)
+const MESSAGE_SEARCH = `query($q: String!) { search(input: { query: $q, scopes: [MESSAGES], limit: 10 }) { ... on SearchResult { hits { score } } } }`
+await timed('search MESSAGES (hybrid + context + MMR) over 2,500 messages', 200, () =>
+  t.gql(MESSAGE_SEARCH, { q: text(4) }, key),
+)
+const CONTEXT = `query($q: String!) { memoryContext(input: { query: $q, budgetTokens: 4000 }) { ... on MemoryContext { totalTokens } } }`
+await timed('memoryContext (uncached: every query differs), 1,000 memories', 100, (i) =>
+  t.gql(CONTEXT, { q: `${text(4)} ${i}` }, memoryKey),
+)
+await timed('memoryContext (cached)', 1_000, () => t.gql(CONTEXT, { q: 'the same question' }, memoryKey))
+const exportStart = performance.now()
+const exported = await t.gql(
+  `{ exportMemory { ... on MemoryExport { document memories vectors } } }`,
+  {},
+  memoryKey,
+)
+rows.push({
+  name: 'exportMemory, 1,000 memories with vectors',
+  value: performance.now() - exportStart,
+  unit: 'ms',
+  note: `${exported.data.exportMemory.vectors} vectors`,
+})
+const importKey = await createAgentKey(t, 'bench-import')
+const importStart = performance.now()
+await t.gql(
+  `mutation($d: JSON!) { importMemory(document: $d) { __typename } }`,
+  { d: exported.data.exportMemory.document },
+  importKey,
+)
+rows.push({
+  name: 'importMemory (REPLACE), same document',
+  value: performance.now() - importStart,
+  unit: 'ms',
+  note: 'one transaction',
+})
+
 writeReport('api', 'API over SQLite (apps/api, yoga.fetch)', rows)
 await t.close()

@@ -396,16 +396,18 @@ export class SearchService {
   ): Promise<[string, number][]> {
     const match = ftsMatchExpression(query)
     if (!match) return []
+    // CROSS JOIN keeps the full-text index as the outer loop: with a plain JOIN SQLite may walk the
+    // agent's rows and run MATCH once per row (measured: 560 ms instead of 3 ms over 2,500 messages).
     let sql: string
     const params: unknown[] = [match, agentId]
     if (scope === 'MEMORIES') {
-      sql = `SELECT o."id" AS id, bm25("MemorySearch") AS rank FROM "MemorySearch" JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
+      sql = `SELECT o."id" AS id, bm25("MemorySearch") AS rank FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
               WHERE "MemorySearch" MATCH ? AND o."agentId" = ?`
     } else if (scope === 'KNOWLEDGE') {
-      sql = `SELECT o."id" AS id, bm25("KnowledgeSearch") AS rank FROM "KnowledgeSearch" JOIN "Knowledge" o ON o."id" = "KnowledgeSearch"."rowid"
+      sql = `SELECT o."id" AS id, bm25("KnowledgeSearch") AS rank FROM "KnowledgeSearch" CROSS JOIN "Knowledge" o ON o."id" = "KnowledgeSearch"."rowid"
               WHERE "KnowledgeSearch" MATCH ? AND o."agentId" = ?`
     } else {
-      sql = `SELECT o."id" AS id, bm25("MessageSearch") AS rank FROM "MessageSearch" JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
+      sql = `SELECT o."id" AS id, bm25("MessageSearch") AS rank FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
               WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND (substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?) = ?`
       params.push(CONTEXT_SUMMARY_PREFIX, scope === 'SUMMARIES' ? 1 : 0)
       if (sessionId) {
