@@ -2,7 +2,8 @@
 
 import { useActionState, useState, useTransition } from 'react'
 import { ConfirmActions } from '../../../components/confirm-actions'
-import { fieldError, formatCount, relativeTime } from '../../../lib/format'
+import { FieldError, LabelledSelect } from '../../../components/form-fields'
+import { formatCount, relativeTime } from '../../../lib/format'
 import {
   createKnowledge,
   deleteKnowledge,
@@ -36,23 +37,8 @@ const SOON_MS = 7 * 86_400_000
 
 function CategorySelect({ name, defaultValue, id }: { name: string; defaultValue?: string; id: string }) {
   return (
-    <select id={id} name={name} defaultValue={defaultValue ?? 'DOMAIN'}>
-      {Object.entries(CATEGORY_LABELS).map(([value, label]) => (
-        <option key={value} value={value}>
-          {label}
-        </option>
-      ))}
-    </select>
+    <LabelledSelect id={id} name={name} labels={CATEGORY_LABELS} defaultValue={defaultValue ?? 'DOMAIN'} />
   )
-}
-
-function FieldError({ state, field }: { state: FormState; field: string }) {
-  const message = fieldError(state.issues, field)
-  return message ? (
-    <span className="field-error" role="alert" data-testid={`error-${field}`}>
-      {message}
-    </span>
-  ) : null
 }
 
 export function CreateKnowledgeForm({

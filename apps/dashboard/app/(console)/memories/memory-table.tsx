@@ -3,29 +3,20 @@
 import Link from 'next/link'
 import { useActionState, useState, useTransition } from 'react'
 import { ConfirmActions } from '../../../components/confirm-actions'
+import { FieldError, LabelledSelect } from '../../../components/form-fields'
 import { fieldError, relativeTime } from '../../../lib/format'
 import { MEMORY_CATEGORY_LABELS, type MemoryRow, memoryHref } from '../../../lib/memories'
 import { createMemory, deleteMemory, type MemoryFormState, updateMemory, type WriteOutcome } from './actions'
 
 function CategorySelect({ id, defaultValue }: { id: string; defaultValue?: string }) {
   return (
-    <select id={id} name="category" defaultValue={defaultValue ?? 'FACT'}>
-      {Object.entries(MEMORY_CATEGORY_LABELS).map(([value, label]) => (
-        <option key={value} value={value}>
-          {label}
-        </option>
-      ))}
-    </select>
+    <LabelledSelect
+      id={id}
+      name="category"
+      labels={MEMORY_CATEGORY_LABELS}
+      defaultValue={defaultValue ?? 'FACT'}
+    />
   )
-}
-
-function FieldError({ state, field }: { state: MemoryFormState; field: string }) {
-  const message = fieldError(state.issues, field)
-  return message ? (
-    <span className="field-error" role="alert" data-testid={`error-${field}`}>
-      {message}
-    </span>
-  ) : null
 }
 
 function MemoryLink({ agentId, memory }: { agentId: string; memory: { id: string; content: string } }) {
