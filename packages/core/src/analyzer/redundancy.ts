@@ -1,8 +1,11 @@
 import type { MemoryEntry } from '../types.ts'
+import { indexWords, type WordRuns } from './word-ids.ts'
+
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu
 
 /** Lowercase word tokens: the word set of the spec's Jaccard similarity. */
 export function wordSet(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu) ?? [])
+  return new Set(text.toLowerCase().match(WORD) ?? [])
 }
 
 /** |A ∩ B| / |A ∪ B|; two empty sets are identical. */
@@ -21,29 +24,29 @@ export interface RedundantEntry {
 }
 
 /**
- * Spec 000: compare all entry pairs and mark the older of each pair at or above the threshold,
- * as a duplicate of the newer entry it is most similar to (ties: the first in input order).
- *
- * The all-pairs scan is O(n²) in Jaccard computations: 2M pairs at 2k entries, 50M at 10k, run
- * every two minutes. This finds exactly the same pairs with prefix filtering (Bayardo et al.,
- * "Scaling up all pairs similarity search"): with each word set sorted rarest word first, two
- * sets can reach Jaccard t only if they share a word among the first |A| − ⌈t·|A|⌉ + 1 of each,
- * so only pairs sharing a rare word, and of compatible sizes, are compared at all.
+ * Spec 000, word for word: compare all entry pairs and mark the older of each pair at or above the
+ * threshold, as a duplicate of the newer entry it is most similar to (ties: the first in input
+ * order). O(n²) Jaccard computations: the reference `findRedundantEntries` must equal, kept apart
+ * from it (no shared code but the word sets) for its tests and benchmarks.
  */
-export function findRedundantEntries(entries: readonly MemoryEntry[], threshold = 0.9): RedundantEntry[] {
+export function findRedundantEntriesNaive(
+  entries: readonly MemoryEntry[],
+  threshold = 0.9,
+): RedundantEntry[] {
   const sets = entries.map((e) => wordSet(e.content))
-  const pairs = threshold > 0 ? candidatePairs(sets, threshold) : allPairs(sets.length)
   const best = new Map<number, { newer: number; similarity: number }>()
-  for (const [i, j] of pairs) {
-    const similarity = jaccardSimilarity(sets[i] as Set<string>, sets[j] as Set<string>)
-    if (similarity < threshold) continue
-    const ti = (entries[i] as MemoryEntry).timestamp.getTime()
-    const tj = (entries[j] as MemoryEntry).timestamp.getTime()
-    // Same timestamp: input order decides which is older.
-    const [older, newer] = ti < tj || (ti === tj && i < j) ? [i, j] : [j, i]
-    const kept = best.get(older)
-    if (!kept || similarity > kept.similarity || (similarity === kept.similarity && newer < kept.newer)) {
-      best.set(older, { newer, similarity })
+  for (let i = 0; i < sets.length; i++) {
+    for (let j = i + 1; j < sets.length; j++) {
+      const similarity = jaccardSimilarity(sets[i] as Set<string>, sets[j] as Set<string>)
+      if (similarity < threshold) continue
+      const ti = (entries[i] as MemoryEntry).timestamp.getTime()
+      const tj = (entries[j] as MemoryEntry).timestamp.getTime()
+      // Same timestamp: input order decides which is older.
+      const [older, newer] = ti < tj || (ti === tj && i < j) ? [i, j] : [j, i]
+      const kept = best.get(older)
+      if (!kept || similarity > kept.similarity || (similarity === kept.similarity && newer < kept.newer)) {
+        best.set(older, { newer, similarity })
+      }
     }
   }
   return [...best]
@@ -55,53 +58,529 @@ export function findRedundantEntries(entries: readonly MemoryEntry[], threshold 
     }))
 }
 
-const FLOAT_SLACK = 1e-9
-
-function* allPairs(n: number): Generator<[number, number]> {
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) yield [i, j]
+/**
+ * The same answer as `findRedundantEntriesNaive`, from an exact set-similarity join (PPJoin: Xiao
+ * et al., "Efficient similarity joins for near duplicate detection") instead of all n² pairs.
+ * Words become integer ids ranked rarest first, each word set a sorted run of ids; two sets can
+ * reach Jaccard t only if their sizes are within a factor t, they share a word among the first few
+ * (rarest) of each (prefix filtering), and the words left after that shared one can still make up
+ * the overlap (positional filtering). Pairs passing all three, and a 64-bit bitmap bound on their
+ * overlap, are merged and measured with the same integer division as the naive scan, so the
+ * similarities are bit-identical.
+ *
+ * Entries with identical word sets ("Done.", repeated tool output) are joined once as a group:
+ * within a group every pair is at similarity 1, which no other pair can beat, so only the newest
+ * member of each group needs a partner from the join. A thousand repeats of one reply would
+ * otherwise be half a million pairs.
+ *
+ * The cost is the candidates plus the answer: a rare word shared by few sets keeps it near linear
+ * on conversation text; a tiny vocabulary, or thousands of distinct sets all similar to each
+ * other, make it grow towards n² like any exact join.
+ */
+export function findRedundantEntries(entries: readonly MemoryEntry[], threshold = 0.9): RedundantEntry[] {
+  // At 0 and below (or NaN, which compares like 0 in the naive scan) every pair is in the answer:
+  // there is nothing to filter.
+  if (!(threshold > 0)) return findRedundantEntriesNaive(entries, threshold)
+  // Jaccard never exceeds 1.
+  if (threshold > 1) return []
+  const times = new Float64Array(entries.length)
+  for (let i = 0; i < entries.length; i++) times[i] = (entries[i] as MemoryEntry).timestamp.getTime()
+  const choice = new DuplicateChoice(times)
+  const runs = indexWords(entries.map((e) => e.content))
+  const groups = groupIdentical(runs)
+  const newest = chooseWithinGroups(groups, times, choice)
+  new PrefixJoin(runs, groups.representatives, threshold).run(new GroupPairs(groups, newest, times, choice))
+  return choice.result(entries)
 }
 
-/** Every pair that can reach the threshold (a superset of the answer, verified by the caller). */
-function candidatePairs(sets: readonly Set<string>[], threshold: number): [number, number][] {
-  const frequency = new Map<string, number>()
-  for (const set of sets) for (const word of set) frequency.set(word, (frequency.get(word) ?? 0) + 1)
-  // Rarest first; ties by the word itself so the order (and so the prefixes) is the same every run.
-  const byRarity = (a: string, b: string) =>
-    (frequency.get(a) as number) - (frequency.get(b) as number) || (a < b ? -1 : a > b ? 1 : 0)
+/**
+ * For each older entry, the newer one it is most similar to. The older of a pair is decided as the
+ * spec's scan does (earlier timestamp; same timestamp: earlier in input), with i < j in input order,
+ * so the answer does not depend on the order pairs are offered in.
+ */
+class DuplicateChoice {
+  private readonly newer: Int32Array
+  private readonly best: Float64Array
 
-  const pairs: [number, number][] = []
-  const postings = new Map<string, number[]>()
-  const empty: number[] = []
-  // Shorter sets first: a set only needs partners at least threshold × its size, and every
-  // earlier (no longer) partner passed that bound when it is probed.
-  const order = sets.map((_, i) => i).sort((a, b) => (sets[a]?.size ?? 0) - (sets[b]?.size ?? 0) || a - b)
-  const seen = new Int32Array(sets.length).fill(-1)
-  for (const i of order) {
-    const set = sets[i] as Set<string>
-    if (set.size === 0) {
-      // Two empty sets are identical (similarity 1): they pair with each other only.
-      for (const j of empty) pairs.push([Math.min(i, j), Math.max(i, j)])
-      empty.push(i)
-      continue
+  constructor(private readonly times: Float64Array) {
+    this.newer = new Int32Array(times.length).fill(-1)
+    this.best = new Float64Array(times.length)
+  }
+
+  offer(i: number, j: number, similarity: number): void {
+    const ti = this.times[i] as number
+    const tj = this.times[j] as number
+    const iIsOlder = ti < tj || (ti === tj && i < j)
+    const older = iIsOlder ? i : j
+    const newer = iIsOlder ? j : i
+    const kept = this.newer[older] as number
+    const keptSimilarity = this.best[older] as number
+    if (kept < 0 || similarity > keptSimilarity || (similarity === keptSimilarity && newer < kept)) {
+      this.newer[older] = newer
+      this.best[older] = similarity
     }
-    const words = [...set].sort(byRarity)
-    // The slack keeps float error (0.7 × 10 = 7.000000000000001) from shortening the prefix or
-    // raising the size bound: either would lose a pair. Too long a prefix only costs time.
-    const prefix = words.length - Math.ceil(threshold * words.length - FLOAT_SLACK) + 1
-    const minPartnerSize = threshold * words.length - FLOAT_SLACK
-    for (let w = 0; w < prefix; w++) {
-      const list = postings.get(words[w] as string)
-      if (list) {
-        for (const j of list) {
-          if (seen[j] === i || (sets[j] as Set<string>).size < minPartnerSize) continue
-          seen[j] = i
-          pairs.push([Math.min(i, j), Math.max(i, j)])
-        }
-        list.push(i)
-      } else {
-        postings.set(words[w] as string, [i])
+  }
+
+  result(entries: readonly MemoryEntry[]): RedundantEntry[] {
+    const marked: RedundantEntry[] = []
+    for (let older = 0; older < entries.length; older++) {
+      const newer = this.newer[older] as number
+      if (newer < 0) continue
+      marked.push({
+        entryId: (entries[older] as MemoryEntry).id,
+        duplicateOfId: (entries[newer] as MemoryEntry).id,
+        similarity: this.best[older] as number,
+      })
+    }
+    return marked
+  }
+}
+
+interface IdenticalGroups {
+  /** Entry → its group. */
+  groupOf: Int32Array
+  /** Group g's members, in input order: `members[memberStart[g]] … members[memberStart[g + 1] - 1]`. */
+  memberStart: Int32Array
+  members: Int32Array
+  /** Group g's first member: the one whose word set stands for the group in the join. */
+  representatives: Int32Array
+}
+
+/** Entries with identical word sets (the empty set included), found by hashing the id runs. */
+function groupIdentical(runs: WordRuns): IdenticalGroups {
+  const { start } = runs
+  const n = start.length - 1
+  const groupOf = new Int32Array(n)
+  const representatives: number[] = []
+  const hashes: number[] = []
+  let capacity = 16
+  while (capacity < 2 * n) capacity *= 2
+  const slots = new Int32Array(capacity) // group + 1, 0 = empty
+  const mask = capacity - 1
+  for (let e = 0; e < n; e++) {
+    const hash = hashRun(runs, e)
+    let slot = hash & mask
+    let group = -1
+    for (let entry = slots[slot] as number; entry !== 0; entry = slots[slot] as number) {
+      if (hashes[entry - 1] === hash && sameRun(runs, representatives[entry - 1] as number, e)) {
+        group = entry - 1
+        break
+      }
+      slot = (slot + 1) & mask
+    }
+    if (group < 0) {
+      group = representatives.length
+      representatives.push(e)
+      hashes.push(hash)
+      slots[slot] = group + 1
+    }
+    groupOf[e] = group
+  }
+
+  const groups = representatives.length
+  const memberStart = new Int32Array(groups + 1)
+  for (let e = 0; e < n; e++) {
+    const g = (groupOf[e] as number) + 1
+    memberStart[g] = (memberStart[g] as number) + 1
+  }
+  for (let g = 1; g <= groups; g++)
+    memberStart[g] = (memberStart[g] as number) + (memberStart[g - 1] as number)
+  const fill = memberStart.slice(0, groups)
+  const members = new Int32Array(n)
+  for (let e = 0; e < n; e++) {
+    const g = groupOf[e] as number
+    members[fill[g] as number] = e
+    fill[g] = (fill[g] as number) + 1
+  }
+  return { groupOf, memberStart, members, representatives: Int32Array.from(representatives) }
+}
+
+function hashRun({ start, ids }: WordRuns, e: number): number {
+  let hash = 0x811c9dc5 | 0
+  for (let k = start[e] as number; k < (start[e + 1] as number); k++) {
+    hash = Math.imul(hash ^ (ids[k] as number), 0x01000193)
+  }
+  return hash
+}
+
+function sameRun({ start, ids }: WordRuns, a: number, b: number): boolean {
+  const aFrom = start[a] as number
+  const bFrom = start[b] as number
+  const size = (start[a + 1] as number) - aFrom
+  if ((start[b + 1] as number) - bFrom !== size) return false
+  for (let k = 0; k < size; k++) if (ids[aFrom + k] !== ids[bFrom + k]) return false
+  return true
+}
+
+/**
+ * Identical word sets are at similarity 1, the most there is, and only with each other, so the
+ * choice of every group member with a newer member is the smallest-index newer member. Found per
+ * member without visiting every pair: with i < j, i is the older one exactly when `ti <= tj` (false
+ * when either is NaN, an invalid Date, which the scan then counts as the newer one; this
+ * reproduces it). Returns, per entry, 1 when no member of its group is newer: those alone still
+ * need a partner from another group.
+ */
+function chooseWithinGroups(
+  groups: IdenticalGroups,
+  times: Float64Array,
+  choice: DuplicateChoice,
+): Uint8Array {
+  const { memberStart, members } = groups
+  const newest = new Uint8Array(members.length)
+  // Scratch, each group using its own slice (the slice of `members` it occupies).
+  const scratch: GroupScratch = {
+    time: new Float64Array(members.length),
+    runningMax: new Float64Array(members.length),
+    nextNewer: new Int32Array(members.length),
+    stack: new Int32Array(members.length),
+  }
+  for (let g = 0; g + 1 < memberStart.length; g++) {
+    const from = memberStart[g] as number
+    const to = memberStart[g + 1] as number
+    if (to - from === 1) newest[members[from] as number] = 1
+    else chooseWithinGroup(members, from, to, times, choice, newest, scratch)
+  }
+  return newest
+}
+
+interface GroupScratch {
+  time: Float64Array
+  runningMax: Float64Array
+  nextNewer: Int32Array
+  stack: Int32Array
+}
+
+function chooseWithinGroup(
+  members: Int32Array,
+  from: number,
+  to: number,
+  times: Float64Array,
+  choice: DuplicateChoice,
+  newest: Uint8Array,
+  { time, runningMax, nextNewer, stack }: GroupScratch,
+): void {
+  for (let k = from; k < to; k++) time[k] = times[members[k] as number] as number
+  // An earlier member i is newer than o when !(ti <= to): the first such i is the first whose
+  // running maximum (NaN counted as +∞) exceeds to (NaN: −∞, as every earlier one is then newer).
+  let max = -Infinity
+  for (let k = from; k < to; k++) {
+    const t = time[k] as number
+    max = Math.max(max, Number.isNaN(t) ? Infinity : t)
+    runningMax[k] = max
+  }
+  // A later member j is newer than o when to <= tj: the first such j is o's next greater or equal
+  // element (a NaN on either side never qualifies), found with a decreasing stack.
+  let height = 0
+  for (let k = to - 1; k >= from; k--) {
+    nextNewer[k] = -1
+    const t = time[k] as number
+    if (Number.isNaN(t)) continue // finds no later newer member, and is none for an earlier one
+    while (height > 0 && (time[stack[from + height - 1] as number] as number) < t) height--
+    if (height > 0) nextNewer[k] = stack[from + height - 1] as number
+    stack[from + height++] = k
+  }
+
+  for (let k = from; k < to; k++) {
+    const t = time[k] as number
+    const older = Number.isNaN(t) ? -Infinity : t
+    // Binary search: the first k' < k with runningMax[k'] > older.
+    let low = from
+    let high = k
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((runningMax[mid] as number) > older) high = mid
+      else low = mid + 1
+    }
+    const newer = low < k ? low : (nextNewer[k] as number)
+    const member = members[k] as number
+    if (newer < 0) newest[member] = 1
+    else {
+      const other = members[newer] as number
+      choice.offer(Math.min(member, other), Math.max(member, other), 1)
+    }
+  }
+}
+
+/** Where the join reports each pair of sets at or above the threshold. */
+interface PairSink {
+  pair(a: number, b: number, similarity: number): void
+}
+
+/**
+ * Turns a similar pair of group representatives into the choices of their members. Only a member
+ * with no newer identical entry takes a partner from another group; its best there is the group's
+ * smallest-index member newer than it, as all members are at the same similarity.
+ */
+class GroupPairs implements PairSink {
+  constructor(
+    private readonly groups: IdenticalGroups,
+    private readonly newest: Uint8Array,
+    private readonly times: Float64Array,
+    private readonly choice: DuplicateChoice,
+  ) {}
+
+  pair(a: number, b: number, similarity: number): void {
+    const { groupOf } = this.groups
+    this.offerAcross(groupOf[a] as number, groupOf[b] as number, similarity)
+    this.offerAcross(groupOf[b] as number, groupOf[a] as number, similarity)
+  }
+
+  private offerAcross(from: number, to: number, similarity: number): void {
+    const { memberStart, members } = this.groups
+    for (let k = memberStart[from] as number; k < (memberStart[from + 1] as number); k++) {
+      const member = members[k] as number
+      if (this.newest[member] === 1) this.offerFirstNewer(member, to, similarity)
+    }
+  }
+
+  private offerFirstNewer(older: number, to: number, similarity: number): void {
+    const { memberStart, members } = this.groups
+    const olderTime = this.times[older] as number
+    for (let k = memberStart[to] as number; k < (memberStart[to + 1] as number); k++) {
+      const member = members[k] as number
+      const memberTime = this.times[member] as number
+      // As the scan decides it for a pair i < j: i is the older when ti <= tj.
+      if (member < older ? !(memberTime <= olderTime) : olderTime <= memberTime) {
+        this.choice.offer(Math.min(older, member), Math.max(older, member), similarity)
+        return
       }
     }
   }
-  return pairs
+}
+
+// Float error (0.7 × 10 = 7.000000000000001) must never tighten a bound: a bound too tight loses a
+// pair, one too loose only costs a verification, which then decides with the exact division.
+const FLOAT_SLACK = 1e-9
+// An overlap count that positional filtering has ruled out for the current probe.
+const PRUNED = -1
+
+/**
+ * PPJoin over the non-empty sets among `included`: sets are probed shortest first, each against
+ * the sets indexed before it (so no longer than itself), then indexed by their own prefix. Each
+ * step is a method called once per set, not one long loop, so V8 optimizes them as functions
+ * instead of entering a long loop half-way (on-stack replacement) and falling out of it again.
+ */
+class PrefixJoin {
+  /** Probe order (ascending size) → entry. */
+  private readonly entryOf: Int32Array
+  /** Probe p's word ids are `tokens[setStart[p]] … tokens[setStart[p + 1] - 1]`. */
+  private readonly setStart: Int32Array
+  private readonly sizeOf: Int32Array
+  private readonly tokens: Int32Array
+  /**
+   * A 64-bit signature per set, bit (id mod 64) for each word: a bit set in one signature only
+   * stands for at least one word in one set only, so |x ∩ y| ≤ (|x| + |y| − popcount(x ⊕ y)) / 2
+   * (the bitmap filter of Sandes et al., 2020). It settles most candidates without a merge, and
+   * with a vocabulary of at most 64 words it is the exact overlap.
+   */
+  private readonly signatureLow: Int32Array
+  private readonly signatureHigh: Int32Array
+  /**
+   * Postings per word, laid out up front: a word's list is appended to in probe order, which is
+   * size order, so the sets too short for the current probe are always at the front of a list.
+   * Each posting is (set, position of the word in it, set size), side by side for a sequential
+   * scan.
+   */
+  private readonly listStart: Int32Array
+  private readonly listEnd: Int32Array
+  private readonly posting: Int32Array
+  /** Prefix overlap of each earlier set with the current probe, or PRUNED; 0 between probes. */
+  private readonly overlap: Int32Array
+  private readonly candidates: Int32Array
+  /** The overlap a partner of each size needs, for the current probe. */
+  private readonly neededWith: Int32Array
+  /** t / (1 + t): the pair (x, y) needs an overlap of at least this × (|x| + |y|). */
+  private readonly overlapShare: number
+
+  constructor(
+    runs: WordRuns,
+    included: Int32Array,
+    private readonly threshold: number,
+  ) {
+    const { start, ids } = runs
+    const sizeOfEntry = (e: number) => (start[e + 1] as number) - (start[e] as number)
+    // Counting sort by size, stable, so equal sizes keep their order; empty sets dropped.
+    let maxSize = 0
+    for (const e of included) maxSize = Math.max(maxSize, sizeOfEntry(e))
+    const bySize = new Int32Array(maxSize + 2)
+    for (const e of included) {
+      const slot = sizeOfEntry(e) + 1
+      bySize[slot] = (bySize[slot] as number) + 1
+    }
+    for (let s = 1; s <= maxSize + 1; s++) bySize[s] = (bySize[s] as number) + (bySize[s - 1] as number)
+    const empty = bySize[1] as number
+    const order = new Int32Array(included.length)
+    let total = 0
+    for (const e of included) {
+      const size = sizeOfEntry(e)
+      order[bySize[size] as number] = e
+      bySize[size] = (bySize[size] as number) + 1
+      total += size
+    }
+
+    // The sets again, laid out in probe order, so a probe and its candidates read nearby memory.
+    const m = included.length - empty
+    this.entryOf = order.subarray(empty)
+    this.setStart = new Int32Array(m + 1)
+    this.sizeOf = new Int32Array(m)
+    this.tokens = new Int32Array(total)
+    this.signatureLow = new Int32Array(m)
+    this.signatureHigh = new Int32Array(m)
+    let length = 0
+    for (let p = 0; p < m; p++) {
+      const e = this.entryOf[p] as number
+      this.setStart[p] = length
+      this.sizeOf[p] = sizeOfEntry(e)
+      this.tokens.set(ids.subarray(start[e], start[e + 1]), length)
+      length += sizeOfEntry(e)
+      this.sign(p)
+    }
+    this.setStart[m] = length
+
+    this.overlapShare = threshold / (1 + threshold)
+    const vocabulary = runs.words.length
+    const listStart = new Int32Array(vocabulary + 1)
+    for (let p = 0; p < m; p++) {
+      const s = this.setStart[p] as number
+      const prefix = this.indexedPrefix(this.sizeOf[p] as number)
+      for (let k = 0; k < prefix; k++) {
+        const slot = (this.tokens[s + k] as number) + 1
+        listStart[slot] = (listStart[slot] as number) + 3
+      }
+    }
+    for (let w = 1; w <= vocabulary; w++)
+      listStart[w] = (listStart[w] as number) + (listStart[w - 1] as number)
+    this.listStart = listStart
+    this.listEnd = listStart.slice(0, vocabulary)
+    this.posting = new Int32Array(listStart[vocabulary] as number)
+    this.overlap = new Int32Array(m)
+    this.candidates = new Int32Array(m)
+    this.neededWith = new Int32Array(maxSize + 1)
+  }
+
+  run(sink: PairSink): void {
+    for (let x = 0; x < this.sizeOf.length; x++) {
+      const found = this.gatherCandidates(x)
+      this.verify(x, found, sink)
+      this.index(x)
+    }
+  }
+
+  private sign(p: number): void {
+    let low = 0
+    let high = 0
+    for (
+      let k = this.setStart[p] as number;
+      k < (this.setStart[p] as number) + (this.sizeOf[p] as number);
+      k++
+    ) {
+      const bit = (this.tokens[k] as number) & 63
+      if (bit < 32) low |= 1 << bit
+      else high |= 1 << (bit - 32)
+    }
+    this.signatureLow[p] = low
+    this.signatureHigh[p] = high
+  }
+
+  /**
+   * A partner x of y (|x| ≥ |y|) needs an overlap of at least t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y|,
+   * so y only has to be findable by its first |y| − ⌈2t/(1+t)·|y|⌉ + 1 words: the index holds those.
+   */
+  private indexedPrefix(size: number): number {
+    return Math.max(0, Math.min(size, size - Math.ceil(2 * this.overlapShare * size - FLOAT_SLACK) + 1))
+  }
+
+  /** Sets sharing a word with x's probe prefix, of a size and word positions that allow t. */
+  private gatherCandidates(x: number): number {
+    const { listStart, listEnd, posting, overlap, candidates, neededWith, tokens, threshold } = this
+    const xs = this.setStart[x] as number
+    const xSize = this.sizeOf[x] as number
+    const minPartnerSize = threshold * xSize - FLOAT_SLACK
+    const probePrefix = Math.min(xSize, xSize - Math.ceil(threshold * xSize - FLOAT_SLACK) + 1)
+    for (let ySize = Math.max(1, Math.ceil(minPartnerSize)); ySize <= xSize; ySize++) {
+      neededWith[ySize] = Math.ceil(this.overlapShare * (xSize + ySize) - FLOAT_SLACK)
+    }
+    let found = 0
+    for (let i = 0; i < probePrefix; i++) {
+      const word = tokens[xs + i] as number
+      let k = listStart[word] as number
+      const end = listEnd[word] as number
+      // Probes only grow, so a set too short now stays too short: drop it from the list for good.
+      while (k < end && (posting[k + 2] as number) < minPartnerSize) k += 3
+      listStart[word] = k
+      for (; k < end; k += 3) {
+        const y = posting[k] as number
+        const sofar = overlap[y] as number
+        if (sofar === PRUNED) continue
+        if (sofar === 0) candidates[found++] = y
+        const ySize = posting[k + 2] as number
+        // Both runs are in one global order, so past this shared word only their tails can match.
+        const reachable = sofar + 1 + Math.min(xSize - i - 1, ySize - (posting[k + 1] as number) - 1)
+        overlap[y] = reachable >= (neededWith[ySize] as number) ? sofar + 1 : PRUNED
+      }
+    }
+    return found
+  }
+
+  /** Measures each surviving candidate against x, and reports those at or above the threshold. */
+  private verify(x: number, found: number, sink: PairSink): void {
+    const { overlap, candidates, neededWith, tokens, setStart, sizeOf } = this
+    const xs = setStart[x] as number
+    const xSize = sizeOf[x] as number
+    const xLow = this.signatureLow[x] as number
+    const xHigh = this.signatureHigh[x] as number
+    for (let c = 0; c < found; c++) {
+      const y = candidates[c] as number
+      const prefixOverlap = overlap[y] as number
+      overlap[y] = 0
+      if (prefixOverlap === PRUNED) continue
+      const ySize = sizeOf[y] as number
+      const needed = neededWith[ySize] as number
+      const apart =
+        bitCount(xLow ^ (this.signatureLow[y] as number)) +
+        bitCount(xHigh ^ (this.signatureHigh[y] as number))
+      if (xSize + ySize - apart < 2 * needed) continue
+      let a = xs
+      const aEnd = xs + xSize
+      let b = setStart[y] as number
+      const bEnd = b + ySize
+      let shared = 0
+      // Stop as soon as the words left on the shorter side cannot make up the overlap needed.
+      while (a < aEnd && b < bEnd && shared + Math.min(aEnd - a, bEnd - b) >= needed) {
+        const u = tokens[a] as number
+        const v = tokens[b] as number
+        if (u === v) {
+          shared++
+          a++
+          b++
+        } else if (u < v) a++
+        else b++
+      }
+      if (shared < needed) continue
+      const similarity = shared / (xSize + ySize - shared)
+      if (similarity < this.threshold) continue
+      sink.pair(this.entryOf[x] as number, this.entryOf[y] as number, similarity)
+    }
+  }
+
+  private index(x: number): void {
+    const xs = this.setStart[x] as number
+    const xSize = this.sizeOf[x] as number
+    const prefix = this.indexedPrefix(xSize)
+    for (let k = 0; k < prefix; k++) {
+      const word = this.tokens[xs + k] as number
+      const slot = this.listEnd[word] as number
+      this.posting[slot] = x
+      this.posting[slot + 1] = k
+      this.posting[slot + 2] = xSize
+      this.listEnd[word] = slot + 3
+    }
+  }
+}
+
+/** Set bits in a 32-bit integer (SWAR popcount). */
+function bitCount(bits: number): number {
+  let v = bits - ((bits >>> 1) & 0x55555555)
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
 }

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest'
+import type { MemoryEntry } from '../types.ts'
+import { findRedundantEntries, findRedundantEntriesNaive } from './redundancy.ts'
+
+/** mulberry32: a fixed seed gives the same inputs on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = Math.imul(state ^ (state >>> 15), state | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+const BASE = Date.UTC(2026, 0, 15)
+const SEPARATORS = [' ', ' ', ' ', ', ', '. ', ' - ', '! ']
+const EMPTY_CONTENTS = ['', '!!', ' — ', '...']
+
+/**
+ * One random input. Each knob is drawn per input so the cases range from sparse text over a big
+ * vocabulary to a handful of words where almost every pair is close, with clusters of exact and
+ * near duplicates, shared timestamps, word sets with nothing in them and the odd invalid Date.
+ */
+function randomEntries(random: () => number): MemoryEntry[] {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
+  const n = pick([0, 1, 2, 3, 10, 40, 80, 120, 150])
+  const vocabulary = pick([2, 5, 12, 30, 100, 400, 3_000])
+  const maxWords = pick([1, 4, 12, 25, 45])
+  const duplicateRate = pick([0, 0.1, 0.3, 0.6])
+  const emptyRate = pick([0, 0, 0.05, 0.3])
+  const distinctTimes = pick([1, 3, 20, 1_000])
+  const invalidTimeRate = pick([0, 0, 0, 0.1])
+  // Skewed towards the first words, as real text is.
+  const word = () => {
+    const k = Math.floor(vocabulary ** random()) - 1
+    const text = `w${k.toString(36)}`
+    return random() < 0.1 ? text.toUpperCase() : random() < 0.05 ? `${text}'s` : text
+  }
+  const sentence = (length: number) => {
+    let text = ''
+    for (let w = 0; w < length; w++) text += (w > 0 ? pick(SEPARATORS) : '') + word()
+    return text
+  }
+  const contents: string[] = []
+  for (let i = 0; i < n; i++) {
+    if (random() < emptyRate) contents.push(pick(EMPTY_CONTENTS))
+    else if (i > 0 && random() < duplicateRate) {
+      const words = pick(contents).split(' ')
+      const edits = pick([0, 0, 1, 1, 2, 3])
+      for (let e = 0; e < edits; e++) {
+        const at = Math.floor(random() * (words.length + 1))
+        const edit = random()
+        if (edit < 0.4) words[at] = word()
+        else if (edit < 0.7) words.splice(at, 1)
+        else words.splice(at, 0, word())
+      }
+      contents.push(words.join(' '))
+    } else contents.push(sentence(1 + Math.floor(random() * maxWords)))
+  }
+  return contents.map((content, i) => ({
+    id: `e${i}`,
+    type: 'short_term',
+    role: 'assistant',
+    content,
+    tokenCount: 10,
+    relevance: 0.5,
+    isCompressed: false,
+    timestamp: new Date(
+      random() < invalidTimeRate ? Number.NaN : BASE + Math.floor(random() * distinctTimes),
+    ),
+    sessionId: 's',
+  }))
+}
+
+describe('findRedundantEntries against the all-pairs scan', () => {
+  it('gives exactly the naive answer on many random inputs, at every threshold', () => {
+    const random = seeded(20260115)
+    let inputs = 0
+    let marked = 0
+    for (let run = 0; run < 120; run++) {
+      const entries = randomEntries(random)
+      for (const threshold of [0.5, 0.8, 0.9, 1]) {
+        const expected = findRedundantEntriesNaive(entries, threshold)
+        // toStrictEqual compares the similarities bit for bit and the order of the list.
+        expect(findRedundantEntries(entries, threshold), `run ${run}, threshold ${threshold}`).toStrictEqual(
+          expected,
+        )
+        inputs++
+        marked += expected.length
+      }
+    }
+    // Not a vacuous comparison: the inputs hold plenty of duplicates.
+    expect(inputs).toBe(480)
+    expect(marked).toBeGreaterThan(4_000)
+  })
+
+  it('agrees at thresholds that put float error on the bounds, and outside (0, 1]', () => {
+    const random = seeded(7)
+    for (let run = 0; run < 40; run++) {
+      const entries = randomEntries(random)
+      for (const threshold of [0, 0.1, 0.3, 0.7, 0.75, 0.95, 1.2]) {
+        expect(findRedundantEntries(entries, threshold), `run ${run}, threshold ${threshold}`).toStrictEqual(
+          findRedundantEntriesNaive(entries, threshold),
+        )
+      }
+    }
+  })
+
+  it('picks among many identical empty entries as the scan does, invalid dates included', () => {
+    const at = [3, 1, 3, Number.NaN, 2, 1, Number.NaN, 3, 0]
+    const entries = at.map(
+      (t, i): MemoryEntry => ({
+        id: `e${i}`,
+        type: 'short_term',
+        role: 'user',
+        content: i % 2 ? '' : '?!',
+        tokenCount: 1,
+        relevance: 0.5,
+        isCompressed: false,
+        timestamp: new Date(BASE + t),
+        sessionId: null,
+      }),
+    )
+    const expected = findRedundantEntriesNaive(entries, 0.9)
+    expect(expected.length).toBeGreaterThan(5)
+    expect(findRedundantEntries(entries, 0.9)).toStrictEqual(expected)
+  })
+})
