@@ -168,7 +168,7 @@ export function createApp(options: AppOptions) {
     services,
     async close() {
       await services.optimizer.stop()
-      await services.embeddings.settled()
+      await services.embeddings.flush()
     },
   }
 }

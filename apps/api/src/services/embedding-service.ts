@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto'
-import { bytesToVector, type Clock, type Embedder, ExactVectorIndex, vectorToBytes } from '@engram/core'
+import path from 'node:path'
+import {
+  AdaptiveVectorIndex,
+  bytesToVector,
+  type Clock,
+  DEFAULT_APPROXIMATE_ABOVE,
+  type Embedder,
+  type VectorIndex,
+  vectorToBytes,
+} from '@engram/core'
 import type { Database } from '../db/client.ts'
 import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
+import { type HnswConfig, HnswVectorIndex } from '../vector/hnsw-index.ts'
 import type { Logger } from './optimizer-service.ts'
 
 /** What gets a vector: long-term memory items, conversation messages, cross-session knowledge. */
@@ -15,10 +25,40 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text).digest('hex')
 }
 
+/** How each (agent, kind) vector index is kept: exact while small, HNSW above a size, saved. */
+export interface VectorIndexOptions {
+  /**
+   * Folder for the saved HNSW graphs (`<agent>-<kind>-<model hash>.hnsw`), so a restart loads
+   * instead of rebuilding; null keeps them in memory only.
+   */
+  directory: string | null
+  /** More vectors than this in one (agent, kind): HNSW instead of the exact scan. */
+  approximateAbove?: number
+  hnsw?: Partial<HnswConfig>
+}
+
+/**
+ * Share of a saved graph that may have changed (vectors replaced, added or removed) for it to be
+ * patched rather than rebuilt. Patching costs about one insert per change, the same as building,
+ * and many deletions leave the graph full of tombstones that searches must walk through.
+ */
+const PATCHABLE_SHARE = 0.5
+
+/** Vectors read per query when patching a loaded graph. */
+const PATCH_BATCH = 500
+
+/** Unsaved changes to an HNSW index, as a share of its size, that trigger a save. */
+const SAVE_AFTER_SHARE = 0.05
+
 interface KindIndex {
-  index: ExactVectorIndex
+  key: string
+  index: AdaptiveVectorIndex
   /** Embedding rows of this agent, kind and model when the index was last brought up to date. */
   rows: number
+  /** Where its HNSW graph is saved; null when not persisted. */
+  file: string | null
+  /** Changes since the graph was last saved (a reload patches them in from the table). */
+  unsaved: number
 }
 
 /** The text a kind's owner is embedded from. */
@@ -41,6 +81,9 @@ const OWNER_TABLE: Record<EmbeddingKind, string> = {
  */
 export class EmbeddingService {
   private readonly indexes = new Map<string, KindIndex>()
+  /** Background index builds and saves, so settled() can wait for them. */
+  private readonly maintenance = new Set<Promise<void>>()
+  private readonly loading = new Map<string, Promise<KindIndex>>()
   private progressState: EmbeddingProgressEvent
   private job: Promise<void> | null = null
   private readonly pending = new Set<string>()
@@ -54,6 +97,7 @@ export class EmbeddingService {
     private readonly clock: Clock,
     private readonly pubsub: EngramPubSub,
     private readonly log: Logger = console,
+    private readonly vectorOptions: VectorIndexOptions = { directory: null },
   ) {
     this.progressState = idleProgress(embedder.model)
   }
@@ -144,8 +188,10 @@ export class EmbeddingService {
     if (cached) {
       // Keep the in-memory index in step; `rows` tells the next search nothing was missed.
       const before = cached.index.size
-      for (const { owner, vector } of embedded) cached.index.upsert(String(owner.id), vector)
+      for (const [i, { owner, vector }] of embedded.entries())
+        cached.index.upsert(String(owner.id), vector, rows[i]?.contentHash)
       cached.rows += cached.index.size - before
+      this.changed(cached, embedded.length)
     }
     return rows.length
   }
@@ -154,13 +200,20 @@ export class EmbeddingService {
   forget(agentId: string, kind: EmbeddingKind, ownerIds: readonly (number | string)[]): void {
     const cached = this.indexes.get(indexKey(agentId, kind))
     if (!cached) return
-    for (const id of ownerIds) if (cached.index.remove(String(id))) cached.rows--
+    let removed = 0
+    for (const id of ownerIds) if (cached.index.remove(String(id))) removed++
+    cached.rows -= removed
+    this.changed(cached, removed)
   }
 
   /** Forgets every in-memory index (after a restore or a bulk clear). */
   reset(agentId?: string): void {
-    if (!agentId) this.indexes.clear()
-    else for (const kind of EMBEDDING_KINDS) this.indexes.delete(indexKey(agentId, kind))
+    for (const [key, entry] of this.indexes) {
+      if (agentId && !EMBEDDING_KINDS.some((kind) => key === indexKey(agentId, kind))) continue
+      // A build of the old contents would only be thrown away.
+      entry.index.abandonBuild()
+      this.indexes.delete(key)
+    }
   }
 
   /** Owners of a kind that have no vector of the current model yet (ids after afterId). */
@@ -196,22 +249,126 @@ export class EmbeddingService {
    * The agent's vectors of a kind, ready to search. A local embedder fills what is missing first;
    * a remote one is asked in the background and search uses what is there (keywords cover the rest).
    */
-  async index(agentId: string, kind: EmbeddingKind): Promise<ExactVectorIndex> {
+  async index(agentId: string, kind: EmbeddingKind): Promise<VectorIndex> {
     if (this.isLocal) await this.fill(agentId, kind)
     else this.schedule(agentId)
     const rows = await this.db.embedding.count({ where: { agentId, kind, model: this.model } })
     const key = indexKey(agentId, kind)
     const cached = this.indexes.get(key)
     if (cached && cached.rows === rows && cached.index.size === rows) return cached.index
-    // Written or deleted elsewhere (another process, a restore, cascades): reload from the table.
-    const index = new ExactVectorIndex()
+    // Written or deleted elsewhere (another process, a restore, cascades), or not loaded yet. One
+    // load per index at a time: two concurrent searches must not build two graphs.
+    let loading = this.loading.get(key)
+    if (!loading) {
+      loading = (async () => {
+        const loaded = (await this.loadSaved(agentId, kind, rows)) ?? (await this.loadFromTable(agentId, kind))
+        this.indexes.set(key, loaded)
+        this.maintain(loaded)
+        return loaded
+      })().finally(() => this.loading.delete(key))
+      this.loading.set(key, loading)
+    }
+    return (await loading).index
+  }
+
+  /** The (agent, kind) index, exact, from every vector row. */
+  private async loadFromTable(agentId: string, kind: EmbeddingKind): Promise<KindIndex> {
+    const index = this.newIndex()
     const stored = await this.db.embedding.findMany({
       where: { agentId, kind, model: this.model },
-      select: { ownerId: true, vector: true },
+      select: { ownerId: true, vector: true, contentHash: true },
     })
-    for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector))
-    this.indexes.set(key, { index, rows: stored.length })
-    return index
+    for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
+    const file = this.indexFile(agentId, kind)
+    return { key: indexKey(agentId, kind), index, rows: stored.length, file, unsaved: 0 }
+  }
+
+  /**
+   * The saved HNSW graph, patched to match the table: vectors whose row is gone are removed, rows
+   * with no vector in the graph or another content hash are read and inserted. Null (rebuild from
+   * the table) when nothing usable is saved, the index would be exact anyway, or too much changed.
+   */
+  private async loadSaved(agentId: string, kind: EmbeddingKind, rows: number): Promise<KindIndex | null> {
+    const file = this.indexFile(agentId, kind)
+    if (!file || rows <= this.approximateAbove) return null
+    const graph = await HnswVectorIndex.load(file, this.vectorOptions.hnsw)
+    if (!graph) return null
+    const where = { agentId, kind, model: this.model }
+    const current = await this.db.embedding.findMany({ where, select: { ownerId: true, contentHash: true } })
+    const wanted = new Map(current.map((row) => [String(row.ownerId), row.contentHash]))
+    const gone = [...graph.stampEntries()].filter(([id]) => !wanted.has(id)).map(([id]) => id)
+    const stale = [...wanted].filter(([id, hash]) => graph.stampOf(id) !== hash).map(([id]) => Number(id))
+    const changes = gone.length + stale.length
+    if (changes > current.length * PATCHABLE_SHARE || graph.deletedCount + gone.length > current.length) {
+      this.log.info(`[embeddings] ${path.basename(file)}: ${changes} changes since saved, rebuilding`)
+      return null
+    }
+    for (const id of gone) graph.remove(id)
+    for (let start = 0; start < stale.length; start += PATCH_BATCH) {
+      const batch = await this.db.embedding.findMany({
+        where: { ...where, ownerId: { in: stale.slice(start, start + PATCH_BATCH) } },
+        select: { ownerId: true, vector: true, contentHash: true },
+      })
+      for (const row of batch) graph.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
+    }
+    const index = this.newIndex(graph)
+    return { key: indexKey(agentId, kind), index, rows: index.size, file, unsaved: changes }
+  }
+
+  private newIndex(approximate?: HnswVectorIndex): AdaptiveVectorIndex {
+    return new AdaptiveVectorIndex({
+      createApproximate: () => new HnswVectorIndex(this.vectorOptions.hnsw),
+      // Between build batches, requests get their turn.
+      pause: () => new Promise((resolve) => setImmediate(resolve)),
+      ...(approximate ? { approximate } : {}),
+      config: { approximateAbove: this.approximateAbove },
+    })
+  }
+
+  private get approximateAbove(): number {
+    return this.vectorOptions.approximateAbove ?? DEFAULT_APPROXIMATE_ABOVE
+  }
+
+  private indexFile(agentId: string, kind: EmbeddingKind): string | null {
+    const { directory } = this.vectorOptions
+    if (!directory) return null
+    // Readable where the agent id allows it; the hash keeps two ids that read alike apart.
+    const readable = agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 48)
+    const agent = `${readable}~${contentHash(agentId).slice(0, 8)}`
+    return path.join(directory, `${agent}-${kind}-${contentHash(this.model).slice(0, 12)}.hnsw`)
+  }
+
+  /** Counts changes to a cached index and saves its graph when enough piled up. */
+  private changed(entry: KindIndex, changes: number): void {
+    if (changes === 0) return
+    entry.unsaved += changes
+    this.maintain(entry)
+  }
+
+  /**
+   * In the background: moves the index to exact or HNSW as its size calls for, and saves the graph
+   * after a build, a patch, or once unsaved changes pass SAVE_AFTER_SHARE of it.
+   */
+  private maintain(entry: KindIndex): void {
+    const run = entry.index
+      .maintain()
+      .then((built) => {
+        if (built) entry.unsaved = Math.max(entry.unsaved, 1)
+        const threshold = built ? 1 : Math.max(1, entry.index.size * SAVE_AFTER_SHARE)
+        if (entry.unsaved >= threshold) this.save(entry)
+      })
+      .catch((error) => this.log.warn(`[embeddings] vector index maintenance failed:`, error))
+    const tracked: Promise<void> = run.finally(() => this.maintenance.delete(tracked))
+    this.maintenance.add(tracked)
+  }
+
+  /** Writes the graph of an HNSW-backed index that is still current; exact ones are not saved. */
+  private save(entry: KindIndex): void {
+    const graph = entry.index.active
+    if (!entry.file || this.indexes.get(entry.key) !== entry || !(graph instanceof HnswVectorIndex)) return
+    if (entry.unsaved === 0) return
+    graph.save(entry.file)
+    entry.unsaved = 0
   }
 
   /** Fills an agent's missing vectors soon, in the background (after writes, with a remote embedder). */
@@ -290,10 +447,28 @@ export class EmbeddingService {
 
   /** Resolves when background work (re-embedding, scheduled fills, pending ones run now) has finished. */
   async settled(): Promise<void> {
-    while (this.job || this.filling || this.pending.size > 0) {
+    while (this.job || this.filling || this.pending.size > 0 || this.maintenance.size > 0) {
       if (this.pending.size > 0) await this.fillPending()
       await this.job
       await this.filling
+      await Promise.all([...this.maintenance])
+    }
+  }
+
+  /**
+   * At shutdown: abandons HNSW builds in progress (a 1M-vector build takes many minutes; the next
+   * start begins it again), waits for the rest of the background work, and saves every graph with
+   * unsaved changes, so the next start patches less.
+   */
+  async flush(): Promise<void> {
+    for (const entry of this.indexes.values()) entry.index.abandonBuild()
+    await this.settled()
+    for (const entry of this.indexes.values()) {
+      try {
+        this.save(entry)
+      } catch (error) {
+        this.log.warn(`[embeddings] saving ${entry.file} failed:`, error)
+      }
     }
   }
 

@@ -1,3 +1,4 @@
+import path from 'node:path'
 import {
   type Clock,
   createHashingEmbedder,
@@ -51,7 +52,17 @@ export function createServices(options: ServicesOptions) {
   const parameters = new ParameterStore(db)
   const writes = new AgentWrites()
   const privacy = new PrivacyService(db)
-  const embeddings = new EmbeddingService(db, options.embedder ?? createHashingEmbedder(), clock, pubsub, log)
+  const embeddings = new EmbeddingService(
+    db,
+    options.embedder ?? createHashingEmbedder(),
+    clock,
+    pubsub,
+    log,
+    {
+      // HNSW graphs of large indexes are saved beside the database, so a restart loads them.
+      directory: options.databaseFile ? path.join(path.dirname(options.databaseFile), 'vectors') : null,
+    },
+  )
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
   const search = new SearchService(db, limits, embeddings, memoryItems, () => clock.now())
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)

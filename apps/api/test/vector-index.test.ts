@@ -1,0 +1,120 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { type AdaptiveVectorIndex, createHashingEmbedder, ExactVectorIndex, recallAtK } from '@engram/core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EmbeddingService, type VectorIndexOptions } from '../src/services/embedding-service.ts'
+import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const quiet = { info() {}, warn() {}, error() {} }
+const AGENT = 'agent-vectors'
+const WORDS = 'bees hive garden honey sunday morning queen wax flower pollen swarm keeper smoke frame'.split(
+  ' ',
+)
+
+/** Texts that share words unevenly, so their vectors form loose topics. */
+const textOf = (i: number) =>
+  `${Array.from({ length: 6 }, (_, j) => WORDS[(i * (j + 3) + j * j) % WORDS.length]).join(' ')} item ${i}`
+
+describe('EmbeddingService vector indexes: HNSW above a threshold, saved and reloaded', () => {
+  let t: TestApp
+  let directory: string
+  const embedder = createHashingEmbedder({ dimensions: 64 })
+  const options = (): VectorIndexOptions => ({
+    directory,
+    approximateAbove: 100,
+    hnsw: { initialCapacity: 64 },
+  })
+  const service = () => new EmbeddingService(t.db, embedder, t.clock, t.app.services.pubsub, quiet, options())
+  const owners = (from: number, to: number, text = textOf) =>
+    Array.from({ length: to - from }, (_, k) => ({ id: from + k, text: text(from + k) }))
+  const graphs = () => fs.readdirSync(directory).filter((f) => f.endsWith('.graph'))
+
+  beforeAll(async () => {
+    t = await createTestApp({ embedder })
+    directory = path.join(t.dir, 'vectors')
+    await createAgentKey(t, AGENT)
+  })
+  afterAll(() => t.close())
+
+  it('stays exact up to the threshold and moves to a saved HNSW graph above it', async () => {
+    const first = service()
+    await first.store(AGENT, 'memory', owners(1, 101))
+    const small = (await first.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    await first.settled()
+    expect(small.mode).toBe('exact')
+    expect(fs.existsSync(directory)).toBe(false)
+
+    await first.store(AGENT, 'memory', owners(101, 301))
+    const large = (await first.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    await first.settled()
+    expect(large.mode).toBe('approximate')
+    expect(large.size).toBe(300)
+    expect(graphs()).toHaveLength(1)
+    expect(
+      fs.readdirSync(directory).some((f) => /^agent-vectors~[0-9a-f]{8}-memory-[0-9a-f]{12}\.hnsw$/.test(f)),
+    ).toBe(true)
+
+    const exact = new ExactVectorIndex()
+    for (const owner of owners(1, 301)) exact.upsert(String(owner.id), embedder.embedOne(owner.text))
+    const queries = owners(1, 41).map((o) => embedder.embedOne(`${o.text} extra`))
+    const recall = recallAtK(
+      queries.map((q) => exact.search(q, 10)),
+      queries.map((q) => large.search(q, 10)),
+      10,
+    )
+    expect(recall).toBeGreaterThanOrEqual(0.95)
+  })
+
+  it('loads the saved graph on restart and patches in what changed meanwhile', async () => {
+    // Changed while "down": rows deleted behind the service's back, texts re-embedded.
+    await t.db.embedding.deleteMany({ where: { agentId: AGENT, kind: 'memory', ownerId: { in: [5, 6, 7] } } })
+    const writer = service()
+    await writer.store(
+      AGENT,
+      'memory',
+      owners(10, 13, (i) => `replaced text about smoke ${i}`),
+    )
+    await writer.store(AGENT, 'memory', owners(301, 321))
+
+    const savedGraph = graphs()[0]
+    const restarted = service()
+    const index = (await restarted.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    // Approximate at once: loaded, not rebuilt (a rebuild starts exact and builds in the background).
+    expect(index.mode).toBe('approximate')
+    expect(index.size).toBe(300 - 3 + 20)
+    expect(index.stampOf('10')).toBeDefined()
+    const hits = index.search(embedder.embedOne('replaced text about smoke 11'), 300).map((h) => h.id)
+    expect(hits[0]).toBe('11')
+    for (const gone of ['5', '6', '7']) expect(hits).not.toContain(gone)
+    expect(hits).toContain('303')
+    // 26 changes are over 5% of the 317 vectors: the patched graph is saved again.
+    await restarted.settled()
+    expect(graphs()).toHaveLength(1)
+    expect(graphs()[0]).not.toBe(savedGraph)
+    const again = (await service().index(AGENT, 'memory')) as AdaptiveVectorIndex
+    expect(again.mode).toBe('approximate')
+    expect(again.stampOf('10')).toBe(index.stampOf('10'))
+  })
+
+  it('rebuilds from the table when too much changed, and saves at flush', async () => {
+    await t.db.embedding.deleteMany({ where: { agentId: AGENT, kind: 'memory', ownerId: { lte: 200 } } })
+    const writer = service()
+    await writer.store(AGENT, 'memory', owners(400, 560))
+    const rebuilt = service()
+    const index = (await rebuilt.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    // Over half changed: not patched but read from the table, exact until the build finishes.
+    expect(index.mode).toBe('building')
+    await rebuilt.flush()
+    expect(index.mode).toBe('exact')
+    const next = service()
+    // Two searches at once share one load (and one background build).
+    const [after, twin] = (await Promise.all([
+      next.index(AGENT, 'memory'),
+      next.index(AGENT, 'memory'),
+    ])) as AdaptiveVectorIndex[]
+    expect(twin).toBe(after)
+    expect(after!.size).toBe(index.size)
+    await next.settled()
+    expect(after!.mode).toBe('approximate')
+  })
+})

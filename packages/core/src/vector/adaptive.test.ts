@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import { AdaptiveVectorIndex, type ApproximateVectorIndex } from './adaptive.ts'
+import { clusteredVectors, seededRandom } from './synthetic.ts'
+import { ExactVectorIndex } from './vector.ts'
+
+/** Stands in for HNSW: an exact index that counts its writes, so the tests see what was copied. */
+class RecordingIndex extends ExactVectorIndex implements ApproximateVectorIndex {
+  writes = 0
+  private readonly stamps = new Map<string, string | undefined>()
+  override upsert(id: string, vector: Float32Array, stamp?: string): void {
+    this.writes++
+    this.stamps.set(id, stamp)
+    super.upsert(id, vector)
+  }
+  override remove(id: string): boolean {
+    this.stamps.delete(id)
+    return super.remove(id)
+  }
+  stampOf(id: string): string | undefined {
+    return this.stamps.get(id)
+  }
+}
+
+function setup(approximateAbove: number, withPause = false) {
+  const created: RecordingIndex[] = []
+  const pauses: (() => void)[] = []
+  const index = new AdaptiveVectorIndex({
+    createApproximate: () => {
+      const approximate = new RecordingIndex()
+      created.push(approximate)
+      return approximate
+    },
+    // A pause the test releases by hand: writes can land between build batches.
+    ...(withPause ? { pause: () => new Promise<void>((resolve) => pauses.push(resolve)) } : {}),
+    config: { approximateAbove, buildBatch: 10 },
+  })
+  const source = clusteredVectors(seededRandom(3), { dimensions: 16, latentDimensions: 4, clusters: 5 })
+  return { index, created, pauses, source }
+}
+
+describe('AdaptiveVectorIndex', () => {
+  it('stays exact up to the threshold, then builds the approximate index and switches', async () => {
+    const { index, created, source } = setup(50)
+    for (let i = 0; i < 50; i++) index.upsert(`v${i}`, source.next(), `h${i}`)
+    expect(await index.maintain()).toBe(false)
+    expect(index.mode).toBe('exact')
+    index.upsert('v50', source.next())
+    const query = source.next()
+    const before = index.search(query, 5)
+    expect(await index.maintain()).toBe(true)
+    expect(index.mode).toBe('approximate')
+    expect(index.active).toBe(created[0])
+    expect(index.size).toBe(51)
+    expect(index.search(query, 5)).toEqual(before)
+    // Stamps given while exact travel to the approximate index.
+    expect(index.stampOf('v7')).toBe('h7')
+    expect(created[0]!.stampOf('v7')).toBe('h7')
+    expect(index.stampOf('v50')).toBeUndefined()
+  })
+
+  it('keeps answering during a build and carries writes made meanwhile', async () => {
+    const { index, pauses, source } = setup(20, true)
+    for (let i = 0; i < 40; i++) index.upsert(`v${i}`, source.next())
+    const built = index.maintain()
+    expect(index.mode).toBe('building')
+    expect(index.maintain()).toBe(built)
+    const moved = source.next()
+    // Between batches: one vector replaced, one removed, one added.
+    await Promise.resolve()
+    index.upsert('v39', moved, 'moved')
+    index.remove('v0')
+    index.upsert('new', source.next())
+    expect(index.search(moved, 1)[0]?.id).toBe('v39')
+    while (index.mode === 'building') {
+      pauses.shift()?.()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(await built).toBe(true)
+    expect(index.mode).toBe('approximate')
+    expect(index.size).toBe(40)
+    expect(index.search(moved, 1)[0]).toMatchObject({ id: 'v39' })
+    expect(index.stampOf('v39')).toBe('moved')
+    expect(index.search(moved, 50).map((h) => h.id)).not.toContain('v0')
+    expect(index.search(moved, 50).map((h) => h.id)).toContain('new')
+  })
+
+  it('abandons a build at its next pause and stays exact', async () => {
+    const { index, pauses, source } = setup(20, true)
+    for (let i = 0; i < 40; i++) index.upsert(`v${i}`, source.next())
+    const built = index.maintain()
+    index.abandonBuild()
+    pauses.shift()?.()
+    expect(await built).toBe(false)
+    expect(index.mode).toBe('exact')
+    expect(index.size).toBe(40)
+  })
+
+  it('returns to exact well below the threshold, not just below it', async () => {
+    const { index, source } = setup(20)
+    for (let i = 0; i < 30; i++) index.upsert(`v${i}`, source.next(), `h${i}`)
+    await index.maintain()
+    expect(index.mode).toBe('approximate')
+    // 15 left: below 20 but not below half of it.
+    for (let i = 0; i < 15; i++) index.remove(`v${i}`)
+    await index.maintain()
+    expect(index.mode).toBe('approximate')
+    for (let i = 15; i < 21; i++) index.remove(`v${i}`)
+    await index.maintain()
+    expect(index.mode).toBe('exact')
+    expect(index.size).toBe(9)
+    expect(index.stampOf('v29')).toBe('h29')
+    expect(index.search(source.next(), 100)).toHaveLength(9)
+  })
+
+  it('starts from an approximate index handed to it (loaded from a file)', () => {
+    const loaded = new RecordingIndex()
+    loaded.upsert('a', Float32Array.from([1, 0]))
+    const index = new AdaptiveVectorIndex({
+      createApproximate: () => new RecordingIndex(),
+      approximate: loaded,
+    })
+    expect(index.mode).toBe('approximate')
+    expect(index.search(Float32Array.from([1, 0]), 1)).toEqual([{ id: 'a', similarity: 1 }])
+  })
+})

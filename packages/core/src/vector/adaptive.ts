@@ -1,0 +1,192 @@
+import { z } from 'zod'
+import { parseWith } from '../errors.ts'
+import { ExactVectorIndex, type VectorHit, type VectorIndex } from './vector.ts'
+
+/**
+ * When to leave the exact scan for an approximate index. 20,000: the exact scan then takes ~8 ms
+ * a query at 384 dims on one core (bench: vector), still fine interactively, while an HNSW graph
+ * of that size builds in ~15 s in the background; above it the scan grows linearly and the graph
+ * answers in well under a millisecond.
+ */
+export const DEFAULT_APPROXIMATE_ABOVE = 20_000
+
+export const AdaptiveIndexConfigSchema = z.object({
+  /** More vectors than this: search goes to the approximate index (built in the background). */
+  approximateAbove: z.number().int().min(0).max(1_000_000_000).default(DEFAULT_APPROXIMATE_ABOVE),
+  /**
+   * Back to exact below this share of `approximateAbove`: the gap keeps an index whose size hovers
+   * around the threshold from being rebuilt back and forth.
+   */
+  exactBelowRatio: z.number().min(0).max(1).default(0.5),
+  /** Vectors copied into the approximate index between two pauses of a background build. */
+  buildBatch: z.number().int().min(1).max(1_000_000).default(256),
+})
+export type AdaptiveIndexConfig = z.infer<typeof AdaptiveIndexConfigSchema>
+
+/**
+ * An approximate index that can hand its vectors back (to return to exact search) and keeps a
+ * `stamp` per vector: whatever tells its owner which version of the vector it holds (e.g. the
+ * hash of the embedded text), saved with the index so a reload can tell what changed since.
+ */
+export interface ApproximateVectorIndex extends VectorIndex {
+  upsert(id: string, vector: Float32Array, stamp?: string): void
+  entries(): Iterable<[string, Float32Array]>
+  stampOf(id: string): string | undefined
+}
+
+export interface AdaptiveVectorIndexOptions {
+  createApproximate: () => ApproximateVectorIndex
+  /**
+   * Yields between build batches (e.g. to the event loop, so requests are served meanwhile);
+   * without it a build runs to the end in one go.
+   */
+  pause?: () => Promise<void>
+  /** An approximate index already filled (e.g. loaded from a file): starts in approximate mode. */
+  approximate?: ApproximateVectorIndex
+  config?: Partial<AdaptiveIndexConfig>
+}
+
+export type AdaptiveMode = 'exact' | 'building' | 'approximate'
+
+/**
+ * Exact search while small, an approximate index (HNSW) once large, behind one VectorIndex.
+ * Crossing the threshold does not switch at once: `maintain()` builds the approximate index in
+ * batches while the exact one keeps answering, and switches when it holds everything, writes
+ * made during the build included. The exact copy is then dropped: holding both would double the
+ * memory of the largest indexes.
+ */
+export class AdaptiveVectorIndex implements VectorIndex {
+  private exact: ExactVectorIndex | null
+  private approximate: ApproximateVectorIndex | null
+  /** The approximate index being filled, and ids written since the build took its snapshot. */
+  private build: {
+    target: ApproximateVectorIndex
+    touched: Set<string>
+    done: Promise<boolean>
+    abandoned: boolean
+  } | null = null
+  /** Stamps while exact (the exact index has none), handed to the approximate index on a build. */
+  private readonly stamps = new Map<string, string>()
+  private readonly config: AdaptiveIndexConfig
+
+  constructor(private readonly options: AdaptiveVectorIndexOptions) {
+    this.config = parseWith(AdaptiveIndexConfigSchema, options.config, 'adaptiveIndex')
+    this.approximate = options.approximate ?? null
+    this.exact = this.approximate ? null : new ExactVectorIndex()
+  }
+
+  get mode(): AdaptiveMode {
+    if (this.build) return 'building'
+    return this.approximate ? 'approximate' : 'exact'
+  }
+
+  /** The index answering searches now. */
+  get active(): VectorIndex {
+    return (this.exact ?? this.approximate) as VectorIndex
+  }
+
+  get dimensions(): number | null {
+    return this.active.dimensions
+  }
+
+  get size(): number {
+    return this.active.size
+  }
+
+  upsert(id: string, vector: Float32Array, stamp?: string): void {
+    if (this.exact) {
+      this.exact.upsert(id, vector)
+      if (stamp === undefined) this.stamps.delete(id)
+      else this.stamps.set(id, stamp)
+      this.build?.touched.add(id)
+    } else (this.approximate as ApproximateVectorIndex).upsert(id, vector, stamp)
+  }
+
+  remove(id: string): boolean {
+    const removed = this.active.remove(id)
+    this.stamps.delete(id)
+    if (removed) this.build?.touched.add(id)
+    return removed
+  }
+
+  /** The stamp `upsert` was given with the vector now held for `id`. */
+  stampOf(id: string): string | undefined {
+    return this.exact ? this.stamps.get(id) : this.approximate?.stampOf(id)
+  }
+
+  search(query: Float32Array, limit: number): VectorHit[] {
+    return this.active.search(query, limit)
+  }
+
+  /**
+   * Moves to the index the size calls for: starts (or joins) a background build above the
+   * threshold, returns to exact well below it. Resolves true when an approximate index was just
+   * built and switched to (worth saving), false otherwise.
+   */
+  maintain(): Promise<boolean> {
+    if (this.build) return this.build.done
+    const { approximateAbove, exactBelowRatio } = this.config
+    if (this.exact && this.exact.size > approximateAbove) return this.startBuild(this.exact)
+    if (this.approximate && this.approximate.size < approximateAbove * exactBelowRatio) {
+      const exact = new ExactVectorIndex()
+      for (const [id, vector] of this.approximate.entries()) {
+        exact.upsert(id, vector)
+        const stamp = this.approximate.stampOf(id)
+        if (stamp !== undefined) this.stamps.set(id, stamp)
+      }
+      this.exact = exact
+      this.approximate = null
+    }
+    return Promise.resolve(false)
+  }
+
+  /**
+   * Stops a build in progress at its next pause and stays exact (e.g. at shutdown); the next
+   * `maintain()` starts over.
+   */
+  abandonBuild(): void {
+    if (this.build) this.build.abandoned = true
+  }
+
+  private startBuild(exact: ExactVectorIndex): Promise<boolean> {
+    const build = {
+      target: this.options.createApproximate(),
+      touched: new Set<string>(),
+      done: Promise.resolve(false),
+      abandoned: false,
+    }
+    this.build = build
+    build.done = this.copyInto(exact, build).finally(() => {
+      this.build = null
+    })
+    return build.done
+  }
+
+  private async copyInto(
+    exact: ExactVectorIndex,
+    build: { target: ApproximateVectorIndex; touched: Set<string>; abandoned: boolean },
+  ): Promise<boolean> {
+    const { target, touched } = build
+    // Ids, not vectors: writes during a pause move vectors within the exact buffer.
+    const ids = exact.idList()
+    const { pause } = this.options
+    for (let start = 0; start < ids.length; start += this.config.buildBatch) {
+      for (const id of ids.slice(start, start + this.config.buildBatch)) {
+        const vector = exact.vectorOf(id)
+        if (vector) target.upsert(id, vector, this.stamps.get(id))
+      }
+      if (pause) await pause()
+      if (build.abandoned) return false
+    }
+    // Catch up with the writes made during the build, then switch, all in one synchronous step.
+    for (const id of touched) {
+      const vector = exact.vectorOf(id)
+      if (vector) target.upsert(id, vector, this.stamps.get(id))
+      else target.remove(id)
+    }
+    this.approximate = target
+    this.exact = null
+    this.stamps.clear()
+    return true
+  }
+}
