@@ -14,6 +14,7 @@ import { createApp } from '../src/yoga.ts'
 export type LoadServerCommand =
   | { id: number; cmd: 'optimize'; agentId: string }
   | { id: number; cmd: 'memory' }
+  | { id: number; cmd: 'cpu' }
   | { id: number; cmd: 'stop' }
 
 const [databaseFile, adminKey] = process.argv.slice(2)
@@ -53,6 +54,8 @@ process.on('message', async (message: LoadServerCommand) => {
       globalThis.gc?.()
       globalThis.gc?.()
       send({ id: message.id, usage: process.memoryUsage() })
+    } else if (message.cmd === 'cpu') {
+      send({ id: message.id, usage: process.cpuUsage() })
     } else if (message.cmd === 'stop') {
       await running.close()
       await db.$disconnect()

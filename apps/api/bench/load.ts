@@ -37,6 +37,9 @@ const MESSAGES_PER_CONVERSATION = 100
 const ADD_MESSAGES_BATCH = 20
 const CONCURRENCY = [1, 16, 64] as const
 const NOW = new Date()
+const PHASES = ['memory', 'reads', 'optimizer', 'writes'] as const
+// ENGRAM_LOAD_PHASES=writes,reads runs only those (while tuning one path).
+const phases = new Set(process.env.ENGRAM_LOAD_PHASES?.split(',') ?? PHASES)
 
 interface Sizes {
   entries: number
@@ -251,7 +254,15 @@ interface Server {
 function startServer(file: string): Promise<Server> {
   const child = fork(path.join(HERE, 'load-server.ts'), [file, ADMIN_KEY], {
     cwd: path.resolve(HERE, '..'),
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    // ENGRAM_BENCH_PROFILE=DIR writes the server's CPU profile there (open it in Chrome DevTools).
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...(process.env.ENGRAM_BENCH_PROFILE
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.ENGRAM_BENCH_PROFILE}`]
+        : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   let next = 0
@@ -330,7 +341,11 @@ async function hammer(
 }
 
 export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<BenchRow[]> {
-  const sizes = quick ? QUICK : FULL
+  const seconds = Number(process.env.ENGRAM_LOAD_SECONDS) || undefined
+  const sizes = {
+    ...(quick ? QUICK : FULL),
+    ...(seconds ? { writeSeconds: seconds, readSeconds: seconds } : {}),
+  }
   const text = textMaker(seededRandom(5))
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-load-'))
   const file = path.join(dir, 'load.db')
@@ -357,7 +372,16 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
     ) => {
       await hammer(port, key, connections, Math.min(1, seconds), body) // warm-up
       const runs: RunResult[] = []
-      for (let i = 0; i < sizes.samples; i++) runs.push(await hammer(port, key, connections, seconds, body))
+      const cpu: number[] = []
+      for (let i = 0; i < sizes.samples; i++) {
+        const before = await server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+        const run = await hammer(port, key, connections, seconds, body)
+        const after = await server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+        runs.push(run)
+        // CPU time the server spent per request: steadier than rates when the machine is shared.
+        const used = after.usage.user - before.usage.user + after.usage.system - before.usage.system
+        cpu.push(used / 1_000 / run.requests)
+      }
       const rate = runs.map((r) => r.requests / r.seconds)
       const q = (p: number) => runs.map((r) => percentile(r.latencies, p))
       const push = (name: string, samples: number[], unit: string, target?: number, op: '<=' | '>=' = '<=') =>
@@ -380,94 +404,107 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
       push(`${label} ${suffix}: p50`, q(50), 'ms')
       push(`${label} ${suffix}: p95`, q(95), 'ms', options.targets?.p95)
       push(`${label} ${suffix}: p99`, q(99), 'ms')
+      push(`${label} ${suffix}: server CPU per request`, cpu, 'ms')
     }
 
     // Memory first, before any other agent's vectors are in memory: RSS with the server up and
     // idle, then after a search has loaded the memories' vectors (one per memory).
-    const before = await server.call<{ usage: NodeJS.MemoryUsage }>({ cmd: 'memory' })
-    const memorySearch = (q: string) => ({
-      query: `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES], limit: 10 }) { __typename } }`,
-      variables: { q },
-    })
-    await hammer(port, MEMORY_KEY, 1, 1, () => memorySearch(text.sentence(2, 5)))
-    const after = await server.call<{ usage: NodeJS.MemoryUsage }>({ cmd: 'memory' })
-    const rawVectorBytes = sizes.memories * 384 * 4
-    const perHundredK = 100_000 / sizes.memories
-    const grown = after.usage.rss - before.usage.rss
-    rows.push({
-      name: `RSS growth per 100K memories (vectors loaded for search)`,
-      value: (grown * perHundredK) / 2 ** 20,
-      unit: 'MiB',
-      better: 'lower',
-      note: `raw vectors ${((rawVectorBytes * perHundredK) / 2 ** 20).toFixed(0)} MiB (384 × f32); ratio ${(grown / rawVectorBytes).toFixed(2)}×; RSS ${(before.usage.rss / 2 ** 20).toFixed(0)} → ${(after.usage.rss / 2 ** 20).toFixed(0)} MiB`,
-      target: { op: '<=', value: ((1.5 * rawVectorBytes) / 2 ** 20) * perHundredK },
-    })
-    rows.push({
-      name: 'server RSS with all of it loaded',
-      value: after.usage.rss / 2 ** 20,
-      unit: 'MiB',
-      better: 'lower',
-      note: `heap ${(after.usage.heapUsed / 2 ** 20).toFixed(0)} MiB, array buffers ${(after.usage.arrayBuffers / 2 ** 20).toFixed(0)} MiB`,
-    })
+    if (phases.has('memory')) {
+      const before = await server.call<{ usage: NodeJS.MemoryUsage }>({ cmd: 'memory' })
+      const memorySearch = (q: string) => ({
+        query: `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES], limit: 10 }) { __typename } }`,
+        variables: { q },
+      })
+      await hammer(port, MEMORY_KEY, 1, 1, () => memorySearch(text.sentence(2, 5)))
+      const after = await server.call<{ usage: NodeJS.MemoryUsage }>({ cmd: 'memory' })
+      const rawVectorBytes = sizes.memories * 384 * 4
+      const perHundredK = 100_000 / sizes.memories
+      const grown = after.usage.rss - before.usage.rss
+      rows.push({
+        name: `RSS growth per 100K memories (vectors loaded for search)`,
+        value: (grown * perHundredK) / 2 ** 20,
+        unit: 'MiB',
+        better: 'lower',
+        note: `raw vectors ${((rawVectorBytes * perHundredK) / 2 ** 20).toFixed(0)} MiB (384 × f32); ratio ${(grown / rawVectorBytes).toFixed(2)}×; RSS ${(before.usage.rss / 2 ** 20).toFixed(0)} → ${(after.usage.rss / 2 ** 20).toFixed(0)} MiB`,
+        target: { op: '<=', value: ((1.5 * rawVectorBytes) / 2 ** 20) * perHundredK },
+      })
+      rows.push({
+        name: 'server RSS with all of it loaded',
+        value: after.usage.rss / 2 ** 20,
+        unit: 'MiB',
+        better: 'lower',
+        note: `heap ${(after.usage.heapUsed / 2 ** 20).toFixed(0)} MiB, array buffers ${(after.usage.arrayBuffers / 2 ** 20).toFixed(0)} MiB`,
+      })
+    }
 
     // Reads at concurrency 1 (latency) over the seeded data.
-    const conversations = Math.ceil(sizes.entries / MESSAGES_PER_CONVERSATION)
-    const conversation = () => `c${Math.floor(random() * conversations)}`
-    await measure(
-      `contextWindow (${MESSAGES_PER_CONVERSATION}-message conversation)`,
-      AGENT_KEY,
-      1,
-      sizes.readSeconds,
-      () => ({
-        query: `query($c: String!) { contextWindow(conversationId: $c) { ... on ContextWindow { totalTokens full { id } compressed { content } } } }`,
-        variables: { c: conversation() },
-      }),
-    )
-    await measure(
-      `search MESSAGES over ${entriesLabel} (hybrid)`,
-      AGENT_KEY,
-      1,
-      sizes.readSeconds,
-      () => ({
-        query: `query($q: String!) { search(input: { query: $q, limit: 10 }) { ... on SearchResult { hits { score text } } } }`,
-        variables: { q: text.sentence(2, 5) },
-      }),
-      { targets: { p95: 10 } },
-    )
-    await measure(`search MESSAGES over ${entriesLabel} (lexical)`, AGENT_KEY, 1, sizes.readSeconds, () => ({
-      query: `query($q: String!) { search(input: { query: $q, limit: 10, strategy: LEXICAL }) { ... on SearchResult { hits { score text } } } }`,
-      variables: { q: text.sentence(2, 5) },
-    }))
-    await measure(
-      `search MEMORIES over ${thousands(sizes.memories)} memories (hybrid)`,
-      MEMORY_KEY,
-      1,
-      sizes.readSeconds,
-      () => ({
-        query: `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES], limit: 10 }) { ... on SearchResult { hits { score text } } } }`,
-        variables: { q: text.sentence(2, 5) },
-      }),
-      { targets: { p95: 10 } },
-    )
-    // Every query differs: the 10 s context cache never answers.
-    let contextQuery = 0
-    await measure(
-      `memoryContext over ${thousands(sizes.memories)} memories (uncached)`,
-      MEMORY_KEY,
-      1,
-      sizes.readSeconds,
-      () => ({
-        query: `query($q: String!) { memoryContext(input: { query: $q, budgetTokens: 4000 }) { ... on MemoryContext { totalTokens } } }`,
-        variables: { q: `${text.sentence(2, 5)} ${contextQuery++}` },
-      }),
-    )
+    if (phases.has('reads')) {
+      const conversations = Math.ceil(sizes.entries / MESSAGES_PER_CONVERSATION)
+      const conversation = () => `c${Math.floor(random() * conversations)}`
+      await measure(
+        `contextWindow (${MESSAGES_PER_CONVERSATION}-message conversation)`,
+        AGENT_KEY,
+        1,
+        sizes.readSeconds,
+        () => ({
+          query: `query($c: String!) { contextWindow(conversationId: $c) { ... on ContextWindow { totalTokens full { id } compressed { content } } } }`,
+          variables: { c: conversation() },
+        }),
+      )
+      await measure(
+        `search MESSAGES over ${entriesLabel} (hybrid)`,
+        AGENT_KEY,
+        1,
+        sizes.readSeconds,
+        () => ({
+          query: `query($q: String!) { search(input: { query: $q, limit: 10 }) { ... on SearchResult { hits { score text } } } }`,
+          variables: { q: text.sentence(2, 5) },
+        }),
+        { targets: { p95: 10 } },
+      )
+      await measure(
+        `search MESSAGES over ${entriesLabel} (lexical)`,
+        AGENT_KEY,
+        1,
+        sizes.readSeconds,
+        () => ({
+          query: `query($q: String!) { search(input: { query: $q, limit: 10, strategy: LEXICAL }) { ... on SearchResult { hits { score text } } } }`,
+          variables: { q: text.sentence(2, 5) },
+        }),
+      )
+      await measure(
+        `search MEMORIES over ${thousands(sizes.memories)} memories (hybrid)`,
+        MEMORY_KEY,
+        1,
+        sizes.readSeconds,
+        () => ({
+          query: `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES], limit: 10 }) { ... on SearchResult { hits { score text } } } }`,
+          variables: { q: text.sentence(2, 5) },
+        }),
+        { targets: { p95: 10 } },
+      )
+      // Every query differs: the 10 s context cache never answers.
+      let contextQuery = 0
+      await measure(
+        `memoryContext over ${thousands(sizes.memories)} memories (uncached)`,
+        MEMORY_KEY,
+        1,
+        sizes.readSeconds,
+        () => ({
+          query: `query($q: String!) { memoryContext(input: { query: $q, budgetTokens: 4000 }) { ... on MemoryContext { totalTokens } } }`,
+          variables: { q: `${text.sentence(2, 5)} ${contextQuery++}` },
+        }),
+      )
+    }
 
     // The optimizer cycle over one agent: its first run after seeding, a run with nothing changed,
     // and one after a thousand new messages.
-    for (const [agentId, count] of [
-      ['small', sizes.smallEntries],
-      ['load', sizes.entries],
-    ] as const) {
+    for (const [agentId, count] of phases.has('optimizer')
+      ? ([
+          ['small', sizes.smallEntries],
+          ['load', sizes.entries],
+        ] as const)
+      : []) {
       const label = `optimizer cycle, ${thousands(count)} entries`
       const first = await server.call<{ ms: number }>({ cmd: 'optimize', agentId })
       const idle: number[] = []
@@ -505,7 +542,7 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
 
     // Writes, each connection to its own conversation of the 100K-entry agent.
     let request = 0
-    for (const connections of CONCURRENCY) {
+    for (const connections of phases.has('writes') ? CONCURRENCY : []) {
       await measure(
         'addMessage',
         AGENT_KEY,
@@ -518,7 +555,7 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
         { targets: connections === 1 ? undefined : { rate: 2_000, p95: 10 } },
       )
     }
-    for (const connections of CONCURRENCY) {
+    for (const connections of phases.has('writes') ? CONCURRENCY : []) {
       await measure(
         `addMessages (batches of ${ADD_MESSAGES_BATCH})`,
         AGENT_KEY,
