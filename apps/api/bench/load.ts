@@ -59,7 +59,7 @@ const FULL: Sizes = {
   readSeconds: 3,
   samples: 3,
 }
-const QUICK: Sizes = {
+export const QUICK: Sizes = {
   entries: 10_000,
   smallEntries: 1_000,
   memories: 10_000,
@@ -99,7 +99,7 @@ function textMaker(random: () => number) {
 const iso = (date: Date) => date.toISOString().replace('Z', '+00:00')
 
 /** Inserts agents, keys, conversations, entries and memories with their vectors. */
-function seed(file: string, sizes: Sizes, random: () => number): { seconds: number; bytes: number } {
+export function seed(file: string, sizes: Sizes, random: () => number): { seconds: number; bytes: number } {
   const started = performance.now()
   applyMigrations(file, migrationsDirectory())
   const db = new Database(file)

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { bytesToVector, type Clock, type Embedder, ExactVectorIndex, vectorToBytes } from '@engram/core'
-import type { Database } from '../db/client.ts'
+import { type Database, directSqlite } from '../db/client.ts'
 import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
+import type { AgentWrites } from './agent-writes.ts'
 import type { Logger } from './optimizer-service.ts'
 
 /** What gets a vector: long-term memory items, conversation messages, cross-session knowledge. */
@@ -19,6 +20,8 @@ interface KindIndex {
   index: ExactVectorIndex
   /** Embedding rows of this agent, kind and model when the index was last brought up to date. */
   rows: number
+  /** What changeVersion() said then: while it says the same, nothing can have changed. */
+  version: string | null
 }
 
 /** The text a kind's owner is embedded from. */
@@ -47,6 +50,11 @@ export class EmbeddingService {
   private pendingTimer: ReturnType<typeof setTimeout> | null = null
   /** The background fill in flight (schedule), so settled() and close() can wait for it. */
   private filling: Promise<void> | null = null
+  /**
+   * Per agent and kind, the owner id up to which every owner has a vector: fill() looks only past
+   * it instead of scanning every owner for a missing vector (ids are AUTOINCREMENT, never reused).
+   */
+  private readonly filledUpTo = new Map<string, number>()
 
   constructor(
     private readonly db: Database,
@@ -54,8 +62,21 @@ export class EmbeddingService {
     private readonly clock: Clock,
     private readonly pubsub: EngramPubSub,
     private readonly log: Logger = console,
+    private readonly writes?: AgentWrites,
   ) {
     this.progressState = idleProgress(embedder.model)
+  }
+
+  /**
+   * Changes when anything may have changed an agent's owners or vectors: any write through the API
+   * for the agent (its write counter), or a commit by another connection (SQLite's data_version).
+   * Null when it cannot tell (no direct connection, no write counter).
+   */
+  private async changeVersion(agentId: string): Promise<string | null> {
+    const direct = directSqlite(this.db)
+    if (!direct || !this.writes) return null
+    const row = await direct.get<{ data_version: number }>('PRAGMA data_version')
+    return `${this.writes.version(agentId)}|${row?.data_version}`
   }
 
   get model(): string {
@@ -143,6 +164,7 @@ export class EmbeddingService {
     const cached = this.indexes.get(indexKey(agentId, kind))
     if (cached) {
       // Keep the in-memory index in step; `rows` tells the next search nothing was missed.
+      cached.version = null
       const before = cached.index.size
       for (const { owner, vector } of embedded) cached.index.upsert(String(owner.id), vector)
       cached.rows += cached.index.size - before
@@ -159,8 +181,14 @@ export class EmbeddingService {
 
   /** Forgets every in-memory index (after a restore or a bulk clear). */
   reset(agentId?: string): void {
-    if (!agentId) this.indexes.clear()
-    else for (const kind of EMBEDDING_KINDS) this.indexes.delete(indexKey(agentId, kind))
+    if (!agentId) {
+      this.indexes.clear()
+      this.filledUpTo.clear()
+    } else
+      for (const kind of EMBEDDING_KINDS) {
+        this.indexes.delete(indexKey(agentId, kind))
+        this.filledUpTo.delete(indexKey(agentId, kind))
+      }
   }
 
   /** Owners of a kind that have no vector of the current model yet (ids after afterId). */
@@ -181,14 +209,16 @@ export class EmbeddingService {
 
   /** Embeds everything of the agent's kind still missing a vector; returns how many were added. */
   async fill(agentId: string, kind: EmbeddingKind): Promise<number> {
+    const key = indexKey(agentId, kind)
     let added = 0
     for (;;) {
-      const batch = await this.missing(agentId, kind, EMBEDDING_BATCH_SIZE)
+      const batch = await this.missing(agentId, kind, EMBEDDING_BATCH_SIZE, this.filledUpTo.get(key) ?? 0)
       if (batch.length === 0) return added
       const stored = await this.store(agentId, kind, batch)
       added += stored
-      // A failing embedder would otherwise spin on the same rows.
+      // A failing embedder would otherwise spin on the same rows; they stay past the mark.
       if (stored < batch.length) return added
+      this.filledUpTo.set(key, (batch.at(-1) as { id: number }).id)
     }
   }
 
@@ -197,12 +227,20 @@ export class EmbeddingService {
    * a remote one is asked in the background and search uses what is there (keywords cover the rest).
    */
   async index(agentId: string, kind: EmbeddingKind): Promise<ExactVectorIndex> {
-    if (this.isLocal) await this.fill(agentId, kind)
-    else this.schedule(agentId)
-    const rows = await this.db.embedding.count({ where: { agentId, kind, model: this.model } })
     const key = indexKey(agentId, kind)
+    // Read before anything else: a write while this runs changes it, and the next search looks again.
+    const version = await this.changeVersion(agentId)
     const cached = this.indexes.get(key)
-    if (cached && cached.rows === rows && cached.index.size === rows) return cached.index
+    // A remote provider may have failed earlier: every search asks for a background fill.
+    if (!this.isLocal) this.schedule(agentId)
+    // Nothing written since the index was checked: no fill to do, no count to take.
+    if (cached && version !== null && cached.version === version) return cached.index
+    if (this.isLocal) await this.fill(agentId, kind)
+    const rows = await this.db.embedding.count({ where: { agentId, kind, model: this.model } })
+    if (cached && cached.rows === rows && cached.index.size === rows) {
+      cached.version = version
+      return cached.index
+    }
     // Written or deleted elsewhere (another process, a restore, cascades): reload from the table.
     const index = new ExactVectorIndex()
     const stored = await this.db.embedding.findMany({
@@ -210,7 +248,7 @@ export class EmbeddingService {
       select: { ownerId: true, vector: true },
     })
     for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector))
-    this.indexes.set(key, { index, rows: stored.length })
+    this.indexes.set(key, { index, rows: stored.length, version })
     return index
   }
 

@@ -51,7 +51,14 @@ export function createServices(options: ServicesOptions) {
   const parameters = new ParameterStore(db)
   const writes = new AgentWrites()
   const privacy = new PrivacyService(db)
-  const embeddings = new EmbeddingService(db, options.embedder ?? createHashingEmbedder(), clock, pubsub, log)
+  const embeddings = new EmbeddingService(
+    db,
+    options.embedder ?? createHashingEmbedder(),
+    clock,
+    pubsub,
+    log,
+    writes,
+  )
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
   const search = new SearchService(db, limits, embeddings, memoryItems, () => clock.now())
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
