@@ -29,7 +29,7 @@ describe('aggregateRepetitions', () => {
       ],
       [
         { name: 'ours', value: 12, unit: 'q/s', baseline: 'peer' },
-        { name: 'peer', value: 4, unit: 'q/s' },
+        { name: 'peer', value: 6, unit: 'q/s' },
       ],
     ])
     expect(rows.find((r) => r.name === 'ours')?.ratio).toBe(2)
