@@ -115,4 +115,19 @@ describe('the hot paths', () => {
     const hits = (await t.gql(SEARCH, { q: 'kayak trips on the river' }, key)).data.search.hits
     expect(hits.map((h: any) => h.text)).toContain('Goes on kayak trips on the river')
   })
+
+  it('memoryContext reuses the sections that do not depend on the query, and sees writes at once', async () => {
+    const t = await app()
+    const key = await createAgentKey(t, 'agent-m')
+    const CONTEXT = `query($q: String!) { memoryContext(input: { query: $q }) { ... on MemoryContext { text cached } } }`
+    const PIN = `mutation($c: String!) { createMemory(input: { content: $c, category: FACT, pinned: true }) { __typename } }`
+    await t.gql(PIN, { c: 'Works from Lisbon' }, key)
+    const first = await t.gql(CONTEXT, { q: 'where does the user work' }, key)
+    expect(first.data.memoryContext).toMatchObject({ cached: false })
+    expect(first.data.memoryContext.text).toContain('Works from Lisbon')
+    await t.gql(PIN, { c: 'Speaks Portuguese' }, key)
+    const second = await t.gql(CONTEXT, { q: 'which languages' }, key)
+    expect(second.data.memoryContext.text).toContain('Works from Lisbon')
+    expect(second.data.memoryContext.text).toContain('Speaks Portuguese')
+  })
 })
