@@ -313,6 +313,8 @@ async function hammer(
   connections: number,
   seconds: number,
   body: () => unknown,
+  /** Requests per second offered in all (autocannon's overallRate); unbounded when absent. */
+  rate?: number,
 ): Promise<RunResult> {
   const latencies: number[] = []
   let errors = 0
@@ -322,6 +324,7 @@ async function hammer(
         url: `http://127.0.0.1:${port}/graphql`,
         connections,
         duration: seconds,
+        ...(rate ? { overallRate: rate } : {}),
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         requests: [
@@ -375,14 +378,20 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
       connections: number,
       seconds: number,
       body: () => unknown,
-      options: { per?: number; perUnit?: string; targets?: { rate?: number; p95?: number } } = {},
+      options: {
+        per?: number
+        perUnit?: string
+        targets?: { rate?: number; p95?: number }
+        /** Offer this many requests per second (the suffix says so) instead of as many as answered. */
+        rate?: number
+      } = {},
     ) => {
-      await hammer(port, key, connections, Math.min(1, seconds), body) // warm-up
+      await hammer(port, key, connections, Math.min(1, seconds), body, options.rate) // warm-up
       const runs: RunResult[] = []
       const cpu: number[] = []
       for (let i = 0; i < sizes.samples; i++) {
         const before = await server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
-        const run = await hammer(port, key, connections, seconds, body)
+        const run = await hammer(port, key, connections, seconds, body, options.rate)
         const after = await server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
         runs.push(run)
         // CPU time the server spent per request: steadier than rates when the machine is shared.
@@ -400,7 +409,9 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
           better: unit === 'ms' ? 'lower' : 'higher',
           ...(target === undefined ? {} : { target: { op, value: target } }),
         })
-      const suffix = `c=${connections}`
+      const suffix = options.rate
+        ? `at ${options.rate.toLocaleString('en-US')} req/s offered, c=${connections}`
+        : `c=${connections}`
       push(`${label} ${suffix}: throughput`, rate, 'req/s', options.targets?.rate, '>=')
       if (options.per)
         push(
@@ -564,9 +575,22 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
           query: `mutation($c: String!, $t: String!) { addMessage(input: { conversationId: $c, role: USER, content: $t }) { ... on Message { id } } }`,
           variables: { c: `w${request++ % 64}`, t: text.turn() },
         }),
-        { targets: connections === 1 ? undefined : { rate: 2_000, p95: 10 } },
+        { targets: connections === 1 ? undefined : { rate: 2_000 } },
       )
     }
+    // The target as stated: 2,000 addMessage per second sustained, p95 within 10 ms.
+    if (phases.has('writes'))
+      await measure(
+        'addMessage',
+        AGENT_KEY,
+        64,
+        sizes.writeSeconds,
+        () => ({
+          query: `mutation($c: String!, $t: String!) { addMessage(input: { conversationId: $c, role: USER, content: $t }) { ... on Message { id } } }`,
+          variables: { c: `w${request++ % 64}`, t: text.turn() },
+        }),
+        { rate: 2_000, targets: { rate: 1_960, p95: 10 } },
+      )
     for (const connections of phases.has('writes') ? CONCURRENCY : []) {
       await measure(
         `addMessages (batches of ${ADD_MESSAGES_BATCH})`,
