@@ -167,6 +167,53 @@ function reportMarkdown(r: Report): string {
   ].join('\n')
 }
 
+/**
+ * The README's part: the machine, every figure that has a target or a ratio to a peer or baseline,
+ * and the load test's table (the server's own figures). Everything else is in latest.md.
+ */
+function readmeMarkdown(r: Report): string {
+  const m = r.machine
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`
+  const withTargets = r.suites.flatMap((s) => s.rows.filter((row) => row.target).map((row) => ({ s, row })))
+  const withRatios = r.suites.flatMap((s) =>
+    s.rows.filter((row) => row.ratio !== undefined).map((row) => ({ s, row })),
+  )
+  const load = r.suites.find((s) => s.id === 'load')
+  return [
+    `Measured ${r.startedAt.slice(0, 10)} by \`pnpm bench\` (${r.mode} run) on ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}, commit ${m.commit ?? '?'}${m.dirty ? ' with uncommitted changes' : ''}. Median of the repetitions, ± half their range.`,
+    '',
+    ...(withTargets.length
+      ? [
+          line(['target', 'median', 'spread', 'unit', 'target', 'suite']),
+          line(['---', '---:', '---:', '---', '---', '---']),
+          ...withTargets.map(({ s, row }) =>
+            line([row.name, formatNumber(row.value), formatSpread(row), row.unit, formatTarget(row), s.id]),
+          ),
+          '',
+        ]
+      : []),
+    ...(withRatios.length
+      ? [
+          line(['compared', 'median', 'unit', 'ratio', 'to', 'suite']),
+          line(['---', '---:', '---', '---:', '---', '---']),
+          ...withRatios.map(({ s, row }) =>
+            line([
+              row.name,
+              formatNumber(row.value),
+              row.unit,
+              `${formatNumber(row.ratio as number)}×`,
+              row.baseline ?? '',
+              s.id,
+            ]),
+          ),
+          '',
+        ]
+      : []),
+    ...(load ? suiteMarkdown(load) : []),
+    `Every other figure (core engine, API in-process, retrieval quality${r.skipped.length ? `; skipped here: ${r.skipped.map((x) => x.id).join(', ')}` : ''}) is in \`bench/results/latest.md\`.`,
+  ].join('\n')
+}
+
 fs.mkdirSync(RESULTS_DIR, { recursive: true })
 const base = path.join(RESULTS_DIR, quick ? 'latest-quick' : 'latest')
 const markdown = reportMarkdown(report)
@@ -185,6 +232,9 @@ if (args.includes('--readme')) {
     console.error(`README.md has no ${README_START} ... ${README_END} block`)
     process.exit(1)
   }
-  fs.writeFileSync(readme, `${text.slice(0, from + README_START.length)}\n${markdown}\n${text.slice(to)}`)
+  fs.writeFileSync(
+    readme,
+    `${text.slice(0, from + README_START.length)}\n${readmeMarkdown(report)}\n${text.slice(to)}`,
+  )
   console.info('[bench] README.md Performance section updated')
 }

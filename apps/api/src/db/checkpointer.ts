@@ -23,9 +23,14 @@ export function startCheckpointer(databaseFile: string, intervalMs = CHECKPOINT_
   worker.on('error', () => {})
   return {
     async stop(): Promise<void> {
+      // Referenced again while stopping: an unreferenced worker and timer would let the process
+      // exit with this await still pending.
+      worker.ref()
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
       worker.postMessage('stop')
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 1_000).unref())])
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))])
+      clearTimeout(timer)
       await worker.terminate()
     },
   }
