@@ -112,6 +112,14 @@ export class DirectSqlite {
   }
 
   /**
+   * Rows one at a time, to be consumed synchronously (no await inside the loop: the statement holds
+   * the connection until it is done).
+   */
+  async iterate<T>(sql: string, ...params: Params): Promise<IterableIterator<T>> {
+    return (await this.statement(sql)).iterate(...params) as IterableIterator<T>
+  }
+
+  /**
    * Runs `work` atomically: all of its statements commit or none do. `work` is synchronous; its
    * `run`, `get` and `all` use the cached statements.
    *

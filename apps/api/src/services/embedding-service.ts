@@ -242,12 +242,29 @@ export class EmbeddingService {
       return cached.index
     }
     // Written or deleted elsewhere (another process, a restore, cascades): reload from the table.
+    this.indexes.delete(key) // the old index can be collected while the new one fills
     const index = new ExactVectorIndex()
-    const stored = await this.db.embedding.findMany({
-      where: { agentId, kind, model: this.model },
-      select: { ownerId: true, vector: true },
-    })
-    for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector))
+    const stored = { length: 0 }
+    const direct = directSqlite(this.db)
+    if (direct) {
+      // Row by row: 100K vectors never sit in memory twice (as rows, then as the index).
+      for (const row of await direct.iterate<{ ownerId: number; vector: Uint8Array }>(
+        `SELECT "ownerId", "vector" FROM "Embedding" WHERE "agentId" = ? AND "kind" = ? AND "model" = ?`,
+        agentId,
+        kind,
+        this.model,
+      )) {
+        index.upsert(String(row.ownerId), bytesToVector(row.vector))
+        stored.length++
+      }
+    } else {
+      const rows = await this.db.embedding.findMany({
+        where: { agentId, kind, model: this.model },
+        select: { ownerId: true, vector: true },
+      })
+      for (const row of rows) index.upsert(String(row.ownerId), bytesToVector(row.vector))
+      stored.length = rows.length
+    }
     this.indexes.set(key, { index, rows: stored.length, version })
     return index
   }
