@@ -57,12 +57,16 @@ function optionalSuite(
 function packageEntry(directory: string): string {
   const manifest = fromRoot(`${directory}/package.json`)
   if (!fs.existsSync(manifest)) return `${directory}/index.ts`
-  const json = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { exports?: unknown; main?: string }
-  const exported =
-    typeof json.exports === 'string'
-      ? json.exports
-      : ((json.exports as Record<string, unknown> | undefined)?.['.'] as string | undefined)
-  return path.posix.join(directory, exported ?? json.main ?? 'index.ts')
+  const json = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { exports?: unknown; main?: unknown }
+  const pick = (value: unknown): string | undefined => {
+    if (typeof value === 'string') return value
+    if (value && typeof value === 'object') {
+      const record = value as Record<string, unknown>
+      return pick(record['.'] ?? record.import ?? record.default)
+    }
+    return undefined
+  }
+  return path.posix.join(directory, pick(json.exports) ?? pick(json.main) ?? 'index.ts')
 }
 
 /**
