@@ -114,126 +114,176 @@ function bm25Baseline(docs: { id: string; text: string }[]) {
 const recall = (retrieved: string[], evidence: string[], k: number) =>
   evidence.filter((id) => retrieved.slice(0, k).includes(id)).length / evidence.length
 
-// Options to compare settings side by side: --strategy LEXICAL|HYBRID, --weights BM25,VECTOR,CONTEXT.
-const option = (name: string) => {
-  const index = process.argv.indexOf(name)
-  return index >= 0 ? process.argv[index + 1] : undefined
+export interface QualityOptions {
+  /** A LoCoMo-format JSON file. */
+  dataset: string
+  /** CI smoke: the first conversation only. */
+  quick?: boolean
+  strategy?: string | null
+  weights?: { bm25?: number; vector?: number; context?: number } | null
+  mmrLambda?: number | null
+  decay?: boolean | null
+  /** 'none' turns the WordNet lexicon off; senses, parts and synonymWeight vary it. */
+  lexicon?: 'wordnet' | 'none'
+  senses?: string
+  parts?: WordNetPart[]
+  synonymWeight?: number
 }
-const strategy = option('--strategy') ?? null
-const weightsArg = option('--weights')?.split(',').map(Number)
-const weights = weightsArg ? { bm25: weightsArg[0], vector: weightsArg[1], context: weightsArg[2] } : null
-// --mmr LAMBDA (1 turns MMR off), --decay on|off: the retrieval settings measured side by side.
-const mmrArg = option('--mmr')
-const mmrLambda = mmrArg == null ? null : Number(mmrArg)
-const decayArg = option('--decay')
-const decay = decayArg == null ? null : decayArg === 'on'
-// The server's embedder (WordNet synonyms) unless --lexicon none; --senses N|all, --synonym-weight W,
-// --parts noun,verb,adj,adv vary it.
-const senses = option('--senses')
-const synonymWeight = option('--synonym-weight')
-const lexiconStarted = performance.now()
-const lexicon =
-  option('--lexicon') === 'none'
-    ? undefined
-    : loadWordNetLexicon({
-        ...(senses ? { maxSensesPerWord: senses === 'all' ? Number.POSITIVE_INFINITY : Number(senses) } : {}),
-        ...(option('--parts') ? { parts: option('--parts')?.split(',') as WordNetPart[] } : {}),
-      })
-lexicon?.groupsOf('car') // the files are read on first use: time that here, not in the first search
-const lexiconLoadMs = performance.now() - lexiconStarted
-const embedder = createHashingEmbedder({
-  lexicon,
-  ...(synonymWeight ? { synonymWeight: Number(synonymWeight) } : {}),
-})
 
-const samples = JSON.parse(fs.readFileSync(datasetPath(), 'utf8')) as Sample[]
-const t = await createTestApp({ embedder })
-type Scores = Record<string, { n: number; product: number[]; baseline: number[] }>
-const scores: Scores = {}
-const add = (bucket: string, product: number[], baseline: number[]) => {
-  scores[bucket] ??= { n: 0, product: KS.map(() => 0), baseline: KS.map(() => 0) }
-  const s = scores[bucket]
-  s.n++
-  KS.forEach((_, i) => {
-    s.product[i] = (s.product[i] as number) + (product[i] as number)
-    s.baseline[i] = (s.baseline[i] as number) + (baseline[i] as number)
+/** Options to compare settings side by side: --strategy LEXICAL|HYBRID, --weights BM25,VECTOR,CONTEXT, --mmr LAMBDA (1 turns MMR off), --decay on|off, --lexicon none, --senses N|all, --synonym-weight W, --parts noun,verb,adj,adv. */
+function cliOptions(): QualityOptions {
+  const option = (name: string) => {
+    const index = process.argv.indexOf(name)
+    return index >= 0 ? process.argv[index + 1] : undefined
+  }
+  const weightsArg = option('--weights')?.split(',').map(Number)
+  const mmrArg = option('--mmr')
+  const decayArg = option('--decay')
+  return {
+    dataset: datasetPath(),
+    quick: process.argv.includes('--quick'),
+    strategy: option('--strategy') ?? null,
+    weights: weightsArg ? { bm25: weightsArg[0], vector: weightsArg[1], context: weightsArg[2] } : null,
+    mmrLambda: mmrArg == null ? null : Number(mmrArg),
+    decay: decayArg == null ? null : decayArg === 'on',
+    lexicon: option('--lexicon') === 'none' ? 'none' : 'wordnet',
+    senses: option('--senses'),
+    parts: option('--parts')?.split(',') as WordNetPart[] | undefined,
+    synonymWeight: option('--synonym-weight') ? Number(option('--synonym-weight')) : undefined,
+  }
+}
+
+/** Recall@k per category through the real API, beside a BM25 baseline computed in the same run. */
+export async function qualityBenchmarks(options: QualityOptions): Promise<BenchRow[]> {
+  const strategy = options.strategy ?? null
+  const weights = options.weights ?? null
+  const mmrLambda = options.mmrLambda ?? null
+  const decay = options.decay ?? null
+  const senses = options.senses
+  const synonymWeight = options.synonymWeight
+  const lexiconStarted = performance.now()
+  const lexicon =
+    options.lexicon === 'none'
+      ? undefined
+      : loadWordNetLexicon({
+          ...(senses
+            ? { maxSensesPerWord: senses === 'all' ? Number.POSITIVE_INFINITY : Number(senses) }
+            : {}),
+          ...(options.parts ? { parts: options.parts } : {}),
+        })
+  lexicon?.groupsOf('car') // the files are read on first use: time that here, not in the first search
+  const lexiconLoadMs = performance.now() - lexiconStarted
+  const embedder = createHashingEmbedder({
+    lexicon,
+    ...(synonymWeight ? { synonymWeight } : {}),
   })
-}
-const started = performance.now()
-let turnsIngested = 0
-let questions = 0
 
-for (const sample of samples) {
-  const agentId = sample.sample_id.toLowerCase().replace(/[^a-z0-9_-]/g, '-')
-  const key = await createAgentKey(t, agentId)
-  const docs: { id: string; text: string }[] = []
-  for (const session of sessionsOf(sample)) {
-    for (const [i, turn] of session.turns.entries()) {
-      const said = `${turn.speaker} said, "${turn.text}"`
-      docs.push({ id: turn.dia_id, text: said })
-      const content = turn.blip_caption ? `${said} and shared ${turn.blip_caption}.` : said
-      const result = await t.gql(
-        `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename } }`,
-        {
-          input: {
-            conversationId: agentId,
-            role: 'USER',
-            content,
-            timestamp: new Date(session.time.getTime() + i * 1_000).toISOString(),
-            metadata: { dia_id: turn.dia_id, speaker: turn.speaker },
+  const all = JSON.parse(fs.readFileSync(options.dataset, 'utf8')) as Sample[]
+  const samples = options.quick ? all.slice(0, 1) : all
+  const t = await createTestApp({ embedder })
+  type Scores = Record<string, { n: number; product: number[]; baseline: number[] }>
+  const scores: Scores = {}
+  const add = (bucket: string, product: number[], baseline: number[]) => {
+    scores[bucket] ??= { n: 0, product: KS.map(() => 0), baseline: KS.map(() => 0) }
+    const s = scores[bucket]
+    s.n++
+    KS.forEach((_, i) => {
+      s.product[i] = (s.product[i] as number) + (product[i] as number)
+      s.baseline[i] = (s.baseline[i] as number) + (baseline[i] as number)
+    })
+  }
+  const started = performance.now()
+  let turnsIngested = 0
+  let questions = 0
+
+  for (const sample of samples) {
+    const agentId = sample.sample_id.toLowerCase().replace(/[^a-z0-9_-]/g, '-')
+    const key = await createAgentKey(t, agentId)
+    const docs: { id: string; text: string }[] = []
+    for (const session of sessionsOf(sample)) {
+      for (const [i, turn] of session.turns.entries()) {
+        const said = `${turn.speaker} said, "${turn.text}"`
+        docs.push({ id: turn.dia_id, text: said })
+        const content = turn.blip_caption ? `${said} and shared ${turn.blip_caption}.` : said
+        const result = await t.gql(
+          `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename } }`,
+          {
+            input: {
+              conversationId: agentId,
+              role: 'USER',
+              content,
+              timestamp: new Date(session.time.getTime() + i * 1_000).toISOString(),
+              metadata: { dia_id: turn.dia_id, speaker: turn.speaker },
+            },
           },
-        },
+          key,
+        )
+        if (result.data?.addMessage?.__typename !== 'Message')
+          throw new Error(`ingest failed: ${JSON.stringify(result)}`)
+        turnsIngested++
+      }
+    }
+    const baseline = bm25Baseline(docs)
+    for (const qa of sample.qa) {
+      const evidence = normaliseEvidence(qa.evidence)
+      if (evidence.length === 0) continue
+      const result = await t.gql(
+        `query($q: String!, $s: SearchStrategy, $w: SearchWeightsInput, $l: Float, $d: Boolean) { search(input: { query: $q, scopes: [MESSAGES], limit: 25, strategy: $s, weights: $w, mmrLambda: $l, decay: $d }) { ... on SearchResult { hits { message { metadata } } } } }`,
+        { q: qa.question, s: strategy, w: weights, l: mmrLambda, d: decay },
         key,
       )
-      if (result.data?.addMessage?.__typename !== 'Message')
-        throw new Error(`ingest failed: ${JSON.stringify(result)}`)
-      turnsIngested++
+      const retrieved = (result.data.search.hits as { message: { metadata: { dia_id?: string } } }[]).map(
+        (h) => String(h.message.metadata.dia_id),
+      )
+      const base = baseline(qa.question, 25)
+      const product = KS.map((k) => recall(retrieved, evidence, k))
+      const reference = KS.map((k) => recall(base, evidence, k))
+      add(`${qa.category} ${CATEGORY_NAMES[qa.category] ?? ''}`.trim(), product, reference)
+      add('overall', product, reference)
+      questions++
     }
   }
-  const baseline = bm25Baseline(docs)
-  for (const qa of sample.qa) {
-    const evidence = normaliseEvidence(qa.evidence)
-    if (evidence.length === 0) continue
-    const result = await t.gql(
-      `query($q: String!, $s: SearchStrategy, $w: SearchWeightsInput, $l: Float, $d: Boolean) { search(input: { query: $q, scopes: [MESSAGES], limit: 25, strategy: $s, weights: $w, mmrLambda: $l, decay: $d }) { ... on SearchResult { hits { message { metadata } } } } }`,
-      { q: qa.question, s: strategy, w: weights, l: mmrLambda, d: decay },
-      key,
-    )
-    const retrieved = (result.data.search.hits as { message: { metadata: { dia_id?: string } } }[]).map((h) =>
-      String(h.message.metadata.dia_id),
-    )
-    const base = baseline(qa.question, 25)
-    const product = KS.map((k) => recall(retrieved, evidence, k))
-    const reference = KS.map((k) => recall(base, evidence, k))
-    add(`${qa.category} ${CATEGORY_NAMES[qa.category] ?? ''}`.trim(), product, reference)
-    add('overall', product, reference)
-    questions++
-  }
-}
-await t.close()
+  await t.close()
 
-const rows: BenchRow[] = []
-for (const [bucket, s] of Object.entries(scores).sort(([a], [b]) =>
-  a === 'overall' ? 1 : b === 'overall' ? -1 : a.localeCompare(b),
-)) {
-  KS.forEach((k, i) => {
-    const product = ((s.product[i] as number) / s.n) * 100
-    const baseline = ((s.baseline[i] as number) / s.n) * 100
-    rows.push({
-      name: `${bucket} R@${k}`,
-      value: product,
-      unit: '%',
-      note: `baseline BM25 ${baseline.toFixed(1)}%, ${product >= baseline ? '+' : ''}${(product - baseline).toFixed(1)} pts, n=${s.n}`,
+  const rows: BenchRow[] = []
+  for (const [bucket, s] of Object.entries(scores).sort(([a], [b]) =>
+    a === 'overall' ? 1 : b === 'overall' ? -1 : a.localeCompare(b),
+  )) {
+    KS.forEach((k, i) => {
+      const product = ((s.product[i] as number) / s.n) * 100
+      const baseline = ((s.baseline[i] as number) / s.n) * 100
+      rows.push({
+        name: `${bucket} R@${k}`,
+        value: product,
+        unit: '%',
+        note: `baseline BM25 ${baseline.toFixed(1)}%, ${product >= baseline ? '+' : ''}${(product - baseline).toFixed(1)} pts, n=${s.n}`,
+      })
     })
+  }
+  rows.push({ name: 'turns ingested through addMessage', value: turnsIngested, unit: 'turns' })
+  rows.push({ name: 'questions asked through search', value: questions, unit: 'questions' })
+  rows.push({
+    name: 'wall time (ingest + questions)',
+    value: (performance.now() - started) / 1_000,
+    unit: 's',
+  })
+  if (lexicon) rows.push({ name: `lexicon ${lexicon.id} load`, value: lexiconLoadMs, unit: 'ms' })
+  return rows
+}
+
+/** The title and context the standalone run writes beside its rows. */
+export function qualityTitle(options: QualityOptions): string {
+  const ids = (JSON.parse(fs.readFileSync(options.dataset, 'utf8')) as Sample[]).map((s) => s.sample_id)
+  return `Retrieval quality: ${(options.quick ? ids.slice(0, 1) : ids).join(', ')}`
+}
+
+// `pnpm bench:quality -- --dataset PATH [options]` (the harness imports the function).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const options = cliOptions()
+  const rows = await qualityBenchmarks(options)
+  writeReport('quality', qualityTitle(options), rows, {
+    dataset: options.dataset,
+    strategy: options.strategy ?? 'HYBRID (default)',
+    weights: options.weights ?? 'default',
   })
 }
-rows.push({ name: 'turns ingested through addMessage', value: turnsIngested, unit: 'turns' })
-rows.push({ name: 'questions asked through search', value: questions, unit: 'questions' })
-rows.push({ name: 'wall time (ingest + questions)', value: (performance.now() - started) / 1_000, unit: 's' })
-if (lexicon) rows.push({ name: `lexicon ${lexicon.id} load`, value: lexiconLoadMs, unit: 'ms' })
-writeReport('quality', `Retrieval quality: ${samples.map((s) => s.sample_id).join(', ')}`, rows, {
-  dataset: datasetPath(),
-  embedder: embedder.model,
-  strategy: strategy ?? 'HYBRID (default)',
-  weights: weights ?? 'default',
-})

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { type Clock, ForbiddenError, ValidationError } from '@engram/core'
-import type { Database } from './db/client.ts'
+import { type Database, directSqlite } from './db/client.ts'
 
 /** Who is calling: an operator with the admin key, or one agent with its own key. */
 export type Viewer =
@@ -95,7 +95,18 @@ export async function resolveViewer(
     return live ? { kind: 'live', ...live } : null
   }
   const hash = hashApiKey(key)
-  const row = await db.apiKey.findUnique({ where: { keyHash: hash } })
+  // Every request asks: a prepared statement, not a Prisma query. Read each time (no cache), so
+  // a revoked key stops working with the very next request.
+  const direct = directSqlite(db)
+  const row = direct
+    ? await direct.get<{
+        id: string
+        role: string
+        agentId: string | null
+        keyHash: string
+        revokedAt: string | null
+      }>(`SELECT "id", "role", "agentId", "keyHash", "revokedAt" FROM "ApiKey" WHERE "keyHash" = ?`, hash)
+    : await db.apiKey.findUnique({ where: { keyHash: hash } })
   // findUnique matched on the hash already; the constant-time compare guards against a future
   // lookup that is not an exact index match.
   if (!row || row.revokedAt || !timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(hash))) return null

@@ -14,6 +14,7 @@ import { GraphQLError, getOperationAST, parse } from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import type { Context } from './context.ts'
+import { startCheckpointer } from './db/checkpointer.ts'
 import type { Database } from './db/client.ts'
 import type { Env } from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
@@ -93,6 +94,9 @@ export function createApp(options: AppOptions) {
     },
   }
 
+  // Only for a database file (not an in-memory one, not a test that passes none).
+  const checkpointer = options.databaseFile ? startCheckpointer(options.databaseFile) : null
+
   const yoga = createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -169,19 +173,33 @@ export function createApp(options: AppOptions) {
     async close() {
       await services.optimizer.stop()
       await services.embeddings.flush()
+      await checkpointer?.stop()
     },
   }
 }
 
 export type App = ReturnType<typeof createApp>
 
+// The context factory needs the operation's type before yoga has parsed it for execution; clients
+// send the same few documents over and over, so each is parsed once, not once per request.
+const OPERATION_TYPES_CACHED = 1_000
+const operationTypes = new Map<string, string | null>()
+
 function operationType(params: { query?: string; operationName?: string } | undefined) {
   if (!params?.query) return null
+  const key = `${params.operationName ?? ''}\u0000${params.query}`
+  const cached = operationTypes.get(key)
+  if (cached !== undefined) return cached
+  let type: string | null
   try {
-    return getOperationAST(parse(params.query), params.operationName)?.operation ?? null
+    type = getOperationAST(parse(params.query), params.operationName)?.operation ?? null
   } catch {
-    return null
+    type = null
   }
+  if (operationTypes.size >= OPERATION_TYPES_CACHED)
+    operationTypes.delete(operationTypes.keys().next().value as string)
+  operationTypes.set(key, type)
+  return type
 }
 
 function isSubscription(params: { query?: string; operationName?: string } | undefined): boolean {

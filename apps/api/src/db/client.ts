@@ -1,14 +1,227 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
 import { PrismaClient } from '../generated/prisma/client.ts'
 
 export type Database = PrismaClient
 /** The client handed to a transaction callback. */
 export type Transaction = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0]
 
+/**
+ * Set on the connection when it opens. WAL lets readers go on while one writer commits; with WAL,
+ * synchronous=NORMAL syncs at checkpoints instead of every commit (a power cut may lose the last
+ * commits, never corrupt the file). busy_timeout waits for another process's write lock.
+ */
+export const CONNECTION_PRAGMAS = [
+  'journal_mode = WAL',
+  'synchronous = NORMAL',
+  'busy_timeout = 5000',
+  'foreign_keys = ON',
+  'temp_store = MEMORY',
+] as const
+
+const directs = new WeakMap<Database, DirectSqlite>()
+
 export function createDatabase(databaseFile: string): Database {
   fs.mkdirSync(path.dirname(databaseFile), { recursive: true })
-  const adapter = new PrismaBetterSqlite3({ url: `file:${databaseFile}`, timeout: 5_000 })
-  return new PrismaClient({ adapter })
+  const factory = new PrismaBetterSqlite3({ url: `file:${databaseFile}`, timeout: 5_000 })
+  const direct = new DirectSqlite()
+  const connect = factory.connect.bind(factory)
+  factory.connect = async () => {
+    const adapter = await connect()
+    direct.attach(adapter as unknown as PrismaAdapter)
+    return adapter
+  }
+  const db = new PrismaClient({ adapter: factory })
+  direct.connect = () => db.$connect()
+  directs.set(db, direct)
+  return db
+}
+
+/** The prepared-statement path beside Prisma, on Prisma's own connection (null for other clients). */
+export function directSqlite(db: Database): DirectSqlite | null {
+  return directs.get(db) ?? null
+}
+
+type Params = readonly unknown[]
+interface QueuedWrite {
+  work: (sql: SyncStatements) => unknown
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
+/** Writes per group commit at most, so one transaction stays short. */
+export const MAX_GROUP_COMMIT = 256
+interface PrismaAdapter {
+  client: BetterSqlite3.Database
+  startTransaction(level?: unknown): Promise<{ commit(): Promise<void>; rollback(): Promise<void> }>
+}
+
+/**
+ * Hot paths (every request's key lookup, appending messages) run cached prepared statements on the
+ * connection Prisma's adapter opened, skipping Prisma's per-query compilation. One connection,
+ * so one writer: a direct write waits until no Prisma transaction is open on it (it would
+ * otherwise land inside that transaction and share its fate), then runs synchronously to commit,
+ * so nothing can interleave with it.
+ */
+export class DirectSqlite {
+  connect: () => Promise<void> = async () => {}
+  private connection: BetterSqlite3.Database | null = null
+  private readonly statements = new Map<string, BetterSqlite3.Statement>()
+  private openTransactions = 0
+  private waiters: (() => void)[] = []
+  private readonly queue: QueuedWrite[] = []
+
+  attach(adapter: PrismaAdapter): void {
+    const connection = adapter.client
+    for (const pragma of CONNECTION_PRAGMAS) connection.pragma(pragma)
+    this.connection = connection
+    this.statements.clear()
+    const start = adapter.startTransaction.bind(adapter)
+    adapter.startTransaction = async (level) => {
+      this.openTransactions++
+      let transaction: Awaited<ReturnType<typeof start>>
+      try {
+        transaction = await start(level)
+      } catch (error) {
+        this.transactionEnded()
+        throw error
+      }
+      // Prisma sends COMMIT / ROLLBACK itself, then calls these: the transaction is over.
+      for (const end of ['commit', 'rollback'] as const) {
+        const original = transaction[end].bind(transaction)
+        transaction[end] = async () => {
+          try {
+            await original()
+          } finally {
+            this.transactionEnded()
+          }
+        }
+      }
+      return transaction
+    }
+  }
+
+  /** The first row, or undefined. Integers come back as numbers (Prisma's connection says BigInt). */
+  async get<T>(sql: string, ...params: Params): Promise<T | undefined> {
+    return (await this.statement(sql)).get(...params) as T | undefined
+  }
+
+  async all<T>(sql: string, ...params: Params): Promise<T[]> {
+    return (await this.statement(sql)).all(...params) as T[]
+  }
+
+  /**
+   * Rows one at a time, to be consumed synchronously (no await inside the loop: the statement holds
+   * the connection until it is done).
+   */
+  async iterate<T>(sql: string, ...params: Params): Promise<IterableIterator<T>> {
+    return (await this.statement(sql)).iterate(...params) as IterableIterator<T>
+  }
+
+  /**
+   * Runs `work` atomically: all of its statements commit or none do. `work` is synchronous; its
+   * `run`, `get` and `all` use the cached statements.
+   *
+   * Group commit: the writes asked for in the same turn of the event loop share one transaction,
+   * each inside a savepoint of its own, in the order they were asked. One that throws rolls back
+   * to its savepoint (nothing of it is stored, the others are unaffected) and its caller gets the
+   * error. Fewer commits matter beyond the commit itself: the full-text index writes a new segment
+   * at every commit.
+   */
+  write<T>(work: (sql: SyncStatements) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+      if (this.queue.length === 1) setImmediate(() => void this.flush())
+    })
+  }
+
+  private async flush(): Promise<void> {
+    let connection: BetterSqlite3.Database
+    try {
+      connection = await this.open()
+      while (this.openTransactions > 0 || connection.inTransaction) {
+        if (this.openTransactions > 0) await new Promise<void>((resolve) => this.waiters.push(resolve))
+        // A transaction begun outside Prisma's API (raw BEGIN) tells no one when it ends: poll.
+        else await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+    } catch (error) {
+      for (const queued of this.queue.splice(0)) queued.reject(error)
+      return
+    }
+    // Synchronous from here to COMMIT: nothing else runs on the connection meanwhile. Writes asked
+    // for while this batch waited are part of it.
+    const batch = this.queue.splice(0, MAX_GROUP_COMMIT)
+    if (this.queue.length > 0) setImmediate(() => void this.flush())
+    const sql: SyncStatements = {
+      run: (text, ...params) => this.cached(connection, text).run(...params),
+      get: <R>(text: string, ...params: Params) =>
+        this.cached(connection, text).get(...params) as R | undefined,
+      all: <R>(text: string, ...params: Params) => this.cached(connection, text).all(...params) as R[],
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
+    try {
+      connection.prepare('BEGIN IMMEDIATE').run()
+      for (const { work } of batch) {
+        sql.run('SAVEPOINT engram_write')
+        try {
+          outcomes.push({ ok: true, value: work(sql) })
+          sql.run('RELEASE engram_write')
+        } catch (error) {
+          sql.run('ROLLBACK TO engram_write')
+          sql.run('RELEASE engram_write')
+          outcomes.push({ ok: false, error })
+        }
+      }
+      sql.run('COMMIT')
+    } catch (error) {
+      // BEGIN or COMMIT failed: none of the batch is stored.
+      if (connection.inTransaction) connection.prepare('ROLLBACK').run()
+      for (const queued of batch) queued.reject(error)
+      return
+    }
+    batch.forEach((queued, i) => {
+      const outcome = outcomes[i] as (typeof outcomes)[number]
+      if (outcome.ok) queued.resolve(outcome.value)
+      else queued.reject(outcome.error)
+    })
+  }
+
+  private transactionEnded(): void {
+    this.openTransactions--
+    if (this.openTransactions > 0) return
+    const waiting = this.waiters
+    this.waiters = []
+    for (const resume of waiting) resume()
+  }
+
+  private async open(): Promise<BetterSqlite3.Database> {
+    if (!this.connection) await this.connect()
+    if (!this.connection) throw new Error('the database connection did not open')
+    return this.connection
+  }
+
+  private async statement(sql: string): Promise<BetterSqlite3.Statement> {
+    return this.cached(await this.open(), sql)
+  }
+
+  private cached(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sql)
+    if (!statement) {
+      statement = connection.prepare(sql).safeIntegers(false)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+}
+
+export interface SyncStatements {
+  run(sql: string, ...params: Params): BetterSqlite3.RunResult
+  get<R>(sql: string, ...params: Params): R | undefined
+  all<R>(sql: string, ...params: Params): R[]
+}
+
+/** A Date as Prisma stores DateTime columns in SQLite. */
+export function sqliteDate(date: Date): string {
+  return date.toISOString().replace('Z', '+00:00')
 }

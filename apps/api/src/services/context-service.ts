@@ -24,6 +24,19 @@ const CONTEXT_CACHE_MAX_ENTRIES = 1_000
 /** How many candidates a section is offered before the budget decides; more than any budget fits. */
 const SECTION_CANDIDATES = 200
 
+/**
+ * Sections that do not depend on the query: each new query would load the same rows again (five
+ * sorted scans over the agent's memories). They are kept per agent write version and user for
+ * the context cache's TTL, so staleness is bounded exactly as for a whole cached context.
+ */
+const STANDING_SECTIONS = new Set<ContextSectionName>([
+  'user_overrides',
+  'profile',
+  'working_memory',
+  'summaries',
+  'relationships',
+])
+
 const PROFILE_CATEGORIES = ['fact', 'preference', 'skill'] as const
 const WORKING_CATEGORIES = ['decision', 'correction', 'commitment', 'context', 'past_conversation'] as const
 
@@ -47,6 +60,7 @@ export interface MemoryContextResult extends AssembledContext {
  */
 export class ContextService {
   private readonly cache = new Map<string, { at: number; value: AssembledContext; generatedAt: Date }>()
+  private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
 
   constructor(
     private readonly db: Database,
@@ -89,8 +103,26 @@ export class ContextService {
     const memoryLines = (rows: MemoryItemView[]): ContextItem[] =>
       rows.map((m) => ({ id: `memory:${m.id}`, text: m.content }))
     const sections: ContextSectionInput[] = []
+    const version = this.writes.version(scope)
     const add = async (name: ContextSectionName, load: () => Promise<ContextItem[]>) => {
-      if (wanted.has(name)) sections.push({ name, items: await load() })
+      if (!wanted.has(name)) return
+      if (!STANDING_SECTIONS.has(name)) {
+        sections.push({ name, items: await load() })
+        return
+      }
+      const standingKey = JSON.stringify([scope, version, request.userId ?? '', name])
+      const kept = this.standing.get(standingKey)
+      if (kept && now.getTime() - kept.at < CONTEXT_CACHE_TTL_MS) {
+        sections.push({ name, items: kept.items })
+        return
+      }
+      const items = await load()
+      if (this.standing.size >= CONTEXT_CACHE_MAX_ENTRIES) {
+        const oldest = this.standing.keys().next().value
+        if (oldest !== undefined) this.standing.delete(oldest)
+      }
+      this.standing.set(standingKey, { at: now.getTime(), items })
+      sections.push({ name, items })
     }
     const findMemories = async (where: object, orderBy: object[]) => {
       const rows = await this.db.memoryItem.findMany({

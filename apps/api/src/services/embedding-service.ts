@@ -9,9 +9,10 @@ import {
   type VectorIndex,
   vectorToBytes,
 } from '@engram/core'
-import type { Database } from '../db/client.ts'
+import { type Database, directSqlite } from '../db/client.ts'
 import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
 import { type HnswConfig, HnswVectorIndex } from '../vector/hnsw-index.ts'
+import type { AgentWrites } from './agent-writes.ts'
 import type { Logger } from './optimizer-service.ts'
 
 /** What gets a vector: long-term memory items, conversation messages, cross-session knowledge. */
@@ -59,6 +60,8 @@ interface KindIndex {
   file: string | null
   /** Changes since the graph was last saved (a reload patches them in from the table). */
   unsaved: number
+  /** What changeVersion() said then: while it says the same, nothing can have changed. */
+  version: string | null
 }
 
 /** The text a kind's owner is embedded from. */
@@ -90,6 +93,11 @@ export class EmbeddingService {
   private pendingTimer: ReturnType<typeof setTimeout> | null = null
   /** The background fill in flight (schedule), so settled() and close() can wait for it. */
   private filling: Promise<void> | null = null
+  /**
+   * Per agent and kind, the owner id up to which every owner has a vector: fill() looks only past
+   * it instead of scanning every owner for a missing vector (ids are AUTOINCREMENT, never reused).
+   */
+  private readonly filledUpTo = new Map<string, number>()
 
   constructor(
     private readonly db: Database,
@@ -98,8 +106,21 @@ export class EmbeddingService {
     private readonly pubsub: EngramPubSub,
     private readonly log: Logger = console,
     private readonly vectorOptions: VectorIndexOptions = { directory: null },
+    private readonly writes?: AgentWrites,
   ) {
     this.progressState = idleProgress(embedder.model)
+  }
+
+  /**
+   * Changes when anything may have changed an agent's owners or vectors: any write through the API
+   * for the agent (its write counter), or a commit by another connection (SQLite's data_version).
+   * Null when it cannot tell (no direct connection, no write counter).
+   */
+  private async changeVersion(agentId: string): Promise<string | null> {
+    const direct = directSqlite(this.db)
+    if (!direct || !this.writes) return null
+    const row = await direct.get<{ data_version: number }>('PRAGMA data_version')
+    return `${this.writes.version(agentId)}|${row?.data_version}`
   }
 
   get model(): string {
@@ -187,6 +208,7 @@ export class EmbeddingService {
     const cached = this.indexes.get(indexKey(agentId, kind))
     if (cached) {
       // Keep the in-memory index in step; `rows` tells the next search nothing was missed.
+      cached.version = null
       const before = cached.index.size
       for (const [i, { owner, vector }] of embedded.entries())
         cached.index.upsert(String(owner.id), vector, rows[i]?.contentHash)
@@ -213,6 +235,7 @@ export class EmbeddingService {
       // A build of the old contents would only be thrown away.
       entry.index.abandonBuild()
       this.indexes.delete(key)
+      this.filledUpTo.delete(key)
     }
   }
 
@@ -234,14 +257,16 @@ export class EmbeddingService {
 
   /** Embeds everything of the agent's kind still missing a vector; returns how many were added. */
   async fill(agentId: string, kind: EmbeddingKind): Promise<number> {
+    const key = indexKey(agentId, kind)
     let added = 0
     for (;;) {
-      const batch = await this.missing(agentId, kind, EMBEDDING_BATCH_SIZE)
+      const batch = await this.missing(agentId, kind, EMBEDDING_BATCH_SIZE, this.filledUpTo.get(key) ?? 0)
       if (batch.length === 0) return added
       const stored = await this.store(agentId, kind, batch)
       added += stored
-      // A failing embedder would otherwise spin on the same rows.
+      // A failing embedder would otherwise spin on the same rows; they stay past the mark.
       if (stored < batch.length) return added
+      this.filledUpTo.set(key, (batch.at(-1) as { id: number }).id)
     }
   }
 
@@ -250,12 +275,20 @@ export class EmbeddingService {
    * a remote one is asked in the background and search uses what is there (keywords cover the rest).
    */
   async index(agentId: string, kind: EmbeddingKind): Promise<VectorIndex> {
-    if (this.isLocal) await this.fill(agentId, kind)
-    else this.schedule(agentId)
-    const rows = await this.db.embedding.count({ where: { agentId, kind, model: this.model } })
     const key = indexKey(agentId, kind)
+    // Read before anything else: a write while this runs changes it, and the next search looks again.
+    const version = await this.changeVersion(agentId)
     const cached = this.indexes.get(key)
-    if (cached && cached.rows === rows && cached.index.size === rows) return cached.index
+    // A remote provider may have failed earlier: every search asks for a background fill.
+    if (!this.isLocal) this.schedule(agentId)
+    // Nothing written since the index was checked: no fill to do, no count to take.
+    if (cached && version !== null && cached.version === version) return cached.index
+    if (this.isLocal) await this.fill(agentId, kind)
+    const rows = await this.db.embedding.count({ where: { agentId, kind, model: this.model } })
+    if (cached && cached.rows === rows && cached.index.size === rows) {
+      cached.version = version
+      return cached.index
+    }
     // Written or deleted elsewhere (another process, a restore, cascades), or not loaded yet. One
     // load per index at a time: two concurrent searches must not build two graphs.
     let loading = this.loading.get(key)
@@ -263,6 +296,7 @@ export class EmbeddingService {
       loading = (async () => {
         const loaded =
           (await this.loadSaved(agentId, kind, rows)) ?? (await this.loadFromTable(agentId, kind))
+        loaded.version = version
         this.indexes.set(key, loaded)
         this.maintain(loaded)
         return loaded
@@ -281,7 +315,7 @@ export class EmbeddingService {
     })
     for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
     const file = this.indexFile(agentId, kind)
-    return { key: indexKey(agentId, kind), index, rows: stored.length, file, unsaved: 0 }
+    return { key: indexKey(agentId, kind), index, rows: stored.length, file, unsaved: 0, version: null }
   }
 
   /**
@@ -313,7 +347,7 @@ export class EmbeddingService {
       for (const row of batch) graph.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
     }
     const index = this.newIndex(graph)
-    return { key: indexKey(agentId, kind), index, rows: index.size, file, unsaved: changes }
+    return { key: indexKey(agentId, kind), index, rows: index.size, file, unsaved: changes, version: null }
   }
 
   private newIndex(approximate?: HnswVectorIndex): AdaptiveVectorIndex {

@@ -2,21 +2,37 @@ import {
   type Clock,
   DEFAULT_OPTIMIZER_CONFIG,
   efficiencyReport,
+  findRedundantEntries,
+  type MemoryEntry,
   type OptimizationSnapshot,
   type OptimizerParameters,
   OptimizerParametersSchema,
   planKnowledgeDecay,
+  type RedundancyFinder,
+  type RedundantEntry,
   runOptimizerStep,
   type TokenCounter,
   validationErrorFromZod,
 } from '@engram/core'
-import type { Database } from '../db/client.ts'
+import { type Database, directSqlite } from '../db/client.ts'
 import type { OptimizationSnapshot as OptimizationSnapshotRow } from '../generated/prisma/client.ts'
 import type { EngramPubSub, SnapshotEvent } from '../pubsub.ts'
 import type { AgentWrites } from './agent-writes.ts'
 import { toEntry } from './mappers.ts'
 import type { MemoryService } from './memory-service.ts'
 import type { ParameterStore } from './parameter-store.ts'
+
+interface RawEntryRow {
+  id: number
+  type: string
+  role: string
+  content: string
+  tokenCount: number
+  relevance: number
+  isCompressed: number
+  timestamp: string
+  sessionId: string | null
+}
 
 export interface OptimizerServiceConfig {
   intervalMs: number
@@ -33,6 +49,11 @@ export class OptimizerService {
   // One run per scope at a time: a second request while one runs shares its result.
   private readonly running = new Map<string, Promise<SnapshotEvent>>()
   private timer: NodeJS.Timeout | null = null
+  /** Per agent (and session), the redundancy found last run and the entries it was found in. */
+  private readonly redundancy = new Map<
+    string,
+    { signature: string; threshold: number; found: RedundantEntry[] }
+  >()
   private cycle: Promise<void> | null = null
 
   constructor(
@@ -54,6 +75,61 @@ export class OptimizerService {
     const run = this.execute(scope, sessionId).finally(() => this.running.delete(scope))
     this.running.set(scope, run)
     return run
+  }
+
+  /**
+   * The all-pairs redundancy join is most of a run's cost and depends only on the entries' ids,
+   * order, times and texts: when none of that changed since the last run, its result is reused.
+   * Scores, which also depend on the time, are computed every run.
+   */
+  private reusingRedundancy(key: string): RedundancyFinder {
+    return (entries, threshold) => {
+      const signature = entriesSignature(entries)
+      const previous = this.redundancy.get(key)
+      if (previous && previous.signature === signature && previous.threshold === threshold)
+        return previous.found
+      const found = findRedundantEntries(entries, threshold)
+      this.redundancy.set(key, { signature, threshold, found })
+      return found
+    }
+  }
+
+  /**
+   * The agent's entries, oldest first, with what the optimizer reads. At 100K entries Prisma's row
+   * mapping costs more than the query: a prepared statement on the direct connection when there
+   * is one, selecting only those columns.
+   */
+  private async loadEntries(scope: string, sessionId: string | null): Promise<MemoryEntry[]> {
+    const direct = directSqlite(this.db)
+    if (!direct) {
+      const rows = await this.db.memoryEntry.findMany({
+        where: { agentId: scope, ...(sessionId ? { sessionId } : {}) },
+        orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+      })
+      return rows.map(toEntry)
+    }
+    const columns = `"id", "type", "role", "content", "tokenCount", "relevance", "isCompressed", "timestamp", "sessionId"`
+    const rows = sessionId
+      ? await direct.all<RawEntryRow>(
+          `SELECT ${columns} FROM "MemoryEntry" WHERE "agentId" = ? AND "sessionId" = ? ORDER BY "timestamp", "id"`,
+          scope,
+          sessionId,
+        )
+      : await direct.all<RawEntryRow>(
+          `SELECT ${columns} FROM "MemoryEntry" WHERE "agentId" = ? ORDER BY "timestamp", "id"`,
+          scope,
+        )
+    return rows.map((row) => ({
+      id: String(row.id),
+      type: row.type as MemoryEntry['type'],
+      role: row.role as MemoryEntry['role'],
+      content: row.content,
+      tokenCount: row.tokenCount,
+      relevance: row.relevance,
+      isCompressed: row.isCompressed === 1,
+      timestamp: new Date(row.timestamp),
+      sessionId: row.sessionId,
+    }))
   }
 
   /** One scheduled cycle: every agent that has memory entries, one after another. */
@@ -128,16 +204,14 @@ export class OptimizerService {
 
   private async execute(scope: string, sessionId: string | null): Promise<SnapshotEvent> {
     const now = this.clock.now()
-    const rows = await this.db.memoryEntry.findMany({
-      where: { agentId: scope, ...(sessionId ? { sessionId } : {}) },
-      orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
-    })
+    const entries = await this.loadEntries(scope, sessionId)
     const parameters = await this.parameters.load(scope)
     const step = runOptimizerStep({
-      entries: rows.map(toEntry),
+      entries,
       parameters,
       now,
       tokenCounter: this.tokenCounter,
+      findRedundant: this.reusingRedundancy(`${scope}\u0000${sessionId ?? ''}`),
     })
     const knowledge = await this.db.knowledge.findMany({
       where: { agentId: scope },
@@ -149,18 +223,24 @@ export class OptimizerService {
     )
 
     const stored = await this.db.$transaction(async (tx) => {
+      // Drops and promotions as one statement per chunk of ids; compressions carry their own text.
+      const ids = (kind: 'drop' | 'promote') =>
+        step.actions.filter((a) => a.action === kind).map((a) => Number(a.entryId))
+      for (const chunk of chunks(ids('drop'))) {
+        await tx.memoryEntry.deleteMany({ where: { agentId: scope, id: { in: chunk } } })
+      }
+      for (const chunk of chunks(ids('promote'))) {
+        await tx.memoryEntry.updateMany({
+          where: { agentId: scope, id: { in: chunk } },
+          data: { type: 'long_term', relevance: 1 },
+        })
+      }
       for (const action of step.actions) {
-        const where = { id: Number(action.entryId), agentId: scope }
-        if (action.action === 'compress') {
-          await tx.memoryEntry.updateMany({
-            where,
-            data: { content: action.content, tokenCount: action.tokenCount, isCompressed: true },
-          })
-        } else if (action.action === 'drop') {
-          await tx.memoryEntry.deleteMany({ where })
-        } else {
-          await tx.memoryEntry.updateMany({ where, data: { type: action.type, relevance: action.relevance } })
-        }
+        if (action.action !== 'compress') continue
+        await tx.memoryEntry.updateMany({
+          where: { id: Number(action.entryId), agentId: scope },
+          data: { content: action.content, tokenCount: action.tokenCount, isCompressed: true },
+        })
       }
       for (const item of decay.decayed) {
         await tx.knowledge.updateMany({
@@ -192,6 +272,34 @@ export class OptimizerService {
     this.pubsub.publish('optimizer:snapshot', event)
     return event
   }
+}
+
+const CHUNK = 500
+
+/** FNV-1a over every entry's id, time and text, in order: equal when the join's input is equal. */
+function entriesSignature(entries: readonly MemoryEntry[]): string {
+  let a = 0x811c9dc5
+  let b = 0x01000193
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i)
+      a = Math.imul(a ^ c, 0x01000193)
+      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15)
+    }
+    a = Math.imul(a ^ 0xff, 0x01000193)
+  }
+  for (const entry of entries) {
+    mix(entry.id)
+    mix(String(entry.timestamp.getTime()))
+    mix(entry.content)
+  }
+  return `${entries.length}:${(a >>> 0).toString(16)}:${(b >>> 0).toString(16)}`
+}
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
+  return out
 }
 
 function toSnapshotEvent(row: OptimizationSnapshotRow): SnapshotEvent {

@@ -7,15 +7,20 @@ import {
   type StoredMessage,
   ValidationError,
 } from '@engram/core'
-import type { Database, Transaction } from '../db/client.ts'
-import { parseRowId, toMessage, toSession } from './mappers.ts'
+import { type Database, type DirectSqlite, directSqlite, sqliteDate, type Transaction } from '../db/client.ts'
+import type { Session as SessionRow } from '../generated/prisma/client.ts'
+import { parseMetadata, parseRowId, toMessage, toSession } from './mappers.ts'
 
 /**
  * The session manager's storage in SQLite. Every message also becomes a short-term memory entry
  * (spec data flow, steps 2-4), written in the same transaction.
  */
 export class PrismaSessionRepository implements SessionRepository {
-  constructor(private readonly db: Database) {}
+  private readonly direct: DirectSqlite | null
+
+  constructor(private readonly db: Database) {
+    this.direct = directSqlite(db)
+  }
 
   async findSession(scope: string, conversationId: string): Promise<Session | null> {
     const row = await this.db.session.findUnique({
@@ -34,6 +39,7 @@ export class PrismaSessionRepository implements SessionRepository {
   }
 
   async appendMessages(session: Session, messages: MessageToStore[]) {
+    if (this.direct) return this.appendDirect(this.direct, session, messages)
     return this.db.$transaction(async (tx) => {
       // Two multi-row inserts, not two per message. SQLite does not promise RETURNING order;
       // autoincrement ids do follow insertion order, so sorting by id restores it.
@@ -69,6 +75,74 @@ export class PrismaSessionRepository implements SessionRepository {
         data: { messageCount: { increment: messages.length } },
       })
       return { session: toSession(updated), messages: rows.map(toMessage) }
+    })
+  }
+
+  /**
+   * The same rows as the Prisma path, written by prepared statements in one synchronous
+   * transaction (the hot path: every addMessage). Ids follow insertion order.
+   */
+  private async appendDirect(direct: DirectSqlite, session: Session, messages: MessageToStore[]) {
+    // Prisma fills createdAt / updatedAt with the wall clock, not the injected one: so does this.
+    const now = sqliteDate(new Date())
+    return direct.write((sql) => {
+      const stored: StoredMessage[] = []
+      for (const message of messages) {
+        const metadata = JSON.stringify(message.metadata)
+        const timestamp = sqliteDate(message.timestamp)
+        const { lastInsertRowid } = sql.run(
+          `INSERT INTO "Message" ("sessionId", "agentId", "role", "content", "tokenCount", "isCompressed", "metadata", "timestamp", "createdAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          session.id,
+          session.scope,
+          message.role,
+          message.content,
+          message.tokenCount,
+          message.isCompressed ? 1 : 0,
+          metadata,
+          timestamp,
+          now,
+        )
+        sql.run(
+          `INSERT INTO "MemoryEntry" ("agentId", "sessionId", "messageId", "type", "role", "content", "tokenCount", "relevance", "metadata", "timestamp", "createdAt", "updatedAt")
+           VALUES (?, ?, ?, 'short_term', ?, ?, ?, ?, ?, ?, ?, ?)`,
+          session.scope,
+          session.id,
+          lastInsertRowid,
+          message.role,
+          message.content,
+          message.tokenCount,
+          message.initialRelevance,
+          metadata,
+          timestamp,
+          now,
+          now,
+        )
+        stored.push({
+          id: String(lastInsertRowid),
+          sessionId: session.id,
+          role: message.role,
+          content: message.content,
+          tokenCount: message.tokenCount,
+          isCompressed: message.isCompressed,
+          timestamp: new Date(message.timestamp),
+          metadata: parseMetadata(metadata),
+        })
+      }
+      const updated = sql.get<Record<keyof SessionRow, string | number>>(
+        `UPDATE "Session" SET "messageCount" = "messageCount" + ?, "updatedAt" = ? WHERE "id" = ? RETURNING *`,
+        messages.length,
+        now,
+        session.id,
+      )
+      // The session went (deleted meanwhile): the rows above roll back with this throw.
+      if (!updated) throw new NotFoundError('Session', session.conversationId)
+      const row = {
+        ...updated,
+        createdAt: new Date(updated.createdAt),
+        updatedAt: new Date(updated.updatedAt),
+      } as unknown as SessionRow
+      return { session: toSession(row), messages: stored }
     })
   }
 

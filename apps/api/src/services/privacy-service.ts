@@ -7,7 +7,7 @@ import {
   type PrivacyPattern,
   ValidationError,
 } from '@engram/core'
-import type { Database } from '../db/client.ts'
+import { type Database, directSqlite } from '../db/client.ts'
 
 export interface StoredPrivacyPolicy {
   mode: PrivacyMode
@@ -19,10 +19,17 @@ export class PrivacyService {
   constructor(private readonly db: Database) {}
 
   async policy(scope: string): Promise<StoredPrivacyPolicy> {
-    const agent = await this.db.agent.findUnique({
-      where: { id: scope },
-      select: { privacyMode: true, privacyPatterns: true },
-    })
+    // Read on every write: a prepared statement rather than a Prisma query.
+    const direct = directSqlite(this.db)
+    const agent = direct
+      ? await direct.get<{ privacyMode: string; privacyPatterns: string }>(
+          `SELECT "privacyMode", "privacyPatterns" FROM "Agent" WHERE "id" = ?`,
+          scope,
+        )
+      : await this.db.agent.findUnique({
+          where: { id: scope },
+          select: { privacyMode: true, privacyPatterns: true },
+        })
     return parsePolicy(agent?.privacyMode, agent?.privacyPatterns)
   }
 

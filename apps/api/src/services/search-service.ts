@@ -226,7 +226,7 @@ export class SearchService {
       }
       const context =
         strategy === 'HYBRID' && searchScope === 'MESSAGES' && request.weights.context > 0
-          ? await this.dialogueContext(base, candidates)
+          ? await this.dialogueContext(base)
           : new Map<string, number>()
       const contextOnly = [...context.keys()].filter((id) => !base.has(id))
       const joined = [...candidates, ...(await this.messageCandidates(scope, contextOnly, searchScope))]
@@ -560,21 +560,21 @@ export class SearchService {
    * candidate's score, so candidates' neighbours join the ranking and a turn between two
    * candidates gains the mean of theirs.
    */
-  private async dialogueContext(
-    base: Map<string, number>,
-    candidates: Candidate[],
-  ): Promise<Map<string, number>> {
+  private async dialogueContext(base: Map<string, number>): Promise<Map<string, number>> {
     if (base.size === 0) return new Map()
     const ids = [...base.keys()].map(Number)
-    const sessions = [...new Set(candidates.map((c) => c.sessionId).filter(Boolean))] as string[]
     const marks = (n: number) => Array.from({ length: n }, () => '?').join(',')
+    // Each candidate's neighbours by two seeks on the (sessionId, timestamp, id) index, not a window
+    // over every message of every candidate's conversation (which grows with the conversations).
     const rows = await this.db.$queryRawUnsafe<{ id: number; prev: number | null; next: number | null }[]>(
-      `SELECT id, prev, next FROM (
-         SELECT "id" AS id, LAG("id") OVER w AS prev, LEAD("id") OVER w AS next FROM "Message"
-          WHERE "sessionId" IN (${marks(sessions.length)})
-         WINDOW w AS (PARTITION BY "sessionId" ORDER BY "timestamp", "id"))
-       WHERE id IN (${marks(ids.length)})`,
-      ...sessions,
+      `SELECT m."id" AS id,
+         (SELECT p."id" FROM "Message" p WHERE p."sessionId" = m."sessionId"
+            AND (p."timestamp", p."id") < (m."timestamp", m."id")
+            ORDER BY p."timestamp" DESC, p."id" DESC LIMIT 1) AS prev,
+         (SELECT n."id" FROM "Message" n WHERE n."sessionId" = m."sessionId"
+            AND (n."timestamp", n."id") > (m."timestamp", m."id")
+            ORDER BY n."timestamp", n."id" LIMIT 1) AS next
+       FROM "Message" m WHERE m."id" IN (${marks(ids.length)})`,
       ...ids,
     )
     const context = new Map<string, number>()

@@ -62,6 +62,7 @@ export function createServices(options: ServicesOptions) {
       // HNSW graphs of large indexes are saved beside the database, so a restart loads them.
       directory: options.databaseFile ? path.join(path.dirname(options.databaseFile), 'vectors') : null,
     },
+    writes,
   )
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
   const search = new SearchService(db, limits, embeddings, memoryItems, () => clock.now())

@@ -1,5 +1,5 @@
 import type { MemoryEntry } from '../types.ts'
-import { findRedundantEntries } from './redundancy.ts'
+import { findRedundantEntries, type RedundantEntry } from './redundancy.ts'
 import {
   type AnalyzerConfig,
   DEFAULT_ANALYZER_CONFIG,
@@ -23,6 +23,13 @@ export interface EntryScore {
   hasKeyFacts: boolean
 }
 
+/**
+ * How redundancy is found: findRedundantEntries by default. A caller that runs the analyzer
+ * repeatedly over mostly the same entries (the optimizer service) passes one that reuses what it
+ * found last time when the entries have not changed.
+ */
+export type RedundancyFinder = (entries: readonly MemoryEntry[], threshold: number) => RedundantEntry[]
+
 export interface AnalysisResult {
   scores: EntryScore[]
   actions: SuggestedAction[]
@@ -39,11 +46,12 @@ export function analyzeEntries(
   entries: readonly MemoryEntry[],
   now: Date,
   config: Partial<AnalyzerConfig> = {},
+  findRedundant: RedundancyFinder = findRedundantEntries,
 ): AnalysisResult {
   const cfg = Object.keys(config).length
     ? parseAnalyzerConfig({ ...DEFAULT_ANALYZER_CONFIG, ...config })
     : DEFAULT_ANALYZER_CONFIG
-  const redundant = new Map(findRedundantEntries(entries, cfg.redundancyThreshold).map((r) => [r.entryId, r]))
+  const redundant = new Map(findRedundant(entries, cfg.redundancyThreshold).map((r) => [r.entryId, r]))
   const scores: EntryScore[] = []
   const actions: SuggestedAction[] = []
   for (const entry of entries) {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { analyzeEntries } from '../analyzer/analyzer.ts'
+import { analyzeEntries, type RedundancyFinder } from '../analyzer/analyzer.ts'
 import { availableBudget, parseTokenBudgetConfig, type TokenBudgetConfig } from '../budget/token-budget.ts'
 import type { TokenCounter } from '../budget/tokenizer.ts'
 import { compressMessage } from '../compression/compressor.ts'
@@ -226,6 +226,8 @@ export interface OptimizerStepInput {
   tokenCounter: TokenCounter
   budget?: Partial<TokenBudgetConfig>
   config?: Partial<OptimizerConfig>
+  /** Finds redundant entries (default: findRedundantEntries over all of them). */
+  findRedundant?: RedundancyFinder
 }
 
 export interface OptimizerStepResult {
@@ -246,7 +248,12 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
   const tokensBefore = input.entries.reduce((sum, e) => sum + e.tokenCount, 0)
   const usageRatio = tokensBefore / available
   const byId = new Map(input.entries.map((e) => [e.id, e]))
-  const analysis = analyzeEntries(input.entries, input.now, { minRelevance: input.parameters.minRelevance })
+  const analysis = analyzeEntries(
+    input.entries,
+    input.now,
+    { minRelevance: input.parameters.minRelevance },
+    input.findRedundant,
+  )
 
   const actions: PlannedAction[] = []
   let saved = 0

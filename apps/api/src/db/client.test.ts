@@ -1,0 +1,114 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import Database3 from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createDatabase, type Database, directSqlite } from './client.ts'
+import { applyMigrations, migrationsDirectory } from './migrate.ts'
+
+const opened: { db: Database; dir: string }[] = []
+afterEach(async () => {
+  for (const { db, dir } of opened.splice(0)) {
+    await db.$disconnect()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+function database() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-direct-'))
+  const file = path.join(dir, 'test.db')
+  applyMigrations(file, migrationsDirectory())
+  const db = createDatabase(file)
+  opened.push({ db, dir })
+  const direct = directSqlite(db)
+  if (!direct) throw new Error('no direct connection')
+  return { db, direct, file }
+}
+
+const INSERT_AGENT = `INSERT INTO "Agent" ("id", "name", "createdAt") VALUES (?, ?, '2026-01-01T00:00:00.000+00:00')`
+const agentIds = (db: Database) =>
+  db.agent.findMany({ orderBy: { id: 'asc' } }).then((rows) => rows.map((r) => r.id))
+
+describe('direct writes on the Prisma connection', () => {
+  it('sets the connection pragmas when the connection opens', async () => {
+    const { direct } = database()
+    expect(await direct.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'wal' })
+    expect(await direct.get('PRAGMA synchronous')).toEqual({ synchronous: 1 })
+    expect(await direct.get('PRAGMA busy_timeout')).toEqual({ timeout: 5_000 })
+    expect(await direct.get('PRAGMA foreign_keys')).toEqual({ foreign_keys: 1 })
+  })
+
+  it('group commit: writes asked for together commit together, in order, each all or nothing', async () => {
+    const { db, direct } = database()
+    const order: string[] = []
+    const write = (id: string, fail = false) =>
+      direct.write((sql) => {
+        order.push(id)
+        sql.run(INSERT_AGENT, `${id}-1`, id)
+        sql.run(INSERT_AGENT, `${id}-2`, id)
+        if (fail) throw new Error(`${id} refused`)
+        return sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "Agent"`)?.n
+      })
+    const results = await Promise.allSettled([write('a'), write('b', true), write('c')])
+    expect(order).toEqual(['a', 'b', 'c'])
+    // a saw its own two rows; c saw a's and its own: b's were rolled back before c ran.
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 2 },
+      { status: 'rejected', reason: new Error('b refused') },
+      { status: 'fulfilled', value: 4 },
+    ])
+    expect(await agentIds(db)).toEqual(['a-1', 'a-2', 'c-1', 'c-2'])
+  })
+
+  it('a failed statement rolls back only its own write', async () => {
+    const { db, direct } = database()
+    const [first, duplicate] = await Promise.allSettled([
+      direct.write((sql) => sql.run(INSERT_AGENT, 'x', 'x')),
+      direct.write((sql) => {
+        sql.run(INSERT_AGENT, 'y', 'y')
+        sql.run(INSERT_AGENT, 'x', 'again') // primary key taken
+      }),
+    ])
+    expect(first.status).toBe('fulfilled')
+    expect(duplicate.status).toBe('rejected')
+    expect(await agentIds(db)).toEqual(['x'])
+  })
+
+  it('waits for an open Prisma transaction instead of joining it, so its rollback keeps the write', async () => {
+    const { db, direct } = database()
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let entered = () => {}
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    const transaction = db.$transaction(async (tx) => {
+      await tx.agent.create({ data: { id: 'in-tx', name: 'rolled back' } })
+      entered()
+      await held
+      throw new Error('roll back')
+    })
+    await inside
+    let written = false
+    const write = direct.write((sql) => {
+      written = true
+      return sql.run(INSERT_AGENT, 'direct', 'kept')
+    })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(written).toBe(false)
+    release()
+    await expect(transaction).rejects.toThrow('roll back')
+    await write
+    expect(await agentIds(db)).toEqual(['direct'])
+  })
+
+  it('reads what another connection committed', async () => {
+    const { direct, file } = database()
+    const other = new Database3(file)
+    other.prepare(INSERT_AGENT).run('elsewhere', 'e')
+    other.close()
+    expect(await direct.get(`SELECT "id" FROM "Agent"`)).toEqual({ id: 'elsewhere' })
+  })
+})

@@ -1,0 +1,143 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { BenchOptions, BenchRow } from '../../packages/core/bench/report.ts'
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+
+export interface SuiteContext extends BenchOptions {
+  /** A LoCoMo-format file when one was given or found, else null. */
+  dataset: string | null
+  /** 0-based; every repetition gets a fresh generator with the suite's seed. */
+  repetition: number
+}
+
+export interface Suite {
+  id: string
+  title: string
+  /** The seed of the suite's random generator: the same inputs every repetition and every run. */
+  seed: number
+  /**
+   * Runs of the whole suite. A suite that repeats inside (the load test repeats each autocannon
+   * run and returns `samples`) or whose figures are counts (recall) runs once.
+   */
+  repetitions: { full: number; quick: number }
+  /** One run first whose figures are thrown away (JIT, caches, page cache). */
+  warmup?: boolean
+  /** Why the suite cannot run here (a missing dataset, a file not on this branch), or null. */
+  unavailable?(context: SuiteContext): string | null
+  run(context: SuiteContext): Promise<BenchRow[]>
+}
+
+const fromRoot = (file: string) => path.join(REPO_ROOT, file)
+
+/**
+ * A suite that lives on another branch until merged: active as soon as its file exists, so the
+ * merge needs no change here. `exportName` is a function `(options) => Promise<BenchRow[]>`.
+ */
+function optionalSuite(
+  suite: Omit<Suite, 'run' | 'unavailable'>,
+  file: string,
+  exportName: string,
+  options: (context: SuiteContext) => Record<string, unknown> = (c) => ({ quick: c.quick, random: c.random }),
+): Suite {
+  return {
+    ...suite,
+    unavailable: () => (fs.existsSync(fromRoot(file)) ? null : `${file} is not on this branch`),
+    async run(context) {
+      const module = (await import(pathToFileURL(fromRoot(file)).href)) as Record<string, unknown>
+      const run = module[exportName]
+      if (typeof run !== 'function') throw new Error(`${file} does not export ${exportName}()`)
+      return (run as (options: Record<string, unknown>) => Promise<BenchRow[]>)(options(context))
+    },
+  }
+}
+
+/** The entry file of a workspace package (its package.json "exports" or "main"). */
+function packageEntry(directory: string): string {
+  const manifest = fromRoot(`${directory}/package.json`)
+  if (!fs.existsSync(manifest)) return `${directory}/index.ts`
+  const json = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { exports?: unknown; main?: unknown }
+  const pick = (value: unknown): string | undefined => {
+    if (typeof value === 'string') return value
+    if (value && typeof value === 'object') {
+      const record = value as Record<string, unknown>
+      return pick(record['.'] ?? record.import ?? record.default)
+    }
+    return undefined
+  }
+  return path.posix.join(directory, pick(json.exports) ?? pick(json.main) ?? 'index.ts')
+}
+
+/**
+ * Every benchmark, in the order they run. To add one: export `async function xBenchmarks(options)`
+ * returning BenchRow[] from a file of its package, and add an entry here. Suites run one after
+ * another, never in parallel: they would measure each other.
+ */
+export const SUITES: Suite[] = [
+  {
+    id: 'core',
+    title: 'Core engine (packages/core)',
+    seed: 7,
+    repetitions: { full: 5, quick: 2 },
+    warmup: true,
+    run: async (c) => (await import('../../packages/core/bench/run.ts')).coreBenchmarks(c),
+  },
+  // Vector search (HNSW adapter) and the redundancy join: packages/core/bench/{vector,redundancy}.ts.
+  optionalSuite(
+    {
+      id: 'vector',
+      title: 'Vector search (packages/core/src/vector)',
+      seed: 17,
+      repetitions: { full: 3, quick: 1 },
+    },
+    'packages/core/bench/vector.ts',
+    'vectorBenchmarks',
+  ),
+  optionalSuite(
+    {
+      id: 'redundancy',
+      title: 'Redundancy join (packages/core/src/analyzer)',
+      seed: 19,
+      repetitions: { full: 3, quick: 1 },
+    },
+    'packages/core/bench/redundancy.ts',
+    'redundancyBenchmarks',
+  ),
+  {
+    id: 'api',
+    title: 'API over SQLite (apps/api, yoga.fetch, no network)',
+    seed: 11,
+    repetitions: { full: 3, quick: 1 },
+    run: async (c) => (await import('../../apps/api/bench/run.ts')).apiBenchmarks(c),
+  },
+  {
+    id: 'load',
+    title: 'Server under load (apps/api over HTTP on 127.0.0.1, autocannon)',
+    seed: 23,
+    // Each measurement is repeated inside (samples); seeding 100K entries once is enough.
+    repetitions: { full: 1, quick: 1 },
+    run: async (c) => (await import('../../apps/api/bench/load.ts')).loadBenchmarks(c),
+  },
+  {
+    id: 'quality',
+    title: 'Retrieval quality (LoCoMo-format dataset, recall@k vs BM25)',
+    seed: 29,
+    // Recall is a count, not a timing: one run gives the same figures as five.
+    repetitions: { full: 1, quick: 1 },
+    unavailable: (c) =>
+      c.dataset ? null : 'no dataset: pass --dataset PATH or put one at ../shared/datasets/locomo-dev.json',
+    run: async (c) =>
+      (await import('../../apps/api/bench/quality.ts')).qualityBenchmarks({
+        dataset: c.dataset as string,
+        quick: c.quick,
+      }),
+  },
+  // Peers (other memory servers, same data): the bench/peers package's peerBenchmarks().
+  optionalSuite(
+    { id: 'peers', title: 'Peers on the same data', seed: 31, repetitions: { full: 1, quick: 1 } },
+    packageEntry('bench/peers'),
+    'peerBenchmarks',
+    (c) => ({ quick: c.quick, dataset: c.dataset }),
+  ),
+]
