@@ -1,4 +1,5 @@
 export * from './analyzer/analyzer.ts'
+export * from './analyzer/incremental-redundancy.ts'
 export * from './analyzer/redundancy.ts'
 export * from './analyzer/relevance.ts'
 export * from './budget/token-budget.ts'

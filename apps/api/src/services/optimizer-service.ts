@@ -2,14 +2,13 @@ import {
   type Clock,
   DEFAULT_OPTIMIZER_CONFIG,
   efficiencyReport,
-  findRedundantEntries,
+  IncrementalRedundancy,
   type MemoryEntry,
   type OptimizationSnapshot,
   type OptimizerParameters,
   OptimizerParametersSchema,
   planKnowledgeDecay,
   type RedundancyFinder,
-  type RedundantEntry,
   runOptimizerStep,
   type TokenCounter,
   validationErrorFromZod,
@@ -49,11 +48,8 @@ export class OptimizerService {
   // One run per scope at a time: a second request while one runs shares its result.
   private readonly running = new Map<string, Promise<SnapshotEvent>>()
   private timer: NodeJS.Timeout | null = null
-  /** Per agent (and session), the redundancy found last run and the entries it was found in. */
-  private readonly redundancy = new Map<
-    string,
-    { signature: string; threshold: number; found: RedundantEntry[] }
-  >()
+  /** Per agent (and session), the redundancy join kept since the last run. */
+  private readonly redundancy = new Map<string, IncrementalRedundancy>()
   private cycle: Promise<void> | null = null
 
   constructor(
@@ -78,19 +74,23 @@ export class OptimizerService {
   }
 
   /**
-   * The all-pairs redundancy join is most of a run's cost and depends only on the entries' ids,
-   * order, times and texts: when none of that changed since the last run, its result is reused.
-   * Scores, which also depend on the time, are computed every run.
+   * The all-pairs redundancy join was most of a run's cost at 100K entries. Kept between runs, it
+   * compares only the entries new or changed since the last run with the others, and answers
+   * exactly as the full join. Scores, which depend on the time, are computed every run.
    */
   private reusingRedundancy(key: string): RedundancyFinder {
     return (entries, threshold) => {
-      const signature = entriesSignature(entries)
-      const previous = this.redundancy.get(key)
-      if (previous && previous.signature === signature && previous.threshold === threshold)
-        return previous.found
-      const found = findRedundantEntries(entries, threshold)
-      this.redundancy.set(key, { signature, threshold, found })
-      return found
+      // An agent with nothing left (deleted, cleared) holds no join.
+      if (entries.length === 0) {
+        this.redundancy.delete(key)
+        return []
+      }
+      let join = this.redundancy.get(key)
+      if (!join || join.threshold !== threshold) {
+        join = new IncrementalRedundancy(threshold)
+        this.redundancy.set(key, join)
+      }
+      return join.update(entries)
     }
   }
 
@@ -275,26 +275,6 @@ export class OptimizerService {
 }
 
 const CHUNK = 500
-
-/** FNV-1a over every entry's id, time and text, in order: equal when the join's input is equal. */
-function entriesSignature(entries: readonly MemoryEntry[]): string {
-  let a = 0x811c9dc5
-  let b = 0x01000193
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i)
-      a = Math.imul(a ^ c, 0x01000193)
-      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15)
-    }
-    a = Math.imul(a ^ 0xff, 0x01000193)
-  }
-  for (const entry of entries) {
-    mix(entry.id)
-    mix(String(entry.timestamp.getTime()))
-    mix(entry.content)
-  }
-  return `${entries.length}:${(a >>> 0).toString(16)}:${(b >>> 0).toString(16)}`
-}
 
 function chunks<T>(items: T[]): T[][] {
   const out: T[][] = []

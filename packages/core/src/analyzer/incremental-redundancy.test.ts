@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest'
+import type { MemoryEntry } from '../types.ts'
+import { IncrementalRedundancy } from './incremental-redundancy.ts'
+import { findRedundantEntries } from './redundancy.ts'
+
+/** A small deterministic generator (tests use fixed inputs). */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+const base = new Date('2026-01-15T12:00:00.000Z').getTime()
+
+function world(seed: number) {
+  const random = seeded(seed)
+  const vocabulary = Array.from({ length: 60 }, (_, i) => `w${i}`)
+  let next = 0
+  const text = () =>
+    Array.from(
+      { length: Math.floor(random() * 12) },
+      () => vocabulary[Math.floor(vocabulary.length ** random()) - 1],
+    ).join(' ')
+  const entry = (content = text()): MemoryEntry => ({
+    id: String(++next),
+    type: 'short_term',
+    role: 'user',
+    content,
+    tokenCount: 10,
+    relevance: 0.5,
+    isCompressed: false,
+    // Some timestamps tie: input order then decides which of a pair is older.
+    timestamp: new Date(base + Math.floor(random() * 50) * 1_000),
+    sessionId: 's',
+  })
+  return { random, text, entry }
+}
+
+describe('IncrementalRedundancy', () => {
+  it('answers exactly as findRedundantEntries while entries are added, changed and removed', () => {
+    for (const threshold of [0.5, 0.8, 0.9]) {
+      const { random, text, entry } = world(threshold * 100)
+      const join = new IncrementalRedundancy(threshold)
+      let entries = Array.from({ length: 150 }, () => entry())
+      let found = 0
+      // Near-duplicates and exact copies, so there are pairs to find.
+      for (let i = 0; i < 30; i++) {
+        const source = entries[Math.floor(random() * entries.length)] as MemoryEntry
+        entries.push(entry(random() < 0.5 ? source.content : `${source.content} w1`))
+      }
+      for (let step = 0; step < 25; step++) {
+        const expected = findRedundantEntries(entries, threshold)
+        expect(join.update(entries)).toEqual(expected)
+        found += expected.length
+        const next = entries.filter(() => random() > 0.03)
+        for (let i = 0; i < 5; i++) {
+          const at = Math.floor(random() * next.length)
+          const changed = next[at] as MemoryEntry
+          next[at] = { ...changed, content: random() < 0.5 ? text() : `${changed.content} w2` }
+        }
+        for (let i = 0; i < 8; i++) {
+          const source = next[Math.floor(random() * next.length)] as MemoryEntry
+          next.push(entry(random() < 0.3 ? source.content : text()))
+        }
+        entries = next
+      }
+      expect(found).toBeGreaterThan(100)
+    }
+  })
+
+  it('compares only the new and changed entries once built', () => {
+    const { entry } = world(3)
+    const join = new IncrementalRedundancy(0.9)
+    const entries = Array.from({ length: 400 }, () => entry())
+    join.update(entries)
+    expect(join.lastCompared).toBe(400)
+    join.update(entries)
+    expect(join.lastCompared).toBe(0)
+    const more = [
+      ...entries.slice(1),
+      entry('a brand new text'),
+      { ...(entries[5] as MemoryEntry), content: 'edited' },
+    ]
+    more.splice(4, 1) // the old entry 6 is replaced by its edited copy at the end
+    expect(join.update(more)).toEqual(findRedundantEntries(more, 0.9))
+    expect(join.lastCompared).toBe(2)
+  })
+})

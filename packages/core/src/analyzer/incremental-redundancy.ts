@@ -1,0 +1,223 @@
+import type { MemoryEntry } from '../types.ts'
+import { jaccardSimilarity, type RedundantEntry, wordSet } from './redundancy.ts'
+
+const FLOAT_SLACK = 1e-9
+/** Past this share of entries changed since the last run, rebuilding is as cheap as updating. */
+export const DEFAULT_REBUILD_SHARE = 0.5
+
+/**
+ * The redundancy join kept from one optimizer run to the next, so a run compares only the entries
+ * that are new or whose text changed, against all the others. Its answer is exactly
+ * findRedundantEntries(entries, threshold) for the entries of the call.
+ *
+ * Every pair at or above the threshold is kept (not only each entry's best), so an entry whose
+ * partner went still finds its next best. Candidates come from prefix filtering (as in
+ * findRedundantEntries) under an order of words fixed while the join lives: rarest first by the
+ * frequencies seen when it was built, words unseen then first of all. Any fixed order keeps the
+ * filter exact; rarity keeps it fast. Only each entry's prefix words are indexed, and of each entry
+ * only a hash of its text, its size and its prefix are held: a fraction of the texts' own size.
+ */
+export class IncrementalRedundancy {
+  private frequency = new Map<string, number>()
+  /** Each known entry has a slot; the arrays below are indexed by it. */
+  private readonly slotOf = new Map<string, number>()
+  private idAt: (string | undefined)[] = []
+  private hashAt = new Uint32Array(1_024)
+  private sizeAt = new Int32Array(1_024)
+  private prefixAt: (string[] | undefined)[] = []
+  private seenAt = new Int32Array(1_024)
+  private readonly freeSlots: number[] = []
+  private readonly postings = new Map<string, Set<number>>()
+  private readonly empties = new Set<number>()
+  private readonly pairs = new Map<number, Map<number, number>>()
+  private builtFor = 0
+  private probe = 0
+  /** This call's entries and word sets by slot (released when the call returns). */
+  private entryAt: (MemoryEntry | undefined)[] = []
+  private setAt: (Set<string> | undefined)[] = []
+
+  constructor(
+    readonly threshold: number,
+    private readonly rebuildShare = DEFAULT_REBUILD_SHARE,
+  ) {
+    if (!(threshold > 0 && threshold <= 1)) throw new RangeError('threshold must be in (0, 1]')
+  }
+
+  /** How many entries the last update compared (new or changed); for tests and reports. */
+  lastCompared = 0
+
+  update(entries: readonly MemoryEntry[]): RedundantEntry[] {
+    const hashes = new Map<string, number>()
+    for (const entry of entries) hashes.set(entry.id, textHash(entry.content))
+    for (const [id, slot] of [...this.slotOf]) {
+      if (hashes.get(id) !== this.hashAt[slot]) this.forget(slot)
+    }
+    const changed = entries.filter((e) => !this.slotOf.has(e.id))
+    const grown = entries.length > 2 * this.builtFor || entries.length < this.builtFor / 2
+    const rebuild = this.builtFor === 0 || grown || changed.length > entries.length * this.rebuildShare
+    if (rebuild) this.reset()
+    // Slots for the new ones first, so every entry of this call can be looked up by slot.
+    const fresh = rebuild ? entries : changed
+    for (const entry of fresh) this.assign(entry.id, hashes.get(entry.id) as number)
+    this.entryAt = []
+    this.setAt = []
+    for (const entry of entries) this.entryAt[this.slotOf.get(entry.id) as number] = entry
+    if (rebuild) {
+      for (const entry of entries)
+        for (const word of this.wordsOf(this.slotOf.get(entry.id) as number))
+          this.frequency.set(word, (this.frequency.get(word) ?? 0) + 1)
+      this.builtFor = entries.length
+    }
+    for (const entry of fresh) this.add(this.slotOf.get(entry.id) as number)
+    this.lastCompared = fresh.length
+    const found = this.best(entries)
+    this.entryAt = []
+    this.setAt = [] // not kept between calls: the texts' own size again
+    return found
+  }
+
+  private reset(): void {
+    this.slotOf.clear()
+    this.idAt = []
+    this.prefixAt = []
+    this.freeSlots.length = 0
+    this.postings.clear()
+    this.empties.clear()
+    this.pairs.clear()
+    this.frequency = new Map()
+  }
+
+  private assign(id: string, hash: number): void {
+    const slot = this.freeSlots.pop() ?? this.idAt.length
+    if (slot >= this.hashAt.length) {
+      const grow = <T extends Uint32Array | Int32Array>(from: T, to: T): T => {
+        to.set(from)
+        return to
+      }
+      const length = this.hashAt.length * 2
+      this.hashAt = grow(this.hashAt, new Uint32Array(length))
+      this.sizeAt = grow(this.sizeAt, new Int32Array(length))
+      this.seenAt = grow(this.seenAt, new Int32Array(length))
+    }
+    this.slotOf.set(id, slot)
+    this.idAt[slot] = id
+    this.hashAt[slot] = hash
+    this.seenAt[slot] = 0
+  }
+
+  private forget(slot: number): void {
+    for (const word of this.prefixAt[slot] ?? []) {
+      const list = this.postings.get(word)
+      list?.delete(slot)
+      if (list?.size === 0) this.postings.delete(word)
+    }
+    this.empties.delete(slot)
+    for (const partner of this.pairs.get(slot)?.keys() ?? []) this.pairs.get(partner)?.delete(slot)
+    this.pairs.delete(slot)
+    this.slotOf.delete(this.idAt[slot] as string)
+    this.idAt[slot] = undefined
+    this.prefixAt[slot] = undefined
+    this.freeSlots.push(slot)
+  }
+
+  private pair(a: number, b: number, similarity: number): void {
+    this.partnersOf(a).set(b, similarity)
+    this.partnersOf(b).set(a, similarity)
+  }
+
+  private partnersOf(slot: number): Map<number, number> {
+    const known = this.pairs.get(slot)
+    if (known) return known
+    const partners = new Map<number, number>()
+    this.pairs.set(slot, partners)
+    return partners
+  }
+
+  private wordsOf(slot: number): Set<string> {
+    const known = this.setAt[slot]
+    if (known) return known
+    const words = wordSet((this.entryAt[slot] as MemoryEntry).content)
+    this.setAt[slot] = words
+    return words
+  }
+
+  /** Compares one entry with every indexed one that can reach the threshold, then indexes it. */
+  private add(slot: number): void {
+    const words = this.wordsOf(slot)
+    this.sizeAt[slot] = words.size
+    if (words.size === 0) {
+      // Two empty sets are identical (similarity 1): they pair with each other only.
+      for (const other of this.empties) this.pair(slot, other, 1)
+      this.empties.add(slot)
+      this.prefixAt[slot] = []
+      return
+    }
+    const frequency = this.frequency
+    const ordered = [...words].sort(
+      (a, b) => (frequency.get(a) ?? 0) - (frequency.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0),
+    )
+    const t = this.threshold
+    const prefix = ordered.slice(0, ordered.length - Math.ceil(t * ordered.length - FLOAT_SLACK) + 1)
+    const minSize = t * words.size - FLOAT_SLACK
+    const maxSize = words.size / t + FLOAT_SLACK
+    const stamp = ++this.probe
+    const seen = this.seenAt
+    const sizes = this.sizeAt
+    for (const word of prefix) {
+      const list = this.postings.get(word)
+      if (!list) continue
+      for (const other of list) {
+        if (seen[other] === stamp) continue
+        seen[other] = stamp
+        const size = sizes[other] as number
+        if (size < minSize || size > maxSize) continue
+        const similarity = jaccardSimilarity(words, this.wordsOf(other))
+        if (similarity >= t) this.pair(slot, other, similarity)
+      }
+    }
+    for (const word of prefix) {
+      const list = this.postings.get(word)
+      if (list) list.add(slot)
+      else this.postings.set(word, new Set([slot]))
+    }
+    this.prefixAt[slot] = prefix
+  }
+
+  /** findRedundantEntries' choice over the kept pairs: the same rules, the same order. */
+  private best(entries: readonly MemoryEntry[]): RedundantEntry[] {
+    const position = new Int32Array(this.idAt.length).fill(-1)
+    entries.forEach((entry, i) => {
+      position[this.slotOf.get(entry.id) as number] = i
+    })
+    const best = new Map<number, { newer: number; similarity: number }>()
+    for (const [a, partners] of this.pairs) {
+      const i = position[a] as number
+      if (i < 0) continue
+      for (const [b, similarity] of partners) {
+        const j = position[b] as number
+        if (j <= i) continue
+        const ti = (entries[i] as MemoryEntry).timestamp.getTime()
+        const tj = (entries[j] as MemoryEntry).timestamp.getTime()
+        const [older, newer] = ti < tj || (ti === tj && i < j) ? [i, j] : [j, i]
+        const kept = best.get(older)
+        if (!kept || similarity > kept.similarity || (similarity === kept.similarity && newer < kept.newer)) {
+          best.set(older, { newer, similarity })
+        }
+      }
+    }
+    return [...best]
+      .sort(([a], [b]) => a - b)
+      .map(([older, { newer, similarity }]) => ({
+        entryId: (entries[older] as MemoryEntry).id,
+        duplicateOfId: (entries[newer] as MemoryEntry).id,
+        similarity,
+      }))
+  }
+}
+
+/** FNV-1a of a text: a changed text is missed only on a 32-bit collision (1 in 4 billion). */
+function textHash(text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return (hash ^ text.length) >>> 0
+}
