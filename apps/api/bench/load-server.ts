@@ -47,8 +47,15 @@ process.on('message', async (message: LoadServerCommand) => {
   try {
     if (message.cmd === 'optimize') {
       const started = performance.now()
+      const cpu = process.cpuUsage()
       const event = await app.services.optimizer.run(message.agentId)
-      send({ id: message.id, ms: performance.now() - started, snapshot: event.snapshot })
+      const used = process.cpuUsage(cpu)
+      send({
+        id: message.id,
+        ms: performance.now() - started,
+        cpuMs: (used.user + used.system) / 1_000,
+        snapshot: event.snapshot,
+      })
     } else if (message.cmd === 'memory') {
       // Twice: the first pass finalises what the second frees.
       globalThis.gc?.()

@@ -62,7 +62,8 @@ interface PrismaAdapter {
  * connection Prisma's adapter opened, skipping Prisma's per-query compilation. One connection,
  * so one writer: a direct write waits until no Prisma transaction is open on it (it would
  * otherwise land inside that transaction and share its fate), then runs synchronously to commit,
- * so nothing can interleave with it.
+ * so nothing can interleave with it. Never call write() inside a Prisma transaction's callback: it
+ * would wait for that very transaction to end.
  */
 export class DirectSqlite {
   connect: () => Promise<void> = async () => {}

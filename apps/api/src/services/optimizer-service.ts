@@ -13,7 +13,7 @@ import {
   type TokenCounter,
   validationErrorFromZod,
 } from '@engram/core'
-import { type Database, directSqlite } from '../db/client.ts'
+import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
 import type { OptimizationSnapshot as OptimizationSnapshotRow } from '../generated/prisma/client.ts'
 import type { EngramPubSub, SnapshotEvent } from '../pubsub.ts'
 import type { AgentWrites } from './agent-writes.ts'
@@ -235,12 +235,18 @@ export class OptimizerService {
           data: { type: 'long_term', relevance: 1 },
         })
       }
-      for (const action of step.actions) {
-        if (action.action !== 'compress') continue
-        await tx.memoryEntry.updateMany({
-          where: { id: Number(action.entryId), agentId: scope },
-          data: { content: action.content, tokenCount: action.tokenCount, isCompressed: true },
-        })
+      // Compressions carry their own text: one UPDATE ... FROM (VALUES ...) per chunk of them.
+      const compressions = step.actions.flatMap((a) => (a.action === 'compress' ? [a] : []))
+      const updatedAt = sqliteDate(new Date()) // as Prisma's @updatedAt: the wall clock
+      for (const chunk of chunks(compressions, COMPRESS_CHUNK)) {
+        await tx.$executeRawUnsafe(
+          `UPDATE "MemoryEntry" SET "content" = v.column2, "tokenCount" = v.column3, "isCompressed" = 1, "updatedAt" = ?
+             FROM (VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}) AS v
+            WHERE "MemoryEntry"."id" = v.column1 AND "MemoryEntry"."agentId" = ?`,
+          updatedAt,
+          ...chunk.flatMap((a) => [Number(a.entryId), a.content, a.tokenCount]),
+          scope,
+        )
       }
       for (const item of decay.decayed) {
         await tx.knowledge.updateMany({
@@ -276,9 +282,12 @@ export class OptimizerService {
 
 const CHUNK = 500
 
-function chunks<T>(items: T[]): T[][] {
+/** Compressions per statement: three bound values each, well under SQLite's limit. */
+const COMPRESS_CHUNK = 200
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
   const out: T[][] = []
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
   return out
 }
 

@@ -1,5 +1,5 @@
 import type { MemoryEntry } from '../types.ts'
-import { jaccardSimilarity, type RedundantEntry, wordSet } from './redundancy.ts'
+import { type RedundantEntry, wordSet } from './redundancy.ts'
 
 const FLOAT_SLACK = 1e-9
 /** Past this share of entries changed since the last run, rebuilding is as cheap as updating. */
@@ -171,7 +171,7 @@ export class IncrementalRedundancy {
         seen[other] = stamp
         const size = sizes[other] as number
         if (size < minSize || size > maxSize) continue
-        const similarity = jaccardSimilarity(words, this.wordsOf(other))
+        const similarity = similarityIfAtLeast(words, this.wordsOf(other), t)
         if (similarity >= t) this.pair(slot, other, similarity)
       }
     }
@@ -213,6 +213,24 @@ export class IncrementalRedundancy {
         similarity,
       }))
   }
+}
+
+/**
+ * jaccardSimilarity(a, b) when it can reach `threshold`, else 0 as soon as too many words of the
+ * smaller set are missing from the larger one: most candidates fail after a word or two.
+ * J >= t exactly when the overlap is at least t(|a| + |b|) / (1 + t).
+ */
+function similarityIfAtLeast(a: ReadonlySet<string>, b: ReadonlySet<string>, threshold: number): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a]
+  const allowedMisses = small.size - ((threshold * (a.size + b.size)) / (1 + threshold) - FLOAT_SLACK)
+  let shared = 0
+  let missed = 0
+  for (const word of small) {
+    if (large.has(word)) shared++
+    else if (++missed > allowedMisses) return 0
+  }
+  // The same expression as jaccardSimilarity, so the same value to the last bit.
+  return shared / (a.size + b.size - shared)
 }
 
 /** FNV-1a of a text: a changed text is missed only on a 32-bit collision (1 in 4 billion). */
