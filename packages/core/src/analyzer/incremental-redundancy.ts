@@ -1,5 +1,5 @@
 import type { MemoryEntry } from '../types.ts'
-import { type RedundantEntry, wordSet } from './redundancy.ts'
+import { DuplicateChoice, type RedundantEntry, wordSet } from './redundancy.ts'
 
 const FLOAT_SLACK = 1e-9
 /** Past this share of entries changed since the last run, rebuilding is as cheap as updating. */
@@ -189,29 +189,16 @@ export class IncrementalRedundancy {
     entries.forEach((entry, i) => {
       position[this.slotOf.get(entry.id) as number] = i
     })
-    const best = new Map<number, { newer: number; similarity: number }>()
+    const choice = new DuplicateChoice(Float64Array.from(entries, (e) => e.timestamp.getTime()))
     for (const [a, partners] of this.pairs) {
       const i = position[a] as number
       if (i < 0) continue
       for (const [b, similarity] of partners) {
         const j = position[b] as number
-        if (j <= i) continue
-        const ti = (entries[i] as MemoryEntry).timestamp.getTime()
-        const tj = (entries[j] as MemoryEntry).timestamp.getTime()
-        const [older, newer] = ti < tj || (ti === tj && i < j) ? [i, j] : [j, i]
-        const kept = best.get(older)
-        if (!kept || similarity > kept.similarity || (similarity === kept.similarity && newer < kept.newer)) {
-          best.set(older, { newer, similarity })
-        }
+        if (j > i) choice.offer(i, j, similarity)
       }
     }
-    return [...best]
-      .sort(([a], [b]) => a - b)
-      .map(([older, { newer, similarity }]) => ({
-        entryId: (entries[older] as MemoryEntry).id,
-        duplicateOfId: (entries[newer] as MemoryEntry).id,
-        similarity,
-      }))
+    return choice.result(entries)
   }
 }
 

@@ -98,7 +98,7 @@ export function findRedundantEntries(entries: readonly MemoryEntry[], threshold 
  * spec's scan does (earlier timestamp; same timestamp: earlier in input), with i < j in input order,
  * so the answer does not depend on the order pairs are offered in.
  */
-class DuplicateChoice {
+export class DuplicateChoice {
   private readonly newer: Int32Array
   private readonly best: Float64Array
 
