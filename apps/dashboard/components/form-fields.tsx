@@ -1,24 +1,37 @@
 import { fieldError } from '../lib/format'
 
-/** A select over a label table (category enums): value → label, in the table's order. */
+/**
+ * A select over a label table (category enums, sort orders): value → label, in the table's order.
+ * With `label`, it comes wrapped in its own <label>.
+ */
 export function LabelledSelect({
   id,
   name,
   labels,
   defaultValue,
+  label,
 }: {
-  id: string
+  id?: string
   name: string
   labels: Record<string, string>
   defaultValue: string
+  label?: string
 }) {
-  return (
+  const options = Object.entries(labels).map(([value, text]) => (
+    <option key={value} value={value}>
+      {text}
+    </option>
+  ))
+  return label ? (
+    <label>
+      {label}
+      <select id={id} name={name} defaultValue={defaultValue}>
+        {options}
+      </select>
+    </label>
+  ) : (
     <select id={id} name={name} defaultValue={defaultValue}>
-      {Object.entries(labels).map(([value, label]) => (
-        <option key={value} value={value}>
-          {label}
-        </option>
-      ))}
+      {options}
     </select>
   )
 }

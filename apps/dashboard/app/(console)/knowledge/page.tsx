@@ -1,5 +1,6 @@
 import Link from 'next/link'
 import { AgentSelect } from '../../../components/agent-select'
+import { LabelledSelect } from '../../../components/form-fields'
 import { gql, listAgents } from '../../../lib/api'
 import { CATEGORY_LABELS, CreateKnowledgeForm, type KnowledgeRow, KnowledgeTable } from './knowledge-table'
 
@@ -65,16 +66,7 @@ export default async function KnowledgePage({ searchParams }: { searchParams: Pr
           Search
           <input name="q" type="search" defaultValue={params.q ?? ''} placeholder="key or value" />
         </label>
-        <label>
-          Sort by
-          <select name="sort" defaultValue={sort}>
-            {Object.entries(SORTS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledSelect label="Sort by" name="sort" labels={SORTS} defaultValue={sort} />
         <button type="submit">Apply</button>
       </form>
       <p className="muted" data-testid="knowledge-count">

@@ -1,5 +1,6 @@
 import Link from 'next/link'
 import { AgentSelect } from '../../../components/agent-select'
+import { LabelledSelect } from '../../../components/form-fields'
 import { MemoryCategoryChart } from '../../../components/memory-category-chart'
 import { type ErrorPayload, gql, listAgents } from '../../../lib/api'
 import { formatBytes, formatPercent } from '../../../lib/format'
@@ -224,16 +225,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
           As of (UTC)
           <input name="asOf" type="datetime-local" defaultValue={params.asOf ?? ''} />
         </label>
-        <label>
-          Sort by
-          <select name="sort" defaultValue={sort}>
-            {Object.entries(MEMORY_ORDERS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledSelect label="Sort by" name="sort" labels={MEMORY_ORDERS} defaultValue={sort} />
         <button type="submit">Apply</button>
       </form>
       {filterErrors.map((error) => (

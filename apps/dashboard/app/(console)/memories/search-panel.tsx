@@ -1,6 +1,7 @@
 'use client'
 
 import { useActionState } from 'react'
+import { LabelledSelect } from '../../../components/form-fields'
 import { SEARCH_SCOPES, SEARCH_STRATEGIES } from '../../../lib/memories'
 import { type SearchState, searchMemory } from './actions'
 import { SearchResults } from './search-results'
@@ -40,16 +41,7 @@ export function SearchPanel({ agentId }: { agentId: string }) {
             </label>
           ))}
         </fieldset>
-        <label>
-          Strategy
-          <select name="strategy" defaultValue={strategy}>
-            {Object.entries(SEARCH_STRATEGIES).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledSelect label="Strategy" name="strategy" labels={SEARCH_STRATEGIES} defaultValue={strategy} />
         <button type="submit" disabled={pending}>
           {pending ? 'Searching…' : 'Search'}
         </button>
