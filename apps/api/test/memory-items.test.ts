@@ -305,6 +305,22 @@ describe('memory items over GraphQL', () => {
       k,
     )
     expect(badFilter.data.memories.issues[0].field).toBe('filter.minImportance')
+    const longFilters = await t.gql(
+      `query($f: MemoryFilterInput) { memories(filter: $f) { __typename ... on ValidationError { issues { field limit } } } }`,
+      { f: { search: 's'.repeat(2_001), tags: ['t'.repeat(65)], userId: 'u'.repeat(129) } },
+      k,
+    )
+    expect(longFilters.data.memories.issues).toEqual([
+      { field: 'filter.tags.0', limit: '64' },
+      { field: 'filter.search', limit: '2000' },
+      { field: 'filter.userId', limit: '128' },
+    ])
+    const atLimits = await t.gql(
+      `query($f: MemoryFilterInput) { memories(filter: $f) { __typename } }`,
+      { f: { search: 's'.repeat(2_000), tags: ['t'.repeat(64)], userId: 'u'.repeat(128) } },
+      k,
+    )
+    expect(atLimits.data.memories.__typename).toBe('QueryMemoriesConnection')
     t.clock.set('2026-01-15T10:00:00Z')
   })
 

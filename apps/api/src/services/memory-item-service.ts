@@ -26,6 +26,8 @@ export const MAX_TAGS = 20
 export const MAX_TAG_CHARS = 64
 export const MAX_USER_ID_CHARS = 128
 export const MAX_SOURCE_ID_CHARS = 256
+/** A substring filter longer than any memory can match nothing; bounded like a search query. */
+export const MAX_FILTER_SEARCH_CHARS = 2_000
 /** Spec 001's example contents are one sentence; 10k characters leaves room for a paragraph or a list. */
 export const MAX_MEMORY_CHARS = 10_000
 
@@ -242,6 +244,25 @@ export class MemoryItemService {
       issues.push({ field: 'filter.minImportance', message: 'must be between 0 and 1', limit: '0..1' })
     if ((filter.tags?.length ?? 0) > MAX_TAGS)
       issues.push({ field: 'filter.tags', message: `at most ${MAX_TAGS} tags`, limit: MAX_TAGS })
+    for (const [i, tag] of (filter.tags ?? []).entries())
+      if (tag.length > MAX_TAG_CHARS)
+        issues.push({
+          field: `filter.tags.${i}`,
+          message: `at most ${MAX_TAG_CHARS} characters`,
+          limit: MAX_TAG_CHARS,
+        })
+    if ((filter.search?.length ?? 0) > MAX_FILTER_SEARCH_CHARS)
+      issues.push({
+        field: 'filter.search',
+        message: `at most ${MAX_FILTER_SEARCH_CHARS} characters`,
+        limit: MAX_FILTER_SEARCH_CHARS,
+      })
+    if ((filter.userId?.length ?? 0) > MAX_USER_ID_CHARS)
+      issues.push({
+        field: 'filter.userId',
+        message: `at most ${MAX_USER_ID_CHARS} characters`,
+        limit: MAX_USER_ID_CHARS,
+      })
     if (filter.createdAfter && filter.createdBefore && filter.createdAfter > filter.createdBefore)
       issues.push({ field: 'filter.createdAfter', message: 'must not be after filter.createdBefore' })
     if (issues.length) throw new ValidationError(issues)
