@@ -180,9 +180,18 @@ export class EmbeddingService {
   }
 
   /** Embeds owners and stores their vectors; returns how many got one. */
-  async store(agentId: string, kind: EmbeddingKind, owners: { id: number; text: string }[]): Promise<number> {
+  async store(
+    agentId: string,
+    kind: EmbeddingKind,
+    owners: { id: number; text: string; vector?: Float32Array }[],
+  ): Promise<number> {
     if (owners.length === 0) return 0
-    const vectors = await this.embedTexts(owners.map((o) => o.text))
+    // A vector the caller already computed (a write checks it for semantic duplicates first) is
+    // not computed again.
+    const missing = owners.filter((o) => !o.vector)
+    const computed = await this.embedTexts(missing.map((o) => o.text))
+    const byOwner = new Map(missing.map((o, i) => [o, computed[i] ?? null]))
+    const vectors = owners.map((o) => o.vector ?? byOwner.get(o) ?? null)
     const now = this.clock.now()
     const embedded = owners.flatMap((owner, i) => {
       const vector = vectors[i]

@@ -437,7 +437,7 @@ export class MemoryItemService {
     })
     if (result.outcome !== 'DUPLICATE') {
       if (vector)
-        await this.embeddings.store(scope, 'memory', [{ id: Number(result.item.id), text: content }])
+        await this.embeddings.store(scope, 'memory', [{ id: Number(result.item.id), text: content, vector }])
       else this.embeddings.schedule(scope)
     }
     return result
