@@ -261,7 +261,8 @@ export class EmbeddingService {
     let loading = this.loading.get(key)
     if (!loading) {
       loading = (async () => {
-        const loaded = (await this.loadSaved(agentId, kind, rows)) ?? (await this.loadFromTable(agentId, kind))
+        const loaded =
+          (await this.loadSaved(agentId, kind, rows)) ?? (await this.loadFromTable(agentId, kind))
         this.indexes.set(key, loaded)
         this.maintain(loaded)
         return loaded
