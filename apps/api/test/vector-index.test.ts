@@ -3,6 +3,7 @@ import path from 'node:path'
 import { type AdaptiveVectorIndex, createHashingEmbedder, ExactVectorIndex, recallAtK } from '@engram/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EmbeddingService, type VectorIndexOptions } from '../src/services/embedding-service.ts'
+import type { HnswVectorIndex } from '../src/vector/hnsw-index.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const quiet = { info() {}, warn() {}, error() {} }
@@ -18,6 +19,7 @@ const textOf = (i: number) =>
 describe('EmbeddingService vector indexes: HNSW above a threshold, saved and reloaded', () => {
   let t: TestApp
   let directory: string
+  let calibrated = 0
   const embedder = createHashingEmbedder({ dimensions: 64 })
   const options = (): VectorIndexOptions => ({
     directory,
@@ -63,6 +65,10 @@ describe('EmbeddingService vector indexes: HNSW above a threshold, saved and rel
       10,
     )
     expect(recall).toBeGreaterThanOrEqual(0.95)
+    // The build tuned efSearch to this data and the graph carries it.
+    expect(large.calibration?.reached).toBe(true)
+    calibrated = large.calibration!.breadth
+    expect((large.active as HnswVectorIndex).searchBreadth).toBe(calibrated)
   })
 
   it('loads the saved graph on restart and patches in what changed meanwhile', async () => {
@@ -81,6 +87,7 @@ describe('EmbeddingService vector indexes: HNSW above a threshold, saved and rel
     const index = (await restarted.index(AGENT, 'memory')) as AdaptiveVectorIndex
     // Approximate at once: loaded, not rebuilt (a rebuild starts exact and builds in the background).
     expect(index.mode).toBe('approximate')
+    expect((index.active as HnswVectorIndex).searchBreadth).toBe(calibrated)
     expect(index.size).toBe(300 - 3 + 20)
     expect(index.stampOf('10')).toBeDefined()
     const hits = index.search(embedder.embedOne('replaced text about smoke 11'), 300).map((h) => h.id)

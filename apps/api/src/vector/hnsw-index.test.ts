@@ -73,6 +73,7 @@ describe('HnswVectorIndex', () => {
 
   it('saves and loads to the same results, stamps included', async () => {
     const file = path.join(dir, 'a.hnsw')
+    hnsw.setEfSearch(48)
     hnsw.save(file)
     hnsw.save(file) // a second save replaces the first graph file
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.graph'))).toHaveLength(1)
@@ -81,6 +82,9 @@ describe('HnswVectorIndex', () => {
     expect(loaded!.size).toBe(hnsw.size)
     expect(loaded!.deletedCount).toBe(hnsw.deletedCount)
     expect(loaded!.stampOf('v1')).toBe(hnsw.stampOf('v1'))
+    // The saved search breadth comes back, unless the caller names one.
+    expect(loaded!.searchBreadth).toBe(48)
+    expect((await HnswVectorIndex.load(file, { efSearch: 100 }))!.searchBreadth).toBe(100)
     for (const query of queries) expect(loaded!.search(query, 10)).toEqual(hnsw.search(query, 10))
     // It keeps working after the load: deletes, new vectors in deleted slots, growth.
     loaded!.remove('v1')

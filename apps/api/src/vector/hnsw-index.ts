@@ -12,10 +12,13 @@ import hnswlib, { type HierarchicalNSW } from 'hnswlib-node'
 import { z } from 'zod'
 
 /**
- * Graph parameters. Defaults measured on clustered 384-dim data (bench: vector): M 16 with
- * efConstruction 128 builds 100k vectors in ~75 s on one core; efSearch 64 gave recall@10 ≥ 0.99
- * against the exact scan at 100k and 1M, and 32 still ~0.99 on embedding-like data. hnswlib uses
- * max(efSearch, k) for a search, so a large `limit` stays correct.
+ * Graph parameters. Defaults measured on clustered 384-dim data (bench: vector, one core): M 16
+ * with efConstruction 128 builds 100k vectors in ~40 s and 1M in ~9.5 min; efSearch 64 finds
+ * recall@10 0.999 (100k) and 0.992 (1M) of the exact top-10 at 159x and 773x the exact scan's
+ * speed. The server tunes efSearch per index after each build (AdaptiveVectorIndex calibration),
+ * since other data needs more (the offline hashing embedder's vectors of synthetic text: 512 for
+ * recall 0.96 at 100k); hnswlib uses max(efSearch, k) for a search, so a large `limit` stays
+ * correct.
  */
 export const HnswConfigSchema = z.object({
   m: z.number().int().min(4).max(96).default(16),
@@ -37,6 +40,8 @@ interface Manifest {
   dimensions: number
   m: number
   efConstruction: number
+  /** The search breadth in use when saved (calibrated to the data, see AdaptiveVectorIndex). */
+  efSearch: number
   /** Names the graph file (`<path>.<generation>.graph`), so a half-written save is never read. */
   generation: string
   graphBytes: number
@@ -49,9 +54,10 @@ interface Manifest {
 }
 
 /**
- * Approximate cosine search through an HNSW graph (hnswlib-node): ~50-100x the exact scan's
- * queries per second at 100k vectors for recall@10 ≥ 0.95 (bench: vector). Vectors are normalised
- * on the way in and searched by inner product, so similarity = 1 - distance, as exact search.
+ * Approximate cosine search through an HNSW graph (hnswlib-node): at efSearch 64, ~160x the
+ * exact scan's queries per second at 100k vectors and ~770x at 1M, recall@10 ≥ 0.99 (bench:
+ * vector, clustered data). Vectors are normalised on the way in and searched by inner product,
+ * so similarity = 1 - distance, as in exact search.
  *
  * hnswlib labels are uint32; string ids map to labels handed out once each, never reused: a
  * removed vector is only marked deleted and its slot taken by the next new vector
@@ -95,10 +101,19 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
     return this.deleted
   }
 
-  /** Changes the search breadth (recall against speed) without rebuilding. */
+  /** Changes the search breadth (recall against speed) without rebuilding; saved with the graph. */
   setEfSearch(efSearch: number): void {
     this.config.efSearch = parseWith(HnswConfigSchema.shape.efSearch, efSearch, 'hnsw.efSearch')
     this.graph?.setEf(this.config.efSearch)
+  }
+
+  /** efSearch, under the name core's calibration knows it by. */
+  get searchBreadth(): number {
+    return this.config.efSearch
+  }
+
+  setSearchBreadth(breadth: number): void {
+    this.setEfSearch(breadth)
   }
 
   has(id: string): boolean {
@@ -186,6 +201,7 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
       dimensions: this.dims,
       m: this.config.m,
       efConstruction: this.config.efConstruction,
+      efSearch: this.config.efSearch,
       generation,
       graphBytes: fs.statSync(graphFile).size,
       elements: this.graph.getCurrentCount(),
@@ -202,7 +218,8 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
   /**
    * The index saved at `file`, or null when there is none or it cannot be trusted (missing or
    * truncated graph, other dimensions or graph parameters, counts that disagree): the caller then
-   * rebuilds. efSearch and the capacity step come from `config`, not from the file.
+   * rebuilds. efSearch is the saved one unless `config` names one; the capacity step comes from
+   * `config`.
    */
   static async load(
     file: string,
@@ -239,6 +256,8 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
       return null
     }
     if (graph.getCurrentCount() !== manifest.elements) return null
+    if (config.efSearch === undefined && Number.isInteger(manifest.efSearch))
+      index.config.efSearch = parseWith(HnswConfigSchema.shape.efSearch, manifest.efSearch, 'hnsw.efSearch')
     graph.setEf(index.config.efSearch)
     index.graph = graph
     index.dims = manifest.dimensions

@@ -112,6 +112,27 @@ describe('AdaptiveVectorIndex', () => {
     expect(index.search(source.next(), 100)).toHaveLength(9)
   })
 
+  it('tunes a tunable index on the build, leave-one-out on stored vectors', async () => {
+    class TunableIndex extends RecordingIndex {
+      searchBreadth = 64
+      setSearchBreadth(breadth: number): void {
+        this.searchBreadth = breadth
+      }
+    }
+    const tuned = new TunableIndex()
+    const index = new AdaptiveVectorIndex({
+      createApproximate: () => tuned,
+      config: { approximateAbove: 20, calibrationQueries: 15 },
+    })
+    const source = clusteredVectors(seededRandom(4), { dimensions: 16, latentDimensions: 4, clusters: 5 })
+    for (let i = 0; i < 30; i++) index.upsert(`v${i}`, source.next())
+    expect(index.calibration).toBeNull()
+    await index.maintain()
+    // An exact stand-in reaches any target at the smallest breadth.
+    expect(index.calibration).toEqual({ breadth: 16, recall: 1, queries: 15, reached: true })
+    expect(tuned.searchBreadth).toBe(16)
+  })
+
   it('starts from an approximate index handed to it (loaded from a file)', () => {
     const loaded = new RecordingIndex()
     loaded.upsert('a', Float32Array.from([1, 0]))

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { ValidationError } from '../errors.ts'
+import { recallAtK } from './calibration.ts'
 import { QuantizedVectorIndex } from './quantized.ts'
-import { type ClusteredVectorsOptions, clusteredVectors, recallAtK, seededRandom } from './synthetic.ts'
+import { type ClusteredVectorsOptions, clusteredVectors, seededRandom } from './synthetic.ts'
 import { cosineSimilarity, ExactVectorIndex, type VectorIndex } from './vector.ts'
 
 const SETS: { name: string; seed: number; options: Partial<ClusteredVectorsOptions> }[] = [

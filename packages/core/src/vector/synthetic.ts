@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { parseWith } from '../errors.ts'
-import type { VectorHit } from './vector.ts'
 
 /**
  * Test and benchmark data shaped like text embeddings, from an injected seeded `random`: a mixture
@@ -86,24 +85,4 @@ export function clusteredVectors(
       return all
     },
   }
-}
-
-/**
- * Mean share of each exact top-k that a search found (recall@k), over queries answered in the
- * same order. An exact list shorter than k (a tiny index) counts only what it holds.
- */
-export function recallAtK(exact: readonly VectorHit[][], found: readonly VectorHit[][], k: number): number {
-  if (exact.length === 0) return 1
-  let sum = 0
-  for (const [q, truth] of exact.entries()) {
-    const wanted = new Set(truth.slice(0, k).map((hit) => hit.id))
-    if (wanted.size === 0) {
-      sum += 1
-      continue
-    }
-    let hits = 0
-    for (const hit of (found[q] ?? []).slice(0, k)) if (wanted.has(hit.id)) hits++
-    sum += hits / wanted.size
-  }
-  return sum / exact.length
 }

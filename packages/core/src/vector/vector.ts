@@ -76,7 +76,8 @@ export class ExactVectorIndex implements VectorIndex {
   protected dims: number | null = null
   /**
    * Floats per stored vector: the dimensions rounded up to a multiple of 4, zero-padded, so the
-   * scan's unrolled loop needs no remainder loop (with one, V8 compiled the scan ~1.7x slower).
+   * scan's unrolled loop needs no remainder loop: with one (and a helper called per vector), the
+   * scan ran at half the speed (bench: vector, 13 against 26 queries/s at 100k × 384).
    */
   protected stride = 0
 
