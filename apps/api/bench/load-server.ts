@@ -1,7 +1,7 @@
 // The real server for the load benchmark (load.ts forks it): createApp + listen() on 127.0.0.1 over
 // a given SQLite file, with the offline default embedder (WordNet synonyms) as `pnpm start` uses.
 // A child process of its own, so the load generator does not share its event loop, and its
-// memory is the server's alone. Commands arrive over IPC: optimize, memory, stop.
+// memory is the server's alone. Commands arrive over IPC: optimize, memory, cpu, settle, stop.
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
 import { ensureAdminKey } from '../src/auth.ts'
@@ -15,6 +15,7 @@ export type LoadServerCommand =
   | { id: number; cmd: 'optimize'; agentId: string }
   | { id: number; cmd: 'memory' }
   | { id: number; cmd: 'cpu' }
+  | { id: number; cmd: 'settle' }
   | { id: number; cmd: 'stop' }
 
 const [databaseFile, adminKey] = process.argv.slice(2)
@@ -61,6 +62,11 @@ process.on('message', async (message: LoadServerCommand) => {
       globalThis.gc?.()
       globalThis.gc?.()
       send({ id: message.id, usage: process.memoryUsage() })
+    } else if (message.cmd === 'settle') {
+      // Background work started by the requests so far (vector index builds on their thread).
+      const started = performance.now()
+      await app.services.embeddings.settled()
+      send({ id: message.id, ms: performance.now() - started })
     } else if (message.cmd === 'cpu') {
       send({ id: message.id, usage: process.cpuUsage() })
     } else if (message.cmd === 'stop') {

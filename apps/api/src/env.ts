@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_OPTIMIZER_CONFIG, TOKENIZER_NAMES } from '@engram/core'
+import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, TOKENIZER_NAMES } from '@engram/core'
 import { z } from 'zod'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -37,6 +37,15 @@ export const EnvSchema = z
     ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
     ENGRAM_MAX_REQUEST_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(16_777_216),
     ENGRAM_CORS_ORIGIN: z.string().optional(),
+    /** Share of indexed documents above which a query term only ranks (see planLexicalQuery). */
+    ENGRAM_SEARCH_COMMON_TERM_SHARE: z.coerce.number().gt(0).max(1).default(DEFAULT_LEXICAL_PLAN.commonShare),
+    /** Indexed documents below which every query term selects (exact BM25 is cheap there). */
+    ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000_000)
+      .default(DEFAULT_LEXICAL_PLAN.minDocuments),
     /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
     ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
     ENGRAM_EMBEDDER: z.enum(EMBEDDER_KINDS).default('hashing'),

@@ -34,7 +34,12 @@ export interface AppOptions {
     | 'ENGRAM_MAX_QUERY_DEPTH'
     | 'ENGRAM_MAX_QUERY_COST'
   > &
-    Partial<Pick<Env, 'ENGRAM_CORS_ORIGIN'>>
+    Partial<
+      Pick<
+        Env,
+        'ENGRAM_CORS_ORIGIN' | 'ENGRAM_SEARCH_COMMON_TERM_SHARE' | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+      >
+    >
   clock?: Clock
   limits?: Limits
   log?: Logger
@@ -59,6 +64,14 @@ export function createApp(options: AppOptions) {
     embedder: options.embedder,
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
+    lexicalPlan: {
+      ...(env.ENGRAM_SEARCH_COMMON_TERM_SHARE === undefined
+        ? {}
+        : { commonShare: env.ENGRAM_SEARCH_COMMON_TERM_SHARE }),
+      ...(env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS === undefined
+        ? {}
+        : { minDocuments: env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS }),
+    },
   })
 
   // A mutation's writes are seen by caches once it ends (agentScope records what it touched).

@@ -50,6 +50,8 @@ export async function createTestApp(
     embedder?: Embedder
     /** Backups go to <dir>/backups unless named. */
     backupDirectory?: string
+    /** ENGRAM_SEARCH_COMMON_TERM_SHARE and _MIN_DOCUMENTS. */
+    commonTerms?: { share: number; minDocuments: number }
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -72,6 +74,12 @@ export async function createTestApp(
       ENGRAM_TOKENIZER: 'o200k_base',
       ENGRAM_MAX_QUERY_DEPTH: options.maxDepth ?? 12,
       ENGRAM_MAX_QUERY_COST: options.maxCost ?? 20_000,
+      ...(options.commonTerms
+        ? {
+            ENGRAM_SEARCH_COMMON_TERM_SHARE: options.commonTerms.share,
+            ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS: options.commonTerms.minDocuments,
+          }
+        : {}),
     },
   })
   return {

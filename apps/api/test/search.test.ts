@@ -119,3 +119,75 @@ describe('search over messages (FTS5 bm25)', () => {
     expect((await search({ query: 'report', strategy: 'LEXICAL' })).data.search.hits).toHaveLength(1)
   })
 })
+
+describe('search over a large index: common terms rank but do not select', () => {
+  // Thresholds scaled down so ten messages count as a large index; "project" and "notes" are in
+  // over 30% of them (common), "zebra" in one.
+  const apps: TestApp[] = []
+  const keys: string[] = []
+  const texts = [
+    'project zebra crossing painted today',
+    'project status meeting moved',
+    'project status report sent',
+    'project notes one',
+    'project notes two',
+    'weekly notes three',
+    'weekly notes four',
+    'weekly plan five',
+    'weekly plan six',
+    'weekly plan seven',
+  ]
+  beforeAll(async () => {
+    for (const commonTerms of [undefined, { share: 0.3, minDocuments: 5 }]) {
+      const t = await createTestApp(commonTerms ? { commonTerms } : {})
+      const key = await createAgentKey(t, 'agent-big')
+      const other = await createAgentKey(t, 'agent-other')
+      const add = (content: string, k: string) =>
+        t.gql(
+          `mutation($m: String!) { addMessage(input: { conversationId: "c", role: USER, content: $m }) { __typename } }`,
+          { m: content },
+          k,
+        )
+      for (const text of texts) await add(text, key)
+      await add('giraffe sighting at the zoo', other)
+      apps.push(t)
+      keys.push(key)
+    }
+  })
+  afterAll(async () => {
+    for (const t of apps) await t.close()
+  })
+  const lexical = (i: number, query: string, limit: number) =>
+    apps[i]!.gql(SEARCH, { input: { query, limit, strategy: 'LEXICAL' } }, keys[i]).then(
+      (r) => r.data.search.hits as { score: number; message: { content: string } }[],
+    )
+
+  it('selects by the uncommon term and ranks it by that term alone', async () => {
+    const [exact] = await lexical(0, 'project zebra', 1)
+    const [planned] = await lexical(1, 'project zebra', 1)
+    expect(planned?.message.content).toBe(texts[0])
+    expect(exact?.message.content).toBe(texts[0])
+    // The common term's share of the score is left out: the same turn scores lower.
+    expect(planned!.score).toBeLessThan(exact!.score)
+    expect(planned!.score).toBeGreaterThan(0)
+  })
+
+  it('falls back to any term when the uncommon one finds nothing for this agent', async () => {
+    // "giraffe" is uncommon but only another agent said it: the any-term query answers.
+    const hits = await lexical(1, 'project giraffe', 3)
+    expect(hits).toHaveLength(3)
+    for (const hit of hits) expect(hit.message.content).toContain('project')
+    // Otherwise the turns holding the uncommon term are the answer, even fewer than asked for.
+    const few = await lexical(1, 'project zebra', 4)
+    expect(few.map((hit) => hit.message.content)).toEqual([texts[0]])
+    expect(await lexical(0, 'project zebra', 4)).toHaveLength(4)
+  })
+
+  it('asks for every term when all are common', async () => {
+    const both = await lexical(1, 'project notes', 5)
+    expect(both.map((hit) => hit.message.content).sort()).toEqual(['project notes one', 'project notes two'])
+    expect(await lexical(0, 'project notes', 5)).toHaveLength(5)
+    // None holds all of them: any term, as without planning.
+    expect(await lexical(1, 'project weekly', 5)).toEqual(await lexical(0, 'project weekly', 5))
+  })
+})

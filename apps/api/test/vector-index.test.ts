@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { type AdaptiveVectorIndex, createHashingEmbedder, ExactVectorIndex, recallAtK } from '@engram/core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EmbeddingService, type VectorIndexOptions } from '../src/services/embedding-service.ts'
-import type { HnswVectorIndex } from '../src/vector/hnsw-index.ts'
+import { HnswVectorIndex } from '../src/vector/hnsw-index.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const quiet = { info() {}, warn() {}, error() {} }
@@ -46,9 +46,14 @@ describe('EmbeddingService vector indexes: HNSW above a threshold, saved and rel
     expect(small.mode).toBe('exact')
     expect(fs.existsSync(directory)).toBe(false)
 
+    // The graph is built on a worker thread: this thread never inserts into one.
+    const inserts = vi.spyOn(HnswVectorIndex.prototype, 'upsert')
     await first.store(AGENT, 'memory', owners(101, 301))
     const large = (await first.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    expect(large.mode).toBe('building')
     await first.settled()
+    expect(inserts).not.toHaveBeenCalled()
+    inserts.mockRestore()
     expect(large.mode).toBe('approximate')
     expect(large.size).toBe(300)
     expect(graphs()).toHaveLength(1)

@@ -11,6 +11,7 @@ import {
 } from '@engram/core'
 import { type Database, directSqlite } from '../db/client.ts'
 import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
+import { buildHnswInWorker } from '../vector/hnsw-build.ts'
 import { type HnswConfig, HnswVectorIndex } from '../vector/hnsw-index.ts'
 import type { AgentWrites } from './agent-writes.ts'
 import type { Logger } from './optimizer-service.ts'
@@ -87,6 +88,8 @@ export class EmbeddingService {
   /** Background index builds and saves, so settled() can wait for them. */
   private readonly maintenance = new Set<Promise<void>>()
   private readonly loading = new Map<string, Promise<KindIndex>>()
+  /** The HNSW build running on its worker thread, if any: the next one starts after it. */
+  private builds: Promise<void> = Promise.resolve()
   private progressState: EmbeddingProgressEvent
   private job: Promise<void> | null = null
   private readonly pending = new Set<string>()
@@ -317,13 +320,13 @@ export class EmbeddingService {
 
   /** The (agent, kind) index, exact, from every vector row. */
   private async loadFromTable(agentId: string, kind: EmbeddingKind): Promise<KindIndex> {
-    const index = this.newIndex()
+    const file = this.indexFile(agentId, kind)
+    const index = this.newIndex(file)
     const stored = await this.db.embedding.findMany({
       where: { agentId, kind, model: this.model },
       select: { ownerId: true, vector: true, contentHash: true },
     })
     for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
-    const file = this.indexFile(agentId, kind)
     return { key: indexKey(agentId, kind), index, rows: stored.length, file, unsaved: 0, version: null }
   }
 
@@ -355,13 +358,24 @@ export class EmbeddingService {
       })
       for (const row of batch) graph.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
     }
-    const index = this.newIndex(graph)
+    const index = this.newIndex(file, graph)
     return { key: indexKey(agentId, kind), index, rows: index.size, file, unsaved: changes, version: null }
   }
 
-  private newIndex(approximate?: HnswVectorIndex): AdaptiveVectorIndex {
+  private newIndex(file: string | null, approximate?: HnswVectorIndex): AdaptiveVectorIndex {
+    const hnsw = this.vectorOptions.hnsw ?? {}
     return new AdaptiveVectorIndex({
-      createApproximate: () => new HnswVectorIndex(this.vectorOptions.hnsw),
+      createApproximate: () => new HnswVectorIndex(hnsw),
+      // Off the event loop, one build at a time (each holds its vectors twice while it runs); the
+      // graph lands saved at `file`.
+      buildApproximate: (snapshot, signal) => {
+        const build = this.builds.then(() => buildHnswInWorker(snapshot, signal, { hnsw, file }))
+        this.builds = build.then(
+          () => undefined,
+          () => undefined,
+        )
+        return build
+      },
       // Between build batches, requests get their turn.
       pause: () => new Promise((resolve) => setImmediate(resolve)),
       ...(approximate ? { approximate } : {}),
@@ -391,15 +405,16 @@ export class EmbeddingService {
 
   /**
    * In the background: moves the index to exact or HNSW as its size calls for, and saves the graph
-   * after a build, a patch, or once unsaved changes pass SAVE_AFTER_SHARE of it.
+   * after a patch or once unsaved changes pass SAVE_AFTER_SHARE of it (a build saves its own).
    */
   private maintain(entry: KindIndex): void {
     const run = entry.index
       .maintain()
       .then((built) => {
-        if (built) entry.unsaved = Math.max(entry.unsaved, 1)
-        const threshold = built ? 1 : Math.max(1, entry.index.size * SAVE_AFTER_SHARE)
-        if (entry.unsaved >= threshold) this.save(entry)
+        // A build saved its graph on its own thread (buildHnswInWorker); the few writes caught up
+        // since are patched from the table by the next load, like any unsaved change.
+        if (built) entry.unsaved = 0
+        else if (entry.unsaved >= Math.max(1, entry.index.size * SAVE_AFTER_SHARE)) this.save(entry)
       })
       .catch((error) => this.log.warn(`[embeddings] vector index maintenance failed:`, error))
     const tracked: Promise<void> = run.finally(() => this.maintenance.delete(tracked))

@@ -1,12 +1,15 @@
 import {
   CONTEXT_SUMMARY_PREFIX,
+  DEFAULT_LEXICAL_PLAN,
   DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
   type FieldIssue,
-  ftsMatchExpression,
+  type LexicalPlanConfig,
   type Limits,
   type MemorySettings,
   mmrRerank,
   NotFoundError,
+  planLexicalQuery,
+  queryTerms,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
   temporalDecay,
@@ -23,6 +26,7 @@ import {
   type MemoryItemView,
   toMemoryItem,
 } from './memory-item-service.ts'
+import { FULL_TEXT_TABLES, type FullTextTable, TermStatistics } from './term-statistics.ts'
 
 export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES'] as const
 export type SearchScope = (typeof SEARCH_SCOPES)[number]
@@ -141,7 +145,12 @@ export class SearchService {
     private readonly embeddings: EmbeddingService,
     private readonly memories: MemoryItemService,
     private readonly now: () => Date,
-  ) {}
+    private readonly lexicalPlan: LexicalPlanConfig = DEFAULT_LEXICAL_PLAN,
+  ) {
+    this.terms = new TermStatistics(db, () => this.now().getTime())
+  }
+
+  private readonly terms: TermStatistics
 
   async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     const { settings } = await this.memories.settings(scope)
@@ -386,7 +395,13 @@ export class SearchService {
     return Boolean(sessionId || options.since || options.until)
   }
 
-  /** FTS5 bm25() (negated: higher is better) over the scope's table, restricted to the agent. */
+  /**
+   * FTS5 bm25() (negated: higher is better) over the scope's table, restricted to the agent. Over
+   * a large index common terms do not select (planLexicalQuery); the any-term query runs when
+   * that finds nothing of this agent's. Fewer hits than `limit` are then possible, as with the
+   * common-terms queries of Lucene: documents holding only common words rank below any holding a
+   * rarer one, and in HYBRID the vector side brings its own candidates.
+   */
   private async lexical(
     agentId: string,
     scope: SearchScope,
@@ -394,21 +409,36 @@ export class SearchService {
     limit: number,
     sessionId: string | null,
   ): Promise<[string, number][]> {
-    const match = ftsMatchExpression(query)
-    if (!match) return []
+    const table: FullTextTable =
+      scope === 'MEMORIES' ? 'MemorySearch' : scope === 'KNOWLEDGE' ? 'KnowledgeSearch' : 'MessageSearch'
+    const terms = queryTerms(query)
+    if (terms.length === 0) return []
+    const documents = await this.terms.documents(table)
+    const counts = new Map<string, number>()
+    if (documents >= this.lexicalPlan.minDocuments && terms.length > 1)
+      for (const term of terms) counts.set(term, await this.terms.frequency(table, term))
+    const plan = planLexicalQuery(terms, (term) => counts.get(term) ?? 0, documents, this.lexicalPlan)
+    if (!plan) return []
+    const rows = await this.bm25(table, plan.match, agentId, scope, limit, sessionId)
+    if (rows.length > 0 || !plan.fallback) return rows
+    return this.bm25(table, plan.fallback, agentId, scope, limit, sessionId)
+  }
+
+  private async bm25(
+    table: FullTextTable,
+    match: string,
+    agentId: string,
+    scope: SearchScope,
+    limit: number,
+    sessionId: string | null,
+  ): Promise<[string, number][]> {
     // CROSS JOIN keeps the full-text index as the outer loop: with a plain JOIN SQLite may walk the
     // agent's rows and run MATCH once per row (measured: 560 ms instead of 3 ms over 2,500 messages).
-    let sql: string
+    let sql = `SELECT o."id" AS id, bm25("${table}") AS rank FROM "${table}" CROSS JOIN "${FULL_TEXT_TABLES[table]}" o ON o."id" = "${table}"."rowid"
+              WHERE "${table}" MATCH ? AND o."agentId" = ?`
     const params: unknown[] = [match, agentId]
-    if (scope === 'MEMORIES') {
-      sql = `SELECT o."id" AS id, bm25("MemorySearch") AS rank FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
-              WHERE "MemorySearch" MATCH ? AND o."agentId" = ?`
-    } else if (scope === 'KNOWLEDGE') {
-      sql = `SELECT o."id" AS id, bm25("KnowledgeSearch") AS rank FROM "KnowledgeSearch" CROSS JOIN "Knowledge" o ON o."id" = "KnowledgeSearch"."rowid"
-              WHERE "KnowledgeSearch" MATCH ? AND o."agentId" = ?`
-    } else {
-      sql = `SELECT o."id" AS id, bm25("MessageSearch") AS rank FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
-              WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND (substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?) = ?`
+    if (table === 'MessageSearch') {
+      sql += ` AND (substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?) = ?`
       params.push(CONTEXT_SUMMARY_PREFIX, scope === 'SUMMARIES' ? 1 : 0)
       if (sessionId) {
         sql += ` AND o."sessionId" = ?`

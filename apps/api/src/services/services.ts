@@ -5,8 +5,11 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
   type Embedder,
+  type LexicalPlanConfig,
+  LexicalPlanConfigSchema,
   type Limits,
   PersistentSessionManager,
+  parseWith,
   summarizeMessages,
   type TokenCounter,
 } from '@engram/core'
@@ -37,6 +40,8 @@ export interface ServicesOptions {
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
+  /** When common query terms stop selecting documents (see planLexicalQuery). */
+  lexicalPlan?: Partial<LexicalPlanConfig>
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
@@ -65,7 +70,14 @@ export function createServices(options: ServicesOptions) {
     writes,
   )
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
-  const search = new SearchService(db, limits, embeddings, memoryItems, () => clock.now())
+  const search = new SearchService(
+    db,
+    limits,
+    embeddings,
+    memoryItems,
+    () => clock.now(),
+    parseWith(LexicalPlanConfigSchema, options.lexicalPlan ?? {}, 'lexicalPlan'),
+  )
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
   const memory = new MemoryService(db, clock, tokenCounter, limits, parameters)
   const sessions = new PersistentSessionManager({

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { AdaptiveVectorIndex, type ApproximateVectorIndex } from './adaptive.ts'
+import {
+  AdaptiveVectorIndex,
+  type ApproximateBuildInput,
+  type ApproximateBuildResult,
+  type ApproximateVectorIndex,
+  buildApproximateIndex,
+} from './adaptive.ts'
 import { clusteredVectors, seededRandom } from './synthetic.ts'
-import { ExactVectorIndex } from './vector.ts'
+import { ExactVectorIndex, vectorNorm } from './vector.ts'
+
+const normalisedCopy = (vector: Float32Array) => [...vector].map((x) => x / vectorNorm(vector))
 
 /** Stands in for HNSW: an exact index that counts its writes, so the tests see what was copied. */
 class RecordingIndex extends ExactVectorIndex implements ApproximateVectorIndex {
@@ -93,6 +101,70 @@ describe('AdaptiveVectorIndex', () => {
     expect(await built).toBe(false)
     expect(index.mode).toBe('exact')
     expect(index.size).toBe(40)
+  })
+
+  it('hands a snapshot to an out-of-thread builder and catches up with writes made meanwhile', async () => {
+    let received: ApproximateBuildInput | null = null
+    let finish: (() => void) | null = null
+    const index = new AdaptiveVectorIndex({
+      createApproximate: () => new RecordingIndex(),
+      buildApproximate: async (snapshot) => {
+        received = snapshot
+        // Stands in for the worker: the build finishes when the test says so.
+        await new Promise<void>((resolve) => (finish = resolve))
+        const built = await buildApproximateIndex(snapshot, () => new RecordingIndex())
+        return built as ApproximateBuildResult
+      },
+      config: { approximateAbove: 20, calibrationQueries: 0 },
+    })
+    const source = clusteredVectors(seededRandom(5), { dimensions: 8, latentDimensions: 4, clusters: 3 })
+    const vectors = Array.from({ length: 30 }, () => source.next())
+    for (const [i, vector] of vectors.entries()) index.upsert(`v${i}`, vector, `h${i}`)
+    const built = index.maintain()
+    while (!finish) await new Promise((resolve) => setImmediate(resolve))
+    const snapshot = received as unknown as ApproximateBuildInput
+    expect(snapshot.ids).toHaveLength(30)
+    expect(snapshot.dimensions).toBe(8)
+    expect(snapshot.vectors).toHaveLength(30 * 8)
+    const i = snapshot.ids.indexOf('v12')
+    expect(snapshot.stamps[i]).toBe('h12')
+    const expected = normalisedCopy(vectors[12] as Float32Array)
+    for (const [d, value] of snapshot.vectors.subarray(i * 8, i * 8 + 8).entries())
+      expect(value).toBeCloseTo(expected[d] as number, 6)
+    // While the builder works: the exact index answers and takes writes.
+    const moved = source.next()
+    index.upsert('v3', moved, 'moved')
+    index.remove('v4')
+    expect(index.mode).toBe('building')
+    ;(finish as () => void)()
+    expect(await built).toBe(true)
+    expect(index.mode).toBe('approximate')
+    expect(index.size).toBe(29)
+    expect(index.search(moved, 1)[0]?.id).toBe('v3')
+    expect(index.stampOf('v3')).toBe('moved')
+    expect(index.search(moved, 50).map((h) => h.id)).not.toContain('v4')
+  })
+
+  it('aborts an out-of-thread build it abandons and stays exact', async () => {
+    let signal: AbortSignal | null = null
+    const index = new AdaptiveVectorIndex({
+      createApproximate: () => new RecordingIndex(),
+      buildApproximate: (_snapshot, abort) => {
+        signal = abort
+        return new Promise((_resolve, reject) =>
+          abort.addEventListener('abort', () => reject(new Error('stopped'))),
+        )
+      },
+      config: { approximateAbove: 5 },
+    })
+    for (let i = 0; i < 10; i++) index.upsert(`v${i}`, Float32Array.from([1, i]))
+    const built = index.maintain()
+    while (!signal) await new Promise((resolve) => setImmediate(resolve))
+    index.abandonBuild()
+    expect((signal as AbortSignal).aborted).toBe(true)
+    expect(await built).toBe(false)
+    expect(index.mode).toBe('exact')
+    expect(index.size).toBe(10)
   })
 
   it('returns to exact well below the threshold, not just below it', async () => {

@@ -1,6 +1,11 @@
 import { z } from 'zod'
 import { parseWith } from '../errors.ts'
-import { type Calibration, calibrateSearchBreadth, type TunableVectorIndex } from './calibration.ts'
+import {
+  type Calibration,
+  calibrateSearchBreadth,
+  type ExactReference,
+  type TunableVectorIndex,
+} from './calibration.ts'
 import { ExactVectorIndex, type VectorHit, type VectorIndex } from './vector.ts'
 
 /**
@@ -47,6 +52,24 @@ export interface ApproximateVectorIndex extends VectorIndex {
   readonly searchBreadth?: number
 }
 
+/** The exact index's contents at the start of a build, in one transferable buffer. */
+export interface ApproximateBuildInput {
+  ids: string[]
+  stamps: (string | undefined)[]
+  /** Row i (`dimensions` floats, normalised) is the vector of `ids[i]`. */
+  vectors: Float32Array
+  dimensions: number
+  /** What the new index's search breadth is calibrated to (see calibrateSearchBreadth). */
+  targetRecall: number
+  calibrationQueries: number
+}
+
+export interface ApproximateBuildResult {
+  index: ApproximateVectorIndex
+  /** Null when not calibrated (no queries asked for, or an index without a search breadth). */
+  calibration: Calibration | null
+}
+
 export interface AdaptiveVectorIndexOptions {
   createApproximate: () => ApproximateVectorIndex
   /**
@@ -54,6 +77,12 @@ export interface AdaptiveVectorIndexOptions {
    * without it a build runs to the end in one go.
    */
   pause?: () => Promise<void>
+  /**
+   * Builds the approximate index from a snapshot somewhere else (a worker thread: an HNSW graph of
+   * 100k vectors takes ~40 s of CPU, which in batches on the event loop still delays every request
+   * behind each batch). Without it the build runs here, in batches with `pause` between them.
+   */
+  buildApproximate?: (snapshot: ApproximateBuildInput, signal: AbortSignal) => Promise<ApproximateBuildResult>
   /** An approximate index already filled (e.g. loaded from a file): starts in approximate mode. */
   approximate?: ApproximateVectorIndex
   config?: Partial<AdaptiveIndexConfig>
@@ -73,8 +102,9 @@ export class AdaptiveVectorIndex implements VectorIndex {
   private approximate: ApproximateVectorIndex | null
   /** The approximate index being filled, and ids written since the build took its snapshot. */
   private build: {
-    target: ApproximateVectorIndex
     touched: Set<string>
+    /** Aborted with `abandoned`: tells an out-of-thread build to stop. */
+    stop: AbortController
     done: Promise<boolean>
     abandoned: boolean
   } | null = null
@@ -160,13 +190,15 @@ export class AdaptiveVectorIndex implements VectorIndex {
    * `maintain()` starts over.
    */
   abandonBuild(): void {
-    if (this.build) this.build.abandoned = true
+    if (!this.build) return
+    this.build.abandoned = true
+    this.build.stop.abort()
   }
 
   private startBuild(exact: ExactVectorIndex): Promise<boolean> {
     const build = {
-      target: this.options.createApproximate(),
       touched: new Set<string>(),
+      stop: new AbortController(),
       done: Promise.resolve(false),
       abandoned: false,
     }
@@ -179,30 +211,36 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   private async copyInto(
     exact: ExactVectorIndex,
-    build: { target: ApproximateVectorIndex; touched: Set<string>; abandoned: boolean },
+    build: { touched: Set<string>; stop: AbortController; abandoned: boolean },
   ): Promise<boolean> {
-    const { target, touched } = build
-    // Ids, not vectors: writes during a pause move vectors within the exact buffer.
-    const ids = exact.idList()
-    const { pause } = this.options
-    for (let start = 0; start < ids.length; start += this.config.buildBatch) {
-      for (const id of ids.slice(start, start + this.config.buildBatch)) {
-        const vector = exact.vectorOf(id)
-        if (vector) target.upsert(id, vector, this.stamps.get(id))
-      }
-      if (pause) await pause()
+    const { touched } = build
+    const { pause, buildApproximate, createApproximate } = this.options
+    const snapshot = await snapshotOf(exact, this.stamps, {
+      targetRecall: this.config.targetRecall,
+      calibrationQueries: this.config.calibrationQueries,
+      batch: this.config.buildBatch,
+      abandoned: () => build.abandoned,
+      ...(pause ? { pause } : {}),
+    })
+    if (!snapshot) return false
+    let built: ApproximateBuildResult | null
+    try {
+      built = buildApproximate
+        ? await buildApproximate(snapshot, build.stop.signal)
+        : await buildApproximateIndex(snapshot, createApproximate, {
+            batch: this.config.buildBatch,
+            reference: exact,
+            abandoned: () => build.abandoned,
+            ...(pause ? { pause } : {}),
+          })
+    } catch (error) {
+      // A builder stopped by abandonBuild() fails as told: not an error.
       if (build.abandoned) return false
+      throw error
     }
-    if (this.config.calibrationQueries > 0 && isTunable(target)) {
-      this.calibration = await calibrateSearchBreadth({
-        exact,
-        approximate: target,
-        targetRecall: this.config.targetRecall,
-        sample: this.config.calibrationQueries,
-        ...(pause ? { pause } : {}),
-      })
-      if (build.abandoned) return false
-    }
+    if (!built || build.abandoned) return false
+    const target = built.index
+    this.calibration = built.calibration
     // Catch up with the writes made during the build, then switch, all in one synchronous step.
     for (const id of touched) {
       const vector = exact.vectorOf(id)
@@ -214,6 +252,93 @@ export class AdaptiveVectorIndex implements VectorIndex {
     this.stamps.clear()
     return true
   }
+}
+
+/**
+ * Copies the exact index into one buffer, `batch` vectors between pauses; null when abandoned.
+ * Writes during the pauses are the caller's to catch up with (the build's `touched`).
+ */
+async function snapshotOf(
+  exact: ExactVectorIndex,
+  stamps: ReadonlyMap<string, string>,
+  options: {
+    targetRecall: number
+    calibrationQueries: number
+    batch: number
+    pause?: () => Promise<void>
+    abandoned: () => boolean
+  },
+): Promise<ApproximateBuildInput | null> {
+  const ids = exact.idList()
+  const dimensions = exact.dimensions ?? 0
+  const vectors = new Float32Array(ids.length * dimensions)
+  const kept: string[] = []
+  const keptStamps: (string | undefined)[] = []
+  // Larger steps than a build's: a copy is ~100x cheaper than an HNSW insert.
+  const step = options.batch * 64
+  for (let start = 0; start < ids.length; start += step) {
+    for (const id of ids.slice(start, start + step)) {
+      const vector = exact.vectorOf(id)
+      if (!vector) continue
+      vectors.set(vector, kept.length * dimensions)
+      kept.push(id)
+      keptStamps.push(stamps.get(id))
+    }
+    if (options.pause) await options.pause()
+    if (options.abandoned()) return null
+  }
+  return {
+    ids: kept,
+    stamps: keptStamps,
+    vectors: kept.length === ids.length ? vectors : vectors.slice(0, kept.length * dimensions),
+    dimensions,
+    targetRecall: options.targetRecall,
+    calibrationQueries: options.calibrationQueries,
+  }
+}
+
+/**
+ * Fills a new approximate index from a snapshot and calibrates its search breadth against exact
+ * answers: `reference` when given (the live exact index), else an exact index of the snapshot.
+ * Null when `abandoned` turns true at a pause. What a worker thread runs for `buildApproximate`.
+ */
+export async function buildApproximateIndex(
+  snapshot: ApproximateBuildInput,
+  create: () => ApproximateVectorIndex,
+  options: {
+    batch?: number
+    reference?: ExactReference
+    pause?: () => Promise<void>
+    abandoned?: () => boolean
+  } = {},
+): Promise<ApproximateBuildResult | null> {
+  const { ids, stamps, vectors, dimensions } = snapshot
+  const { pause, abandoned } = options
+  const batch = options.batch ?? ids.length
+  const target = create()
+  const row = (i: number) => vectors.subarray(i * dimensions, (i + 1) * dimensions)
+  for (let start = 0; start < ids.length; start += batch) {
+    for (let i = start; i < Math.min(ids.length, start + batch); i++)
+      target.upsert(ids[i] as string, row(i), stamps[i])
+    if (pause) await pause()
+    if (abandoned?.()) return null
+  }
+  if (snapshot.calibrationQueries === 0 || !isTunable(target)) return { index: target, calibration: null }
+  let reference = options.reference
+  if (!reference) {
+    const exact = new ExactVectorIndex()
+    for (let i = 0; i < ids.length; i++) exact.upsert(ids[i] as string, row(i))
+    reference = exact
+  }
+  const calibration = await calibrateSearchBreadth({
+    exact: reference,
+    approximate: target,
+    targetRecall: snapshot.targetRecall,
+    sample: snapshot.calibrationQueries,
+    ...(pause ? { pause } : {}),
+  })
+  if (abandoned?.()) return null
+  return { index: target, calibration }
 }
 
 function isTunable(index: ApproximateVectorIndex): index is ApproximateVectorIndex & TunableVectorIndex {
