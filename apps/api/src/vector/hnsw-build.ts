@@ -22,7 +22,13 @@ export interface GraphBuildRequest {
 
 /** In the worker: fills and calibrates a graph, then saves it for the server to load. */
 export async function buildGraphFile(request: GraphBuildRequest): Promise<Calibration | null> {
-  const built = await buildApproximateIndex(request.snapshot, () => new HnswVectorIndex(request.hnsw))
+  // Sized for what it receives plus a little room: slots are allocated up front, and growing
+  // from the default step would leave a graph up to a quarter empty (see GROWTH).
+  const capacity = Math.max(request.hnsw.initialCapacity ?? 16, Math.ceil(request.snapshot.ids.length * 1.05))
+  const built = await buildApproximateIndex(
+    request.snapshot,
+    () => new HnswVectorIndex({ ...request.hnsw, initialCapacity: capacity }),
+  )
   // Without `abandoned` the build always finishes; the server terminates the thread to stop it.
   const { index, calibration } = built as ApproximateBuildResult
   ;(index as HnswVectorIndex).save(request.file)

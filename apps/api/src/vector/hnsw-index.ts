@@ -32,6 +32,13 @@ export const HnswConfigSchema = z.object({
 export type HnswConfig = z.infer<typeof HnswConfigSchema>
 export const DEFAULT_HNSW_CONFIG: HnswConfig = HnswConfigSchema.parse({})
 
+/**
+ * How much a full graph grows by. Every slot costs a vector plus its links whether used or not
+ * (~1.1x the raw vector bytes at M 16), so doubling would leave up to half the memory idle; a
+ * quarter keeps the copies a resize makes rare enough (one per 25% growth).
+ */
+const GROWTH = 1.25
+
 /** The manifest written beside the graph; bumped when its shape changes. */
 const MANIFEST_FORMAT = 1
 
@@ -70,7 +77,8 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
   private graph: HierarchicalNSW | null = null
   private dims: number | null = null
   private readonly labels = new Map<string, number>()
-  private readonly idsByLabel = new Map<number, string>()
+  /** Labels are handed out densely from 0, so an array maps them back (a Map costs ~3x more per entry). */
+  private idsByLabel: (string | undefined)[] = []
   private readonly stamps = new Map<string, string>()
   private nextLabel = 0
   /** Deleted elements whose slots the next new vectors take. */
@@ -149,12 +157,12 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
       graph.addPoint(point, existing, false)
     } else {
       if (this.deleted === 0 && graph.getCurrentCount() >= graph.getMaxElements())
-        graph.resizeIndex(Math.max(this.config.initialCapacity, graph.getMaxElements() * 2))
+        graph.resizeIndex(Math.max(this.config.initialCapacity, Math.ceil(graph.getMaxElements() * GROWTH)))
       const label = this.nextLabel++
       graph.addPoint(point, label, true)
       if (this.deleted > 0) this.deleted--
       this.labels.set(id, label)
-      this.idsByLabel.set(label, id)
+      this.idsByLabel[label] = id
     }
     this.stamps.set(id, stamp ?? '')
   }
@@ -165,7 +173,7 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
     this.graph.markDelete(label)
     this.deleted++
     this.labels.delete(id)
-    this.idsByLabel.delete(label)
+    this.idsByLabel[label] = undefined
     this.stamps.delete(id)
     return true
   }
@@ -179,7 +187,7 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
     const { neighbors, distances } = this.graph.searchKnn(normalised(query), k)
     const hits: VectorHit[] = []
     for (const [i, label] of neighbors.entries()) {
-      const id = this.idsByLabel.get(label)
+      const id = this.idsByLabel[label]
       if (id !== undefined) hits.push({ id, similarity: 1 - (distances[i] as number) })
     }
     return hits
@@ -265,7 +273,7 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
     index.deleted = manifest.deleted
     for (const [label, id, stamp] of manifest.entries) {
       index.labels.set(id, label)
-      index.idsByLabel.set(label, id)
+      index.idsByLabel[label] = id
       index.stamps.set(id, stamp)
     }
     return index
@@ -280,7 +288,7 @@ export class HnswVectorIndex implements ApproximateVectorIndex {
   private clear(): void {
     this.graph = null
     this.dims = null
-    this.idsByLabel.clear()
+    this.idsByLabel = []
     this.nextLabel = 0
     this.deleted = 0
   }
