@@ -112,3 +112,35 @@ describe('direct writes on the Prisma connection', () => {
     expect(await direct.get(`SELECT "id" FROM "Agent"`)).toEqual({ id: 'elsewhere' })
   })
 })
+
+describe('query planner statistics', () => {
+  it('are gathered when a connection opens, so an id lookup within a large agent uses the key', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-stats-'))
+    const file = path.join(dir, 'test.db')
+    applyMigrations(file, migrationsDirectory())
+    // Written by another connection: one agent with many memories, no statistics yet.
+    const seed = new Database3(file)
+    seed.prepare(INSERT_AGENT).run('big', 'big')
+    const insert = seed.prepare(
+      `INSERT INTO "MemoryItem" ("agentId", "content", "category", "contentHash", "tokenCount", "createdAt", "updatedAt", "validFrom") VALUES ('big', ?, 'FACT', ?, 3, '2026-01-01T00:00:00.000+00:00', '2026-01-01T00:00:00.000+00:00', '2026-01-01T00:00:00.000+00:00')`,
+    )
+    seed.transaction(() => {
+      for (let i = 0; i < 2_000; i++) insert.run(`fact ${i}`, `hash${i}`)
+    })()
+    const lookup = `SELECT * FROM "MemoryItem" WHERE "agentId" = ? AND "id" IN (5, 6, 7, 8, 9, 10, 11, 12, 13, 14)`
+    const plan = (connection: { prepare(sql: string): { all(...params: unknown[]): unknown[] } }) =>
+      (connection.prepare(`EXPLAIN QUERY PLAN ${lookup}`).all('big') as { detail: string }[])
+        .map((row) => row.detail)
+        .join('; ')
+    // Without statistics SQLite walks the agent's index.
+    expect(plan(seed)).toMatch(/USING INDEX "?MemoryItem_agentId/)
+    seed.close()
+    const db = createDatabase(file)
+    opened.push({ db, dir })
+    const direct = directSqlite(db)
+    if (!direct) throw new Error('no direct connection')
+    const rows = await direct.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${lookup}`, 'big')
+    expect(rows.map((row) => row.detail).join('; ')).toMatch(/INTEGER PRIMARY KEY/)
+    expect(await direct.get<{ n: number }>(`SELECT count(*) AS n FROM sqlite_stat1`)).not.toEqual({ n: 0 })
+  })
+})

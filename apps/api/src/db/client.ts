@@ -21,6 +21,29 @@ export const CONNECTION_PRAGMAS = [
   'temp_store = MEMORY',
 ] as const
 
+/** How often an open connection refreshes its query planner statistics (PRAGMA optimize). */
+export const STATISTICS_REFRESH_MS = 60 * 60 * 1_000
+
+/**
+ * Gathers the statistics SQLite's query planner needs (ANALYZE through PRAGMA optimize, sampling
+ * at most 400 rows per index so it stays in the tens of milliseconds). Without them the planner
+ * guesses that `"agentId" = ?` is selective and walks an agent's whole index for
+ * `"agentId" = ? AND "id" IN (...)` (bench: load, 5.5 ms instead of 0.13 ms per memory fetch for an
+ * agent with 100K memories). `all` checks every table (at open); otherwise only those this
+ * connection used. Failures are left for the next run: statistics only speed things up.
+ */
+export function refreshPlannerStatistics(
+  connection: BetterSqlite3.Database,
+  options: { all: boolean },
+): void {
+  try {
+    connection.pragma('analysis_limit = 400')
+    connection.pragma(options.all ? 'optimize = 0x10002' : 'optimize')
+  } catch {
+    // Busy or read-only: the planner keeps the statistics it has.
+  }
+}
+
 const directs = new WeakMap<Database, DirectSqlite>()
 
 export function createDatabase(databaseFile: string): Database {
@@ -76,6 +99,14 @@ export class DirectSqlite {
   attach(adapter: PrismaAdapter): void {
     const connection = adapter.client
     for (const pragma of CONNECTION_PRAGMAS) connection.pragma(pragma)
+    refreshPlannerStatistics(connection, { all: true })
+    // A long-lived connection refreshes them now and then, as SQLite advises; the connection's own
+    // statistics are the ones its planner reads, so this cannot move to another thread.
+    const refresh = setInterval(() => {
+      if (this.connection !== connection || !connection.open) clearInterval(refresh)
+      else refreshPlannerStatistics(connection, { all: false })
+    }, STATISTICS_REFRESH_MS)
+    refresh.unref()
     this.connection = connection
     this.statements.clear()
     const start = adapter.startTransaction.bind(adapter)

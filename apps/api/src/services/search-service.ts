@@ -413,6 +413,8 @@ export class SearchService {
       scope === 'MEMORIES' ? 'MemorySearch' : scope === 'KNOWLEDGE' ? 'KnowledgeSearch' : 'MessageSearch'
     const terms = queryTerms(query)
     if (terms.length === 0) return []
+    // Summaries share the messages' index: an agent without any would pay a second full query.
+    if (scope === 'SUMMARIES' && !(await this.hasSummaries(agentId, sessionId))) return []
     const documents = await this.terms.documents(table)
     const counts = new Map<string, number>()
     if (documents >= this.lexicalPlan.minDocuments && terms.length > 1)
@@ -422,6 +424,25 @@ export class SearchService {
     const rows = await this.bm25(table, plan.match, agentId, scope, limit, sessionId)
     if (rows.length > 0 || !plan.fallback) return rows
     return this.bm25(table, plan.fallback, agentId, scope, limit, sessionId)
+  }
+
+  /**
+   * Whether the agent (or conversation) has a context summary, found through the index: every
+   * summary starts with CONTEXT_SUMMARY_PREFIX, whose words only summaries hold in the usual case.
+   */
+  private async hasSummaries(agentId: string, sessionId: string | null): Promise<boolean> {
+    // "context summary" as one phrase (FTS5 tokenises it like the stored prefix).
+    const marker = queryTerms(CONTEXT_SUMMARY_PREFIX).join(' ')
+    const rows = await this.db.$queryRawUnsafe<unknown[]>(
+      `SELECT 1 FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
+        WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?
+        ${sessionId ? `AND o."sessionId" = ?` : ''} LIMIT 1`,
+      `"${marker}"`,
+      agentId,
+      CONTEXT_SUMMARY_PREFIX,
+      ...(sessionId ? [sessionId] : []),
+    )
+    return rows.length > 0
   }
 
   private async bm25(
