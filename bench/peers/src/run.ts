@@ -1,7 +1,8 @@
-// `pnpm bench` (turbo) or `pnpm --filter @engram/bench-peers bench -- [--dataset PATH] [--quick]
-// [--only NAME]`. The dataset comes from --dataset, else ENGRAM_LOCOMO, else the shared development
-// set beside the repository (../shared/datasets/locomo-dev.json) when it is there; without one the
-// benchmark says so and exits 0, so `pnpm bench` works in a fresh clone.
+// `pnpm --filter @engram/bench-peers bench:peers -- [--dataset PATH] [--quick] [--only NAME]`
+// runs the peers alone; `pnpm bench` runs them as one suite of the harness (bench/harness). The
+// dataset comes from --dataset, else ENGRAM_LOCOMO, else the shared development set beside the
+// repository (../shared/datasets/locomo-dev.json) when it is there; without one the benchmark
+// says so and exits 0, so it works in a fresh clone.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'

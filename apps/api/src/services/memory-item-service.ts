@@ -3,6 +3,7 @@ import {
   type ContextBudgets,
   ContextBudgetsSchema,
   type FieldIssue,
+  ftsMatchExpression,
   type Limits,
   MEMORY_CATEGORIES,
   type MemoryCategory,
@@ -12,6 +13,7 @@ import {
   parseMemorySettings,
   type TokenCounter,
   ValidationError,
+  VERIFICATION_LEXICAL_CANDIDATES,
   validationErrorFromZod,
   verifyMemory,
 } from '@engram/core'
@@ -365,8 +367,23 @@ export class MemoryItemService {
         : []
 
     const result = await this.db.$transaction(async (tx) => {
+      // Candidates, not every memory: those sharing content words (see VERIFICATION_LEXICAL_CANDIDATES)
+      // and the semantic neighbours, of which only the currently valid ones count.
+      const match = ftsMatchExpression(content)
+      const sharing = match
+        ? await tx.$queryRawUnsafe<{ id: number }[]>(
+            `SELECT o."id" AS id FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
+              WHERE "MemorySearch" MATCH ? AND o."agentId" = ? ORDER BY bm25("MemorySearch") LIMIT ?`,
+            match,
+            scope,
+            VERIFICATION_LEXICAL_CANDIDATES,
+          )
+        : []
       const existingRows = await tx.memoryItem.findMany({
-        where: this.currentWhere(scope, fields.userId, now),
+        where: {
+          ...this.currentWhere(scope, fields.userId, now),
+          id: { in: [...sharing.map((row) => Number(row.id)), ...neighbours.map((n) => Number(n.id))] },
+        },
         select: { id: true, content: true, category: true, createdAt: true },
       })
       const current = new Set(existingRows.map((r) => String(r.id)))

@@ -11,6 +11,15 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
   return a.size === 0 && b.size === 0 ? 0 : jaccardSimilarity(a, b)
 }
 
+/**
+ * Memories the lexical check compares a new one with at most: those sharing the most (and rarest)
+ * content words with it, by BM25. Every memory that can reach a Jaccard threshold shares a content
+ * word with it, so while no more than this many do, the check is the spec's comparison with every
+ * memory; past it, the ones ranked lower are skipped instead of reading all of an agent's memories
+ * on every write (100K rows at 100K memories).
+ */
+export const VERIFICATION_LEXICAL_CANDIDATES = 1_000
+
 export interface ExistingMemory {
   id: string
   content: string
