@@ -9,6 +9,7 @@
 // writes (addMessage, addMessages at concurrency 1, 16 and 64).
 import { type ChildProcess, fork } from 'node:child_process'
 import fs from 'node:fs'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -320,8 +321,6 @@ async function hammer(
   connections: number,
   seconds: number,
   body: () => unknown,
-  /** Requests per second offered in all (autocannon's overallRate); unbounded when absent. */
-  rate?: number,
 ): Promise<RunResult> {
   const latencies: number[] = []
   let errors = 0
@@ -331,7 +330,6 @@ async function hammer(
         url: `http://127.0.0.1:${port}/graphql`,
         connections,
         duration: seconds,
-        ...(rate ? { overallRate: rate } : {}),
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         requests: [
@@ -354,6 +352,83 @@ async function hammer(
     )
   }
   return { requests: latencies.length, seconds: result.duration, latencies, errors }
+}
+
+/**
+ * Requests at an even rate whatever the answers' speed (open loop), as independent clients send
+ * them, over up to `sockets` keep-alive connections. autocannon's overallRate is not that: each
+ * connection sends its quota for the second as fast as it can, then waits for the next second, so
+ * "2,000/s over 64 connections" keeps 64 requests queued for most of each second and measures that
+ * queue. Latency counts from when a request was due, so a server falling behind cannot hide its
+ * backlog (coordinated omission).
+ */
+async function openLoop(
+  port: number,
+  key: string,
+  rate: number,
+  seconds: number,
+  body: () => unknown,
+  sockets: number,
+): Promise<RunResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets })
+  const latencies: number[] = []
+  const failures: string[] = []
+  const total = Math.round(rate * seconds)
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const payload = JSON.stringify(body())
+      const request = http.request(
+        {
+          agent,
+          host: '127.0.0.1',
+          port,
+          path: '/graphql',
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+            authorization: `Bearer ${key}`,
+          },
+        },
+        (response) => {
+          let text = ''
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => {
+            text += chunk
+          })
+          response.on('end', () => {
+            latencies.push(performance.now() - due)
+            if (response.statusCode !== 200 || text.includes('"errors"') || text.includes('{}'))
+              failures.push(`${response.statusCode}: ${text.slice(0, 200)}`)
+            resolve()
+          })
+        },
+      )
+      request.on('error', (error) => {
+        failures.push(String(error))
+        resolve()
+      })
+      request.end(payload)
+    })
+  const started = performance.now()
+  const pending: Promise<void>[] = []
+  let sent = 0
+  // Every millisecond (the timers' resolution), the requests due by then: 2 at 2,000/s.
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1_000) * rate))
+      for (; sent < due; sent++) pending.push(send(started + (sent / rate) * 1_000))
+      if (sent >= total) resolve()
+      else setTimeout(tick, 1)
+    }
+    tick()
+  })
+  await Promise.all(pending)
+  const elapsed = (performance.now() - started) / 1_000
+  agent.destroy()
+  if (failures.length > 0)
+    throw new Error(`${failures.length} failed requests in ${total}, first: ${failures[0]}`)
+  return { requests: latencies.length, seconds: elapsed, latencies, errors: 0 }
 }
 
 export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<BenchRow[]> {
@@ -392,16 +467,20 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
         per?: number
         perUnit?: string
         targets?: { rate?: number; p95?: number }
-        /** Offer this many requests per second (the suffix says so) instead of as many as answered. */
+        /** Offer this many requests per second, evenly (openLoop), instead of as many as answered. */
         rate?: number
       } = {},
     ) => {
-      await hammer(port, key, connections, Math.min(1, seconds), body, options.rate) // warm-up
+      const drive = (duration: number) =>
+        options.rate
+          ? openLoop(port, key, options.rate, duration, body, connections)
+          : hammer(port, key, connections, duration, body)
+      await drive(Math.min(1, seconds)) // warm-up
       const runs: RunResult[] = []
       const cpu: number[] = []
       for (let i = 0; i < sizes.samples; i++) {
         const before = await server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
-        const run = await hammer(port, key, connections, seconds, body, options.rate)
+        const run = await drive(seconds)
         const after = await server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
         runs.push(run)
         // CPU time the server spent per request: steadier than rates when the machine is shared.
@@ -420,7 +499,7 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
           ...(target === undefined ? {} : { target: { op, value: target } }),
         })
       const suffix = options.rate
-        ? `at ${options.rate.toLocaleString('en-US')} req/s offered, c=${connections}`
+        ? `at ${options.rate.toLocaleString('en-US')} req/s offered (open loop, ≤ ${connections} connections)`
         : `c=${connections}`
       push(`${label} ${suffix}: throughput`, rate, 'req/s', options.targets?.rate, '>=')
       if (options.per)
