@@ -21,6 +21,8 @@ interface SuiteResult {
   repetitions: number
   seconds: number
   rows: BenchRow[]
+  /** Set on a suite kept from an earlier run by an `--only` run: when and at which commit it ran. */
+  from?: { startedAt: string; commit: string | null }
 }
 
 interface Report {
@@ -110,6 +112,26 @@ for (const suite of SUITES) {
 }
 report.seconds = (performance.now() - started) / 1_000
 
+// --only reruns some suites: the others keep their figures from the last run of the same mode,
+// marked with when and where they ran, so one slow suite can be redone without the rest.
+const base = path.join(RESULTS_DIR, quick ? 'latest-quick' : 'latest')
+if (only && fs.existsSync(`${base}.json`)) {
+  const previous = JSON.parse(fs.readFileSync(`${base}.json`, 'utf8')) as Report
+  const rerun = new Set(report.suites.map((s) => s.id))
+  const kept = previous.suites
+    .filter((s) => !rerun.has(s.id))
+    .map((s) => ({
+      ...s,
+      from: s.from ?? { startedAt: previous.startedAt, commit: previous.machine.commit },
+    }))
+  const order = (id: string) => SUITES.findIndex((s) => s.id === id)
+  report.suites = [...kept, ...report.suites].sort((a, b) => order(a.id) - order(b.id))
+  report.skipped = [
+    ...previous.skipped.filter((s) => !rerun.has(s.id) && !only.includes(s.id)),
+    ...report.skipped,
+  ]
+}
+
 function suiteMarkdown(suite: SuiteResult): string[] {
   const hasRatio = suite.rows.some((r) => r.ratio !== undefined)
   const hasTarget = suite.rows.some((r) => r.target)
@@ -135,7 +157,7 @@ function suiteMarkdown(suite: SuiteResult): string[] {
   return [
     `### ${suite.title}`,
     '',
-    `${suite.repetitions} repetition${suite.repetitions === 1 ? '' : 's'}, ${Math.round(suite.seconds)} s`,
+    `${suite.repetitions} repetition${suite.repetitions === 1 ? '' : 's'}, ${Math.round(suite.seconds)} s${suite.from ? ` (from the run of ${suite.from.startedAt}, commit ${suite.from.commit ?? '?'})` : ''}`,
     '',
     line(head),
     line(align),
@@ -156,12 +178,22 @@ function suiteMarkdown(suite: SuiteResult): string[] {
   ]
 }
 
+/** Which suites an `--only` run kept from an earlier one, for the headers. */
+function keptNote(r: Report): string {
+  const kept = r.suites.filter((s) => s.from)
+  if (kept.length === 0) return ''
+  const runs = [
+    ...new Set(kept.map((s) => `${s.from?.startedAt.slice(0, 16)}Z, commit ${s.from?.commit ?? '?'}`)),
+  ]
+  return ` Suites ${kept.map((s) => s.id).join(', ')} are from the earlier run of ${runs.join('; ')}; the rest ran on ${r.startedAt.slice(0, 16)}Z at the commit above.`
+}
+
 function reportMarkdown(r: Report): string {
   const m = r.machine
   const targets = r.suites.flatMap((s) => s.rows.filter((row) => row.target))
   const met = targets.filter((row) => row.target?.met).length
   return [
-    `Measured ${r.startedAt.slice(0, 10)} (${r.mode} run, ${Math.round(r.seconds)} s) on ${m.cores} cores, ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}, commit ${m.commit ?? '?'}${m.dirty ? ' with uncommitted changes' : ''}. Median of the repetitions; spread is half their range.${targets.length ? ` Targets met: ${met} of ${targets.length}.` : ''}`,
+    `Measured ${r.startedAt.slice(0, 10)} (${r.mode} run, ${Math.round(r.seconds)} s) on ${m.cores} cores, ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}, commit ${m.commit ?? '?'}${m.dirty ? ' with uncommitted changes' : ''}. Median of the repetitions; spread is half their range.${targets.length ? ` Targets met: ${met} of ${targets.length}.` : ''}${keptNote(r)}`,
     '',
     ...r.suites.flatMap(suiteMarkdown),
     ...(r.skipped.length ? ['Skipped:', '', ...r.skipped.map((s) => `- ${s.id}: ${s.reason}`), ''] : []),
@@ -181,7 +213,7 @@ function readmeMarkdown(r: Report): string {
   )
   const load = r.suites.find((s) => s.id === 'load')
   return [
-    `Measured ${r.startedAt.slice(0, 10)} by \`pnpm bench\` (${r.mode} run) on ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}, commit ${m.commit ?? '?'}${m.dirty ? ' with uncommitted changes' : ''}. Median of the repetitions, ± half their range.`,
+    `Measured ${r.startedAt.slice(0, 10)} by \`pnpm bench\` (${r.mode} run) on ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}, commit ${m.commit ?? '?'}${m.dirty ? ' with uncommitted changes' : ''}. Median of the repetitions, ± half their range.${keptNote(r)}`,
     '',
     ...(withTargets.length
       ? [
@@ -216,7 +248,6 @@ function readmeMarkdown(r: Report): string {
 }
 
 fs.mkdirSync(RESULTS_DIR, { recursive: true })
-const base = path.join(RESULTS_DIR, quick ? 'latest-quick' : 'latest')
 const markdown = reportMarkdown(report)
 fs.writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`)
 fs.writeFileSync(`${base}.md`, `${markdown}\n`)
