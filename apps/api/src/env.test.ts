@@ -181,3 +181,28 @@ describe('loadEnv: embedding providers', () => {
     )
   })
 })
+
+describe('loadEnv: lexical search planning', () => {
+  it('defaults to the core plan and accepts the bounds', () => {
+    expect(loadEnv({})).toMatchObject({
+      ENGRAM_SEARCH_COMMON_TERM_SHARE: 0.1,
+      ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS: 20_000,
+    })
+    expect(
+      loadEnv({ ENGRAM_SEARCH_COMMON_TERM_SHARE: '1', ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS: '0' }),
+    ).toMatchObject({ ENGRAM_SEARCH_COMMON_TERM_SHARE: 1, ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS: 0 })
+  })
+
+  it('names a share outside (0, 1] and a count that is not a whole number', () => {
+    for (const share of ['0', '1.5', 'often']) {
+      expect(configError({ ENGRAM_SEARCH_COMMON_TERM_SHARE: share })?.message).toContain(
+        'ENGRAM_SEARCH_COMMON_TERM_SHARE',
+      )
+    }
+    for (const count of ['-1', '2.5', '1000000001']) {
+      expect(configError({ ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS: count })?.message).toContain(
+        'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS',
+      )
+    }
+  })
+})
