@@ -101,14 +101,5 @@ export const median = (values: readonly number[]): number => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
-/** A small deterministic generator: benchmarks must be repeatable. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
+/** Benchmarks draw their inputs from the same seeded generator as the tests. */
+export { seededRandom } from '../src/random.ts'

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { seededRandom as seeded } from '../random.ts'
 import type { MemoryEntry } from '../types.ts'
 import { IncrementalRedundancy } from './incremental-redundancy.ts'
 import { findRedundantEntries } from './redundancy.ts'
-
-/** A small deterministic generator (tests use fixed inputs). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 const base = new Date('2026-01-15T12:00:00.000Z').getTime()
 

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { seededRandom as seeded } from '../random.ts'
 import type { MemoryEntry } from '../types.ts'
 import { findRedundantEntries, findRedundantEntriesNaive } from './redundancy.ts'
-
-/** mulberry32: a fixed seed gives the same inputs on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = Math.imul(state ^ (state >>> 15), state | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 const BASE = Date.UTC(2026, 0, 15)
 const SEPARATORS = [' ', ' ', ' ', ', ', '. ', ' - ', '! ']

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { seededRandom as seeded } from '../random.ts'
 import { wordSet } from './redundancy.ts'
 import { indexWords } from './word-ids.ts'
 
@@ -47,16 +48,6 @@ const PIECES = [
   'rock’n’roll',
   "it'5",
 ]
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = Math.imul(state ^ (state >>> 15), state | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
 
 describe('indexWords', () => {
   it('reads exactly the words of wordSet, on random text full of edge cases', () => {

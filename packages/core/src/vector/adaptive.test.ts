@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { seededRandom } from '../random.ts'
 import {
   AdaptiveVectorIndex,
   type ApproximateBuildInput,
@@ -6,7 +7,7 @@ import {
   type ApproximateVectorIndex,
   buildApproximateIndex,
 } from './adaptive.ts'
-import { clusteredVectors, seededRandom } from './synthetic.ts'
+import { clusteredVectors } from './synthetic.ts'
 import { ExactVectorIndex, vectorNorm } from './vector.ts'
 
 const normalisedCopy = (vector: Float32Array) => [...vector].map((x) => x / vectorNorm(vector))

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { seededRandom } from '../random.ts'
 import { calibrateSearchBreadth, recallAtK, type TunableVectorIndex } from './calibration.ts'
-import { clusteredVectors, seededRandom } from './synthetic.ts'
+import { clusteredVectors } from './synthetic.ts'
 import { ExactVectorIndex, type VectorHit } from './vector.ts'
 
 /**

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { ValidationError } from '../errors.ts'
+import { seededRandom } from '../random.ts'
 import { recallAtK } from './calibration.ts'
 import { QuantizedVectorIndex } from './quantized.ts'
-import { type ClusteredVectorsOptions, clusteredVectors, seededRandom } from './synthetic.ts'
+import { type ClusteredVectorsOptions, clusteredVectors } from './synthetic.ts'
 import { cosineSimilarity, ExactVectorIndex, type VectorIndex } from './vector.ts'
 
 const SETS: { name: string; seed: number; options: Partial<ClusteredVectorsOptions> }[] = [

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseWith } from '../errors.ts'
+import { seededRandom } from '../random.ts'
 
 /**
  * Test and benchmark data shaped like text embeddings, from an injected seeded `random`: a mixture
@@ -28,18 +29,6 @@ export interface VectorSource {
   next(out?: Float32Array): Float32Array
   /** `count` vectors back to back in one buffer. */
   many(count: number): Float32Array
-}
-
-/** mulberry32: a small seeded uniform [0, 1) generator, so test and bench sets repeat exactly. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
 }
 
 /** A standard normal draw (Box–Muller) from a uniform [0, 1) source. */
