@@ -5,21 +5,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createHashingEmbedder, queryTerms } from '@engram/core'
+import { loadLocomo } from '../../../packages/core/bench/locomo.ts'
 import { type BenchRow, writeReport } from '../../../packages/core/bench/report.ts'
 import { loadWordNetLexicon, type WordNetPart } from '../src/embedding/wordnet-lexicon.ts'
 import { createAgentKey, createTestApp } from '../test/helpers.ts'
-
-interface Turn {
-  speaker: string
-  dia_id: string
-  text: string
-  blip_caption?: string
-}
-interface Sample {
-  sample_id: string
-  conversation: Record<string, unknown>
-  qa: { question: string; evidence: string[]; category: number }[]
-}
 
 const KS = [5, 10, 25] as const
 const CATEGORY_NAMES: Record<number, string> = {
@@ -40,34 +29,6 @@ function datasetPath(): string {
     process.exit(2)
   }
   return value
-}
-
-/** "1:56 pm on 8 May, 2023" → a UTC date. */
-function sessionTime(text: string): Date {
-  const match = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(text)
-  if (!match) throw new Error(`unreadable session time: ${text}`)
-  const [, h, m, half, day, month, year] = match as unknown as string[]
-  const hour = (Number(h) % 12) + (half?.toLowerCase() === 'pm' ? 12 : 0)
-  const monthIndex = new Date(`${month} 1, 2000`).getMonth()
-  return new Date(Date.UTC(Number(year), monthIndex, Number(day), hour, Number(m)))
-}
-
-/** A few evidence ids are malformed ("D8:6; D9:17", "D:11:26", "D30:05"). */
-function normaliseEvidence(ids: string[]): string[] {
-  return ids
-    .flatMap((id) => id.split(/[;,\s]+/))
-    .map((id) => id.replace(/^D:/, 'D').replace(/:0+(\d)/, ':$1'))
-    .filter((id) => /^D\d+:\d+$/.test(id))
-}
-
-function sessionsOf(sample: Sample): { time: Date; turns: Turn[] }[] {
-  return Object.keys(sample.conversation)
-    .filter((k) => /^session_\d+$/.test(k))
-    .sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]))
-    .map((k) => ({
-      time: sessionTime(String(sample.conversation[`${k}_date_time`])),
-      turns: sample.conversation[k] as Turn[],
-    }))
 }
 
 /** The dataset README's baseline: BM25 over `Speaker said, "text"`, lowercase words, no stop words. */
@@ -178,7 +139,7 @@ export async function qualityBenchmarks(options: QualityOptions): Promise<BenchR
     ...(synonymWeight ? { synonymWeight } : {}),
   })
 
-  const all = JSON.parse(fs.readFileSync(options.dataset, 'utf8')) as Sample[]
+  const all = loadLocomo(options.dataset)
   const samples = options.quick ? all.slice(0, 1) : all
   const t = await createTestApp({ embedder })
   type Scores = Record<string, { n: number; product: number[]; baseline: number[] }>
@@ -197,48 +158,42 @@ export async function qualityBenchmarks(options: QualityOptions): Promise<BenchR
   let questions = 0
 
   for (const sample of samples) {
-    const agentId = sample.sample_id.toLowerCase().replace(/[^a-z0-9_-]/g, '-')
+    const agentId = sample.id
     const key = await createAgentKey(t, agentId)
     const docs: { id: string; text: string }[] = []
-    for (const session of sessionsOf(sample)) {
-      for (const [i, turn] of session.turns.entries()) {
-        const said = `${turn.speaker} said, "${turn.text}"`
-        docs.push({ id: turn.dia_id, text: said })
-        const content = turn.blip_caption ? `${said} and shared ${turn.blip_caption}.` : said
-        const result = await t.gql(
-          `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename } }`,
-          {
-            input: {
-              conversationId: agentId,
-              role: 'USER',
-              content,
-              timestamp: new Date(session.time.getTime() + i * 1_000).toISOString(),
-              metadata: { dia_id: turn.dia_id, speaker: turn.speaker },
-            },
+    for (const turn of sample.turns) {
+      docs.push({ id: turn.diaId, text: turn.said })
+      const result = await t.gql(
+        `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename } }`,
+        {
+          input: {
+            conversationId: agentId,
+            role: 'USER',
+            content: turn.content,
+            timestamp: turn.timestamp.toISOString(),
+            metadata: { dia_id: turn.diaId, speaker: turn.speaker },
           },
-          key,
-        )
-        if (result.data?.addMessage?.__typename !== 'Message')
-          throw new Error(`ingest failed: ${JSON.stringify(result)}`)
-        turnsIngested++
-      }
+        },
+        key,
+      )
+      if (result.data?.addMessage?.__typename !== 'Message')
+        throw new Error(`ingest failed: ${JSON.stringify(result)}`)
+      turnsIngested++
     }
     const baseline = bm25Baseline(docs)
-    for (const qa of sample.qa) {
-      const evidence = normaliseEvidence(qa.evidence)
-      if (evidence.length === 0) continue
+    for (const { question, evidence, category } of sample.questions) {
       const result = await t.gql(
         `query($q: String!, $s: SearchStrategy, $w: SearchWeightsInput, $l: Float, $d: Boolean) { search(input: { query: $q, scopes: [MESSAGES], limit: 25, strategy: $s, weights: $w, mmrLambda: $l, decay: $d }) { ... on SearchResult { hits { message { metadata } } } } }`,
-        { q: qa.question, s: strategy, w: weights, l: mmrLambda, d: decay },
+        { q: question, s: strategy, w: weights, l: mmrLambda, d: decay },
         key,
       )
       const retrieved = (result.data.search.hits as { message: { metadata: { dia_id?: string } } }[]).map(
         (h) => String(h.message.metadata.dia_id),
       )
-      const base = baseline(qa.question, 25)
+      const base = baseline(question, 25)
       const product = KS.map((k) => recall(retrieved, evidence, k))
       const reference = KS.map((k) => recall(base, evidence, k))
-      add(`${qa.category} ${CATEGORY_NAMES[qa.category] ?? ''}`.trim(), product, reference)
+      add(`${category} ${CATEGORY_NAMES[category] ?? ''}`.trim(), product, reference)
       add('overall', product, reference)
       questions++
     }
@@ -279,7 +234,7 @@ export async function qualityBenchmarks(options: QualityOptions): Promise<BenchR
 
 /** The title and context the standalone run writes beside its rows. */
 export function qualityTitle(options: QualityOptions): string {
-  const ids = (JSON.parse(fs.readFileSync(options.dataset, 'utf8')) as Sample[]).map((s) => s.sample_id)
+  const ids = loadLocomo(options.dataset).map((conversation) => conversation.id)
   return `Retrieval quality: ${(options.quick ? ids.slice(0, 1) : ids).join(', ')}`
 }
 
