@@ -139,6 +139,25 @@ export function seed(file: string, sizes: Sizes, random: () => number): { second
     `INSERT INTO "MemoryItem" ("agentId", "content", "category", "importance", "validFrom", "contentHash", "tokenCount", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   const ROLES = ['user', 'assistant', 'tool', 'assistant'] as const
+  /** The vector the server's embedder gives `content`, stored as the server stores it. */
+  const storeVector = (
+    kind: 'message' | 'memory',
+    ownerId: number | bigint,
+    agentId: string,
+    content: string,
+  ) => {
+    const vector = embedder.embedOne(content)
+    insertEmbedding.run(
+      kind,
+      ownerId,
+      agentId,
+      embedder.model,
+      vector.length,
+      vectorToBytes(vector),
+      contentHash(content),
+      at,
+    )
+  }
 
   /**
    * Messages from..to of an agent's `total`: conversations of MESSAGES_PER_CONVERSATION turns over
@@ -186,17 +205,7 @@ export function seed(file: string, sizes: Sizes, random: () => number): { second
         at,
       )
       if (!embed) continue
-      const vector = embedder.embedOne(content)
-      insertEmbedding.run(
-        'message',
-        lastInsertRowid,
-        agentId,
-        embedder.model,
-        vector.length,
-        vectorToBytes(vector),
-        contentHash(content),
-        at,
-      )
+      storeVector('message', lastInsertRowid, agentId, content)
     }
   }
 
@@ -236,17 +245,7 @@ export function seed(file: string, sizes: Sizes, random: () => number): { second
           created,
           created,
         )
-        const vector = embedder.embedOne(content)
-        insertEmbedding.run(
-          'memory',
-          lastInsertRowid,
-          agentId,
-          embedder.model,
-          vector.length,
-          vectorToBytes(vector),
-          contentHash(content),
-          at,
-        )
+        storeVector('memory', lastInsertRowid, agentId, content)
       }
     })
   memories('mem', sizes.memories)

@@ -15,6 +15,7 @@ import {
   recallAtK,
   seededRandom,
   type VectorSource,
+  vectorSource,
 } from '../src/index.ts'
 import { TopK } from '../src/vector/top-k.ts'
 import type { BenchRow } from './report.ts'
@@ -292,19 +293,11 @@ function hashedTextVectors(random: () => number): VectorSource {
   const embedder = createHashingEmbedder({ dimensions: DIMENSIONS })
   const vocabulary = Array.from({ length: 5_000 }, (_, i) => `w${i.toString(36)}`)
   const word = () => vocabulary[Math.floor(vocabulary.length ** random()) - 1] as string
-  const next = (out = new Float32Array(DIMENSIONS)) => {
+  const next = (out: Float32Array = new Float32Array(DIMENSIONS)) => {
     out.set(embedder.embedOne(Array.from({ length: 8 + Math.floor(random() * 20) }, word).join(' ')))
     return out
   }
-  return {
-    dimensions: DIMENSIONS,
-    next,
-    many(count) {
-      const all = new Float32Array(count * DIMENSIONS)
-      for (let i = 0; i < count; i++) next(all.subarray(i * DIMENSIONS, (i + 1) * DIMENSIONS))
-      return all
-    },
-  }
+  return vectorSource(DIMENSIONS, next)
 }
 
 /**

@@ -49,7 +49,7 @@ export function clusteredVectors(
   const map = o.latentDimensions === 0 ? null : new Float64Array(space * dims)
   if (map) for (let i = 0; i < map.length; i++) map[i] = gaussian(random) / Math.sqrt(space)
   const latent = new Float64Array(space)
-  const next = (out = new Float32Array(dims)): Float32Array => {
+  const next = (out: Float32Array = new Float32Array(dims)): Float32Array => {
     const cluster = Math.floor(o.clusters * random() ** o.popularitySkew)
     for (let l = 0; l < space; l++)
       latent[l] = (centres[cluster * space + l] as number) + o.clusterSpread * gaussian(random)
@@ -65,12 +65,17 @@ export function clusteredVectors(
     for (let j = 0; j < dims; j++) out[j] = (out[j] as number) / norm
     return out
   }
+  return vectorSource(dims, next)
+}
+
+/** A VectorSource from its `next`: `many` fills one buffer with consecutive draws. */
+export function vectorSource(dimensions: number, next: (out?: Float32Array) => Float32Array): VectorSource {
   return {
-    dimensions: dims,
+    dimensions,
     next,
     many(count) {
-      const all = new Float32Array(count * dims)
-      for (let i = 0; i < count; i++) next(all.subarray(i * dims, (i + 1) * dims))
+      const all = new Float32Array(count * dimensions)
+      for (let i = 0; i < count; i++) next(all.subarray(i * dimensions, (i + 1) * dimensions))
       return all
     },
   }
