@@ -42,6 +42,13 @@ const option = (name: string) => {
 const quick = args.includes('--quick')
 const only = option('--only')?.split(',')
 const repsOverride = option('--reps') ? Number(option('--reps')) : undefined
+if (
+  repsOverride !== undefined &&
+  !(Number.isInteger(repsOverride) && repsOverride >= 1 && repsOverride <= 100)
+) {
+  console.error(`--reps must be a whole number from 1 to 100 (got ${option('--reps')})`)
+  process.exit(2)
+}
 // pnpm runs this in bench/harness: a relative path means relative to where it was typed.
 const datasetArg = option('--dataset')
 const dataset = datasetArg
