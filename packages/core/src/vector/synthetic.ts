@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { parseWith } from '../errors.ts'
-import { seededRandom } from '../random.ts'
 
 /**
  * Test and benchmark data shaped like text embeddings, from an injected seeded `random`: a mixture
