@@ -37,7 +37,10 @@ export interface AppOptions {
     Partial<
       Pick<
         Env,
-        'ENGRAM_CORS_ORIGIN' | 'ENGRAM_SEARCH_COMMON_TERM_SHARE' | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+        | 'ENGRAM_CORS_ORIGIN'
+        | 'ENGRAM_SEARCH_COMMON_TERM_SHARE'
+        | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+        | 'ENGRAM_KEY_FACT_MODE'
       >
     >
   clock?: Clock
@@ -60,6 +63,7 @@ export function createApp(options: AppOptions) {
     pubsub: createEngramPubSub(),
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
+    keyFactMode: env.ENGRAM_KEY_FACT_MODE,
     log,
     embedder: options.embedder,
     databaseFile: options.databaseFile,

@@ -52,6 +52,8 @@ export async function createTestApp(
     backupDirectory?: string
     /** ENGRAM_SEARCH_COMMON_TERM_SHARE and _MIN_DOCUMENTS. */
     commonTerms?: { share: number; minDocuments: number }
+    /** ENGRAM_KEY_FACT_MODE. */
+    keyFactMode?: 'spec' | 'strict'
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -74,6 +76,7 @@ export async function createTestApp(
       ENGRAM_TOKENIZER: 'o200k_base',
       ENGRAM_MAX_QUERY_DEPTH: options.maxDepth ?? 12,
       ENGRAM_MAX_QUERY_COST: options.maxCost ?? 20_000,
+      ...(options.keyFactMode ? { ENGRAM_KEY_FACT_MODE: options.keyFactMode } : {}),
       ...(options.commonTerms
         ? {
             ENGRAM_SEARCH_COMMON_TERM_SHARE: options.commonTerms.share,
