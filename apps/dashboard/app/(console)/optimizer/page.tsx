@@ -1,6 +1,6 @@
 import { AgentSelect } from '../../../components/agent-select'
 import { gql, listAgents } from '../../../lib/api'
-import { SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
+import { EXPLANATION_FIELDS, SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
 import { OptimizerConsole, type Parameters } from './optimizer-console'
 
 export const dynamic = 'force-dynamic'
@@ -16,7 +16,7 @@ export default async function OptimizerPage({ searchParams }: { searchParams: Pr
   }>(
     `query($a: ID) {
       optimizerStatus(agentId: $a) { ... on OptimizerStatus { currentParameters { compressionTrigger fullMessageWindow minRelevance targetUsageRatio } } }
-      optimizerSnapshots(agentId: $a, last: 100) { ... on OptimizationSnapshotList { snapshots { ${SNAPSHOT_FIELDS} } } }
+      optimizerSnapshots(agentId: $a, last: 100) { ... on OptimizationSnapshotList { snapshots { ${SNAPSHOT_FIELDS} ${EXPLANATION_FIELDS} } } }
     }`,
     { a: agentId },
   )
@@ -31,6 +31,7 @@ export default async function OptimizerPage({ searchParams }: { searchParams: Pr
         agentId={agentId}
         parameters={data.optimizerStatus.currentParameters}
         initialSnapshots={data.optimizerSnapshots.snapshots}
+        renderedAt={new Date().toISOString()}
       />
     </section>
   )
