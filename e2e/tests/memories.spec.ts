@@ -1,8 +1,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
+import type { APIRequestContext, Page } from '@playwright/test'
 import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { allowConsoleErrors, expect, test, watchPage } from './fixtures'
 
 // The Memories page against the real API: every change made in the browser is checked through the
 // API, and each state is screenshotted into test-results/screens/ for a person to look at.
@@ -83,7 +84,9 @@ test.beforeAll(async ({ browser, request }) => {
     )
     expect(data.createMemory.outcome).toBe('STORED')
   }
-  page = await browser.newPage()
+  page = watchPage(await browser.newPage())
+  // The refused import answers 422 on purpose; Chromium logs every non-2xx response.
+  allowConsoleErrors(/status of 422/)
   page.on('pageerror', (error) => browserErrors.push(error.message))
   page.on('console', (message) => {
     // The refused import answers 422 on purpose; Chromium logs every non-2xx response.

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test'
 import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { expect, test } from './fixtures'
 
 const GRAPHQL = `http://127.0.0.1:${API_PORT}/graphql`
 
