@@ -88,7 +88,7 @@ test('an admin signs in and sees the charts drawn from the snapshots', async () 
   await page.getByLabel('Admin API key').fill(ADMIN_KEY)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page.getByRole('heading', { name: 'Overview', exact: true })).toBeVisible()
-  await page.getByLabel('Agent').selectOption(AGENT)
+  await page.getByLabel('Agent', { exact: true }).selectOption(AGENT)
   await expect(page).toHaveURL(new RegExp(`agent=${AGENT}`))
   await expect(page.getByTestId('charts')).toHaveAttribute('data-points', '2')
   for (const id of [
@@ -143,7 +143,7 @@ test('knowledge: create, edit and delete, each confirmed through the API', async
   await expect(page.getByTestId('knowledge-cookie banner')).toContainText('pruned in 30 days if unused')
 
   const form = page.getByRole('form', { name: 'Add knowledge' })
-  await form.getByLabel('Agent').selectOption(AGENT)
+  await form.getByLabel('Agent', { exact: true }).selectOption(AGENT)
   await form.getByLabel('Category').selectOption('ERROR_PATTERN')
   await form.getByLabel('Key').fill('rate limit')
   await form.getByLabel('Value').fill('429 after 10 requests per minute')
@@ -249,8 +249,8 @@ test('memory: entries by tier, a relevance histogram, and suggestions to apply',
   await page.getByRole('link', { name: 'Memory' }).click()
   await expect(page.getByRole('heading', { name: 'Memory', exact: true })).toBeVisible()
   // All agents by default, like the other pages; suggestions are per agent.
-  await expect(page.getByLabel('Agent')).toHaveValue('')
-  await page.getByLabel('Agent').selectOption(AGENT)
+  await expect(page.getByLabel('Agent', { exact: true })).toHaveValue('')
+  await page.getByLabel('Agent', { exact: true }).selectOption(AGENT)
   await expect(page).toHaveURL(new RegExp(`agent=${AGENT}`))
   await expect(
     page.getByTestId('relevance-histogram').locator('path.recharts-rectangle').first(),

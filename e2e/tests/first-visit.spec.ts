@@ -161,7 +161,7 @@ test('optimizer: each run says which rule fired and why, with exact token counts
 
 test('memory: all agents by default, paged, long text cut with an ellipsis and whole in its title', async () => {
   await page.goto('/memory')
-  await expect(page.getByLabel('Agent')).toHaveValue('')
+  await expect(page.getByLabel('Agent', { exact: true })).toHaveValue('')
   const table = page.getByRole('table', { name: 'Memory entries' })
   await expect(table.locator('thead')).toContainText('Agent')
   await expect(table.locator('tbody tr')).toHaveCount(25)

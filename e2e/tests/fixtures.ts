@@ -8,24 +8,26 @@ export { expect }
  * across tests (browser.newPage() in beforeAll) is watched with watchPage(page).
  */
 const problems: string[] = []
-const allowed: RegExp[] = []
+/** Allowed for the running test only (cleared after it). */
+const allowedInTest: RegExp[] = []
 const watched = new WeakSet<Page>()
 
-export function watchPage(page: Page): Page {
+/** Watches a page; `allow` lists console errors expected on it for its whole life. */
+export function watchPage(page: Page, allow: RegExp[] = []): Page {
   if (watched.has(page)) return page
   watched.add(page)
   page.on('console', (message) => {
     if (message.type() !== 'error') return
     const text = message.text()
-    if (!allowed.some((pattern) => pattern.test(text))) problems.push(`console: ${text}`)
+    if (![...allow, ...allowedInTest].some((pattern) => pattern.test(text))) problems.push(`console: ${text}`)
   })
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
   return page
 }
 
-/** Errors a spec expects on purpose (e.g. Chromium logging an intentional 422 response). */
+/** Console errors the running test expects on purpose (e.g. Chromium logging a deliberate 401). */
 export function allowConsoleErrors(...patterns: RegExp[]): void {
-  allowed.push(...patterns)
+  allowedInTest.push(...patterns)
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: Playwright types a fixture that provides nothing as void
@@ -33,9 +35,10 @@ export const test = base.extend<{ failOnBrowserErrors: void }>({
   failOnBrowserErrors: [
     async ({ context }, use) => {
       for (const page of context.pages()) watchPage(page)
-      context.on('page', watchPage)
+      context.on('page', (page) => watchPage(page))
       problems.length = 0
       await use()
+      allowedInTest.length = 0
       const found = problems.splice(0)
       expect(found, 'the browser reported errors (console.error, pageerror, hydration)').toEqual([])
     },

@@ -212,8 +212,9 @@ function Explanation({ explanation }: { explanation: SnapshotExplanation | null 
             {e.keyFactMode === 'STRICT' ? 'strict' : 'spec'} mode):
           </p>
           <ul className="promotions" aria-label="Promotions">
-            {e.promotions.map((p) => (
-              <li key={p.entryId}>
+            {e.promotions.map((p, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a snapshot's promotions never reorder
+              <li key={i}>
                 <q className="clip" title={p.excerpt}>
                   {p.excerpt}
                 </q>{' '}
