@@ -51,11 +51,12 @@ test.beforeAll(async ({ browser, request }) => {
         content: `ok ${'filler words that say little '.repeat(40)}`,
         timestamp: twoDaysAgo,
       },
-      { role: 'USER', content: LONG_TEXT },
       ...Array.from({ length: 30 }, (_, i) => ({
         role: 'USER',
         content: `Row ${i + 1}: the import of batch ${i + 1} went fine`,
       })),
+      // Newest: first on the agent's first page.
+      { role: 'USER', content: LONG_TEXT },
     ],
   })
   // Interleaved runs: an "all agents" line through them in time order would jump between agents.
