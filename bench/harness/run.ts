@@ -278,10 +278,14 @@ if (args.includes('--readme')) {
   )
   // The repository's formatter aligns markdown tables: leave the file as `pnpm lint` wants it.
   try {
-    execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/biome'), ['format', '--write', 'docs/performance.md'], {
-      cwd: REPO_ROOT,
-      stdio: 'ignore',
-    })
+    execFileSync(
+      path.join(REPO_ROOT, 'node_modules/.bin/biome'),
+      ['format', '--write', 'docs/performance.md'],
+      {
+        cwd: REPO_ROOT,
+        stdio: 'ignore',
+      },
+    )
   } catch {
     console.warn('[bench] could not format docs/performance.md: run `pnpm format`')
   }
