@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, TOKENIZER_NAMES } from '@engram/core'
+import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, KEY_FACT_MODES, TOKENIZER_NAMES } from '@engram/core'
 import { z } from 'zod'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -32,6 +32,11 @@ export const EnvSchema = z
       .min(0, 'must be >= 0 (0 turns the schedule off)')
       .max(86_400_000, 'must be at most 86400000 (one day)')
       .default(DEFAULT_OPTIMIZER_CONFIG.intervalMs),
+    /**
+     * What the optimizer counts as an "error" key fact when it promotes: `spec` (spec 000: the
+     * word anywhere) or `strict` (an actual error message, stack trace or error code).
+     */
+    ENGRAM_KEY_FACT_MODE: z.enum(KEY_FACT_MODES).default('spec'),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
     ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),

@@ -43,6 +43,7 @@ export interface AppOptions {
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
+        | 'ENGRAM_KEY_FACT_MODE'
       >
     >
   clock?: Clock
@@ -65,6 +66,7 @@ export function createApp(options: AppOptions) {
     pubsub: createEngramPubSub(),
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
+    keyFactMode: env.ENGRAM_KEY_FACT_MODE,
     log,
     embedder: options.embedder,
     databaseFile: options.databaseFile,

@@ -56,6 +56,8 @@ export async function createTestApp(
     log?: { info(...args: unknown[]): void; warn(...args: unknown[]): void; error(...args: unknown[]): void }
     /** Any other configuration, as the server would read it from the environment. */
     env?: Partial<AppOptions['env']>
+    /** ENGRAM_KEY_FACT_MODE. */
+    keyFactMode?: 'spec' | 'strict'
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -78,6 +80,7 @@ export async function createTestApp(
       ENGRAM_TOKENIZER: 'o200k_base',
       ENGRAM_MAX_QUERY_DEPTH: options.maxDepth ?? 12,
       ENGRAM_MAX_QUERY_COST: options.maxCost ?? 20_000,
+      ...(options.keyFactMode ? { ENGRAM_KEY_FACT_MODE: options.keyFactMode } : {}),
       ...(options.commonTerms
         ? {
             ENGRAM_SEARCH_COMMON_TERM_SHARE: options.commonTerms.share,
