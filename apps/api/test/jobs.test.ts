@@ -43,7 +43,7 @@ const SEARCH_MESSAGES = `query($q: String!) { search(input: { query: $q, scopes:
   ... on SearchResult { hits { id text components { bm25 vector } } }
 } }`
 const STATS = `{ jobQueueStats { kind pending running failed oldestPendingAgeMs } }`
-const COVERAGE = `query($a: ID) { memoryStats(agentId: $a) { ... on MemoryStats { coverage { kind total embedded } } } }`
+const COVERAGE = `query($a: ID) { memoryStats(agentId: $a) { ... on MemoryStats { coverage { kind total embedded queued failed } } } }`
 
 async function addMessage(t: TestApp, key: string, content: string, conv = 'c1'): Promise<number> {
   const r = await t.gql(ADD, { c: content, conv }, key)
@@ -78,6 +78,12 @@ describe('embed on write, through the durable job queue', () => {
     expect(await t.db.job.findMany({ where: { agentId: 'agent-jobs' } })).toMatchObject([
       { kind: EMBED_JOB, key: `message:${id}`, state: 'pending', attempts: 0 },
     ])
+    // The coverage the dashboard shows says where the missing vector is: queued.
+    const messageCoverage = async () =>
+      (await t.gql(COVERAGE, { a: 'agent-jobs' })).data.memoryStats.coverage.find(
+        (c: { kind: string }) => c.kind === 'message',
+      )
+    expect(await messageCoverage()).toEqual({ kind: 'message', total: 1, embedded: 0, queued: 1, failed: 0 })
     // Depth and lag, on the engine's clock.
     t.clock.advance(1_500)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
@@ -89,13 +95,7 @@ describe('embed on write, through the durable job queue', () => {
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
     ])
-    // The coverage the dashboard shows counts vectors that exist, nothing else.
-    const coverage = (await t.gql(COVERAGE, { a: 'agent-jobs' })).data.memoryStats.coverage
-    expect(coverage.find((c: { kind: string }) => c.kind === 'message')).toEqual({
-      kind: 'message',
-      total: 1,
-      embedded: 1,
-    })
+    expect(await messageCoverage()).toEqual({ kind: 'message', total: 1, embedded: 1, queued: 0, failed: 0 })
   })
 
   it('embeds a batch of messages, of several agents, in one provider call', async () => {
@@ -188,6 +188,8 @@ describe('embed on write, through the durable job queue', () => {
         lastError: 'provider is down',
       },
     ])
+    const coverage = (await t.gql(COVERAGE, { a: 'agent-jobs' })).data.memoryStats.coverage
+    expect(coverage.find((c: { kind: string }) => c.kind === 'message')).toMatchObject({ queued: 0, failed: 1 })
     // Search still finds it, by keywords, while it has no vector.
     const hits = (await t.gql(SEARCH_MESSAGES, { q: 'provider down' }, key)).data.search.hits
     expect(hits[0]).toMatchObject({ id: String(id), components: { vector: 0 } })

@@ -57,6 +57,23 @@ export async function enqueueMissingEmbeddings(
   return added
 }
 
+/** Embed jobs per kind of row (of an agent, or all): queued (pending or running) and dead-lettered. */
+export async function embedJobCounts(
+  queue: SqliteJobQueue,
+  agentId: string | null,
+): Promise<Map<EmbeddingKind, { queued: number; failed: number }>> {
+  const rows = await queue.countByPayload(EMBED_JOB, 'kind', agentId)
+  const counts = new Map<EmbeddingKind, { queued: number; failed: number }>()
+  for (const row of rows) {
+    if (!EMBEDDING_KINDS.includes(row.value as EmbeddingKind)) continue
+    const entry = counts.get(row.value as EmbeddingKind) ?? { queued: 0, failed: 0 }
+    if (row.state === 'failed') entry.failed += row.count
+    else entry.queued += row.count
+    counts.set(row.value as EmbeddingKind, entry)
+  }
+  return counts
+}
+
 /** Registers the embed kind: a batch of jobs is embedded in one provider call. */
 export function registerEmbedJobs(worker: JobWorker, embeddings: EmbeddingService): void {
   worker.register(

@@ -188,6 +188,26 @@ export class SqliteJobQueue implements JobQueue {
     return [...byKind.values()].sort((a, b) => a.kind.localeCompare(b.kind))
   }
 
+  /** Jobs of a kind counted by state and by one field of their payload (of an agent, or all). */
+  async countByPayload(
+    kind: string,
+    field: string,
+    agentId: string | null,
+  ): Promise<{ value: string; state: JobState; count: number }[]> {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) throw new Error(`not a payload field name: ${field}`)
+    const rows = await this.db.$queryRawUnsafe<{ value: string; state: string; n: number | bigint }[]>(
+      `SELECT json_extract("payload", '$.${field}') AS value, "state" AS state, COUNT(*) AS n FROM "Job"
+        WHERE "kind" = ? ${agentId ? 'AND "agentId" = ?' : ''} GROUP BY 1, 2`,
+      kind,
+      ...(agentId ? [agentId] : []),
+    )
+    return rows.map((row) => ({
+      value: String(row.value),
+      state: row.state as JobState,
+      count: Number(row.n),
+    }))
+  }
+
   /** Dead letters, newest first. */
   async failed(kind: string | null, agentId: string | null, limit: number): Promise<Job[]> {
     const rows = await this.db.job.findMany({

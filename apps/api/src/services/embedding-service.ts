@@ -37,6 +37,16 @@ export interface EmbeddingJobs {
   enqueueMissing(agentId: string | null): Promise<number>
   /** Runs the agent's due embedding jobs now; returns how many ran. */
   runFor(agentId: string): Promise<number>
+  /** Embed jobs per kind of row: queued (pending or running) and dead-lettered. */
+  counts(agentId: string | null): Promise<Map<EmbeddingKind, { queued: number; failed: number }>>
+}
+
+export interface EmbeddingCoverage {
+  kind: EmbeddingKind
+  total: number
+  embedded: number
+  queued: number
+  failed: number
 }
 
 /** An owner an embed job is about. */
@@ -581,11 +591,13 @@ export class EmbeddingService {
     entry.unsaved = 0
   }
 
-  /** Per kind: how many owners there are and how many have a vector of the current model. */
-  async coverage(
-    agentId: string | null,
-  ): Promise<{ kind: EmbeddingKind; total: number; embedded: number }[]> {
-    return Promise.all(
+  /**
+   * Per kind: how many owners there are, how many have a vector of the current model, and how many
+   * are waiting in the job queue (queued) or gave up on it (failed): the rest of the gap.
+   */
+  async coverage(agentId: string | null): Promise<EmbeddingCoverage[]> {
+    const jobs = (await this.jobs?.counts(agentId)) ?? new Map()
+    const counted = await Promise.all(
       EMBEDDING_KINDS.map(async (kind) => {
         const where = agentId ? `WHERE o."agentId" = ?` : ''
         const [row] = await this.db.$queryRawUnsafe<{ total: number; embedded: number }[]>(
@@ -597,6 +609,7 @@ export class EmbeddingService {
         return { kind, total: Number(row?.total ?? 0), embedded: Number(row?.embedded ?? 0) }
       }),
     )
+    return counted.map((c) => ({ ...c, queued: 0, failed: 0, ...jobs.get(c.kind) }))
   }
 
   /**

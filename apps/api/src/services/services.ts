@@ -19,6 +19,7 @@ import {
   EMBED_JOB,
   EMBED_JOBS_PER_SEARCH,
   embedJob,
+  embedJobCounts,
   enqueueMissingEmbeddings,
   registerEmbedJobs,
 } from '../jobs/embed-jobs.ts'
@@ -88,6 +89,7 @@ export function createServices(options: ServicesOptions) {
     enqueue: (agentId, kind, ownerIds) => jobQueue.enqueue(ownerIds.map((id) => embedJob(agentId, kind, id))),
     enqueueMissing: (agentId) => enqueueMissingEmbeddings(jobQueue, embeddings.model, agentId),
     runFor: (agentId) => jobs.runFor(EMBED_JOB, agentId, EMBED_JOBS_PER_SEARCH),
+    counts: (agentId) => embedJobCounts(jobQueue, agentId),
   })
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
   const search = new SearchService(
