@@ -189,7 +189,10 @@ describe('embed on write, through the durable job queue', () => {
       },
     ])
     const coverage = (await t.gql(COVERAGE, { a: 'agent-jobs' })).data.memoryStats.coverage
-    expect(coverage.find((c: { kind: string }) => c.kind === 'message')).toMatchObject({ queued: 0, failed: 1 })
+    expect(coverage.find((c: { kind: string }) => c.kind === 'message')).toMatchObject({
+      queued: 0,
+      failed: 1,
+    })
     // Search still finds it, by keywords, while it has no vector.
     const hits = (await t.gql(SEARCH_MESSAGES, { q: 'provider down' }, key)).data.search.hits
     expect(hits[0]).toMatchObject({ id: String(id), components: { vector: 0 } })
