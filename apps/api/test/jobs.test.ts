@@ -271,6 +271,7 @@ describe('the job queue across restarts and workers', () => {
     const one = await createTestApp({ clock })
     // A second server process on the same database file: its own connection and worker.
     const two = await createTestApp({ databaseFile: one.databaseFile, clock })
+    let open: () => void = () => {}
     try {
       await createAgentKey(one, 'agent-lease')
       const running = new Map<string, number>()
@@ -294,7 +295,6 @@ describe('the job queue across restarts and workers', () => {
       const queue = one.app.services.jobs.queue
 
       // Worker one holds key k0; worker two finds nothing it may run.
-      let open: () => void = () => {}
       gate = new Promise((resolve) => {
         open = resolve
       })
@@ -303,7 +303,12 @@ describe('the job queue across restarts and workers', () => {
       while (running.get('k0') !== 1) await new Promise((resolve) => setImmediate(resolve))
       // A second job of k0 is queued while the first runs: it must wait for it.
       await queue.enqueue([{ kind: 'probe', agentId: 'agent-lease', key: 'k0', payload: { n: 1 } }])
-      expect(await two.app.services.jobs.drain()).toBe(0)
+      // Had it taken job 1 it would be stuck at the gate: bounded, so a broken lease fails here.
+      const second = await Promise.race([
+        two.app.services.jobs.drain(),
+        new Promise((resolve) => setTimeout(() => resolve('stuck behind the gate'), 500)),
+      ])
+      expect(second).toBe(0)
       open()
       expect(await first).toBeGreaterThanOrEqual(1)
       await Promise.all([one.app.services.jobs.drain(), two.app.services.jobs.drain()])
@@ -328,6 +333,8 @@ describe('the job queue across restarts and workers', () => {
       expect(await one.db.job.count({ where: { kind: 'probe' } })).toBe(0)
       expect(new Set(ran.map((r) => r.split(':')[1])).size).toBe(ran.length)
     } finally {
+      // A failed assertion must not leave a handler waiting at the gate (close() waits for it).
+      open()
       await two.app.close()
       await two.db.$disconnect()
       await one.close()
