@@ -14,8 +14,6 @@ import { loadWordNetLexicon } from './embedding/wordnet-lexicon.ts'
 import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
 import { type App, createApp } from './yoga.ts'
 
-const EMBEDDING_RETRY_INTERVAL_MS = 60_000
-
 type Enveloped = ReturnType<App['yoga']['getEnveloped']>
 
 /**
@@ -180,26 +178,20 @@ async function main(env: Env) {
   })
   const running = await listen(app, env.API_PORT, env.API_HOST, env.ENGRAM_MAX_REQUEST_BYTES)
   app.services.optimizer.start()
-  // After a change of embedding provider, everything is embedded again in the background;
-  // search uses keywords for what is not done yet.
-  const progress = app.services.embeddings.reembed()
-  console.info(`[embeddings] model ${progress.model}`)
-  // What failed to embed (a provider outage) is tried again every minute.
-  const retryEmbeddings = setInterval(() => {
-    void app.services.embeddings
-      .coverage(null)
-      .then((kinds) => {
-        if (kinds.some((k) => k.embedded < k.total)) app.services.embeddings.reembed()
-      })
-      .catch((error) => console.warn('[embeddings] retry check failed:', error))
-  }, EMBEDDING_RETRY_INTERVAL_MS)
-  retryEmbeddings.unref()
+  // Background work goes through the durable job queue: the worker picks up what a previous run
+  // left (pending jobs, jobs of a worker that died), then every job as it is queued. After a
+  // change of embedding provider everything is embedded again (search uses keywords meanwhile);
+  // otherwise rows with no vector and no job (written before the queue existed) get a job.
+  const catchUp = await app.services.embeddings.catchUp()
+  console.info(
+    `[embeddings] model ${app.services.embeddings.model}${catchUp.reembedding ? ': re-embedding everything' : ''}${catchUp.queued > 0 ? `, ${catchUp.queued} queued` : ''}`,
+  )
+  app.services.jobs.start()
   console.info(
     `Engram API on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${databaseFile}`,
   )
   const shutdown = async (signal: string) => {
     console.info(`[api] ${signal}: shutting down`)
-    clearInterval(retryEmbeddings)
     await running.close()
     await db.$disconnect()
     process.exit(0)

@@ -186,6 +186,8 @@ export function createApp(options: AppOptions) {
     services,
     async close() {
       await services.optimizer.stop()
+      // Jobs in flight finish first; queued ones stay in the table for the next start.
+      await services.jobs.stop()
       await services.embeddings.flush()
       await checkpointer?.stop()
     },

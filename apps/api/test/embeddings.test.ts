@@ -125,9 +125,12 @@ describe('persisted embeddings with a remote provider', () => {
     expect(written.outcome).toBe('STORED')
     ids.hive = written.memory.id
     expect(providerA.timesAsked(HIVE)).toBe(1)
-    // The write asked for a fill in the background; it fails too while the provider is down.
-    await t.app.services.embeddings.settled()
+    // The write queued an embed job; the worker's run fails too while the provider is down, and
+    // the job waits for its retry.
+    expect(await t.app.services.jobs.drain()).toBe(1)
     expect(providerA.timesAsked(HIVE)).toBe(2)
+    const [job] = await t.db.job.findMany({ where: { agentId: 'agent-e1', kind: 'embed' } })
+    expect(job).toMatchObject({ state: 'pending', attempts: 1, lastError: 'test-remote-a is unavailable' })
     expect(await t.db.memoryItem.count({ where: { id: Number(ids.hive) } })).toBe(1)
     expect(await t.db.embedding.count({ where: { kind: 'memory', ownerId: Number(ids.hive) } })).toBe(0)
     expect(await t.db.embeddingCache.count({ where: { contentHash: contentHash(HIVE) } })).toBe(0)
@@ -159,21 +162,25 @@ describe('persisted embeddings with a remote provider', () => {
     expect(hit.components.vector).toBeGreaterThan(0)
   })
 
-  it('fills what a write could not embed in the background, once the provider is back', async () => {
+  it('fills what a write could not embed through the job queue, once the provider is back', async () => {
     providerA.failing = true
     const written = await write('Swarming season starts in May', keyTwo)
     expect(written.outcome).toBe('STORED')
-    await t.app.services.embeddings.settled()
-    expect(
-      await t.db.embedding.count({ where: { ownerId: Number(written.memory.id), kind: 'memory' } }),
-    ).toBe(0)
+    const where = { ownerId: Number(written.memory.id), kind: 'memory' }
+    await t.app.services.jobs.drain()
+    expect(await t.db.embedding.count({ where })).toBe(0)
     providerA.failing = false
-    // A search asks for the missing vectors of the agent (remote: in the background).
+    // A search runs the agent's due embed jobs first; this one waits for its retry (backoff)...
+    const asked = providerA.timesAsked('Swarming season starts in May')
     await t.gql(SEARCH, { q: 'swarming' }, keyTwo)
-    await t.app.services.embeddings.settled()
-    expect(
-      await t.db.embedding.count({ where: { ownerId: Number(written.memory.id), kind: 'memory' } }),
-    ).toBe(1)
+    expect(providerA.timesAsked('Swarming season starts in May')).toBe(asked)
+    expect(await t.db.embedding.count({ where })).toBe(0)
+    // ...and is embedded by the first search after it.
+    t.clock.advance(t.app.services.jobs.policy('embed')?.backoffBaseMs as number)
+    const [hit] = (await t.gql(SEARCH, { q: 'swarming' }, keyTwo)).data.search.hits
+    expect(await t.db.embedding.count({ where })).toBe(1)
+    expect(hit.components.vector).toBeGreaterThan(0)
+    expect(await t.db.job.count({ where: { agentId: 'agent-e2', kind: 'embed' } })).toBe(0)
   })
 
   describe('after the provider changes', () => {

@@ -569,6 +569,23 @@ describe("an agent key never reads or changes another agent's data", () => {
       expect: (d) => expect(d).toBeNull(),
     },
     {
+      name: 'jobQueueStats (admin only: the queue spans every agent)',
+      query: `{ jobQueueStats { kind pending } }`,
+      errorCode: 'FORBIDDEN',
+      expect: (d) => expect(d).toBeNull(),
+    },
+    {
+      name: 'failedJobs naming B (admin only)',
+      query: `{ failedJobs(agentId: "agent-b") { id lastError } }`,
+      errorCode: 'FORBIDDEN',
+      expect: (d) => expect(d).toBeNull(),
+    },
+    {
+      name: 'retryFailedJobs (admin only)',
+      query: `mutation { retryFailedJobs { __typename } }`,
+      expect: (d) => expect(d.retryFailedJobs.__typename).toBe(forbidden),
+    },
+    {
       name: 'reembed (admin only)',
       query: `mutation { reembed { __typename } }`,
       expect: (d) => expect(d.reembed.__typename).toBe(forbidden),

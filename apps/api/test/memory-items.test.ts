@@ -1,5 +1,6 @@
 import type { HashingEmbedder } from '@engram/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { contentHash } from '../src/services/embedding-service.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 /**
@@ -377,9 +378,13 @@ describe('memory items over GraphQL', () => {
       importance: 0.95,
       tags: ['editor'],
     })
-    const vectors = await t.db.embedding.findMany({ where: { kind: 'memory', ownerId: Number(m.id) } })
+    // The old vector goes with the old text; the new one is the job queue's, off the request path.
+    const where = { kind: 'memory', ownerId: Number(m.id) }
+    expect(await t.db.embedding.count({ where })).toBe(0)
+    await t.app.services.jobs.drain()
+    const vectors = await t.db.embedding.findMany({ where })
     expect(vectors).toHaveLength(1)
-    expect(vectors[0]?.contentHash).not.toBe('')
+    expect(vectors[0]?.contentHash).toBe(contentHash('Uses emacs keybindings'))
     const bad = await t.gql(
       `mutation($id: ID!) { updateMemory(input: { id: $id, importance: 1.5 }) { __typename ... on ValidationError { issues { field } } } }`,
       { id: m.id },

@@ -9,5 +9,6 @@ import './search.ts'
 import './memory-context.ts'
 import './transfer.ts'
 import './embedding.ts'
+import './jobs.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

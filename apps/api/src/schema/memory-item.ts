@@ -211,13 +211,22 @@ const CategoryCount = builder
   })
 
 const EmbeddingCoverageRef = builder
-  .objectRef<{ kind: string; total: number; embedded: number }>('EmbeddingCoverage')
+  .objectRef<{ kind: string; total: number; embedded: number; queued: number; failed: number }>(
+    'EmbeddingCoverage',
+  )
   .implement({
     description: 'How many of a kind (memory, message, knowledge) have a vector of the current model.',
     fields: (t) => ({
       kind: t.exposeString('kind'),
       total: t.exposeInt('total'),
       embedded: t.exposeInt('embedded'),
+      queued: t.exposeInt('queued', {
+        description:
+          'Rows waiting in the job queue for their vector (written moments ago, or being retried).',
+      }),
+      failed: t.exposeInt('failed', {
+        description: 'Rows whose embed job used up its attempts (see failedJobs, retryFailedJobs).',
+      }),
     }),
   })
 

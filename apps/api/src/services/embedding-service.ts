@@ -9,7 +9,7 @@ import {
   type VectorIndex,
   vectorToBytes,
 } from '@engram/core'
-import { type Database, directSqlite } from '../db/client.ts'
+import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
 import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
 import { buildHnswInWorker } from '../vector/hnsw-build.ts'
 import { type HnswConfig, HnswVectorIndex } from '../vector/hnsw-index.ts'
@@ -25,6 +25,36 @@ export const EMBEDDING_BATCH_SIZE = 256
 
 export function contentHash(text: string): string {
   return createHash('sha256').update(text).digest('hex')
+}
+
+/**
+ * The durable queue's side of embedding (apps/api/src/jobs/embed-jobs.ts): writes queue their rows
+ * instead of embedding them in the request, and a search runs what its agent still has queued.
+ */
+export interface EmbeddingJobs {
+  enqueue(agentId: string, kind: EmbeddingKind, ownerIds: readonly number[]): Promise<unknown>
+  /** Queues every row (of an agent, or all) with no vector of the current model. */
+  enqueueMissing(agentId: string | null): Promise<number>
+  /** Runs the agent's due embedding jobs now; returns how many ran. */
+  runFor(agentId: string): Promise<number>
+  /** Embed jobs per kind of row: queued (pending or running) and dead-lettered. */
+  counts(agentId: string | null): Promise<Map<EmbeddingKind, { queued: number; failed: number }>>
+}
+
+export interface EmbeddingCoverage {
+  kind: EmbeddingKind
+  total: number
+  embedded: number
+  queued: number
+  failed: number
+}
+
+/** An owner an embed job is about. */
+export interface OwnerToEmbed {
+  jobId: number
+  agentId: string
+  kind: EmbeddingKind
+  ownerId: number
 }
 
 /** How each (agent, kind) vector index is kept: exact while small, HNSW above a size, saved. */
@@ -48,6 +78,9 @@ const PATCHABLE_SHARE = 0.5
 
 /** Vectors read per query when patching a loaded graph. */
 const PATCH_BATCH = 500
+
+/** Cache rows per INSERT statement (5 parameters each). */
+const CACHE_INSERT_ROWS = 200
 
 /** Unsaved changes to an HNSW index, as a share of its size, that trigger a save. */
 const SAVE_AFTER_SHARE = 0.05
@@ -80,8 +113,9 @@ const OWNER_TABLE: Record<EmbeddingKind, string> = {
 /**
  * Vectors for everything searchable, persisted per model (table "Embedding") with a cache by
  * content hash, and kept in memory per agent and kind for search. Embedding never blocks a write:
- * a text whose embedding fails is stored anyway and picked up by the next fill; search falls back
- * to keywords for whatever has no vector yet.
+ * writes queue an embed job (durable, retried with backoff) and the job worker embeds them in
+ * batches; a search first runs what its agent still has queued, and falls back to keywords for
+ * whatever has no vector yet (a provider outage).
  */
 export class EmbeddingService {
   private readonly indexes = new Map<string, KindIndex>()
@@ -92,10 +126,8 @@ export class EmbeddingService {
   private builds: Promise<void> = Promise.resolve()
   private progressState: EmbeddingProgressEvent
   private job: Promise<void> | null = null
-  private readonly pending = new Set<string>()
-  private pendingTimer: ReturnType<typeof setTimeout> | null = null
-  /** The background fill in flight (schedule), so settled() and close() can wait for it. */
-  private filling: Promise<void> | null = null
+  /** The job queue, once services are wired (null: writes are embedded by search fills only). */
+  private jobs: EmbeddingJobs | null = null
   /**
    * Per agent and kind, the owner id up to which every owner has a vector: fill() looks only past
    * it instead of scanning every owner for a missing vector (ids are AUTOINCREMENT, never reused).
@@ -126,6 +158,21 @@ export class EmbeddingService {
     return `${this.writes.version(agentId)}|${row?.data_version}`
   }
 
+  /** Hands over the job queue (it needs this service to run embed jobs, so it comes after). */
+  useJobs(jobs: EmbeddingJobs): void {
+    this.jobs = jobs
+  }
+
+  /** Queues rows to be embedded off the request path. */
+  async enqueue(agentId: string, kind: EmbeddingKind, ownerIds: readonly number[]): Promise<void> {
+    if (ownerIds.length > 0) await this.jobs?.enqueue(agentId, kind, ownerIds)
+  }
+
+  /** Queues every row (of an agent, or all) still without a vector of the current model. */
+  async enqueueMissing(agentId: string | null): Promise<number> {
+    return (await this.jobs?.enqueueMissing(agentId)) ?? 0
+  }
+
   get model(): string {
     return this.embedder.model
   }
@@ -144,9 +191,17 @@ export class EmbeddingService {
 
   /** Vectors for texts, from the cache where present; null where the embedder failed. */
   async embedTexts(texts: readonly string[]): Promise<(Float32Array | null)[]> {
-    if (texts.length === 0) return []
+    return (await this.embedTextsReporting(texts)).vectors
+  }
+
+  /** embedTexts, and why the provider failed (null when it did not). */
+  private async embedTextsReporting(
+    texts: readonly string[],
+  ): Promise<{ vectors: (Float32Array | null)[]; error: string | null }> {
+    if (texts.length === 0) return { vectors: [], error: null }
     // An in-process embedder is faster than the cache's round trip to the database.
-    if (this.isLocal) return this.embedder.embed(texts)
+    if (this.isLocal) return { vectors: await this.embedder.embed(texts), error: null }
+    let error: string | null = null
     const hashes = texts.map(contentHash)
     const cached = await this.db.embeddingCache.findMany({
       where: { model: this.model, contentHash: { in: [...new Set(hashes)] } },
@@ -169,12 +224,92 @@ export class EmbeddingService {
             createdAt: now,
           }
         })
-        await this.db.embeddingCache.createMany({ data: rows })
-      } catch (error) {
-        this.log.warn(`[embeddings] ${this.model} failed for ${missing.length} texts:`, error)
+        await this.cacheVectors(rows)
+      } catch (failure) {
+        error = failure instanceof Error ? failure.message : String(failure)
+        this.log.warn(`[embeddings] ${this.model} failed for ${missing.length} texts:`, failure)
       }
     }
-    return hashes.map((h) => byHash.get(h) ?? null)
+    return { vectors: hashes.map((h) => byHash.get(h) ?? null), error }
+  }
+
+  /**
+   * The embed jobs' work: gives each owner a vector of the current model, with one provider call
+   * for the whole batch (whatever the agents and kinds). An owner that is gone, belongs to another
+   * agent than its job, or already has a vector of its current text needs nothing. Returns the
+   * jobs that failed (the provider's error), to be retried.
+   */
+  async embedOwners(owners: readonly OwnerToEmbed[]): Promise<Map<number, string>> {
+    const failed = new Map<number, string>()
+    const todo: { owner: OwnerToEmbed; text: string }[] = []
+    for (const kind of EMBEDDING_KINDS) {
+      const ofKind = owners.filter((o) => o.kind === kind)
+      if (ofKind.length === 0) continue
+      const rows = await this.db.$queryRawUnsafe<
+        { id: number | bigint; agentId: string; text: string; embeddedHash: string | null }[]
+      >(
+        `${OWNER_TEXT[kind].replace('SELECT ', 'SELECT o."agentId" AS agentId, e."contentHash" AS embeddedHash, ')}
+          LEFT JOIN "Embedding" e ON e."kind" = ? AND e."ownerId" = o."id" AND e."model" = ?
+          WHERE o."id" IN (${ofKind.map(() => '?').join(', ')})`,
+        kind,
+        this.model,
+        ...ofKind.map((o) => o.ownerId),
+      )
+      const byId = new Map(rows.map((row) => [Number(row.id), row]))
+      for (const owner of ofKind) {
+        const row = byId.get(owner.ownerId)
+        if (!row || row.agentId !== owner.agentId) continue
+        if (row.embeddedHash === contentHash(row.text)) continue
+        todo.push({ owner, text: row.text })
+      }
+    }
+    if (todo.length === 0) return failed
+    const { vectors, error } = await this.embedTextsReporting(todo.map((t) => t.text))
+    const groups = new Map<
+      string,
+      { agentId: string; kind: EmbeddingKind; owners: { id: number; text: string; vector: Float32Array }[] }
+    >()
+    for (const [i, { owner, text }] of todo.entries()) {
+      const vector = vectors[i]
+      if (!vector) {
+        failed.set(owner.jobId, error ?? `${this.model} returned no vector`)
+        continue
+      }
+      const key = indexKey(owner.agentId, owner.kind)
+      const group = groups.get(key) ?? { agentId: owner.agentId, kind: owner.kind, owners: [] }
+      group.owners.push({ id: owner.ownerId, text, vector })
+      groups.set(key, group)
+    }
+    for (const group of groups.values()) await this.store(group.agentId, group.kind, group.owners)
+    return failed
+  }
+
+  /**
+   * Adds vectors to the cache. Two embeddings of the same text may finish at once (a job and a
+   * re-embedding, two servers): the second insert of a hash is ignored, and a failed cache write
+   * only costs a later recomputation, never the vectors just computed.
+   */
+  private async cacheVectors(
+    rows: { model: string; contentHash: string; dimensions: number; vector: Uint8Array; createdAt: Date }[],
+  ): Promise<void> {
+    try {
+      for (let start = 0; start < rows.length; start += CACHE_INSERT_ROWS) {
+        const chunk = rows.slice(start, start + CACHE_INSERT_ROWS)
+        await this.db.$executeRawUnsafe(
+          `INSERT OR IGNORE INTO "EmbeddingCache" ("model", "contentHash", "dimensions", "vector", "createdAt")
+            VALUES ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+          ...chunk.flatMap((row) => [
+            row.model,
+            row.contentHash,
+            row.dimensions,
+            row.vector,
+            sqliteDate(row.createdAt),
+          ]),
+        )
+      }
+    } catch (error) {
+      this.log.warn(`[embeddings] caching ${rows.length} vectors failed:`, error)
+    }
   }
 
   /** A query's vector; null when the embedder fails (search then uses keywords only). */
@@ -284,15 +419,23 @@ export class EmbeddingService {
 
   /**
    * The agent's vectors of a kind, ready to search. A local embedder fills what is missing first;
-   * a remote one is asked in the background and search uses what is there (keywords cover the rest).
+   * with a remote one the agent's queued embed jobs run first (those in backoff after a failure
+   * wait for their retry) and search uses what is there (keywords cover the rest).
    */
   async index(agentId: string, kind: EmbeddingKind): Promise<VectorIndex> {
     const key = indexKey(agentId, kind)
+    // What the agent wrote and the worker has not embedded yet is embedded first, so a search
+    // finds what was just written (a local embedder fills below, from the table, anyway).
+    if (!this.isLocal) {
+      try {
+        await this.jobs?.runFor(agentId)
+      } catch (error) {
+        this.log.warn(`[embeddings] embedding queued rows of ${agentId} before a search failed:`, error)
+      }
+    }
     // Read before anything else: a write while this runs changes it, and the next search looks again.
     const version = await this.changeVersion(agentId)
     const cached = this.indexes.get(key)
-    // A remote provider may have failed earlier: every search asks for a background fill.
-    if (!this.isLocal) this.schedule(agentId)
     // Nothing written since the index was checked: no fill to do, no count to take.
     if (cached && version !== null && cached.version === version) return cached.index
     if (this.isLocal) await this.fill(agentId, kind)
@@ -443,43 +586,13 @@ export class EmbeddingService {
     entry.unsaved = 0
   }
 
-  /** Fills an agent's missing vectors soon, in the background (after writes, with a remote embedder). */
-  schedule(agentId: string): void {
-    this.pending.add(agentId)
-    if (this.pendingTimer) return
-    this.pendingTimer = setTimeout(() => void this.fillPending(), 50)
-    this.pendingTimer.unref?.()
-  }
-
-  /** Runs the scheduled fills now, after the one in flight (if any). */
-  private fillPending(): Promise<void> {
-    if (this.pendingTimer) clearTimeout(this.pendingTimer)
-    this.pendingTimer = null
-    const agents = [...this.pending]
-    this.pending.clear()
-    const run = (this.filling ?? Promise.resolve()).then(async () => {
-      for (const agent of agents) {
-        for (const kind of EMBEDDING_KINDS) {
-          try {
-            await this.fill(agent, kind)
-          } catch (error) {
-            this.log.warn(`[embeddings] background fill for ${agent} failed:`, error)
-          }
-        }
-      }
-    })
-    const tracked: Promise<void> = run.finally(() => {
-      if (this.filling === tracked) this.filling = null
-    })
-    this.filling = tracked
-    return tracked
-  }
-
-  /** Per kind: how many owners there are and how many have a vector of the current model. */
-  async coverage(
-    agentId: string | null,
-  ): Promise<{ kind: EmbeddingKind; total: number; embedded: number }[]> {
-    return Promise.all(
+  /**
+   * Per kind: how many owners there are, how many have a vector of the current model, and how many
+   * are waiting in the job queue (queued) or gave up on it (failed): the rest of the gap.
+   */
+  async coverage(agentId: string | null): Promise<EmbeddingCoverage[]> {
+    const jobs = (await this.jobs?.counts(agentId)) ?? new Map()
+    const counted = await Promise.all(
       EMBEDDING_KINDS.map(async (kind) => {
         const where = agentId ? `WHERE o."agentId" = ?` : ''
         const [row] = await this.db.$queryRawUnsafe<{ total: number; embedded: number }[]>(
@@ -491,6 +604,23 @@ export class EmbeddingService {
         return { kind, total: Number(row?.total ?? 0), embedded: Number(row?.embedded ?? 0) }
       }),
     )
+    return counted.map((c) => ({ ...c, queued: 0, failed: 0, ...jobs.get(c.kind) }))
+  }
+
+  /**
+   * At start: a re-embedding when vectors of another model are stored (the provider changed),
+   * otherwise a job for every row that has no vector yet (written before the queue existed).
+   */
+  async catchUp(): Promise<{ reembedding: boolean; queued: number }> {
+    const otherModel = await this.db.embedding.findFirst({
+      where: { model: { not: this.model } },
+      select: { kind: true },
+    })
+    if (otherModel) {
+      this.reembed()
+      return { reembedding: true, queued: 0 }
+    }
+    return { reembedding: false, queued: await this.enqueueMissing(null) }
   }
 
   /**
@@ -517,12 +647,13 @@ export class EmbeddingService {
     return this.progressState
   }
 
-  /** Resolves when background work (re-embedding, scheduled fills, pending ones run now) has finished. */
+  /**
+   * Resolves when this service's background work (re-embedding, index builds and saves) has
+   * finished. Queued embed jobs are the job worker's: JobWorker.drain() runs them.
+   */
   async settled(): Promise<void> {
-    while (this.job || this.filling || this.pending.size > 0 || this.maintenance.size > 0) {
-      if (this.pending.size > 0) await this.fillPending()
+    while (this.job || this.maintenance.size > 0) {
       await this.job
-      await this.filling
       await Promise.all([...this.maintenance])
     }
   }
@@ -572,6 +703,8 @@ export class EmbeddingService {
         }
       }
       if (failed === 0) await this.db.embedding.deleteMany({ where: { model: { not: this.model } } })
+      // What failed is retried by the job queue, with backoff, instead of by the next re-embed.
+      else await this.enqueueMissing(null)
       this.publish({
         ...this.progressState,
         state: failed === 0 ? 'done' : 'failed',

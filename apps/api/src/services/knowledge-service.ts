@@ -12,6 +12,7 @@ import {
 } from '@engram/core'
 import type { Database } from '../db/client.ts'
 import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
+import type { EmbeddingService } from './embedding-service.ts'
 import { parseRowId } from './mappers.ts'
 
 export interface KnowledgeInput {
@@ -33,11 +34,12 @@ export class KnowledgeService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly limits: Limits,
+    private readonly embeddings?: EmbeddingService,
   ) {}
 
   async store(scope: string, input: KnowledgeInput): Promise<KnowledgeRow> {
     this.assertValid(input)
-    return this.db.$transaction(async (tx) => {
+    const row = await this.db.$transaction(async (tx) => {
       const where = { agentId_category_key: { agentId: scope, category: input.category, key: input.key } }
       const existing = await tx.knowledge.findUnique({ where })
       const confidence = confidenceOnStore(existing?.confidence ?? null, input.confidence ?? undefined)
@@ -59,6 +61,9 @@ export class KnowledgeService {
         data: { value: input.value, confidence, storeCount: { increment: 1 } },
       })
     })
+    // Embedded off the request path (a job that finds the vector current does nothing).
+    await this.embeddings?.enqueue(scope, 'knowledge', [row.id])
+    return row
   }
 
   async recordUse(scope: string, id: string): Promise<KnowledgeRow> {
@@ -82,7 +87,7 @@ export class KnowledgeService {
       confidence: changes.confidence ?? item.confidence,
     }
     this.assertValid(next)
-    return this.db.$transaction(async (tx) => {
+    const row = await this.db.$transaction(async (tx) => {
       const clash = await tx.knowledge.findFirst({
         where: { agentId: scope, category: next.category, key: next.key, id: { not: item.id } },
       })
@@ -96,6 +101,9 @@ export class KnowledgeService {
       }
       return tx.knowledge.update({ where: { id: item.id }, data: next })
     })
+    if (row.key !== item.key || row.value !== item.value)
+      await this.embeddings?.enqueue(scope, 'knowledge', [row.id])
+    return row
   }
 
   async delete(scope: string, id: string): Promise<KnowledgeRow> {

@@ -454,9 +454,10 @@ export class MemoryItemService {
       }
     })
     if (result.outcome !== 'DUPLICATE') {
+      // The vector was needed for the duplicate check anyway; only a failed one is left to the queue.
       if (vector)
         await this.embeddings.store(scope, 'memory', [{ id: Number(result.item.id), text: content, vector }])
-      else this.embeddings.schedule(scope)
+      else await this.embeddings.enqueue(scope, 'memory', [Number(result.item.id)])
     }
     return result
   }
@@ -507,8 +508,8 @@ export class MemoryItemService {
     if (content !== item.content) {
       await this.db.embedding.deleteMany({ where: { kind: 'memory', ownerId: row.id } })
       this.embeddings.forget(scope, 'memory', [row.id])
-      const stored = await this.embeddings.store(scope, 'memory', [{ id: row.id, text: content }])
-      if (stored === 0) this.embeddings.schedule(scope)
+      // Off the request path, like every write's embedding.
+      await this.embeddings.enqueue(scope, 'memory', [row.id])
     }
     return toMemoryItem(row)
   }

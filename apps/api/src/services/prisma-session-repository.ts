@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   type MessageToStore,
+  type NewJob,
   NotFoundError,
   type Session,
   type SessionRepository,
@@ -9,6 +10,7 @@ import {
 } from '@engram/core'
 import { type Database, type DirectSqlite, directSqlite, sqliteDate, type Transaction } from '../db/client.ts'
 import type { Session as SessionRow } from '../generated/prisma/client.ts'
+import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 import { parseMetadata, parseRowId, toMessage, toSession } from './mappers.ts'
 
 /**
@@ -18,7 +20,17 @@ import { parseMetadata, parseRowId, toMessage, toSession } from './mappers.ts'
 export class PrismaSessionRepository implements SessionRepository {
   private readonly direct: DirectSqlite | null
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /**
+     * Jobs to queue for stored messages (their embedding), in the same transaction: a crash
+     * right after the write cannot leave a message that nothing will embed.
+     */
+    private readonly jobs?: {
+      queue: SqliteJobQueue
+      jobsFor: (scope: string, messageIds: number[]) => NewJob[]
+    },
+  ) {
     this.direct = directSqlite(db)
   }
 
@@ -74,6 +86,14 @@ export class PrismaSessionRepository implements SessionRepository {
         where: { id: session.id },
         data: { messageCount: { increment: messages.length } },
       })
+      if (this.jobs)
+        await this.jobs.queue.enqueue(
+          this.jobs.jobsFor(
+            session.scope,
+            rows.map((row) => row.id),
+          ),
+          tx,
+        )
       return { session: toSession(updated), messages: rows.map(toMessage) }
     })
   }
@@ -137,6 +157,14 @@ export class PrismaSessionRepository implements SessionRepository {
       )
       // The session went (deleted meanwhile): the rows above roll back with this throw.
       if (!updated) throw new NotFoundError('Session', session.conversationId)
+      if (this.jobs)
+        this.jobs.queue.enqueueIn(
+          sql,
+          this.jobs.jobsFor(
+            session.scope,
+            stored.map((message) => Number(message.id)),
+          ),
+        )
       const row = {
         ...updated,
         createdAt: new Date(updated.createdAt),
@@ -177,6 +205,7 @@ export class PrismaSessionRepository implements SessionRepository {
         where: { id: session.id },
         data: { messageCount: { increment: 1 } },
       })
+      if (this.jobs) await this.jobs.queue.enqueue(this.jobs.jobsFor(session.scope, [row.id]), tx)
       return { session: toSession(updated), compressedCount: count, summaryMessage: toMessage(row) }
     })
   }

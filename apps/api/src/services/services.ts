@@ -16,6 +16,16 @@ import {
 } from '@engram/core'
 import { LiveTokens } from '../auth.ts'
 import type { Database } from '../db/client.ts'
+import {
+  EMBED_JOB,
+  EMBED_JOBS_PER_SEARCH,
+  embedJob,
+  embedJobCounts,
+  enqueueMissingEmbeddings,
+  registerEmbedJobs,
+} from '../jobs/embed-jobs.ts'
+import { JobWorker } from '../jobs/job-worker.ts'
+import { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 import type { EngramPubSub } from '../pubsub.ts'
 import { AgentService } from './agent-service.ts'
 import { AgentWrites } from './agent-writes.ts'
@@ -48,6 +58,8 @@ export interface ServicesOptions {
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
+  /** How often a started job worker looks for due jobs (ms); see JobWorker. */
+  jobPollIntervalMs?: number
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -60,6 +72,9 @@ export function createServices(options: ServicesOptions) {
   const parameters = new ParameterStore(db)
   const writes = new AgentWrites()
   const privacy = new PrivacyService(db)
+  // One durable queue for all background work; each kind registers its handler on the worker.
+  const jobQueue = new SqliteJobQueue(db, clock)
+  const jobs = new JobWorker(jobQueue, clock, log, options.jobPollIntervalMs)
   const embeddings = new EmbeddingService(
     db,
     options.embedder ?? createHashingEmbedder(),
@@ -72,6 +87,13 @@ export function createServices(options: ServicesOptions) {
     },
     writes,
   )
+  registerEmbedJobs(jobs, embeddings)
+  embeddings.useJobs({
+    enqueue: (agentId, kind, ownerIds) => jobQueue.enqueue(ownerIds.map((id) => embedJob(agentId, kind, id))),
+    enqueueMissing: (agentId) => enqueueMissingEmbeddings(jobQueue, embeddings.model, agentId),
+    runFor: (agentId) => jobs.runFor(EMBED_JOB, agentId, EMBED_JOBS_PER_SEARCH),
+    counts: (agentId) => embedJobCounts(jobQueue, agentId),
+  })
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
   const search = new SearchService(
     db,
@@ -84,7 +106,11 @@ export function createServices(options: ServicesOptions) {
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
   const memory = new MemoryService(db, clock, tokenCounter, limits, parameters)
   const sessions = new PersistentSessionManager({
-    repository: new PrismaSessionRepository(db),
+    // Each message's embed job is queued in the transaction that stores the message.
+    repository: new PrismaSessionRepository(db, {
+      queue: jobQueue,
+      jobsFor: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    }),
     clock,
     tokenCounter,
     summarize: (messages) => summarizeMessages(messages),
@@ -132,7 +158,7 @@ export function createServices(options: ServicesOptions) {
     memory,
     sessions,
     optimizer,
-    knowledge: new KnowledgeService(db, clock, limits),
+    knowledge: new KnowledgeService(db, clock, limits, embeddings),
     agents: new AgentService(db),
     liveTokens: new LiveTokens(clock),
     search,
@@ -142,5 +168,6 @@ export function createServices(options: ServicesOptions) {
     memoryItems,
     context,
     transfer,
+    jobs,
   }
 }

@@ -445,12 +445,10 @@ export class TransferService {
     this.writes.touch(scope)
     this.onReset(scope)
     // A different model's vectors are not comparable: everything is embedded with the current one.
-    if (!sameModel) {
-      if (this.embeddings.isLocal)
-        for (const kind of ['memory', 'message', 'knowledge'] as const)
-          await this.embeddings.fill(scope, kind)
-      else this.embeddings.schedule(scope)
-    }
+    if (!sameModel && this.embeddings.isLocal)
+      for (const kind of ['memory', 'message', 'knowledge'] as const) await this.embeddings.fill(scope, kind)
+    // Whatever arrived without a vector of the current model is embedded by the job queue.
+    await this.embeddings.enqueueMissing(scope)
     return report
   }
 
@@ -586,6 +584,9 @@ export class TransferService {
       tx.embedding.deleteMany({ where: { agentId: scope } }),
       tx.optimizationSnapshot.deleteMany({ where: { agentId: scope } }),
       tx.adaptiveParameter.deleteMany({ where: { agentId: scope } }),
+      // Queued work about the cleared rows (its handlers would find nothing, but the queue's
+      // depth would report it) and dead letters holding their errors.
+      tx.job.deleteMany({ where: { agentId: scope } }),
     ])
     return {
       memories: counts[0].count,

@@ -45,7 +45,7 @@ export function EmbeddingPanel({
   initialProgress,
 }: {
   agentId: string
-  coverage: { kind: string; total: number; embedded: number }[]
+  coverage: { kind: string; total: number; embedded: number; queued: number; failed: number }[]
   initialProgress: EmbeddingProgress
 }) {
   const router = useRouter()
@@ -113,6 +113,9 @@ export function EmbeddingPanel({
                 </td>
                 <td>
                   {c.embedded} / {c.total} ({formatPercent(ratio)})
+                  {/* The gap, explained: rows on their way (the job queue) and rows it gave up on. */}
+                  {c.queued > 0 ? <span className="muted"> · {c.queued} queued</span> : null}
+                  {c.failed > 0 ? <span className="muted"> · {c.failed} failed</span> : null}
                 </td>
               </tr>
             )

@@ -44,7 +44,7 @@ interface Stats {
   embedded: number
   embeddingCoverage: number
   byCategory: { category: string; count: number }[]
-  coverage: { kind: string; total: number; embedded: number }[]
+  coverage: { kind: string; total: number; embedded: number; queued: number; failed: number }[]
 }
 
 type Connection = { totalCount: number; edges: { node: MemoryRow }[] }
@@ -90,7 +90,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
   const [overview, list] = await Promise.all([
     gql<{ memoryStats: Stats & ErrorPayload; embeddingStatus: EmbeddingProgress }>(
       `query($a: ID) {
-        memoryStats(agentId: $a) { __typename ... on MemoryStats { total current superseded pinned storageBytes vectorBytes embeddingModel embedded embeddingCoverage byCategory { category count } coverage { kind total embedded } } ... on Error { message } }
+        memoryStats(agentId: $a) { __typename ... on MemoryStats { total current superseded pinned storageBytes vectorBytes embeddingModel embedded embeddingCoverage byCategory { category count } coverage { kind total embedded queued failed } } ... on Error { message } }
         embeddingStatus { ${EMBEDDING_PROGRESS_FIELDS} }
       }`,
       { a: agentId },
