@@ -126,6 +126,9 @@ async function main(env: Env) {
     databaseFile,
     backupDirectory: env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'),
   })
+  const orphans = await app.services.lifecycle.removeOrphanFiles()
+  if (orphans > 0)
+    console.info(`[lifecycle] removed ${orphans} vector file(s) of agents that no longer exist`)
   const running = await listen(app, env.API_PORT, env.API_HOST, env.ENGRAM_MAX_REQUEST_BYTES)
   app.services.optimizer.start()
   // After a change of embedding provider, everything is embedded again in the background;

@@ -5,7 +5,7 @@ import type { Clock, Embedder } from '@engram/core'
 import { ensureAdminKey } from '../src/auth.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
 import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
-import { type App, createApp } from '../src/yoga.ts'
+import { type App, type AppOptions, createApp } from '../src/yoga.ts'
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef'
 
@@ -52,6 +52,8 @@ export async function createTestApp(
     backupDirectory?: string
     /** ENGRAM_SEARCH_COMMON_TERM_SHARE and _MIN_DOCUMENTS. */
     commonTerms?: { share: number; minDocuments: number }
+    /** Lower HNSW thresholds, so a test gets saved vector graphs with a few hundred vectors. */
+    vectorIndex?: AppOptions['vectorIndex']
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -68,6 +70,7 @@ export async function createTestApp(
     embedder: options.embedder,
     databaseFile,
     backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
+    vectorIndex: options.vectorIndex,
     env: {
       NODE_ENV: 'test',
       OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,

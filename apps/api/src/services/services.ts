@@ -16,10 +16,11 @@ import {
 import { LiveTokens } from '../auth.ts'
 import type { Database } from '../db/client.ts'
 import type { EngramPubSub } from '../pubsub.ts'
+import { AgentLifecycle } from './agent-lifecycle.ts'
 import { AgentService } from './agent-service.ts'
 import { AgentWrites } from './agent-writes.ts'
 import { ContextService } from './context-service.ts'
-import { EmbeddingService } from './embedding-service.ts'
+import { EmbeddingService, type VectorIndexOptions } from './embedding-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
 import { MemoryService } from './memory-service.ts'
@@ -45,6 +46,8 @@ export interface ServicesOptions {
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
+  /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
+  vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -66,6 +69,7 @@ export function createServices(options: ServicesOptions) {
     {
       // HNSW graphs of large indexes are saved beside the database, so a restart loads them.
       directory: options.databaseFile ? path.join(path.dirname(options.databaseFile), 'vectors') : null,
+      ...options.vectorIndex,
     },
     writes,
   )
@@ -101,6 +105,20 @@ export function createServices(options: ServicesOptions) {
     log,
     writes,
   )
+  const agents = new AgentService(db)
+  const lifecycle = new AgentLifecycle({
+    db,
+    agents,
+    writes,
+    context,
+    embeddings,
+    sessions,
+    memory,
+    search,
+    optimizer,
+    pubsub,
+    log,
+  })
   const transfer = new TransferService(
     db,
     options.databaseFile ?? null,
@@ -111,12 +129,7 @@ export function createServices(options: ServicesOptions) {
     privacy,
     embeddings,
     writes,
-    (agentId) => {
-      // Restores and clears change rows behind the in-memory caches.
-      embeddings.reset(agentId)
-      sessions.forgetCached(agentId)
-      memory.invalidate(agentId ?? null)
-    },
+    lifecycle,
   )
   return {
     db,
@@ -129,8 +142,9 @@ export function createServices(options: ServicesOptions) {
     sessions,
     optimizer,
     knowledge: new KnowledgeService(db, clock, limits),
-    agents: new AgentService(db),
-    liveTokens: new LiveTokens(clock),
+    agents,
+    lifecycle,
+    liveTokens: new LiveTokens(clock, undefined, (agentId) => writes.incarnation(agentId)),
     search,
     privacy,
     writes,
