@@ -40,8 +40,9 @@ export async function guardSubscription<T>(
   return new Repeater<T | AccessEnded>(async (push, stop) => {
     const items = merged[Symbol.asyncIterator]()
     stop.then(() => items.return?.())
-    let latest: IteratorResult<{ event: T } | null>
-    while ((latest = await items.next()).done === false) {
+    for (;;) {
+      const latest = await items.next()
+      if (latest.done) break
       const ended = await check()
       if (ended) {
         await push(new AccessEnded(ended))
