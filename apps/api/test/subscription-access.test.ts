@@ -69,7 +69,12 @@ describe('a subscription ends with its key, its live token or its agent', () => 
       lazy: true,
     })
     clients.push(client)
-    const watcher: Watcher = { snapshots: [], errors: [], completed: false, stop: () => client.dispose() }
+    const watcher: Watcher = {
+      snapshots: [],
+      errors: [],
+      completed: false,
+      stop: async () => client.dispose(),
+    }
     client.subscribe(
       { query: SUBSCRIPTION, variables: agentId ? { a: agentId } : {} },
       {

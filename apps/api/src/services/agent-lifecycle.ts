@@ -10,6 +10,10 @@ import type { Logger, OptimizerService } from './optimizer-service.ts'
 import type { SearchService } from './search-service.ts'
 import { FULL_TEXT_TABLES } from './term-statistics.ts'
 
+/** Attempts at truncating the WAL after a deletion, TRUNCATE_RETRY_MS apart (about 5 s in all). */
+const TRUNCATE_ATTEMPTS = 100
+const TRUNCATE_RETRY_MS = 50
+
 /** Where something of an agent can remain. */
 export type StoreKind = 'TABLE' | 'FULL_TEXT' | 'FILE' | 'CACHE' | 'QUEUE'
 
@@ -100,11 +104,19 @@ export class AgentLifecycle {
     embeddings.removeFiles(agentId)
     for (const table of Object.keys(FULL_TEXT_TABLES))
       await db.$executeRawUnsafe(`INSERT INTO "${table}" ("${table}") VALUES ('optimize')`)
-    const [checkpoint] = await db.$queryRawUnsafe<{ busy: number | bigint }[]>(
-      'PRAGMA wal_checkpoint(TRUNCATE)',
-    )
-    // Another process reading the database: its next checkpoint empties the WAL instead.
-    if (Number(checkpoint?.busy ?? 0) !== 0) log.warn('[lifecycle] the WAL could not be truncated (busy)')
+    // The checkpoint thread's own (passive) checkpoint, or a reader still on an older snapshot,
+    // makes it busy for a moment: tried again, then left to later checkpoints with a warning.
+    for (let attempt = 1; ; attempt++) {
+      const [checkpoint] = await db.$queryRawUnsafe<{ busy: number | bigint }[]>(
+        'PRAGMA wal_checkpoint(TRUNCATE)',
+      )
+      if (Number(checkpoint?.busy ?? 0) === 0) return
+      if (attempt >= TRUNCATE_ATTEMPTS) {
+        log.warn(`[lifecycle] the WAL could not be truncated after ${attempt} attempts (busy)`)
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, TRUNCATE_RETRY_MS))
+    }
   }
 
   /**
