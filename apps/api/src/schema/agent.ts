@@ -200,7 +200,8 @@ builder.mutationFields((t) => ({
   deleteAgent: t.field({
     type: AgentRef,
     errors: {},
-    description: 'Admin only: deletes an agent with all of its data and keys.',
+    description:
+      'Admin only: deletes an agent with all of its data and keys, and what was derived from them (caches, vector files, full-text segments, WAL); its open subscriptions end. deletionReport shows what remains.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       requireAdmin(ctx.viewer)
