@@ -21,11 +21,19 @@ export class LiveTokens {
   constructor(
     private readonly clock: Clock,
     private readonly secret: Buffer = randomBytes(32),
+    /** The agent's incarnation (AgentWrites): a token for an agent dies with it. */
+    private readonly incarnation: (agentId: string) => string = () => '0',
   ) {}
 
   issue(agentId: string | null, ttlMs = DEFAULT_LIVE_TOKEN_TTL_MS): { token: string; expiresAt: Date } {
     const expiresAt = new Date(this.clock.now().getTime() + ttlMs)
-    const payload = Buffer.from(JSON.stringify({ a: agentId, e: expiresAt.getTime() })).toString('base64url')
+    const payload = Buffer.from(
+      JSON.stringify({
+        a: agentId,
+        e: expiresAt.getTime(),
+        ...(agentId ? { i: this.incarnation(agentId) } : {}),
+      }),
+    ).toString('base64url')
     return { token: `${LIVE_PREFIX}${payload}.${this.sign(payload)}`, expiresAt }
   }
 
@@ -37,11 +45,14 @@ export class LiveTokens {
     const given = Buffer.from(signature)
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null
     try {
-      const { a, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+      const { a, e, i } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
         a: string | null
         e: number
+        i?: string
       }
       if (typeof e !== 'number' || e <= this.clock.now().getTime()) return null
+      // Issued for an agent since deleted: the next owner of its id is someone else.
+      if (typeof a === 'string' && i !== this.incarnation(a)) return null
       return { agentId: typeof a === 'string' ? a : null, expiresAt: new Date(e) }
     } catch {
       return null

@@ -26,5 +26,7 @@ export function createEngramPubSub() {
   return createPubSub<{
     'optimizer:snapshot': [event: SnapshotEvent]
     'embedding:progress': [event: EmbeddingProgressEvent]
+    /** A key was revoked, an agent deleted, a backup restored: open subscriptions check their access. */
+    'access:changed': [event: Record<string, never>]
   }>()
 }

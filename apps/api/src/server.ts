@@ -176,6 +176,9 @@ async function main(env: Env) {
     databaseFile,
     backupDirectory: env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'),
   })
+  const orphans = await app.services.lifecycle.removeOrphanFiles()
+  if (orphans > 0)
+    console.info(`[lifecycle] removed ${orphans} vector file(s) of agents that no longer exist`)
   const running = await listen(app, env.API_PORT, env.API_HOST, env.ENGRAM_MAX_REQUEST_BYTES)
   app.services.optimizer.start()
   // Background work goes through the durable job queue: the worker picks up what a previous run

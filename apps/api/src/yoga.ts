@@ -21,7 +21,7 @@ import { type Env, introspectionEnabled } from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
 import { schema } from './schema/index.ts'
 import type { Logger } from './services/optimizer-service.ts'
-import { createServices } from './services/services.ts'
+import { createServices, type ServicesOptions } from './services/services.ts'
 
 export const API_VERSION = '0.1.0'
 
@@ -52,6 +52,7 @@ export interface AppOptions {
   embedder?: Embedder
   databaseFile?: string | null
   backupDirectory?: string | null
+  vectorIndex?: ServicesOptions['vectorIndex']
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
@@ -71,6 +72,7 @@ export function createApp(options: AppOptions) {
     embedder: options.embedder,
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
+    vectorIndex: options.vectorIndex,
     lexicalPlan: {
       ...(env.ENGRAM_SEARCH_COMMON_TERM_SHARE === undefined
         ? {}

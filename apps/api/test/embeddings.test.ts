@@ -101,12 +101,14 @@ describe('persisted embeddings with a remote provider', () => {
     expect(cached.map((c) => [c.model, c.dimensions])).toEqual([['test-remote-a', 64]])
   })
 
-  it('embeds the same text once, for every agent that stores it', async () => {
+  it('embeds a text once per agent: agents do not share cached vectors', async () => {
+    // A shared cache would tell an agent, by how fast its write returns, that another agent wrote
+    // the same text, and would keep vectors of an agent's texts after the agent is deleted.
     expect(providerA.timesAsked(BEES)).toBe(1)
     const written = await write(BEES, keyTwo)
     expect(written.outcome).toBe('STORED')
     ids.beesTwo = written.memory.id
-    expect(providerA.timesAsked(BEES)).toBe(1)
+    expect(providerA.timesAsked(BEES)).toBe(2)
     const rows = await t.db.embedding.findMany({
       where: { contentHash: contentHash(BEES) },
       orderBy: { agentId: 'asc' },
@@ -116,7 +118,11 @@ describe('persisted embeddings with a remote provider', () => {
       ['agent-e2', Number(ids.beesTwo)],
     ])
     expect(Buffer.from(rows[0]?.vector as Uint8Array)).toEqual(Buffer.from(rows[1]?.vector as Uint8Array))
-    expect(await t.db.embeddingCache.count({ where: { contentHash: contentHash(BEES) } })).toBe(1)
+    const cached = await t.db.embeddingCache.findMany({
+      where: { contentHash: contentHash(BEES) },
+      orderBy: { agentId: 'asc' },
+    })
+    expect(cached.map((c) => c.agentId)).toEqual(['agent-e1', 'agent-e2'])
   })
 
   it('stores a memory whose embedding fails, without a vector', async () => {
@@ -187,6 +193,8 @@ describe('persisted embeddings with a remote provider', () => {
     let t2: TestApp
     const providerB = new RemoteTestEmbedder('test-remote-b', 32)
     const texts: string[] = []
+    /** Agent and text of every owner: each agent's texts are embedded for it. */
+    const owned = new Set<string>()
 
     beforeAll(async () => {
       // Other kinds too: messages and knowledge are embedded again like memories.
@@ -201,11 +209,13 @@ describe('persisted embeddings with a remote provider', () => {
         keyTwo,
       )
       await t.app.services.embeddings.settled()
-      texts.push(
-        ...(await t.db.memoryItem.findMany()).map((m) => m.content),
-        ...(await t.db.message.findMany()).map((m) => m.content),
-        ...(await t.db.knowledge.findMany()).map((k) => `${k.key}: ${k.value}`),
-      )
+      const owners = [
+        ...(await t.db.memoryItem.findMany()).map((m) => [m.agentId, m.content]),
+        ...(await t.db.message.findMany()).map((m) => [m.agentId, m.content]),
+        ...(await t.db.knowledge.findMany()).map((k) => [k.agentId, `${k.key}: ${k.value}`]),
+      ]
+      texts.push(...owners.map(([, text]) => text as string))
+      for (const [agentId, text] of owners) owned.add(`${agentId}\u0000${text}`)
       // A second server on the same database, configured with another provider.
       t2 = await createTestApp({ databaseFile: t.databaseFile, embedder: providerB, clock: t.clock })
     })
@@ -269,8 +279,8 @@ describe('persisted embeddings with a remote provider', () => {
       const rows = await t2.db.embedding.findMany()
       expect(rows).toHaveLength(total)
       expect(new Set(rows.map((r) => `${r.model}/${r.dimensions}`))).toEqual(new Set(['test-remote-b/32']))
-      // Each distinct text was asked for once (the two agents' equal memories share one call).
-      expect([...providerB.texts].sort()).toEqual([...new Set(texts)].sort())
+      // Each agent's distinct texts were asked for once (agents do not share cached vectors).
+      expect([...providerB.texts].sort()).toEqual([...owned].map((o) => o.split('\u0000')[1]).sort())
       for (const agentId of ['agent-e1', 'agent-e2']) {
         const stats = await t2.gql(STATS, { a: agentId })
         expect(stats.data.memoryStats.embeddingModel).toBe('test-remote-b')

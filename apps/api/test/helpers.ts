@@ -58,6 +58,8 @@ export async function createTestApp(
     env?: Partial<AppOptions['env']>
     /** ENGRAM_KEY_FACT_MODE. */
     keyFactMode?: 'spec' | 'strict'
+    /** Lower HNSW thresholds, so a test gets saved vector graphs with a few hundred vectors. */
+    vectorIndex?: AppOptions['vectorIndex']
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -74,6 +76,7 @@ export async function createTestApp(
     embedder: options.embedder,
     databaseFile,
     backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
+    vectorIndex: options.vectorIndex,
     env: {
       NODE_ENV: 'test',
       OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,

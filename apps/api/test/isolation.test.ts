@@ -357,6 +357,16 @@ describe("an agent key never reads or changes another agent's data", () => {
       expect: (d) => expect(d.deleteAgent.__typename).toBe(forbidden),
     },
     {
+      name: 'deletionReport of B (admin only)',
+      query: `{ deletionReport(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.deletionReport.__typename).toBe(forbidden),
+    },
+    {
+      name: 'deletionReport of A itself (admin only)',
+      query: `{ deletionReport(agentId: "agent-a") { __typename } }`,
+      expect: (d) => expect(d.deletionReport.__typename).toBe(forbidden),
+    },
+    {
       name: 'apiKeys (admin only)',
       query: `{ apiKeys { __typename } }`,
       expect: (d) => expect(d.apiKeys.__typename).toBe(forbidden),

@@ -12,6 +12,8 @@ export type Transaction = Parameters<Parameters<PrismaClient['$transaction']>[0]
  * Set on the connection when it opens. WAL lets readers go on while one writer commits; with WAL,
  * synchronous=NORMAL syncs at checkpoints instead of every commit (a power cut may lose the last
  * commits, never corrupt the file). busy_timeout waits for another process's write lock.
+ * secure_delete overwrites deleted rows and freed pages with zeros, so deleted text does not stay
+ * readable in the file's free space (see AgentLifecycle.purge for the WAL and full-text segments).
  */
 export const CONNECTION_PRAGMAS = [
   'journal_mode = WAL',
@@ -19,6 +21,7 @@ export const CONNECTION_PRAGMAS = [
   'busy_timeout = 5000',
   'foreign_keys = ON',
   'temp_store = MEMORY',
+  'secure_delete = ON',
 ] as const
 
 /** How often an open connection refreshes its query planner statistics (PRAGMA optimize). */

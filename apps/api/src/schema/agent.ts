@@ -2,6 +2,8 @@ import { PRIVACY_MODES, type PrivacyMode } from '@engram/core'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { Agent as AgentRow, ApiKey as ApiKeyRow } from '../generated/prisma/client.ts'
+import type { DeletionReport, StoreRemainder } from '../services/agent-lifecycle.ts'
+import { assertAgentId } from '../services/agent-service.ts'
 import type { StoredPrivacyPolicy } from '../services/privacy-service.ts'
 
 const PrivacyModeEnum = builder.enumType('PrivacyMode', {
@@ -76,7 +78,48 @@ const ViewerRef = builder.objectRef<{ role: string; agentId: string | null }>('V
   }),
 })
 
+const StoreKindEnum = builder.enumType('StoreKind', {
+  description: 'Where something of an agent is kept.',
+  values: {
+    TABLE: { description: 'Rows of a database table' },
+    FULL_TEXT: { description: 'Documents in a full-text index, read from the index itself' },
+    FILE: { description: 'Files beside the database (saved vector graphs)' },
+    CACHE: { description: 'Held in the server process memory' },
+    QUEUE: { description: 'Background work waiting to run' },
+  } as const,
+})
+
+const StoreRemainderRef = builder.objectRef<StoreRemainder>('StoreRemainder').implement({
+  fields: (t) => ({
+    store: t.exposeString('store', { description: 'The table, index, folder or cache' }),
+    kind: t.field({ type: StoreKindEnum, resolve: (s) => s.kind }),
+    count: t.exposeInt('count', { description: 'Rows, documents, files or entries of the agent there' }),
+  }),
+})
+
+const DeletionReportRef = builder.objectRef<DeletionReport>('DeletionReport').implement({
+  description: 'What remains of an agent, store by store: every count is 0 after deleteAgent.',
+  fields: (t) => ({
+    agentId: t.exposeID('agentId'),
+    remaining: t.exposeInt('remaining', { description: 'The sum of every count' }),
+    stores: t.field({ type: [StoreRemainderRef], resolve: (r) => r.stores }),
+  }),
+})
+
 builder.queryFields((t) => ({
+  deletionReport: t.field({
+    type: DeletionReportRef,
+    errors: {},
+    description:
+      'Admin only: what remains of an agent in every store (tables, full-text indexes, vector files, caches, queues), to verify a deletion. Works for agents that no longer exist.',
+    args: { agentId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      requireAdmin(ctx.viewer)
+      const agentId = String(args.agentId)
+      assertAgentId(agentId)
+      return ctx.services.lifecycle.report(agentId)
+    },
+  }),
   viewer: t.field({
     type: ViewerRef,
     resolve: (_root, _args, ctx) =>
@@ -157,14 +200,12 @@ builder.mutationFields((t) => ({
   deleteAgent: t.field({
     type: AgentRef,
     errors: {},
-    description: 'Admin only: deletes an agent with all of its data and keys.',
+    description:
+      'Admin only: deletes an agent with all of its data and keys, and what was derived from them (caches, vector files, full-text segments, WAL); its open subscriptions end. deletionReport shows what remains.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       requireAdmin(ctx.viewer)
-      const agent = await ctx.services.agents.deleteAgent(String(args.id))
-      ctx.services.sessions.forgetScope(agent.id)
-      ctx.services.memory.invalidate(agent.id)
-      return agent
+      return ctx.services.lifecycle.deleteAgent(String(args.id))
     },
   }),
   createApiKey: t.field({
@@ -182,9 +223,12 @@ builder.mutationFields((t) => ({
     errors: {},
     description: 'Admin only: the key stops working at once.',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       requireAdmin(ctx.viewer)
-      return ctx.services.agents.revokeApiKey(String(args.id))
+      const key = await ctx.services.agents.revokeApiKey(String(args.id))
+      // Subscriptions opened with it end now rather than at their next event.
+      ctx.services.lifecycle.accessChanged()
+      return key
     },
   }),
 }))

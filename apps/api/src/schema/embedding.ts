@@ -3,6 +3,7 @@ import { filter, pipe } from 'graphql-yoga'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { EmbeddingProgressEvent } from '../pubsub.ts'
+import { guardSubscription, resolveGuarded } from '../subscription-access.ts'
 
 const EmbeddingStateEnum = builder.enumType('EmbeddingJobState', {
   values: {
@@ -59,11 +60,15 @@ builder.subscriptionField('embeddingProgress', (t) =>
     subscribe: (_root, _args, ctx) => {
       if (ctx.viewer.kind === 'agent') throw new ForbiddenError('embedding progress is for operators')
       if (ctx.viewer.kind !== 'live') requireAdmin(ctx.viewer)
-      return pipe(
-        ctx.services.pubsub.subscribe('embedding:progress'),
-        filter(() => true),
+      return guardSubscription(
+        ctx,
+        pipe(
+          ctx.services.pubsub.subscribe('embedding:progress'),
+          filter(() => true),
+        ),
+        null,
       )
     },
-    resolve: (event) => event,
+    resolve: (event) => resolveGuarded(event),
   }),
 )

@@ -14,6 +14,7 @@ import { builder } from '../builder.ts'
 import type { SnapshotEvent } from '../pubsub.ts'
 import { agentScope, listScope } from '../scope.ts'
 import { MAX_SNAPSHOT_HISTORY } from '../services/optimizer-service.ts'
+import { guardSubscription, resolveGuarded } from '../subscription-access.ts'
 
 const OptimizerRuleEnum = builder.enumType('OptimizerRule', {
   description: 'An adaptation rule of spec 000 that fired in an optimizer run.',
@@ -246,11 +247,16 @@ builder.subscriptionField('optimizerSnapshots', (t) =>
         wanted = viewer.kind === 'admin' && !args.agentId ? null : await agentScope(ctx, args.agentId)
       }
       const source = ctx.services.pubsub.subscribe('optimizer:snapshot')
-      return pipe(
-        source,
-        filter((event: SnapshotEvent) => wanted == null || event.agentId === wanted),
+      // Checked again at every snapshot: the key, the token and the agent must all still be there.
+      return guardSubscription(
+        ctx,
+        pipe(
+          source,
+          filter((event: SnapshotEvent) => wanted == null || event.agentId === wanted),
+        ),
+        wanted,
       )
     },
-    resolve: (event) => event,
+    resolve: (event) => resolveGuarded(event),
   }),
 )

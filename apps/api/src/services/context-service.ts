@@ -244,6 +244,23 @@ export class ContextService {
     return { ...assembled, cached: false, generatedAt: now }
   }
 
+  /**
+   * Drops what is kept for an agent (every agent when none is named): its rows were deleted or
+   * replaced, and a new owner of the same id must not be served them.
+   */
+  forget(agentId?: string): void {
+    for (const kept of [this.cache, this.standing])
+      for (const key of kept.keys()) if (agentId === undefined || scopeOf(key) === agentId) kept.delete(key)
+  }
+
+  /** Entries kept for an agent (its assembled contexts and standing sections). */
+  cachedEntries(agentId: string): number {
+    let count = 0
+    for (const kept of [this.cache, this.standing])
+      for (const key of kept.keys()) if (scopeOf(key) === agentId) count++
+    return count
+  }
+
   private remember(key: string, entry: { at: number; value: AssembledContext; generatedAt: Date }): void {
     if (this.cache.size >= CONTEXT_CACHE_MAX_ENTRIES) {
       const oldest = this.cache.keys().next().value
@@ -251,4 +268,9 @@ export class ContextService {
     }
     this.cache.set(key, entry)
   }
+}
+
+/** Both caches' keys are JSON arrays whose first element is the agent. */
+function scopeOf(key: string): string {
+  return (JSON.parse(key) as unknown[])[0] as string
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import fs from 'node:fs'
 import path from 'node:path'
 import {
   AdaptiveVectorIndex,
@@ -133,6 +134,8 @@ export class EmbeddingService {
    * it instead of scanning every owner for a missing vector (ids are AUTOINCREMENT, never reused).
    */
   private readonly filledUpTo = new Map<string, number>()
+  /** Bumped by reset(): an index loaded across a reset is not kept. */
+  private generation = 0
 
   constructor(
     private readonly db: Database,
@@ -189,36 +192,55 @@ export class EmbeddingService {
     return this.progressState
   }
 
-  /** Vectors for texts, from the cache where present; null where the embedder failed. */
-  async embedTexts(texts: readonly string[]): Promise<(Float32Array | null)[]> {
-    return (await this.embedTextsReporting(texts)).vectors
+  /**
+   * Vectors for an agent's texts, from its cache where present; null where the embedder failed.
+   * The cache is the agent's own: it goes with the agent's data, and whether a text is cached
+   * (how fast it comes back) says nothing about what other agents wrote.
+   */
+  async embedTexts(agentId: string, texts: readonly string[]): Promise<(Float32Array | null)[]> {
+    return (await this.embedTextsReporting(texts.map((text) => ({ agentId, text })))).vectors
   }
 
-  /** embedTexts, and why the provider failed (null when it did not). */
+  /**
+   * embedTexts for texts of several agents at once (one provider call for the embed jobs' batch),
+   * and why the provider failed (null when it did not).
+   */
   private async embedTextsReporting(
-    texts: readonly string[],
+    items: readonly { agentId: string; text: string }[],
   ): Promise<{ vectors: (Float32Array | null)[]; error: string | null }> {
-    if (texts.length === 0) return { vectors: [], error: null }
+    if (items.length === 0) return { vectors: [], error: null }
     // An in-process embedder is faster than the cache's round trip to the database.
-    if (this.isLocal) return { vectors: await this.embedder.embed(texts), error: null }
+    if (this.isLocal) return { vectors: await this.embedder.embed(items.map((i) => i.text)), error: null }
     let error: string | null = null
-    const hashes = texts.map(contentHash)
-    const cached = await this.db.embeddingCache.findMany({
-      where: { model: this.model, contentHash: { in: [...new Set(hashes)] } },
+    const hashes = items.map((item) => contentHash(item.text))
+    const keys = items.map((item, i) => `${item.agentId}\u0000${hashes[i]}`)
+    const byKey = new Map<string, Float32Array>()
+    const hashesOf = new Map<string, Set<string>>()
+    items.forEach((item, i) => {
+      const set = hashesOf.get(item.agentId) ?? new Set<string>()
+      set.add(hashes[i] as string)
+      hashesOf.set(item.agentId, set)
     })
-    const byHash = new Map(cached.map((row) => [row.contentHash, bytesToVector(row.vector)]))
-    const missing = [...new Set(hashes.filter((h) => !byHash.has(h)))]
+    for (const [agentId, agentHashes] of hashesOf) {
+      const cached = await this.db.embeddingCache.findMany({
+        where: { agentId, model: this.model, contentHash: { in: [...agentHashes] } },
+      })
+      for (const row of cached) byKey.set(`${agentId}\u0000${row.contentHash}`, bytesToVector(row.vector))
+    }
+    const missing = [...new Set(keys.filter((k) => !byKey.has(k)))]
     if (missing.length > 0) {
-      const textOf = new Map(hashes.map((h, i) => [h, texts[i] as string]))
+      const textOf = new Map(keys.map((k, i) => [k, (items[i] as { text: string }).text]))
       try {
-        const vectors = await this.embedder.embed(missing.map((h) => textOf.get(h) as string))
+        const vectors = await this.embedder.embed(missing.map((k) => textOf.get(k) as string))
         const now = this.clock.now()
-        const rows = missing.map((h, i) => {
+        const rows = missing.map((k, i) => {
+          const [agentId, hash] = k.split('\u0000') as [string, string]
           const vector = vectors[i] as Float32Array
-          byHash.set(h, vector)
+          byKey.set(k, vector)
           return {
+            agentId,
             model: this.model,
-            contentHash: h,
+            contentHash: hash,
             dimensions: vector.length,
             vector: vectorToBytes(vector) as Uint8Array<ArrayBuffer>,
             createdAt: now,
@@ -230,7 +252,7 @@ export class EmbeddingService {
         this.log.warn(`[embeddings] ${this.model} failed for ${missing.length} texts:`, failure)
       }
     }
-    return { vectors: hashes.map((h) => byHash.get(h) ?? null), error }
+    return { vectors: keys.map((k) => byKey.get(k) ?? null), error }
   }
 
   /**
@@ -264,7 +286,9 @@ export class EmbeddingService {
       }
     }
     if (todo.length === 0) return failed
-    const { vectors, error } = await this.embedTextsReporting(todo.map((t) => t.text))
+    const { vectors, error } = await this.embedTextsReporting(
+      todo.map((t) => ({ agentId: t.owner.agentId, text: t.text })),
+    )
     const groups = new Map<
       string,
       { agentId: string; kind: EmbeddingKind; owners: { id: number; text: string; vector: Float32Array }[] }
@@ -290,15 +314,23 @@ export class EmbeddingService {
    * only costs a later recomputation, never the vectors just computed.
    */
   private async cacheVectors(
-    rows: { model: string; contentHash: string; dimensions: number; vector: Uint8Array; createdAt: Date }[],
+    rows: {
+      agentId: string
+      model: string
+      contentHash: string
+      dimensions: number
+      vector: Uint8Array
+      createdAt: Date
+    }[],
   ): Promise<void> {
     try {
       for (let start = 0; start < rows.length; start += CACHE_INSERT_ROWS) {
         const chunk = rows.slice(start, start + CACHE_INSERT_ROWS)
         await this.db.$executeRawUnsafe(
-          `INSERT OR IGNORE INTO "EmbeddingCache" ("model", "contentHash", "dimensions", "vector", "createdAt")
-            VALUES ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+          `INSERT OR IGNORE INTO "EmbeddingCache" ("agentId", "model", "contentHash", "dimensions", "vector", "createdAt")
+            VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
           ...chunk.flatMap((row) => [
+            row.agentId,
             row.model,
             row.contentHash,
             row.dimensions,
@@ -313,8 +345,8 @@ export class EmbeddingService {
   }
 
   /** A query's vector; null when the embedder fails (search then uses keywords only). */
-  async embedQuery(text: string): Promise<Float32Array | null> {
-    return (await this.embedTexts([text]))[0] ?? null
+  async embedQuery(agentId: string, text: string): Promise<Float32Array | null> {
+    return (await this.embedTexts(agentId, [text]))[0] ?? null
   }
 
   /** Embeds owners and stores their vectors; returns how many got one. */
@@ -327,7 +359,10 @@ export class EmbeddingService {
     // A vector the caller already computed (a write checks it for semantic duplicates first) is
     // not computed again.
     const missing = owners.filter((o) => !o.vector)
-    const computed = await this.embedTexts(missing.map((o) => o.text))
+    const computed = await this.embedTexts(
+      agentId,
+      missing.map((o) => o.text),
+    )
     const byOwner = new Map(missing.map((o, i) => [o, computed[i] ?? null]))
     const vectors = owners.map((o) => o.vector ?? byOwner.get(o) ?? null)
     const now = this.clock.now()
@@ -375,15 +410,62 @@ export class EmbeddingService {
     this.changed(cached, removed)
   }
 
-  /** Forgets every in-memory index (after a restore or a bulk clear). */
+  /**
+   * Forgets an agent's in-memory indexes (every agent's when none is named) after its rows were
+   * deleted or replaced (a deleted agent, a restore, a clear): nothing of them may serve a search
+   * again, nor be saved by a build or a flush still under way.
+   */
   reset(agentId?: string): void {
+    this.generation++
     for (const [key, entry] of this.indexes) {
       if (agentId && !EMBEDDING_KINDS.some((kind) => key === indexKey(agentId, kind))) continue
       // A build of the old contents would only be thrown away.
       entry.index.abandonBuild()
       this.indexes.delete(key)
-      this.filledUpTo.delete(key)
     }
+    for (const key of this.filledUpTo.keys())
+      if (!agentId || EMBEDDING_KINDS.some((kind) => key === indexKey(agentId, kind)))
+        this.filledUpTo.delete(key)
+  }
+
+  /** In-memory vector indexes held for an agent (its queued embed jobs are rows of "Job"). */
+  held(agentId: string): { indexes: number } {
+    const ours = (key: string) => EMBEDDING_KINDS.some((kind) => key === indexKey(agentId, kind))
+    return { indexes: [...this.indexes.keys(), ...this.loading.keys()].filter(ours).length }
+  }
+
+  /** The agent's saved graph files (manifests and graphs, of any model) in the vector folder. */
+  files(agentId: string): string[] {
+    const { directory } = this.vectorOptions
+    if (!directory) return []
+    const prefix = `${agentFilePrefix(agentId)}-`
+    return listFolder(directory)
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => path.join(directory, name))
+  }
+
+  /** Removes the agent's saved graphs (every agent's when none is named). Returns how many files. */
+  removeFiles(agentId?: string): number {
+    const { directory } = this.vectorOptions
+    if (!directory) return 0
+    const doomed = agentId
+      ? this.files(agentId)
+      : listFolder(directory).map((name) => path.join(directory, name))
+    for (const file of doomed) fs.rmSync(file, { force: true })
+    return doomed.length
+  }
+
+  /**
+   * At start: removes saved graphs of agents that no longer exist (deleted while a graph was being
+   * written, or by a server without this sweep), so a deleted agent's vectors never come back.
+   */
+  removeOrphanFiles(agentIds: readonly string[]): number {
+    const { directory } = this.vectorOptions
+    if (!directory) return 0
+    const owned = agentIds.map((id) => `${agentFilePrefix(id)}-`)
+    const orphans = listFolder(directory).filter((name) => !owned.some((prefix) => name.startsWith(prefix)))
+    for (const name of orphans) fs.rmSync(path.join(directory, name), { force: true })
+    return orphans.length
   }
 
   /** Owners of a kind that have no vector of the current model yet (ids after afterId). */
@@ -448,10 +530,13 @@ export class EmbeddingService {
     // load per index at a time: two concurrent searches must not build two graphs.
     let loading = this.loading.get(key)
     if (!loading) {
+      const generation = this.generation
       loading = (async () => {
         const loaded =
           (await this.loadSaved(agentId, kind, rows)) ?? (await this.loadFromTable(agentId, kind))
         loaded.version = version
+        // A reset while this loaded (the agent deleted, a restore) leaves it to this search alone.
+        if (generation !== this.generation) return loaded
         this.indexes.set(key, loaded)
         this.maintain(loaded)
         return loaded
@@ -546,10 +631,10 @@ export class EmbeddingService {
   private indexFile(agentId: string, kind: EmbeddingKind): string | null {
     const { directory } = this.vectorOptions
     if (!directory) return null
-    // Readable where the agent id allows it; the hash keeps two ids that read alike apart.
-    const readable = agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 48)
-    const agent = `${readable}~${contentHash(agentId).slice(0, 8)}`
-    return path.join(directory, `${agent}-${kind}-${contentHash(this.model).slice(0, 12)}.hnsw`)
+    return path.join(
+      directory,
+      `${agentFilePrefix(agentId)}-${kind}-${contentHash(this.model).slice(0, 12)}.hnsw`,
+    )
   }
 
   /** Counts changes to a cached index and saves its graph when enough piled up. */
@@ -727,6 +812,23 @@ export class EmbeddingService {
   private publish(event: EmbeddingProgressEvent): void {
     this.progressState = event
     this.pubsub.publish('embedding:progress', event)
+  }
+}
+
+/**
+ * How an agent's saved graphs are named: readable where the agent id allows it; the hash keeps two
+ * ids that read alike apart, and tells an agent's files from every other agent's.
+ */
+function agentFilePrefix(agentId: string): string {
+  const readable = agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 48)
+  return `${readable}~${contentHash(agentId).slice(0, 8)}`
+}
+
+function listFolder(directory: string): string[] {
+  try {
+    return fs.readdirSync(directory)
+  } catch {
+    return []
   }
 }
 

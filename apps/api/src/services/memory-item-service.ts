@@ -361,7 +361,7 @@ export class MemoryItemService {
 
     // The vector is computed before the transaction (a remote embedder may be slow); a failure
     // leaves it null: the item is stored anyway and embedded later.
-    const [vector] = await this.embeddings.embedTexts([content])
+    const [vector] = await this.embeddings.embedTexts(scope, [content])
     const neighbours =
       vector && settings.verificationEnabled
         ? (await this.embeddings.index(scope, 'memory')).search(vector, 10)

@@ -153,6 +153,11 @@ export class MemoryService {
     else this.indexes.delete(scope)
   }
 
+  /** Whether an in-memory index of the agent's entry vectors is held. */
+  holdsIndex(scope: string): boolean {
+    return this.indexes.has(scope)
+  }
+
   private async index(scope: string): Promise<VectorIndex> {
     const cached = this.indexes.get(scope)
     if (cached) return cached

@@ -76,6 +76,17 @@ export class OptimizerService {
     return run
   }
 
+  /** Drops the redundancy joins kept for an agent (or every agent): its entries are gone. */
+  forget(agentId?: string): void {
+    for (const key of this.redundancy.keys())
+      if (agentId === undefined || key.startsWith(`${agentId}\u0000`)) this.redundancy.delete(key)
+  }
+
+  /** Redundancy joins kept for an agent (each holds the text of its entries). */
+  cachedJoins(agentId: string): number {
+    return [...this.redundancy.keys()].filter((key) => key.startsWith(`${agentId}\u0000`)).length
+  }
+
   /**
    * The all-pairs redundancy join was most of a run's cost at 100K entries. Kept between runs, it
    * compares only the entries new or changed since the last run with the others, and answers

@@ -152,6 +152,11 @@ export class SearchService {
 
   private readonly terms: TermStatistics
 
+  /** Term counts include deleted rows until they expire: forgotten at once after a bulk delete. */
+  forgetStatistics(): void {
+    this.terms.clear()
+  }
+
   async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     const { settings } = await this.memories.settings(scope)
     const request = this.validate(query, options, settings)
@@ -167,7 +172,7 @@ export class SearchService {
     const pool = Math.ceil(request.limit * (request.mmrLambda < 1 ? settings.mmrFetchMultiplier : 1))
     const candidateLimit = pool * CANDIDATE_FACTOR
     const needsVector = ['HYBRID', 'SIMILARITY', 'WEIGHTED', 'SIMILARITY_IMPORTANCE'].includes(strategy)
-    const queryVector = needsVector ? await this.embeddings.embedQuery(query) : null
+    const queryVector = needsVector ? await this.embeddings.embedQuery(scope, query) : null
 
     const scored: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
     for (const searchScope of request.scopes) {

@@ -27,10 +27,11 @@ import {
 import { JobWorker } from '../jobs/job-worker.ts'
 import { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 import type { EngramPubSub } from '../pubsub.ts'
+import { AgentLifecycle } from './agent-lifecycle.ts'
 import { AgentService } from './agent-service.ts'
 import { AgentWrites } from './agent-writes.ts'
 import { ContextService } from './context-service.ts'
-import { EmbeddingService } from './embedding-service.ts'
+import { EmbeddingService, type VectorIndexOptions } from './embedding-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
 import { MemoryService } from './memory-service.ts'
@@ -60,6 +61,8 @@ export interface ServicesOptions {
   backupDirectory?: string | null
   /** How often a started job worker looks for due jobs (ms); see JobWorker. */
   jobPollIntervalMs?: number
+  /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
+  vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -84,6 +87,7 @@ export function createServices(options: ServicesOptions) {
     {
       // HNSW graphs of large indexes are saved beside the database, so a restart loads them.
       directory: options.databaseFile ? path.join(path.dirname(options.databaseFile), 'vectors') : null,
+      ...options.vectorIndex,
     },
     writes,
   )
@@ -131,6 +135,20 @@ export function createServices(options: ServicesOptions) {
     log,
     writes,
   )
+  const agents = new AgentService(db)
+  const lifecycle = new AgentLifecycle({
+    db,
+    agents,
+    writes,
+    context,
+    embeddings,
+    sessions,
+    memory,
+    search,
+    optimizer,
+    pubsub,
+    log,
+  })
   const transfer = new TransferService(
     db,
     options.databaseFile ?? null,
@@ -141,12 +159,7 @@ export function createServices(options: ServicesOptions) {
     privacy,
     embeddings,
     writes,
-    (agentId) => {
-      // Restores and clears change rows behind the in-memory caches.
-      embeddings.reset(agentId)
-      sessions.forgetCached(agentId)
-      memory.invalidate(agentId ?? null)
-    },
+    lifecycle,
   )
   return {
     db,
@@ -159,8 +172,9 @@ export function createServices(options: ServicesOptions) {
     sessions,
     optimizer,
     knowledge: new KnowledgeService(db, clock, limits, embeddings),
-    agents: new AgentService(db),
-    liveTokens: new LiveTokens(clock),
+    agents,
+    lifecycle,
+    liveTokens: new LiveTokens(clock, undefined, (agentId) => writes.incarnation(agentId)),
     search,
     privacy,
     writes,

@@ -28,6 +28,12 @@ export class TermStatistics {
     private readonly ttlMs = TERM_STATISTICS_TTL_MS,
   ) {}
 
+  /** Forgets every count: rows were deleted in bulk (an agent, a clear, a restore). */
+  clear(): void {
+    this.terms.clear()
+    this.totals.clear()
+  }
+
   /** Rows the table indexes. */
   async documents(table: FullTextTable): Promise<number> {
     const cached = this.totals.get(table)

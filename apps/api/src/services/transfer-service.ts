@@ -14,6 +14,7 @@ import {
 import Database3 from 'better-sqlite3'
 import { z } from 'zod'
 import type { Database } from '../db/client.ts'
+import type { AgentLifecycle } from './agent-lifecycle.ts'
 import type { AgentWrites } from './agent-writes.ts'
 import { contentHash, type EmbeddingService } from './embedding-service.ts'
 import { parseMetadata } from './mappers.ts'
@@ -158,7 +159,7 @@ export class TransferService {
     private readonly privacy: PrivacyService,
     private readonly embeddings: EmbeddingService,
     private readonly writes: AgentWrites,
-    private readonly onReset: (agentId?: string) => void,
+    private readonly lifecycle: Pick<AgentLifecycle, 'forget' | 'ended' | 'purge'>,
   ) {}
 
   async exportAgent(scope: string): Promise<ExportDocument> {
@@ -443,7 +444,9 @@ export class TransferService {
       { timeout: 600_000, maxWait: 30_000 },
     )
     this.writes.touch(scope)
-    this.onReset(scope)
+    this.lifecycle.forget(scope)
+    // What REPLACE deleted is deleted everywhere (files, full-text segments, the WAL).
+    if (mode === 'REPLACE') await this.lifecycle.purge(scope)
     // A different model's vectors are not comparable: everything is embedded with the current one.
     if (!sameModel && this.embeddings.isLocal)
       for (const kind of ['memory', 'message', 'knowledge'] as const) await this.embeddings.fill(scope, kind)
@@ -582,6 +585,7 @@ export class TransferService {
       tx.session.deleteMany({ where: { agentId: scope } }),
       tx.memoryEntry.deleteMany({ where: { agentId: scope } }),
       tx.embedding.deleteMany({ where: { agentId: scope } }),
+      tx.embeddingCache.deleteMany({ where: { agentId: scope } }),
       tx.optimizationSnapshot.deleteMany({ where: { agentId: scope } }),
       tx.adaptiveParameter.deleteMany({ where: { agentId: scope } }),
       // Queued work about the cleared rows (its handlers would find nothing, but the queue's
@@ -621,7 +625,8 @@ export class TransferService {
       { timeout: 600_000 },
     )
     for (const id of agents) this.writes.touch(id)
-    this.onReset(agentId ?? undefined)
+    this.lifecycle.forget(agentId ?? undefined)
+    await this.lifecycle.purge(agentId ?? undefined)
     return total
   }
 
@@ -670,8 +675,11 @@ export class TransferService {
     if (!BACKUP_NAME.test(name) || !fs.existsSync(path.join(dir, name)))
       throw new ValidationError([{ field: 'name', message: `no backup named ${name} in the backup folder` }])
     const connection = new Database3(file)
+    let tables: string[]
     try {
       connection.pragma('foreign_keys = OFF')
+      // The rows a restore replaces are deleted data like any other (see CONNECTION_PRAGMAS).
+      connection.pragma('secure_delete = ON')
       connection.prepare('ATTACH DATABASE ? AS backup').run(path.join(dir, name))
       const migrations = (schema: string) =>
         connection
@@ -685,7 +693,7 @@ export class TransferService {
         throw new ValidationError([
           { field: 'name', message: 'the backup was made with other migrations than this server has' },
         ])
-      const tables = (
+      tables = (
         connection
           .prepare(
             `SELECT name FROM main.sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%Search_%'`,
@@ -708,13 +716,16 @@ export class TransferService {
         if (broken.length) throw new Error(`restore would break ${broken.length} references`)
       })()
       this.writes.touchAll()
-      this.onReset()
-      return { name, tables: tables.length }
     } finally {
       try {
         connection.prepare('DETACH DATABASE backup').run()
       } catch {}
       connection.close()
     }
+    // Every agent may be another now (or gone): nothing granted or cached for the old ones carries
+    // over, and the replaced rows are deleted data.
+    this.lifecycle.ended()
+    await this.lifecycle.purge()
+    return { name, tables: tables.length }
   }
 }

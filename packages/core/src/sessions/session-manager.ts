@@ -106,6 +106,13 @@ export class PersistentSessionManager {
     else for (const [key, session] of this.cache) if (session.scope === scope) this.cache.delete(key)
   }
 
+  /** Sessions of a scope held in the cache (to verify that a deleted agent left none behind). */
+  cachedCount(scope: string): number {
+    let count = 0
+    for (const session of this.cache.values()) if (session.scope === scope) count++
+    return count
+  }
+
   async getOrCreate(scope: string, conversationId: string): Promise<Session> {
     assertConversationId(conversationId)
     const cached = this.cache.get(cacheKey(scope, conversationId))

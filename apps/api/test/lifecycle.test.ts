@@ -1,0 +1,334 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Embedder } from '@engram/core'
+import Database3 from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { contentHash } from '../src/services/embedding-service.ts'
+import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const CONTEXT = `query($input: MemoryContextInput!) { memoryContext(input: $input) {
+  __typename ... on MemoryContext { text cached } ... on Error { message } } }`
+const CREATE = `mutation($input: CreateMemoryInput!) { createMemory(input: $input) {
+  __typename ... on MemoryWrite { outcome } ... on Error { message } } }`
+const ADD = `mutation($c: String!, $t: String!) { addMessage(input: { conversationId: $c, role: USER, content: $t }) {
+  __typename ... on Message { id } ... on Error { message } } }`
+const SESSION = `query($c: String!) { session(conversationId: $c) { __typename ... on Session { messageCount } } }`
+const SEARCH = `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES, MESSAGES, KNOWLEDGE] }) {
+  __typename ... on SearchResult { hits { text } } ... on Error { message } } }`
+const DELETE = `mutation($id: ID!) { deleteAgent(id: $id) { __typename ... on Error { message } } }`
+const CLEAR = `mutation($a: ID, $c: String!) { clearAll(agentId: $a, confirm: $c) { __typename ... on Error { message } } }`
+const REPORT = `query($a: ID!) { deletionReport(agentId: $a) {
+  __typename ... on DeletionReport { agentId remaining stores { store kind count } } ... on Error { message } } }`
+
+const VAULT = 'Pinned: the vault code of the old owner is 4711'
+
+/** A provider with no `embedOne`: treated as remote, so texts go through the (per-agent) cache. */
+class RemoteTestEmbedder implements Embedder {
+  readonly model = 'lifecycle-remote'
+  readonly dimensions = 16
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.map((text) => {
+      const digest = createHash('sha256').update(text).digest()
+      return Float32Array.from({ length: this.dimensions }, (_, i) => (digest[i] as number) / 127.5 - 1)
+    })
+  }
+}
+
+type Report = { agentId: string; remaining: number; stores: { store: string; kind: string; count: number }[] }
+
+async function report(t: TestApp, agentId: string): Promise<Report> {
+  const r = await t.gql(REPORT, { a: agentId })
+  expect(r.errors).toBeUndefined()
+  expect(r.data.deletionReport.__typename).toBe('DeletionReport')
+  return r.data.deletionReport
+}
+
+const nonZero = (r: Report) =>
+  Object.fromEntries(r.stores.filter((s) => s.count > 0).map((s) => [s.store, s.count]))
+
+// Issue 10: "A deleted agent's data is served to the next owner of its id."
+describe('a deleted or replaced agent leaves nothing in memory for the next owner of its id', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(() => t.close())
+
+  /** An agent with a pinned memory, a conversation, and a memory context served from the cache. */
+  async function seed(agentId: string): Promise<string> {
+    const key = await createAgentKey(t, agentId)
+    const created = await t.gql(CREATE, { input: { content: VAULT, category: 'FACT', pinned: true } }, key)
+    expect(created.data.createMemory.outcome).toBe('STORED')
+    expect(
+      (await t.gql(ADD, { c: 'chat', t: 'The vault is behind the painting' }, key)).data.addMessage
+        .__typename,
+    ).toBe('Message')
+    const first = await t.gql(CONTEXT, { input: { query: 'vault code' } }, key)
+    expect(first.data.memoryContext).toMatchObject({ cached: false, text: expect.stringContaining('4711') })
+    const second = await t.gql(CONTEXT, { input: { query: 'vault code' } }, key)
+    expect(second.data.memoryContext).toMatchObject({ cached: true, text: expect.stringContaining('4711') })
+    expect(JSON.stringify((await t.gql(SEARCH, { q: 'vault' }, key)).data.search.hits)).toContain('4711')
+    return key
+  }
+
+  /** What the next user of the id sees: nothing of the old data, nothing from a cache. */
+  async function expectNothingServed(key: string) {
+    const context = await t.gql(CONTEXT, { input: { query: 'vault code' } }, key)
+    expect(context.data.memoryContext.__typename).toBe('MemoryContext')
+    expect(context.data.memoryContext.cached).toBe(false)
+    expect(context.data.memoryContext.text).not.toContain('4711')
+    expect(JSON.stringify((await t.gql(SEARCH, { q: 'vault painting' }, key)).data.search)).not.toMatch(
+      /4711|painting/,
+    )
+    // The conversation starts again: no cached session counts the old messages.
+    expect((await t.gql(ADD, { c: 'chat', t: 'hello' }, key)).data.addMessage.__typename).toBe('Message')
+    expect((await t.gql(SESSION, { c: 'chat' }, key)).data.session.messageCount).toBe(1)
+  }
+
+  it('deleteAgent, then a new key for the same id (the reported scenario)', async () => {
+    await seed('rt-del')
+    expect((await t.gql(DELETE, { id: 'rt-del' })).data.deleteAgent.__typename).toBe('Agent')
+    // Within the 10 s the context cache would keep it: the clock does not move.
+    const newOwner = await createAgentKey(t, 'rt-del')
+    await expectNothingServed(newOwner)
+    const left = nonZero(await report(t, 'rt-del'))
+    // The new owner's own key, conversation and context are all that is there.
+    expect(Object.keys(left).sort()).toEqual(
+      [
+        'Agent',
+        'ApiKey',
+        // The new owner's message waits for its embedding.
+        'Job',
+        'Message',
+        'MemoryEntry',
+        'MessageSearch',
+        'Session',
+        'context cache',
+        'session cache',
+        'vector indexes in memory',
+      ].sort(),
+    )
+  })
+
+  it('clearAll of one agent', async () => {
+    const key = await seed('rt-clear')
+    expect((await t.gql(CLEAR, { a: 'rt-clear', c: 'CLEAR rt-clear' })).data.clearAll.__typename).toBe(
+      'ClearAllPayload',
+    )
+    await expectNothingServed(key)
+  })
+
+  it('clearAll of every agent', async () => {
+    const key = await seed('rt-clear-all')
+    expect((await t.gql(CLEAR, { c: 'CLEAR ALL AGENTS' })).data.clearAll.__typename).toBe('ClearAllPayload')
+    await expectNothingServed(key)
+  })
+
+  it('importMemory (REPLACE) of a document without the memory', async () => {
+    const key = await seed('rt-import')
+    const empty = await createAgentKey(t, 'rt-empty')
+    const exported = await t.gql(`{ exportMemory { ... on MemoryExport { document } } }`, {}, empty)
+    const imported = await t.gql(
+      `mutation($d: JSON!) { importMemory(document: $d, mode: REPLACE) { __typename ... on Error { message } } }`,
+      { d: exported.data.exportMemory.document },
+      key,
+    )
+    expect(imported.data.importMemory.__typename).toBe('ImportReport')
+    await expectNothingServed(key)
+  })
+
+  it('restoreDatabase of a backup taken before the memory was written', async () => {
+    await createAgentKey(t, 'rt-restore')
+    const backup = await t.gql(`mutation { backupDatabase { ... on Backup { name } } }`)
+    const name = backup.data.backupDatabase.name as string
+    await t.gql(`mutation { deleteAgent(id: "rt-restore") { __typename } }`)
+    const again = await seed('rt-restore')
+    const restored = await t.gql(
+      `mutation($n: String!) { restoreDatabase(name: $n) { __typename ... on Error { message } } }`,
+      { n: name },
+    )
+    expect(restored.data.restoreDatabase.__typename).toBe('RestorePayload')
+    // Keys stay as they are (restore keeps them); the agent is the backup's, without the memory.
+    expect((await t.gql(`{ viewer { agentId } }`, {}, again)).data.viewer.agentId).toBe('rt-restore')
+    await expectNothingServed(again)
+  })
+})
+
+/** Every file in a folder (recursively). */
+function filesIn(folder: string): string[] {
+  if (!fs.existsSync(folder)) return []
+  return fs
+    .readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+}
+
+/** Which of the needles occur in which files (as raw bytes). */
+function occurrences(files: string[], needles: string[]): string[] {
+  const found: string[] = []
+  for (const file of files) {
+    if (!fs.existsSync(file)) continue
+    const bytes = fs.readFileSync(file)
+    for (const needle of needles)
+      if (bytes.includes(Buffer.from(needle))) found.push(`${path.basename(file)}: ${needle}`)
+  }
+  return found
+}
+
+// Issue 10: "Deleted data stays on disk."
+describe('deleted data does not stay on disk', () => {
+  const embedder = new RemoteTestEmbedder()
+  // Saved HNSW graphs from a few dozen vectors on (instead of 20,000).
+  const vectorIndex = { approximateAbove: 40, hnsw: { initialCapacity: 64 } }
+  let t: TestApp
+  let vectors: string
+  const marker = (agentId: string) => `zqxmarker-${agentId.replace(/-/g, '')}`
+
+  beforeAll(async () => {
+    t = await createTestApp({ embedder, vectorIndex })
+    vectors = path.join(path.dirname(t.databaseFile), 'vectors')
+  })
+  afterAll(() => t.close())
+
+  const databaseFiles = () => [t.databaseFile, `${t.databaseFile}-wal`]
+
+  /** Messages, memories and knowledge, all carrying the agent's marker, embedded and indexed. */
+  async function fill(agentId: string): Promise<{ key: string; texts: string[] }> {
+    const key = await createAgentKey(t, agentId)
+    const texts: string[] = []
+    const messages = Array.from({ length: 60 }, (_, i) => ({
+      role: 'USER',
+      content: `Note ${i} about ${marker(agentId)} and the garden shed number ${i}`,
+    }))
+    const added = await t.gql(
+      `mutation($m: [MessageInput!]!) { addMessages(input: { conversationId: "c", messages: $m }) { __typename } }`,
+      { m: messages },
+      key,
+    )
+    expect(added.data.addMessages.__typename).toBe('AddMessagesPayload')
+    texts.push(...messages.map((m) => m.content))
+    const places = ['the blue drawer', 'a tin under the stairs', 'the attic trunk', 'the glovebox']
+    for (const [i, place] of places.entries()) {
+      const content = `Memory ${i}: ${marker(agentId)} is kept in ${place}`
+      await t.gql(CREATE, { input: { content, category: 'FACT' } }, key)
+      texts.push(content)
+    }
+    await t.gql(
+      `mutation($v: String!) { storeKnowledge(input: { category: DOMAIN, key: "marker.example", value: $v }) { __typename } }`,
+      { v: `The ${marker(agentId)} domain` },
+      key,
+    )
+    // A search embeds what is missing and loads the indexes; above 40 vectors they become HNSW
+    // graphs saved in the vector folder.
+    await t.gql(SEARCH, { q: `${marker(agentId)} garden drawer` }, key)
+    await t.app.services.embeddings.settled()
+    await t.gql(SEARCH, { q: `${marker(agentId)} garden drawer` }, key)
+    await t.app.services.embeddings.settled()
+    return { key, texts }
+  }
+
+  it('deleteAgent removes the graphs, cache entries, full-text segments and every byte of the text', async () => {
+    await fill('disk-keep')
+    // A reader holding its snapshot keeps every frame written meanwhile in the WAL (no checkpoint
+    // can move past it): the agent's rows are in the -wal file, as under a steady read load.
+    const reader = new Database3(t.databaseFile, { readonly: true })
+    reader.prepare('BEGIN').run()
+    reader.prepare('SELECT count(*) FROM "Agent"').get()
+    const { texts } = await fill('disk-gone')
+    reader.prepare('COMMIT').run()
+    reader.close()
+    const gone = marker('disk-gone')
+    expect(occurrences([`${t.databaseFile}-wal`], [gone])).not.toEqual([])
+    // A message's: the manifest of the messages' graph lists it (ids and content hashes).
+    const hash = contentHash(texts[10] as string)
+
+    // Before: the scan finds what it looks for, so finding nothing later means something.
+    const agentFiles = () => filesIn(vectors).filter((f) => path.basename(f).startsWith('disk-gone~'))
+    expect(agentFiles().some((f) => f.endsWith('.graph'))).toBe(true)
+    expect(occurrences(agentFiles(), [hash])).not.toEqual([])
+    expect(occurrences(databaseFiles(), [gone])).not.toEqual([])
+    expect(await t.db.embeddingCache.count({ where: { agentId: 'disk-gone' } })).toBeGreaterThan(60)
+    const before = await report(t, 'disk-gone')
+    expect(nonZero(before)).toMatchObject({
+      Agent: 1,
+      ApiKey: 1,
+      Message: 60,
+      MemoryItem: expect.any(Number),
+      Knowledge: 1,
+      Embedding: expect.any(Number),
+      EmbeddingCache: expect.any(Number),
+      MessageSearch: 60,
+      MemorySearch: expect.any(Number),
+      KnowledgeSearch: 1,
+      'vector graph files': expect.any(Number),
+      'vector indexes in memory': expect.any(Number),
+    })
+    const kept = await report(t, 'disk-keep')
+    // The planner's statistics (refreshed hourly) sample index keys, agent ids among them.
+    await t.db.$executeRawUnsafe('ANALYZE')
+
+    expect((await t.gql(DELETE, { id: 'disk-gone' })).data.deleteAgent.__typename).toBe('Agent')
+
+    const after = await report(t, 'disk-gone')
+    expect(after.remaining).toBe(0)
+    expect(nonZero(after)).toEqual({})
+    expect(after.stores.map((s) => s.kind)).toEqual(
+      expect.arrayContaining(['TABLE', 'FULL_TEXT', 'FILE', 'CACHE', 'QUEUE']),
+    )
+    expect(agentFiles()).toEqual([])
+    expect(occurrences([...databaseFiles(), ...filesIn(vectors)], [gone, hash, 'disk-gone'])).toEqual([])
+    // The other agent keeps everything.
+    expect(nonZero(await report(t, 'disk-keep'))).toEqual(nonZero(kept))
+    expect(occurrences(databaseFiles(), [marker('disk-keep')])).not.toEqual([])
+  })
+
+  it('clearAll does the same for the agent it clears', async () => {
+    await fill('disk-clear')
+    const cleared = marker('disk-clear')
+    expect(occurrences(databaseFiles(), [cleared])).not.toEqual([])
+    expect((await t.gql(CLEAR, { a: 'disk-clear', c: 'CLEAR disk-clear' })).data.clearAll.__typename).toBe(
+      'ClearAllPayload',
+    )
+    const after = nonZero(await report(t, 'disk-clear'))
+    // The agent and its key stay; nothing of its memory does.
+    expect(after).toEqual({ Agent: 1, ApiKey: 1 })
+    expect(filesIn(vectors).filter((f) => path.basename(f).startsWith('disk-clear~'))).toEqual([])
+    expect(occurrences([...databaseFiles(), ...filesIn(vectors)], [cleared])).toEqual([])
+  })
+
+  it('after a restart nothing comes back, and graphs of agents that no longer exist are swept', async () => {
+    await fill('disk-restart')
+    const doomed = marker('disk-restart')
+    const keeperFiles = filesIn(vectors).filter((f) => path.basename(f).startsWith('disk-keep~'))
+    expect(keeperFiles).not.toEqual([])
+    expect((await t.gql(DELETE, { id: 'disk-restart' })).data.deleteAgent.__typename).toBe('Agent')
+    // A graph left behind by a server without the sweep (or a crash mid-deletion).
+    const leftover = path.join(vectors, 'gone-agent~0123abcd-message-0123456789ab.hnsw')
+    fs.writeFileSync(leftover, '{}')
+    fs.writeFileSync(`${leftover}.0000.graph`, doomed)
+
+    // Shutdown saves every graph it holds: the deleted agent's must not be among them.
+    await t.app.close()
+    await t.db.$disconnect()
+    const restarted = await createTestApp({ databaseFile: t.databaseFile, embedder, vectorIndex })
+    try {
+      expect(await restarted.app.services.lifecycle.removeOrphanFiles()).toBe(2)
+      expect(fs.existsSync(leftover)).toBe(false)
+      for (const file of keeperFiles) expect(fs.existsSync(file)).toBe(true)
+      const key = await createAgentKey(restarted, 'disk-keep-2')
+      await restarted.gql(SEARCH, { q: 'garden' }, key)
+      await restarted.app.services.embeddings.settled()
+      expect(filesIn(vectors).filter((f) => path.basename(f).startsWith('disk-restart~'))).toEqual([])
+      expect(occurrences([...databaseFiles(), ...filesIn(vectors)], [doomed, 'disk-restart'])).toEqual([])
+      const r = await restarted.gql(REPORT, { a: 'disk-restart' })
+      expect(r.data.deletionReport.remaining).toBe(0)
+    } finally {
+      // The original app is closed already; its directory is removed by the restarted one's close.
+      await restarted.app.close()
+      await restarted.db.$disconnect()
+      fs.rmSync(restarted.dir, { recursive: true, force: true })
+      t = { ...t, close: async () => fs.rmSync(t.dir, { recursive: true, force: true }) }
+    }
+  })
+})
