@@ -589,7 +589,7 @@ export class MemoryItemService {
   }
 }
 
-function safeJson(text: string): {
+export function safeJson(text: string): {
   settings?: Record<string, unknown>
   contextBudgets?: Record<string, unknown>
 } {
