@@ -1,4 +1,6 @@
+import { ValidationError } from '@engram/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_GUARDED_METADATA_DEPTH } from '../src/services/privacy-service.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const ADD = `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename ... on Message { content metadata } ... on ValidationError { issues { field message limit } } } }`
@@ -92,5 +94,115 @@ describe('privacy guard on every write (spec 001)', () => {
     })
     const agent = await t.gql(`{ agents { id privacyPolicy { mode } } }`)
     expect(agent.data.agents.find((a: any) => a.id === 'agent-p').privacyPolicy.mode).toBe('ALLOW')
+  })
+
+  it('runs custom patterns on RE2: the catastrophic (a+)+$ scans 100,000 characters and /health answers', async () => {
+    const policy = await t.gql(POLICY, {
+      a: 'agent-p',
+      m: 'REDACT',
+      p: [{ name: 'evil', pattern: '(a+)+$' }],
+    })
+    expect(policy.data.setPrivacyPolicy).toEqual({
+      __typename: 'PrivacyPolicy',
+      mode: 'REDACT',
+      patterns: [{ name: 'evil' }],
+    })
+    // On V8's backtracking engine 30 characters took 12 s, each 2 more ×4: this input would never
+    // finish. RE2 answers in one linear pass (see `pnpm --filter @engram/api bench:privacy`).
+    const attack = `${'a'.repeat(99_999)}!`
+    const write = t.gql(ADD, { input: { conversationId: 'redos', role: 'USER', content: attack } }, key)
+    const health = t.app.yoga.fetch('http://yoga/health')
+    const [r, h] = await Promise.all([write, health])
+    expect(r.data.addMessage).toEqual({ __typename: 'Message', content: attack, metadata: {} })
+    expect(h.status).toBe(200)
+    const matched = await t.gql(
+      ADD,
+      { input: { conversationId: 'redos', role: 'USER', content: 'say aaaa' } },
+      key,
+    )
+    expect(matched.data.addMessage.content).toBe('say [REDACTED:evil]')
+  })
+
+  it('refuses at setPrivacyPolicy what RE2 cannot run, naming the pattern and why', async () => {
+    const r = await t.gql(
+      `mutation($p: [PrivacyPatternInput!]) { setPrivacyPolicy(agentId: "agent-p", mode: REJECT, patterns: $p) { __typename ... on ValidationError { issues { field message limit } } } }`,
+      {
+        p: [
+          { name: 'twice', pattern: '(\\w+) \\1' },
+          { name: 'ahead', pattern: 'pass(?=word)' },
+          { name: 'huge', pattern: '[^!]{900}!' },
+        ],
+      },
+    )
+    expect(r.data.setPrivacyPolicy.__typename).toBe('ValidationError')
+    expect(r.data.setPrivacyPolicy.issues).toEqual([
+      {
+        field: 'patterns.0.pattern',
+        message:
+          'pattern "twice" cannot run on the linear-time (RE2) engine: backreferences (\\1, \\k<name>) are not supported',
+        limit: null,
+      },
+      {
+        field: 'patterns.1.pattern',
+        message:
+          'pattern "ahead" cannot run on the linear-time (RE2) engine: lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported',
+        limit: null,
+      },
+      expect.objectContaining({ field: 'patterns.1.pattern'.replace('1', '2'), limit: '200' }),
+    ])
+    const agent = await t.gql(`{ agents { id privacyPolicy { mode patterns { name } } } }`)
+    expect(agent.data.agents.find((a: any) => a.id === 'agent-p').privacyPolicy.patterns).toEqual([
+      { name: 'evil' },
+    ])
+  })
+
+  it('walks metadata nested 3,000 deep without overflowing the stack: a typed error past the nesting limit', async () => {
+    await t.gql(POLICY, { a: 'agent-p', m: 'REDACT', p: [] })
+    const nest = (depth: number, leaf: unknown) => {
+      let deep = leaf
+      for (let i = 0; i < depth; i++) deep = i % 2 ? { a: deep } : [deep]
+      return deep
+    }
+    const r = await t.gql(
+      `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename ... on ValidationError { issues { field limit } } } }`,
+      {
+        input: {
+          conversationId: 'deep',
+          role: 'USER',
+          content: 'deep',
+          metadata: { nested: nest(3_000, 'ssn 123-45-6789') },
+        },
+      },
+      key,
+    )
+    // Refused by the JSON scalar's own bound before any walker sees it (client-errors.test.ts);
+    // the guard's walk, iterative, is exercised below at its own limit.
+    expect(r.errors?.[0]?.message).toMatch(/JSON must nest at most 64 levels deep/)
+    expect(r.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT')
+
+    // At the guard's own limit every level is walked, the string at the bottom redacted, and
+    // under reject the whole path is named.
+    const within = { nested: nest(MAX_GUARDED_METADATA_DEPTH - 1, 'ssn 123-45-6789') }
+    const guarded = await t.app.services.privacy.guard(
+      'agent-p',
+      [{ field: 'content', text: 'deep' }],
+      [{ field: 'metadata', value: within }],
+    )
+    let node: any = (guarded.metadata[0] as any).nested
+    const path = ['metadata', 'nested']
+    for (let i = MAX_GUARDED_METADATA_DEPTH - 2; i >= 0; i--) {
+      path.push(i % 2 ? 'a' : '0')
+      node = i % 2 ? node.a : node[0]
+    }
+    expect(node).toBe('ssn [REDACTED:ssn]')
+    expect(JSON.stringify(within)).toContain('123-45-6789')
+    await t.gql(POLICY, { a: 'agent-p', m: 'REJECT', p: [] })
+    const rejected = await t.app.services.privacy
+      .guard('agent-p', [], [{ field: 'metadata', value: within }])
+      .catch((e: unknown) => e as ValidationError)
+    expect(rejected).toBeInstanceOf(ValidationError)
+    expect((rejected as ValidationError).issues).toEqual([
+      { field: path.join('.'), message: 'contains a US social security number', limit: 'ssn' },
+    ])
   })
 })

@@ -125,7 +125,7 @@ describe('export, import, backups, restore and clearing', () => {
     const doc = exported.document
     expect(doc).toMatchObject({
       format: 'engram.export',
-      version: 1,
+      version: 2,
       agent: { id: 'agent-src' },
       embeddingModel: t.app.services.embeddings.model,
     })
@@ -345,7 +345,7 @@ describe('export, import, backups, restore and clearing', () => {
       }),
       'document.memories.0.supersededBy',
     ],
-    ['another version', (d) => ({ ...d, version: 2 }), 'document.version'],
+    ['another version', (d) => ({ ...d, version: 99 }), 'document.version'],
     ['another format', (d) => ({ ...d, format: 'someone.else' }), 'document.format'],
     [
       'a duplicate memory ref',
@@ -384,6 +384,67 @@ describe('export, import, backups, restore and clearing', () => {
       'document.sessions.0.messages.0.content',
     ],
   ]
+
+  broken.push(
+    [
+      'a vector owner of an unknown kind',
+      (d) => ({ ...d, vectors: [...d.vectors, { ...d.vectors[0], owner: 'bogus:DOMAIN/hamburg' }] }),
+      'document.vectors.7.owner',
+    ],
+    [
+      'a vector owner naming no item of the document',
+      (d) => ({ ...d, vectors: [...d.vectors, { ...d.vectors[0], owner: 'knowledge:DOMAIN/nowhere' }] }),
+      'document.vectors.7.owner',
+    ],
+    [
+      'a vector whose bytes do not fit its dimensions',
+      (d) => ({
+        ...d,
+        vectors: d.vectors.map((v: Doc, i: number) => (i === 0 ? { ...v, dimensions: 3 } : v)),
+      }),
+      'document.vectors.0.vector',
+    ],
+    [
+      'a recallTopK out of range',
+      (d) => ({ ...d, settings: { settings: { recallTopK: 0 }, contextBudgets: {} } }),
+      'document.settings.settings.recallTopK',
+    ],
+    [
+      'a fullMessageWindow out of range',
+      (d) => ({ ...d, parameters: [{ key: 'fullMessageWindow', value: 500 }] }),
+      'document.parameters.fullMessageWindow',
+    ],
+    [
+      'an unknown parameter',
+      (d) => ({ ...d, parameters: [{ key: 'bogus', value: 1 }] }),
+      'document.parameters.0.key',
+    ],
+    [
+      'a privacy pattern with a backreference',
+      (d) => ({
+        ...d,
+        privacyPolicy: { mode: 'REDACT'.toLowerCase(), patterns: [{ name: 'twice', pattern: '(a)\\1' }] },
+      }),
+      'document.privacyPolicy.patterns.0.pattern',
+    ],
+  )
+
+  it('refuses a bogus vector owner with a typed error naming the field and the owner', async () => {
+    const report = await importInto('agent-src', {
+      ...original,
+      vectors: [...original.vectors, { ...original.vectors[0], owner: 'bogus:DOMAIN/k' }],
+    })
+    expect(report).toMatchObject({
+      __typename: 'ValidationError',
+      issues: [
+        {
+          field: 'document.vectors.7.owner',
+          message: '"bogus:DOMAIN/k" must be kind:ref with kind one of memory, message, knowledge',
+          limit: null,
+        },
+      ],
+    })
+  })
 
   it.each(broken)('refuses %s, naming the field, and changes nothing', async (_name, breakIt, field) => {
     const before = await fingerprint('agent-src')
@@ -463,9 +524,14 @@ describe('export, import, backups, restore and clearing', () => {
         content: 'my SSN is 123-45-6789',
         entry: { ...m.entry, content: 'my SSN is 123-45-6789' },
       })
+      const kept = original.sessions[1]
       const doc = {
         ...original,
-        sessions: [{ ...original.sessions[1], messages: [secret(original.sessions[1].messages[0])] }],
+        sessions: [{ ...kept, messages: [secret(kept.messages[0])] }],
+        // Vectors of the messages left out would name no message of the document.
+        vectors: original.vectors.filter(
+          (v: Doc) => !v.owner.startsWith('message:') || v.owner === `message:${kept.conversationId}#1`,
+        ),
       }
       await t.gql(POLICY, { a: 'agent-redact', m: 'REDACT' })
       expect(await importInto('agent-redact', doc)).toMatchObject({ messages: 1, vectors: 4 })
@@ -478,6 +544,92 @@ describe('export, import, backups, restore and clearing', () => {
       // The document's vector was of the unredacted text: it was not taken.
       const vectors = await t.db.embedding.count({ where: { agentId: 'agent-redact', kind: 'message' } })
       expect(vectors).toBe(0)
+    })
+  })
+
+  describe('settings, parameters, privacy policy and snapshots', () => {
+    it('round-trips non-default settings, parameters, policy and snapshots byte for byte', async () => {
+      const keyFrom = await createAgentKey(t, 'agent-tuned')
+      await createAgentKey(t, 'agent-tuned-copy')
+      const settings = await t.gql(
+        `mutation { updateMemorySettings(settings: { recallTopK: 17 }) { __typename ... on MemorySettings { recallTopK } } }`,
+        {},
+        keyFrom,
+      )
+      expect(settings.data.updateMemorySettings).toEqual({ __typename: 'MemorySettings', recallTopK: 17 })
+      const params = await t.gql(
+        `mutation { setOptimizerParameters(agentId: "agent-tuned", input: { fullMessageWindow: 11 }) { __typename ... on OptimizerParameters { fullMessageWindow } } }`,
+      )
+      expect(params.data.setOptimizerParameters).toEqual({
+        __typename: 'OptimizerParameters',
+        fullMessageWindow: 11,
+      })
+      await t.gql(
+        `mutation { setPrivacyPolicy(agentId: "agent-tuned", mode: REDACT, patterns: [{ name: "employee_id", pattern: "EMP-\\\\d{5}" }]) { __typename } }`,
+      )
+      await t.gql(ADD, { c: 'c1', r: 'USER', t: 'EMP-12345 asked about the harbour' }, keyFrom)
+      await t.db.optimizationSnapshot.create({
+        data: {
+          agentId: 'agent-tuned',
+          tokensBefore: 900,
+          tokensAfter: 400,
+          entriesCompressed: 3,
+          entriesDropped: 1,
+          entriesPromoted: 0,
+          usageRatio: 0.45,
+          compressionTriggerRatio: 0.7,
+          fullMessageWindow: 11,
+          minRelevanceScore: 0.3,
+          timestamp: t.clock.now(),
+        },
+      })
+      const exported = await t.gql(
+        `query { exportMemory(agentId: "agent-tuned", includeSnapshots: true) { ... on MemoryExport { document } } }`,
+      )
+      const doc = exported.data.exportMemory.document as Doc
+      expect(doc.settings.settings).toEqual({ recallTopK: 17 })
+      expect(doc.parameters).toContainEqual({ key: 'fullMessageWindow', value: 11 })
+      expect(doc.privacyPolicy).toEqual({
+        mode: 'redact',
+        patterns: [{ name: 'employee_id', pattern: 'EMP-\\d{5}' }],
+      })
+      expect(doc.snapshots).toHaveLength(1)
+      expect(doc.sessions[0].messages[0].content).toBe('[REDACTED:employee_id] asked about the harbour')
+      // Without the flag the run history stays home.
+      const plain = await t.gql(
+        `query { exportMemory(agentId: "agent-tuned") { ... on MemoryExport { document } } }`,
+      )
+      expect(plain.data.exportMemory.document.snapshots).toBeUndefined()
+
+      expect((await importInto('agent-tuned-copy', doc)).__typename).toBe('ImportReport')
+      const again = await t.gql(
+        `query { exportMemory(agentId: "agent-tuned-copy", includeSnapshots: true) { ... on MemoryExport { document } } }`,
+      )
+      const copy = again.data.exportMemory.document as Doc
+      expect(JSON.stringify({ ...copy, agent: null })).toBe(JSON.stringify({ ...doc, agent: null }))
+      const read = await t.gql(
+        `{ memorySettings(agentId: "agent-tuned-copy") { ... on MemorySettings { recallTopK } }
+           agents { id privacyPolicy { mode patterns { name pattern } } } }`,
+      )
+      expect(read.data.memorySettings.recallTopK).toBe(17)
+      expect(read.data.agents.find((a: Doc) => a.id === 'agent-tuned-copy').privacyPolicy).toEqual({
+        mode: 'REDACT',
+        patterns: [{ name: 'employee_id', pattern: 'EMP-\\d{5}' }],
+      })
+      const copyParams = await t.app.services.parameters.load('agent-tuned-copy')
+      expect(copyParams.fullMessageWindow).toBe(11)
+    })
+
+    it("refuses an agent key's import of a privacy policy other than its agent's", async () => {
+      const key = await createAgentKey(t, 'agent-self')
+      const doc = { ...original, privacyPolicy: { mode: 'allow', patterns: [] } }
+      const r = await t.gql(IMPORT, { d: doc, m: 'REPLACE' }, key)
+      expect(r.data.importMemory).toMatchObject({
+        __typename: 'ValidationError',
+        issues: [{ field: 'document.privacyPolicy' }],
+      })
+      const agent = await t.db.agent.findUniqueOrThrow({ where: { id: 'agent-self' } })
+      expect(agent.privacyMode).toBe('redact')
     })
   })
 

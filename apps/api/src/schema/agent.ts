@@ -30,7 +30,8 @@ const PrivacyPatternInput = builder.inputType('PrivacyPatternInput', {
     name: t.string({ required: true, description: 'How findings are named, e.g. employee_id' }),
     pattern: t.string({
       required: true,
-      description: 'A JavaScript regular expression, at most 200 characters',
+      description:
+        'A regular expression in JavaScript syntax, at most 200 characters, run on a linear-time (RE2) engine: no backreferences or lookaround, at most 200 compiled instructions (1,000 for the whole policy)',
     }),
   }),
 })

@@ -69,9 +69,17 @@ builder.queryFields((t) => ({
     type: ExportRef,
     errors: {},
     description: "Exports an agent's memory as a versioned JSON document.",
-    args: { agentId: t.arg.id() },
+    args: {
+      agentId: t.arg.id(),
+      includeSnapshots: t.arg.boolean({
+        defaultValue: false,
+        description: "Also export the optimizer's run history (snapshots).",
+      }),
+    },
     resolve: async (_root, args, ctx) => {
-      const document = await ctx.services.transfer.exportAgent(await agentScope(ctx, args.agentId))
+      const document = await ctx.services.transfer.exportAgent(await agentScope(ctx, args.agentId), {
+        includeSnapshots: args.includeSnapshots ?? false,
+      })
       return {
         document,
         exportedAt: ctx.services.clock.now(),
@@ -100,7 +108,8 @@ builder.mutationFields((t) => ({
   importMemory: t.field({
     type: ImportReportRef,
     errors: {},
-    description: 'Imports an exported document into an agent, in one transaction: all of it or nothing.',
+    description:
+      "Imports an exported document into an agent, in one transaction: all of it or nothing. REPLACE also takes the document's settings, optimizer parameters and (admin keys only) privacy policy; MERGE adds memory and keeps the agent's own.",
     args: {
       agentId: t.arg.id(),
       document: t.arg({ type: 'JSON', required: true }),
@@ -111,6 +120,7 @@ builder.mutationFields((t) => ({
         await agentScope(ctx, args.agentId),
         args.document,
         args.mode ?? 'REPLACE',
+        { admin: ctx.viewer.kind === 'admin' },
       ),
   }),
   backupDatabase: t.field({

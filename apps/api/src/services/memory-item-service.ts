@@ -585,7 +585,7 @@ export class MemoryItemService {
   }
 }
 
-function safeJson(text: string): {
+export function safeJson(text: string): {
   settings?: Record<string, unknown>
   contextBudgets?: Record<string, unknown>
 } {

@@ -5,7 +5,7 @@ import {
 } from '@engram/core'
 import type { Database, Transaction } from '../db/client.ts'
 
-const PARAMETER_KEYS = [
+export const PARAMETER_KEYS = [
   'compressionTrigger',
   'fullMessageWindow',
   'minRelevance',
@@ -13,7 +13,7 @@ const PARAMETER_KEYS = [
 ] as const
 // Lifetime totals for the efficiency report live beside the parameters: the snapshot history
 // is pruned to the newest 500, the totals are not.
-const STAT_KEYS = {
+export const STAT_KEYS = {
   totalOptimizations: 'stats.totalOptimizations',
   totalTokensSaved: 'stats.totalTokensSaved',
 } as const

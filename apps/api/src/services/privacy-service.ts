@@ -1,5 +1,7 @@
 import {
+  type CompiledPattern,
   compilePrivacyPatterns,
+  DEFAULT_PRIVACY_SCAN_TIME_LIMIT_MS,
   guardTexts,
   type Metadata,
   PRIVACY_MODES,
@@ -16,7 +18,17 @@ export interface StoredPrivacyPolicy {
 
 /** Applies each agent's sensitive-data policy (spec 001) to everything written for it. */
 export class PrivacyService {
-  constructor(private readonly db: Database) {}
+  // Compiled once per distinct stored pattern list, not on every write.
+  private readonly compiled = new Map<string, CompiledPattern[]>()
+
+  constructor(
+    private readonly db: Database,
+    /** A CPU stopwatch for the scan's time limit (not the domain clock, which tests hold still). */
+    private readonly scanTimer: { now: () => number; timeLimitMs: number } = {
+      now: () => performance.now(),
+      timeLimitMs: DEFAULT_PRIVACY_SCAN_TIME_LIMIT_MS,
+    },
+  ) {}
 
   async policy(scope: string): Promise<StoredPrivacyPolicy> {
     // Read on every write: a prepared statement rather than a Prisma query.
@@ -62,33 +74,131 @@ export class PrivacyService {
     const stored = await this.policy(scope)
     if (stored.mode === 'allow')
       return { texts: texts.map((t) => t.text), metadata: metadata.map((m) => m.value) }
-    const leaves: { field: string; text: string }[] = []
-    const collect = (value: unknown, field: string) => {
-      if (typeof value === 'string') leaves.push({ field, text: value })
-      else if (Array.isArray(value)) for (const [i, v] of value.entries()) collect(v, `${field}.${i}`)
-      else if (value && typeof value === 'object')
-        for (const [k, v] of Object.entries(value)) collect(v, `${field}.${k}`)
-    }
-    for (const m of metadata) collect(m.value, m.field)
-    const guarded = guardTexts([...texts, ...leaves], {
-      mode: stored.mode,
-      patterns: compilePrivacyPatterns(stored.patterns),
+    const leaves: MetadataLeaf[] = []
+    const copies = metadata.map((m) =>
+      m.value ? (copyWithLeaves(m.value, m.field, leaves) as Metadata) : m.value,
+    )
+    const guarded = guardTexts(
+      [...texts, ...leaves.map((l) => ({ field: fieldOf(l.path), text: l.text }))],
+      { mode: stored.mode, patterns: this.compile(stored.patterns) },
+      this.scanTimer,
+    )
+    leaves.forEach((leaf, i) => {
+      leaf.container[leaf.key] = guarded[texts.length + i]
     })
-    const replacements = new Map(leaves.map((leaf, i) => [leaf.field, guarded[texts.length + i] as string]))
-    const rebuild = (value: unknown, field: string): unknown => {
-      if (typeof value === 'string') return replacements.get(field) ?? value
-      if (Array.isArray(value)) return value.map((v, i) => rebuild(v, `${field}.${i}`))
-      if (value && typeof value === 'object') {
-        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v, `${field}.${k}`)]))
-      }
-      return value
+    return { texts: guarded.slice(0, texts.length), metadata: copies }
+  }
+
+  private compile(patterns: PrivacyPattern[]): CompiledPattern[] {
+    const key = JSON.stringify(patterns)
+    let compiled = this.compiled.get(key)
+    if (!compiled) {
+      // A pattern stored before the RE2 engine that RE2 cannot run fails closed: the write is
+      // refused, naming the policy's pattern, until an admin replaces it.
+      compiled = compilePrivacyPatterns(patterns, 'privacyPolicy.patterns')
+      if (this.compiled.size >= MAX_CACHED_POLICIES) this.compiled.clear()
+      this.compiled.set(key, compiled)
     }
-    return {
-      texts: guarded.slice(0, texts.length),
-      metadata: metadata.map((m) => (m.value ? (rebuild(m.value, m.field) as Metadata) : m.value)),
-    }
+    return compiled
   }
 }
+
+/**
+ * Past this the guard refuses metadata outright. Far deeper than the metadata nesting limit
+ * checked after the guard; it bounds the guard's own work (field paths grow with depth), and lets
+ * a request nested thousands deep end in a typed error rather than a stack overflow.
+ */
+export const MAX_GUARDED_METADATA_DEPTH = 1_000
+
+/** Where a value sits: its container's path and its own key, joined into a field only when needed. */
+interface MetadataPath {
+  parent: MetadataPath | null
+  segment: string
+  field?: string
+}
+
+interface MetadataLeaf {
+  path: MetadataPath
+  text: string
+  container: Record<string | number, unknown>
+  key: string | number
+}
+
+/** The dotted field of a path ("metadata.notes.0"), memoised on each container along the way. */
+function fieldOf(path: MetadataPath): string {
+  const pending: MetadataPath[] = []
+  let at: MetadataPath | null = path
+  while (at && at.field === undefined) {
+    pending.push(at)
+    at = at.parent
+  }
+  let field = at?.field
+  for (let i = pending.length - 1; i >= 0; i--) {
+    const node = pending[i] as MetadataPath
+    node.field = field === undefined ? node.segment : `${field}.${node.segment}`
+    field = node.field
+  }
+  return field as string
+}
+
+/**
+ * Copies a metadata value with an explicit stack rather than recursion (metadata nested thousands
+ * deep must not overflow the call stack), noting where each string sits so its guarded text can be
+ * put back into the copy. Strings are met in document order, the order issues are named in.
+ */
+function copyWithLeaves(value: unknown, field: string, leaves: MetadataLeaf[]): unknown {
+  const root: Record<string, unknown> = {}
+  const stack: {
+    value: unknown
+    path: MetadataPath
+    depth: number
+    container: Record<string | number, unknown>
+    key: string | number
+  }[] = [{ value, path: { parent: null, segment: field, field }, depth: 1, container: root, key: 'value' }]
+  while (stack.length > 0) {
+    const item = stack.pop() as (typeof stack)[number]
+    const { value: node, path, depth, container, key } = item
+    if (typeof node === 'string') {
+      leaves.push({ path, text: node, container, key })
+      container[key] = node
+      continue
+    }
+    if (!node || typeof node !== 'object') {
+      container[key] = node
+      continue
+    }
+    if (depth > MAX_GUARDED_METADATA_DEPTH) {
+      throw new ValidationError([
+        {
+          field,
+          message: `must not nest deeper than ${MAX_GUARDED_METADATA_DEPTH} levels`,
+          limit: MAX_GUARDED_METADATA_DEPTH,
+        },
+      ])
+    }
+    const entries: [string | number, unknown][] = Array.isArray(node)
+      ? node.map((v, i) => [i, v])
+      : Object.entries(node)
+    const copy = (Array.isArray(node) ? new Array(node.length) : {}) as Record<string | number, unknown>
+    // Keys are created now, in their original order; values land as the stack reaches them.
+    if (!Array.isArray(node)) for (const [k] of entries) copy[k] = undefined
+    container[key] = copy
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, v] = entries[i] as [string | number, unknown]
+      stack.push({
+        value: v,
+        path: { parent: path, segment: String(k) },
+        depth: depth + 1,
+        container: copy,
+        key: k,
+      })
+    }
+  }
+  return root.value
+}
+
+// Far more than the agents one process serves at once; past it the cache simply starts over.
+const MAX_CACHED_POLICIES = 1_000
 
 function parsePolicy(mode: string | undefined, patterns: string | undefined): StoredPrivacyPolicy {
   const safeMode = (PRIVACY_MODES as readonly string[]).includes(mode ?? '')

@@ -1,4 +1,6 @@
 import {
+  type Bm25Term,
+  bm25Scores,
   CONTEXT_SUMMARY_PREFIX,
   DEFAULT_LEXICAL_PLAN,
   DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
@@ -26,7 +28,13 @@ import {
   type MemoryItemView,
   toMemoryItem,
 } from './memory-item-service.ts'
-import { FULL_TEXT_TABLES, type FullTextTable, TermStatistics } from './term-statistics.ts'
+import {
+  AgentTermStatistics,
+  type DocumentSet,
+  type FullTextTable,
+  FullTextTokenizer,
+  type Posting,
+} from './term-statistics.ts'
 
 export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES'] as const
 export type SearchScope = (typeof SEARCH_SCOPES)[number]
@@ -126,6 +134,13 @@ interface Candidate {
   sessionId?: string
 }
 
+let sharedTokenizer: FullTextTokenizer | null = null
+/** One tokenizer per process: a private in-memory database, opened on first use. */
+function tokenizer(): FullTextTokenizer {
+  sharedTokenizer ??= new FullTextTokenizer()
+  return sharedTokenizer
+}
+
 const KIND_OF: Record<SearchScope, EmbeddingKind> = {
   MEMORIES: 'memory',
   MESSAGES: 'message',
@@ -147,10 +162,10 @@ export class SearchService {
     private readonly now: () => Date,
     private readonly lexicalPlan: LexicalPlanConfig = DEFAULT_LEXICAL_PLAN,
   ) {
-    this.terms = new TermStatistics(db, () => this.now().getTime())
+    this.terms = new AgentTermStatistics(db)
   }
 
-  private readonly terms: TermStatistics
+  private readonly terms: AgentTermStatistics
 
   /** Term counts include deleted rows until they expire: forgotten at once after a bulk delete. */
   forgetStatistics(): void {
@@ -401,11 +416,14 @@ export class SearchService {
   }
 
   /**
-   * FTS5 bm25() (negated: higher is better) over the scope's table, restricted to the agent. Over
-   * a large index common terms do not select (planLexicalQuery); the any-term query runs when
-   * that finds nothing of this agent's. Fewer hits than `limit` are then possible, as with the
-   * common-terms queries of Lucene: documents holding only common words rank below any holding a
-   * rarer one, and in HYBRID the vector side brings its own candidates.
+   * BM25 over the agent's own documents in the scope: word rarity (document frequency) and the
+   * average length come from them alone, never from other agents' rows sharing the index (FTS5's
+   * bm25() would mix every tenant in). Scored with FTS5's formula and constants.
+   *
+   * Over a large corpus common terms do not select (planLexicalQuery, on the agent's own counts);
+   * the any-term query runs when that finds nothing. Fewer hits than `limit` are then possible, as
+   * with the common-terms queries of Lucene: documents holding only common words rank below any
+   * holding a rarer one, and in HYBRID the vector side brings its own candidates.
    */
   private async lexical(
     agentId: string,
@@ -416,19 +434,46 @@ export class SearchService {
   ): Promise<[string, number][]> {
     const table: FullTextTable =
       scope === 'MEMORIES' ? 'MemorySearch' : scope === 'KNOWLEDGE' ? 'KnowledgeSearch' : 'MessageSearch'
-    const terms = queryTerms(query)
+    const set: DocumentSet = scope === 'SUMMARIES' ? 'summaries' : scope === 'MESSAGES' ? 'messages' : 'all'
+    // Each query word as the index holds it (porter stems); a word the tokenizer splits counts
+    // each of its parts as a word of its own.
+    const terms = queryTerms(query).flatMap((word) => tokenizer().terms(word))
     if (terms.length === 0) return []
     // Summaries share the messages' index: an agent without any would pay a second full query.
     if (scope === 'SUMMARIES' && !(await this.hasSummaries(agentId, sessionId))) return []
-    const documents = await this.terms.documents(table)
-    const counts = new Map<string, number>()
-    if (documents >= this.lexicalPlan.minDocuments && terms.length > 1)
-      for (const term of terms) counts.set(term, await this.terms.frequency(table, term))
-    const plan = planLexicalQuery(terms, (term) => counts.get(term) ?? 0, documents, this.lexicalPlan)
+    const corpus = await this.terms.corpus(table, agentId, set)
+    if (corpus.documents === 0) return []
+    const postings = new Map<string, Map<string, Posting>>()
+    for (const term of new Set(terms))
+      postings.set(term, await this.terms.postings(table, agentId, set, term))
+    const held = (term: string) => postings.get(term) as Map<string, Posting>
+    const plan = planLexicalQuery(terms, (term) => held(term).size, corpus.documents, this.lexicalPlan)
     if (!plan) return []
-    const rows = await this.bm25(table, plan.match, agentId, scope, limit, sessionId)
+    const run = (selective: string[], every: boolean): [string, number][] => {
+      // Documents matching the plan: any selective term, or every term ("all-common").
+      const matching = new Set<string>()
+      for (const term of selective) for (const id of held(term).keys()) matching.add(id)
+      const lengths = new Map<string, number>()
+      for (const term of selective) for (const [id, p] of held(term)) lengths.set(id, p.length)
+      const candidates = [...matching].filter(
+        (id) =>
+          (!every || selective.every((term) => held(term).has(id))) &&
+          (!sessionId || [...selective].some((term) => held(term).get(id)?.sessionId === sessionId)),
+      )
+      const scoredTerms: Bm25Term[] = selective.map((term) => {
+        const docs = held(term)
+        return {
+          documentFrequency: docs.size,
+          frequencies: new Map([...docs].map(([id, p]) => [id, p.frequency])),
+        }
+      })
+      const scores = bm25Scores(candidates, scoredTerms, (id) => lengths.get(id) ?? 0, corpus)
+      // Ties broken by id, newest first, so equal scores come back in one stable order.
+      return [...scores].sort((a, b) => b[1] - a[1] || Number(b[0]) - Number(a[0])).slice(0, limit)
+    }
+    const rows = run(plan.selective, plan.mode === 'all-common')
     if (rows.length > 0 || !plan.fallback) return rows
-    return this.bm25(table, plan.fallback, agentId, scope, limit, sessionId)
+    return run(terms, false)
   }
 
   /**
@@ -448,35 +493,6 @@ export class SearchService {
       ...(sessionId ? [sessionId] : []),
     )
     return rows.length > 0
-  }
-
-  private async bm25(
-    table: FullTextTable,
-    match: string,
-    agentId: string,
-    scope: SearchScope,
-    limit: number,
-    sessionId: string | null,
-  ): Promise<[string, number][]> {
-    // CROSS JOIN keeps the full-text index as the outer loop: with a plain JOIN SQLite may walk the
-    // agent's rows and run MATCH once per row (measured: 560 ms instead of 3 ms over 2,500 messages).
-    let sql = `SELECT o."id" AS id, bm25("${table}") AS rank FROM "${table}" CROSS JOIN "${FULL_TEXT_TABLES[table]}" o ON o."id" = "${table}"."rowid"
-              WHERE "${table}" MATCH ? AND o."agentId" = ?`
-    const params: unknown[] = [match, agentId]
-    if (table === 'MessageSearch') {
-      sql += ` AND (substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?) = ?`
-      params.push(CONTEXT_SUMMARY_PREFIX, scope === 'SUMMARIES' ? 1 : 0)
-      if (sessionId) {
-        sql += ` AND o."sessionId" = ?`
-        params.push(sessionId)
-      }
-    }
-    const rows = await this.db.$queryRawUnsafe<{ id: number; rank: number }[]>(
-      `${sql} ORDER BY rank LIMIT ?`,
-      ...params,
-      limit,
-    )
-    return rows.map((r) => [String(r.id), -Number(r.rank)])
   }
 
   private async ordered(

@@ -1,3 +1,5 @@
+import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import BetterSqlite3 from 'better-sqlite3'
 import type { Database } from '../db/client.ts'
 
 /** The full-text tables search reads, each with the table whose rows it indexes. */
@@ -8,58 +10,171 @@ export const FULL_TEXT_TABLES = {
 } as const
 export type FullTextTable = keyof typeof FULL_TEXT_TABLES
 
-/** How long a count is trusted: frequencies drift slowly, and only decide which terms select. */
-export const TERM_STATISTICS_TTL_MS = 60_000
-/** Terms remembered per process at most; beyond it the oldest are forgotten. */
-export const MAX_CACHED_TERMS = 20_000
+/** The tokenizer every full-text table is created with (see the migrations). */
+export const FULL_TEXT_TOKENIZER = 'porter unicode61 remove_diacritics 2'
+
+/** Which of an agent's documents a search scope covers: summaries share the messages' index. */
+export type DocumentSet = 'all' | 'messages' | 'summaries'
+
+/** Query words tokenised at most per process; past it the cache starts over. */
+const MAX_CACHED_WORDS = 20_000
+/** Agents' corpus figures remembered at most; past it the oldest are forgotten. */
+const MAX_CACHED_CORPORA = 10_000
+
+/** One document holding a term: how often, its length in tokens, its conversation. */
+export interface Posting {
+  frequency: number
+  length: number
+  sessionId: string | null
+}
 
 /**
- * Document counts for query planning (planLexicalQuery), cached: counting a common term walks its
- * whole posting list (~1 ms for a term in 36k documents), and the same words come back in query
- * after query. Counts are over all agents, as FTS5's own BM25 statistics are.
+ * FTS5's own tokenizer, run on a private in-memory database: the index stores porter stems, and
+ * only SQLite's stemmer is sure to stem a query word exactly as it stemmed the documents.
  */
-export class TermStatistics {
-  private readonly terms = new Map<string, { count: number; at: number }>()
-  private readonly totals = new Map<FullTextTable, { count: number; at: number }>()
+export class FullTextTokenizer {
+  private readonly db = new BetterSqlite3(':memory:')
+  private readonly cache = new Map<string, string[]>()
+  private readonly insert
+  private readonly tokens
+  private readonly clear
 
-  constructor(
-    private readonly db: Database,
-    private readonly now: () => number = Date.now,
-    private readonly ttlMs = TERM_STATISTICS_TTL_MS,
-  ) {}
+  constructor(tokenizer = FULL_TEXT_TOKENIZER) {
+    this.db.exec(
+      `CREATE VIRTUAL TABLE words USING fts5(word, tokenize = '${tokenizer}');
+       CREATE VIRTUAL TABLE words_instance USING fts5vocab(words, 'instance');`,
+    )
+    this.insert = this.db.prepare('INSERT INTO words (rowid, word) VALUES (1, ?)')
+    this.tokens = this.db.prepare('SELECT term FROM words_instance ORDER BY "offset"').pluck()
+    this.clear = this.db.prepare('DELETE FROM words')
+  }
 
-  /** Forgets every count: rows were deleted in bulk (an agent, a clear, a restore). */
+  /** The index terms of a word, in order (one for a plain word). */
+  terms(word: string): string[] {
+    const cached = this.cache.get(word)
+    if (cached) return cached
+    this.insert.run(word)
+    const terms = this.tokens.all() as string[]
+    this.clear.run()
+    if (this.cache.size >= MAX_CACHED_WORDS) this.cache.clear()
+    this.cache.set(word, terms)
+    return terms
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}
+
+/** The sum of the per-column token counts FTS5 keeps in `<table>_docsize` (varints). */
+export function documentLength(sizes: Uint8Array | null): number {
+  if (!sizes) return 0
+  let total = 0
+  let value = 0
+  for (let i = 0; i < sizes.length; i++) {
+    const byte = sizes[i] as number
+    value = value * 128 + (byte & 0x7f)
+    if ((byte & 0x80) === 0) {
+      total += value
+      value = 0
+    }
+  }
+  return total
+}
+
+/**
+ * Each agent's own BM25 statistics, per full-text table and document set: how many documents it
+ * has, their average length, and for a term the documents holding it. Nothing here counts another
+ * agent's rows, so what one agent stores never moves another's scores.
+ */
+export class AgentTermStatistics {
+  private readonly corpora = new Map<string, { version: string; documents: number; averageLength: number }>()
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Forgets every agent's figures: rows were deleted or replaced in bulk (an agent, a clear, a
+   * restore). The version check would catch most of it; this also catches a replacement that
+   * happens to leave the same count and newest id.
+   */
   clear(): void {
-    this.terms.clear()
-    this.totals.clear()
+    this.corpora.clear()
   }
 
-  /** Rows the table indexes. */
-  async documents(table: FullTextTable): Promise<number> {
-    const cached = this.totals.get(table)
-    if (cached && this.now() - cached.at < this.ttlMs) return cached.count
-    const [row] = await this.db.$queryRawUnsafe<{ n: number | bigint }[]>(
-      `SELECT count(*) AS n FROM "${FULL_TEXT_TABLES[table]}"`,
+  /** The agent's documents in the set and their mean length, recounted when the agent's rows change. */
+  async corpus(
+    table: FullTextTable,
+    agentId: string,
+    set: DocumentSet,
+  ): Promise<{ documents: number; averageLength: number }> {
+    const base = FULL_TEXT_TABLES[table]
+    // Index-only on (agentId): a new or deleted row of the agent changes it.
+    const [version] = await this.db.$queryRawUnsafe<{ n: number | bigint; top: number | bigint | null }[]>(
+      `SELECT count(*) AS n, max("id") AS top FROM "${base}" WHERE "agentId" = ?`,
+      agentId,
     )
-    const count = Number(row?.n ?? 0)
-    this.totals.set(table, { count, at: this.now() })
-    return count
+    const versionKey = `${version?.n ?? 0}:${version?.top ?? ''}`
+    const key = `${table}\u0000${agentId}\u0000${set}`
+    const cached = this.corpora.get(key)
+    if (cached && cached.version === versionKey) return cached
+    const filter = documentSetFilter(set)
+    const rows = await this.db.$queryRawUnsafe<{ sz: Uint8Array | null }[]>(
+      `SELECT d."sz" AS sz FROM "${base}" o CROSS JOIN "${table}_docsize" d ON d."id" = o."id"
+        WHERE o."agentId" = ?${filter.sql}`,
+      agentId,
+      ...filter.params,
+    )
+    let tokens = 0
+    for (const row of rows) tokens += documentLength(row.sz)
+    const figures = {
+      version: versionKey,
+      documents: rows.length,
+      averageLength: rows.length > 0 ? tokens / rows.length : 0,
+    }
+    this.corpora.delete(key)
+    this.corpora.set(key, figures)
+    if (this.corpora.size > MAX_CACHED_CORPORA)
+      this.corpora.delete(this.corpora.keys().next().value as string)
+    return figures
   }
 
-  /** Documents containing `term` (as FTS5 tokenises it: the stemmed form is what is counted). */
-  async frequency(table: FullTextTable, term: string): Promise<number> {
-    const key = `${table}\u0000${term}`
-    const cached = this.terms.get(key)
-    if (cached && this.now() - cached.at < this.ttlMs) return cached.count
-    const [row] = await this.db.$queryRawUnsafe<{ n: number | bigint }[]>(
-      `SELECT count(*) AS n FROM "${table}" WHERE "${table}" MATCH ?`,
-      `"${term.replaceAll('"', '""')}"`,
+  /** The agent's documents in the set holding an index term, with the term's count in each. */
+  async postings(
+    table: FullTextTable,
+    agentId: string,
+    set: DocumentSet,
+    term: string,
+  ): Promise<Map<string, Posting>> {
+    const base = FULL_TEXT_TABLES[table]
+    const filter = documentSetFilter(set)
+    // The term's occurrences (every agent's: one index) joined to the owner's row and kept for this
+    // agent; CROSS JOIN keeps the vocabulary seek on the term as the outer loop.
+    const rows = await this.db.$queryRawUnsafe<
+      { id: number | bigint; tf: number | bigint; sz: Uint8Array | null; sessionId: string | null }[]
+    >(
+      `SELECT i."doc" AS id, count(*) AS tf, d."sz" AS sz, ${base === 'Message' ? 'o."sessionId"' : 'NULL'} AS sessionId
+         FROM "${table}Instance" i
+         CROSS JOIN "${base}" o ON o."id" = i."doc"
+         CROSS JOIN "${table}_docsize" d ON d."id" = i."doc"
+        WHERE i."term" = ? AND o."agentId" = ?${filter.sql}
+        GROUP BY i."doc"`,
+      term,
+      agentId,
+      ...filter.params,
     )
-    const count = Number(row?.n ?? 0)
-    // Re-inserted at the end, so the Map's order is oldest first.
-    this.terms.delete(key)
-    this.terms.set(key, { count, at: this.now() })
-    if (this.terms.size > MAX_CACHED_TERMS) this.terms.delete(this.terms.keys().next().value as string)
-    return count
+    return new Map(
+      rows.map((r) => [
+        String(r.id),
+        { frequency: Number(r.tf), length: documentLength(r.sz), sessionId: r.sessionId },
+      ]),
+    )
+  }
+}
+
+function documentSetFilter(set: DocumentSet): { sql: string; params: unknown[] } {
+  if (set === 'all') return { sql: '', params: [] }
+  return {
+    sql: ` AND (substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?) = ?`,
+    params: [CONTEXT_SUMMARY_PREFIX, set === 'summaries' ? 1 : 0],
   }
 }

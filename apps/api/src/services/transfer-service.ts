@@ -3,9 +3,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {
   type Clock,
+  ContextBudgetsSchema,
+  compilePrivacyPatterns,
+  DEFAULT_OPTIMIZER_PARAMETERS,
   KNOWLEDGE_CATEGORIES,
   type Limits,
   MEMORY_CATEGORIES,
+  OptimizerParametersSchema,
+  PRIVACY_MODES,
+  parseMemorySettings,
   ROLES,
   type TokenCounter,
   ValidationError,
@@ -18,10 +24,18 @@ import type { AgentLifecycle } from './agent-lifecycle.ts'
 import type { AgentWrites } from './agent-writes.ts'
 import { contentHash, type EmbeddingService } from './embedding-service.ts'
 import { parseMetadata } from './mappers.ts'
-import type { PrivacyService } from './privacy-service.ts'
+import { safeJson } from './memory-item-service.ts'
+import { PARAMETER_KEYS, STAT_KEYS } from './parameter-store.ts'
+import type { PrivacyService, StoredPrivacyPolicy } from './privacy-service.ts'
 
 export const EXPORT_FORMAT = 'engram.export'
-export const EXPORT_VERSION = 1
+// 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots.
+// Version 1 documents still import: they simply carry none of those.
+export const EXPORT_VERSION = 2
+const IMPORTABLE_VERSIONS = [1, 2] as const
+/** Vector owners name one of the document's items as `kind:ref`. */
+const VECTOR_KINDS = ['memory', 'message', 'knowledge'] as const
+const PARAMETER_ROW_KEYS: readonly string[] = [...PARAMETER_KEYS, ...Object.values(STAT_KEYS)]
 /** Bounds an import: what one request may bring (the request body limit bounds it too). */
 export const MAX_IMPORT_ITEMS = 200_000
 
@@ -31,8 +45,46 @@ const json = z.record(z.string(), z.unknown())
 
 const ExportDocumentSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION),
+  version: z.union(IMPORTABLE_VERSIONS.map((v) => z.literal(v))),
   agent: z.object({ id: z.string(), name: z.string() }),
+  /** Memory settings and context budgets as stored: only what differs from the defaults. */
+  settings: z.object({ settings: json.optional(), contextBudgets: json.optional() }).optional(),
+  /** The optimizer's learned parameters and lifetime totals, by key. */
+  parameters: z
+    .array(
+      z.object({
+        key: z.string().refine((key) => PARAMETER_ROW_KEYS.includes(key), {
+          message: `must be one of ${PARAMETER_ROW_KEYS.join(', ')}`,
+        }),
+        value: z.number().finite(),
+      }),
+    )
+    .max(PARAMETER_ROW_KEYS.length)
+    .optional(),
+  privacyPolicy: z
+    .object({
+      mode: z.enum(PRIVACY_MODES),
+      patterns: z.array(z.object({ name: z.string(), pattern: z.string() })),
+    })
+    .optional(),
+  /** Optimizer runs, oldest first: only when the export was asked for them. */
+  snapshots: z
+    .array(
+      z.object({
+        tokensBefore: z.number().int().min(0),
+        tokensAfter: z.number().int().min(0),
+        entriesCompressed: z.number().int().min(0),
+        entriesDropped: z.number().int().min(0),
+        entriesPromoted: z.number().int().min(0),
+        usageRatio: z.number().finite(),
+        compressionTriggerRatio: z.number().finite(),
+        fullMessageWindow: z.number().int(),
+        minRelevanceScore: z.number().finite(),
+        timestamp: isoDate,
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS)
+    .optional(),
   embeddingModel: z.string().nullable(),
   memories: z
     .array(
@@ -162,9 +214,10 @@ export class TransferService {
     private readonly lifecycle: Pick<AgentLifecycle, 'forget' | 'ended' | 'purge'>,
   ) {}
 
-  async exportAgent(scope: string): Promise<ExportDocument> {
+  /** Everything that belongs to the agent; its optimizer runs too when `includeSnapshots`. */
+  async exportAgent(scope: string, { includeSnapshots = false } = {}): Promise<ExportDocument> {
     const agent = await this.db.agent.findUniqueOrThrow({ where: { id: scope } })
-    const [memories, knowledge, sessions, vectors] = await Promise.all([
+    const [memories, knowledge, sessions, vectors, parameters, snapshots] = await Promise.all([
       this.db.memoryItem.findMany({
         where: { agentId: scope },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -179,7 +232,16 @@ export class TransferService {
         include: { messages: { orderBy: [{ timestamp: 'asc' }, { id: 'asc' }], include: { entry: true } } },
       }),
       this.db.embedding.findMany({ where: { agentId: scope, model: this.embeddings.model } }),
+      this.db.adaptiveParameter.findMany({ where: { agentId: scope }, orderBy: { key: 'asc' } }),
+      includeSnapshots
+        ? this.db.optimizationSnapshot.findMany({
+            where: { agentId: scope },
+            orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+          })
+        : Promise.resolve(null),
     ])
+    const storedSettings = safeJson(agent.memorySettings)
+    const policy = await this.privacy.policy(scope)
     const memoryRef = new Map(memories.map((m, i) => [m.id, `m${i + 1}`]))
     const messageRef = new Map<number, string>()
     for (const session of sessions)
@@ -192,6 +254,28 @@ export class TransferService {
       format: EXPORT_FORMAT,
       version: EXPORT_VERSION,
       agent: { id: agent.id, name: agent.name },
+      settings: {
+        settings: storedSettings.settings ?? {},
+        contextBudgets: storedSettings.contextBudgets ?? {},
+      },
+      parameters: parameters.map((p) => ({ key: p.key, value: p.value })),
+      privacyPolicy: { mode: policy.mode, patterns: policy.patterns },
+      ...(snapshots
+        ? {
+            snapshots: snapshots.map((s) => ({
+              tokensBefore: s.tokensBefore,
+              tokensAfter: s.tokensAfter,
+              entriesCompressed: s.entriesCompressed,
+              entriesDropped: s.entriesDropped,
+              entriesPromoted: s.entriesPromoted,
+              usageRatio: s.usageRatio,
+              compressionTriggerRatio: s.compressionTriggerRatio,
+              fullMessageWindow: s.fullMessageWindow,
+              minRelevanceScore: s.minRelevanceScore,
+              timestamp: s.timestamp.toISOString(),
+            })),
+          }
+        : {}),
       embeddingModel: this.embeddings.model,
       memories: memories.map((m) => ({
         ref: memoryRef.get(m.id) as string,
@@ -273,19 +357,41 @@ export class TransferService {
    * (spec 002 restore); MERGE adds to it. Vectors are kept when the document's model is the current
    * one, and embedded again otherwise. Sensitive data is guarded like any other write.
    */
-  async importAgent(scope: string, input: unknown, mode: ImportMode): Promise<ImportReport> {
+  async importAgent(
+    scope: string,
+    input: unknown,
+    mode: ImportMode,
+    { admin = false }: { admin?: boolean } = {},
+  ): Promise<ImportReport> {
     const parsed = ExportDocumentSchema.safeParse(input)
     if (!parsed.success) throw validationErrorFromZod(parsed.error, 'document')
     const doc = parsed.data
     this.assertReferences(doc)
+    // REPLACE takes the agent's settings, parameters and policy from the document; MERGE only adds
+    // memory and keeps the agent's own.
+    const replacing = mode === 'REPLACE'
+    const policy = replacing ? await this.documentPolicy(scope, doc, admin) : undefined
+    const settings = replacing && doc.settings ? this.documentSettings(doc) : undefined
+    this.assertParameters(doc)
+    // The data is guarded by the policy in force when it arrives, like every write; a policy the
+    // document brings applies to what is written after.
     const redacted = await this.guardDocument(scope, doc)
     const sameModel = doc.embeddingModel === this.embeddings.model
     const now = this.clock.now()
 
     const report = await this.db.$transaction(
       async (tx) => {
-        if (mode === 'REPLACE') await this.clearAgentData(tx, scope)
-        else {
+        if (mode === 'REPLACE') {
+          await this.clearAgentData(tx, scope)
+          if (settings) await tx.agent.update({ where: { id: scope }, data: { memorySettings: settings } })
+          if (policy)
+            await tx.agent.update({
+              where: { id: scope },
+              data: { privacyMode: policy.mode, privacyPatterns: JSON.stringify(policy.patterns) },
+            })
+          for (const p of doc.parameters ?? [])
+            await tx.adaptiveParameter.create({ data: { agentId: scope, key: p.key, value: p.value } })
+        } else {
           const clash = await tx.session.findFirst({
             where: { agentId: scope, conversationId: { in: doc.sessions.map((s) => s.conversationId) } },
           })
@@ -401,6 +507,10 @@ export class TransferService {
             messages++
           }
         }
+        if (doc.snapshots?.length)
+          await tx.optimizationSnapshot.createMany({
+            data: doc.snapshots.map((snapshot) => ({ agentId: scope, ...snapshot })),
+          })
         let vectors = 0
         if (sameModel && doc.embeddingModel) {
           const rows = doc.vectors.flatMap((v) => {
@@ -413,9 +523,9 @@ export class TransferService {
                   ? messageIds.get(ref)
                   : knowledgeIds.get(ref)
             // A redacted text's vector was computed from what was redacted: it is embedded again.
+            // Owners and sizes were checked (assertReferences): a miss here is a redacted text.
             if (ownerId == null || !kind || redacted.has(v.owner)) return []
             const bytes = Buffer.from(v.vector, 'base64')
-            if (bytes.byteLength !== v.dimensions * 4) return []
             return [
               {
                 kind,
@@ -574,6 +684,103 @@ export class TransferService {
           ])
       }
     }
+    const messages = new Set<string>()
+    for (const s of doc.sessions)
+      for (const j of s.messages.keys()) messages.add(`${s.conversationId}#${j + 1}`)
+    const owners = { memory: refs, message: messages, knowledge: facts }
+    const seen = new Set<string>()
+    for (const [i, v] of doc.vectors.entries()) {
+      const field = `document.vectors.${i}`
+      const colon = v.owner.indexOf(':')
+      const kind = v.owner.slice(0, colon) as (typeof VECTOR_KINDS)[number]
+      const ref = v.owner.slice(colon + 1)
+      // Every stored vector must be one a delete of its owner removes: a known kind, a real owner.
+      if (colon < 0 || !VECTOR_KINDS.includes(kind))
+        throw new ValidationError([
+          {
+            field: `${field}.owner`,
+            message: `"${v.owner}" must be kind:ref with kind one of ${VECTOR_KINDS.join(', ')}`,
+          },
+        ])
+      if (!owners[kind].has(ref))
+        throw new ValidationError([
+          { field: `${field}.owner`, message: `"${v.owner}" names no ${kind} of this document` },
+        ])
+      if (seen.has(v.owner))
+        throw new ValidationError([{ field: `${field}.owner`, message: `duplicate vector for ${v.owner}` }])
+      seen.add(v.owner)
+      const bytes = Buffer.from(v.vector, 'base64').byteLength
+      if (bytes !== v.dimensions * 4)
+        throw new ValidationError([
+          {
+            field: `${field}.vector`,
+            message: `holds ${bytes} bytes, not ${v.dimensions} dimensions × 4`,
+            limit: v.dimensions * 4,
+          },
+        ])
+    }
+  }
+
+  /**
+   * The document's privacy policy, checked like setPrivacyPolicy. Only an admin may change an
+   * agent's policy, so an agent key importing a different one is refused rather than obeyed.
+   */
+  private async documentPolicy(
+    scope: string,
+    doc: z.infer<typeof ExportDocumentSchema>,
+    admin: boolean,
+  ): Promise<StoredPrivacyPolicy | undefined> {
+    if (!doc.privacyPolicy) return undefined
+    const policy = { mode: doc.privacyPolicy.mode, patterns: doc.privacyPolicy.patterns }
+    compilePrivacyPatterns(policy.patterns, 'document.privacyPolicy.patterns')
+    if (admin) return policy
+    const current = await this.privacy.policy(scope)
+    if (JSON.stringify(current) !== JSON.stringify(policy))
+      throw new ValidationError([
+        {
+          field: 'document.privacyPolicy',
+          message: "differs from the agent's policy; only an admin key may import a privacy policy",
+        },
+      ])
+    return undefined
+  }
+
+  /** The document's settings, validated as updateMemorySettings validates them, as stored JSON. */
+  private documentSettings(doc: z.infer<typeof ExportDocumentSchema>): string {
+    const settings = doc.settings?.settings ?? {}
+    const contextBudgets = doc.settings?.contextBudgets ?? {}
+    try {
+      parseMemorySettings(settings)
+    } catch (error) {
+      if (error instanceof ValidationError)
+        throw new ValidationError(
+          error.issues.map((issue) => ({ ...issue, field: `document.settings.${issue.field}` })),
+        )
+      throw error
+    }
+    const budgets = ContextBudgetsSchema.safeParse(contextBudgets)
+    if (!budgets.success) throw validationErrorFromZod(budgets.error, 'document.settings.contextBudgets')
+    return JSON.stringify({ settings, contextBudgets })
+  }
+
+  /** Learned parameters within the optimizer's ranges; lifetime totals whole and not negative. */
+  private assertParameters(doc: z.infer<typeof ExportDocumentSchema>): void {
+    const given = doc.parameters ?? []
+    const keys = new Set<string>()
+    for (const [i, p] of given.entries()) {
+      if (keys.has(p.key))
+        throw new ValidationError([{ field: `document.parameters.${i}.key`, message: `duplicate ${p.key}` }])
+      keys.add(p.key)
+      if (!(PARAMETER_KEYS as readonly string[]).includes(p.key) && !(p.value >= 0))
+        throw new ValidationError([
+          { field: `document.parameters.${i}.value`, message: 'must not be negative', limit: 0 },
+        ])
+    }
+    const candidate: Record<string, number> = { ...DEFAULT_OPTIMIZER_PARAMETERS }
+    for (const p of given)
+      if ((PARAMETER_KEYS as readonly string[]).includes(p.key)) candidate[p.key] = p.value
+    const parsed = OptimizerParametersSchema.safeParse(candidate)
+    if (!parsed.success) throw validationErrorFromZod(parsed.error, 'document.parameters')
   }
 
   /** Everything an agent remembers; the agent, its keys and its settings stay. */

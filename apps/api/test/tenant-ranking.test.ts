@@ -1,0 +1,102 @@
+// One agent's data must not change another agent's ranking (issue 10): BM25's word rarity and
+// average document length come from the agent's own documents, not from the shared FTS5 index.
+import { afterEach, describe, expect, it } from 'vitest'
+import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { score components { bm25 vector } message { id content } } } ... on Error { message } } }`
+const BATCH = `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { __typename ... on Error { message } } }`
+
+const A_MESSAGES = [
+  'The deploy pipeline failed on the staging cluster last night',
+  'Rollback the deploy if the pipeline turns red again',
+  'Lunch order: two pizzas and a salad for the team',
+  'The staging cluster needs a bigger disk before Friday',
+  'Pipeline logs are kept for thirty days in the bucket',
+  'Deploy windows are Tuesday and Thursday mornings',
+  'Remember to rotate the database credentials monthly',
+  'A long note about the deploy: first build, then test, then deploy, then watch the pipeline dashboards',
+]
+// The other tenant writes A's query words over and over, in long and short messages.
+const B_MESSAGES = Array.from({ length: 120 }, (_, i) =>
+  i % 3 === 0
+    ? `deploy deploy pipeline staging ${'filler words '.repeat(i % 7)}`
+    : `deploy pipeline note ${i} about the staging cluster and credentials`,
+)
+
+const QUERIES = ['deploy pipeline staging', 'staging cluster disk', 'rotate credentials', 'pipeline']
+
+const apps: TestApp[] = []
+afterEach(async () => {
+  for (const t of apps.splice(0)) await t.close()
+})
+
+async function load(t: TestApp, agentId: string, messages: string[]) {
+  const key = await createAgentKey(t, agentId)
+  const r = await t.gql(BATCH, { c: 'main', m: messages.map((content) => ({ role: 'USER', content })) }, key)
+  expect(r.data.addMessages.__typename).toBe('AddMessagesPayload')
+  return key
+}
+
+/** A's results as text and score (ids differ between databases). */
+async function ranking(t: TestApp, key: string, strategy: 'LEXICAL' | 'HYBRID') {
+  const out: { query: string; hits: { content: string; score: number; bm25: number }[] }[] = []
+  for (const query of QUERIES) {
+    const r = await t.gql(SEARCH, { input: { query, strategy, limit: 10 } }, key)
+    out.push({
+      query,
+      hits: r.data.search.hits.map((h: any) => ({
+        content: h.message.content,
+        score: h.score,
+        bm25: h.components.bm25,
+      })),
+    })
+  }
+  return out
+}
+
+describe('tenant isolation of lexical ranking', () => {
+  it('gives agent A the same ranking and scores whatever agent B stores, and in whichever order they were loaded', async () => {
+    const alone = await createTestApp()
+    apps.push(alone)
+    const aliceAlone = await load(alone, 'alice', A_MESSAGES)
+
+    const aFirst = await createTestApp()
+    apps.push(aFirst)
+    const aliceFirst = await load(aFirst, 'alice', A_MESSAGES)
+    const beforeB = await ranking(aFirst, aliceFirst, 'LEXICAL')
+    await load(aFirst, 'bob', B_MESSAGES)
+
+    const bFirst = await createTestApp()
+    apps.push(bFirst)
+    await load(bFirst, 'bob', B_MESSAGES)
+    const aliceSecond = await load(bFirst, 'alice', A_MESSAGES)
+
+    for (const strategy of ['LEXICAL', 'HYBRID'] as const) {
+      const reference = await ranking(alone, aliceAlone, strategy)
+      expect(reference.every((q) => q.hits.length > 0)).toBe(true)
+      expect(await ranking(aFirst, aliceFirst, strategy)).toEqual(reference)
+      expect(await ranking(bFirst, aliceSecond, strategy)).toEqual(reference)
+      if (strategy === 'LEXICAL') expect(beforeB).toEqual(reference)
+    }
+  })
+
+  it('scores exactly as FTS5 bm25() does when the agent is alone in the index', async () => {
+    const t = await createTestApp()
+    apps.push(t)
+    const key = await load(t, 'alice', A_MESSAGES)
+    for (const query of QUERIES) {
+      const r = await t.gql(SEARCH, { input: { query, strategy: 'LEXICAL', limit: 10 } }, key)
+      const ours = new Map<string, number>(r.data.search.hits.map((h: any) => [h.message.id, h.score]))
+      const match = query
+        .split(' ')
+        .map((w) => `"${w}"`)
+        .join(' OR ')
+      const fts = await t.db.$queryRawUnsafe<{ id: number; score: number }[]>(
+        `SELECT rowid AS id, -bm25("MessageSearch") AS score FROM "MessageSearch" WHERE "MessageSearch" MATCH ? ORDER BY score DESC`,
+        match,
+      )
+      expect(ours.size).toBe(fts.length)
+      for (const row of fts) expect(ours.get(String(row.id))).toBeCloseTo(row.score, 10)
+    }
+  })
+})
