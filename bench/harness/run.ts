@@ -1,7 +1,7 @@
 // `pnpm bench` (full sizes) or `pnpm bench -- --quick` (CI smoke): every suite in bench/harness/suites.ts,
 // one after another, each repeated with the same seed, folded into bench/results/latest.{json,md}
 // (latest-quick.* in quick mode, so a smoke run never replaces the full figures).
-// Options: --only core,load  --reps N  --dataset PATH  --readme (copy the summary into README.md).
+// Options: --only core,load  --reps N  --dataset PATH  --readme (copy the summary into docs/performance.md).
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -263,26 +263,31 @@ console.info(
 )
 
 if (args.includes('--readme')) {
-  const readme = path.join(REPO_ROOT, 'README.md')
+  // The full figures live in docs/performance.md; README.md keeps only the headline ones.
+  const readme = path.join(REPO_ROOT, 'docs', 'performance.md')
   const text = fs.readFileSync(readme, 'utf8')
   const from = text.indexOf(README_START)
   const to = text.indexOf(README_END)
   if (from < 0 || to < from) {
-    console.error(`README.md has no ${README_START} ... ${README_END} block`)
+    console.error(`docs/performance.md has no ${README_START} ... ${README_END} block`)
     process.exit(1)
   }
   fs.writeFileSync(
     readme,
     `${text.slice(0, from + README_START.length)}\n${readmeMarkdown(report)}\n${text.slice(to)}`,
   )
-  // The repository's formatter aligns markdown tables: leave README.md as `pnpm lint` wants it.
+  // The repository's formatter aligns markdown tables: leave the file as `pnpm lint` wants it.
   try {
-    execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/biome'), ['format', '--write', 'README.md'], {
-      cwd: REPO_ROOT,
-      stdio: 'ignore',
-    })
+    execFileSync(
+      path.join(REPO_ROOT, 'node_modules/.bin/biome'),
+      ['format', '--write', 'docs/performance.md'],
+      {
+        cwd: REPO_ROOT,
+        stdio: 'ignore',
+      },
+    )
   } catch {
-    console.warn('[bench] could not format README.md: run `pnpm format`')
+    console.warn('[bench] could not format docs/performance.md: run `pnpm format`')
   }
   console.info('[bench] README.md Performance section updated')
 }

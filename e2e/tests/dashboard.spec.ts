@@ -1,5 +1,6 @@
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
+import type { APIRequestContext, Page } from '@playwright/test'
 import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { expect, test, watchPage } from './fixtures'
 
 // The operator's journey through every page, against the real API and database. Each page is
 // screenshotted into test-results/screens/ for a person to look at.
@@ -67,7 +68,7 @@ test.beforeAll(async ({ browser, request }) => {
   }
   await gql(request, `mutation { runOptimizer { __typename } }`, {}, agentKey)
   await gql(request, `mutation { runOptimizer { __typename } }`, {}, agentKey)
-  page = await browser.newPage()
+  page = watchPage(await browser.newPage())
 })
 
 test.afterAll(async () => {
@@ -87,7 +88,7 @@ test('an admin signs in and sees the charts drawn from the snapshots', async () 
   await page.getByLabel('Admin API key').fill(ADMIN_KEY)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page.getByRole('heading', { name: 'Overview', exact: true })).toBeVisible()
-  await page.getByLabel('Agent').selectOption(AGENT)
+  await page.getByLabel('Agent', { exact: true }).selectOption(AGENT)
   await expect(page).toHaveURL(new RegExp(`agent=${AGENT}`))
   await expect(page.getByTestId('charts')).toHaveAttribute('data-points', '2')
   for (const id of [
@@ -142,7 +143,7 @@ test('knowledge: create, edit and delete, each confirmed through the API', async
   await expect(page.getByTestId('knowledge-cookie banner')).toContainText('pruned in 30 days if unused')
 
   const form = page.getByRole('form', { name: 'Add knowledge' })
-  await form.getByLabel('Agent').selectOption(AGENT)
+  await form.getByLabel('Agent', { exact: true }).selectOption(AGENT)
   await form.getByLabel('Category').selectOption('ERROR_PATTERN')
   await form.getByLabel('Key').fill('rate limit')
   await form.getByLabel('Value').fill('429 after 10 requests per minute')
@@ -235,7 +236,12 @@ test("a session's context-window bar matches contextWindow from the API", async 
     await expect(page.getByTestId('over-budget')).toContainText(
       `the oldest ${data.contextWindow.trimmedFullMessages} of them`,
     )
-  await expect(bar.locator('path.recharts-rectangle').first()).toHaveAttribute('d', /\d/)
+  for (const part of ['full', 'compressed', 'dropped'] as const) {
+    const tokens = data.contextWindow[`${part}Tokens`]
+    const width = (await bar.locator(`.window-meter .${part}`).boundingBox())?.width ?? 0
+    // Every non-zero part stays visible, however small against the budget.
+    if (tokens > 0) expect(width).toBeGreaterThanOrEqual(3.5)
+  }
   await shot(page, 'session')
 })
 
@@ -249,6 +255,10 @@ test('memory: entries by tier, a relevance histogram, and suggestions to apply',
   )
   await page.getByRole('link', { name: 'Memory' }).click()
   await expect(page.getByRole('heading', { name: 'Memory', exact: true })).toBeVisible()
+  // All agents by default, like the other pages; suggestions are per agent.
+  await expect(page.getByLabel('Agent', { exact: true })).toHaveValue('')
+  await page.getByLabel('Agent', { exact: true }).selectOption(AGENT)
+  await expect(page).toHaveURL(new RegExp(`agent=${AGENT}`))
   await expect(
     page.getByTestId('relevance-histogram').locator('path.recharts-rectangle').first(),
   ).toHaveAttribute('d', /\d/)

@@ -1,8 +1,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
+import type { APIRequestContext, Page } from '@playwright/test'
 import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { expect, test, watchPage } from './fixtures'
 
 // The Memories page against the real API: every change made in the browser is checked through the
 // API, and each state is screenshotted into test-results/screens/ for a person to look at.
@@ -83,7 +84,8 @@ test.beforeAll(async ({ browser, request }) => {
     )
     expect(data.createMemory.outcome).toBe('STORED')
   }
-  page = await browser.newPage()
+  // The refused import answers 422 on purpose; Chromium logs every non-2xx response.
+  page = watchPage(await browser.newPage(), [/status of 422/])
   page.on('pageerror', (error) => browserErrors.push(error.message))
   page.on('console', (message) => {
     // The refused import answers 422 on purpose; Chromium logs every non-2xx response.
@@ -104,7 +106,7 @@ test.afterAll(async () => {
 test('statistics and the category chart match memoryStats', async ({ request }) => {
   await page.getByRole('link', { name: 'Memories' }).click()
   await expect(page.getByRole('heading', { name: 'Memories', exact: true })).toBeVisible()
-  await page.getByLabel('Agent').selectOption(AGENT)
+  await page.getByLabel('Agent', { exact: true }).selectOption(AGENT)
   await expect(page).toHaveURL(new RegExp(`agent=${AGENT}`))
   const expected = await stats(request, AGENT)
   expect(expected).toMatchObject({ current: 4, superseded: 0, pinned: 1 })
@@ -346,7 +348,7 @@ test('export downloads engram-<agent>-<date>.json with the memories', async ({ r
 test('import: a file that is no export is refused; the export imports into another agent with Replace', async ({
   request,
 }) => {
-  await page.getByLabel('Agent').selectOption(RESTORE_AGENT)
+  await page.getByLabel('Agent', { exact: true }).selectOption(RESTORE_AGENT)
   await expect(page).toHaveURL(new RegExp(`agent=${RESTORE_AGENT}`))
   await expect(page.getByText('No memories yet.')).toBeVisible()
   const form = page.getByRole('form', { name: 'Import memories' })

@@ -1,8 +1,15 @@
-import { type EngramError, ForbiddenError, NotFoundError, ValidationError } from '@engram/core'
+import {
+  type EngramError,
+  ForbiddenError,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  NotFoundError,
+  ValidationError,
+} from '@engram/core'
 import SchemaBuilder from '@pothos/core'
 import ErrorsPlugin from '@pothos/plugin-errors'
 import RelayPlugin from '@pothos/plugin-relay'
-import { GraphQLError, Kind } from 'graphql'
+import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql'
 import type { Context } from './context.ts'
 
 export const builder = new SchemaBuilder<{
@@ -48,15 +55,23 @@ function parseDateTime(value: unknown): Date {
 }
 
 builder.scalarType('JSON', {
-  description: 'A JSON object',
+  description: `A JSON object, nested at most ${MAX_JSON_DEPTH} levels deep`,
   serialize: (value) => value,
-  parseValue: (value) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new GraphQLError('JSON must be an object')
-    }
-    return value as Record<string, unknown>
-  },
+  parseValue: (value) => parseJsonObject(value),
+  // The document's own nesting is bounded before parsing (document-limits.ts), so the recursive
+  // valueFromASTUntyped cannot overflow here.
+  parseLiteral: (ast, variables) => parseJsonObject(valueFromASTUntyped(ast, variables)),
 })
+
+function parseJsonObject(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new GraphQLError('JSON must be an object')
+  }
+  if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new GraphQLError(`JSON must nest at most ${MAX_JSON_DEPTH} levels deep`)
+  }
+  return value as Record<string, unknown>
+}
 
 export const ErrorInterface = builder.interfaceRef<EngramError>('Error').implement({
   description: 'Every expected failure is returned as data implementing Error.',

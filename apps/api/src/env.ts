@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, TOKENIZER_NAMES } from '@engram/core'
+import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, KEY_FACT_MODES, TOKENIZER_NAMES } from '@engram/core'
 import { z } from 'zod'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -32,9 +32,18 @@ export const EnvSchema = z
       .min(0, 'must be >= 0 (0 turns the schedule off)')
       .max(86_400_000, 'must be at most 86400000 (one day)')
       .default(DEFAULT_OPTIMIZER_CONFIG.intervalMs),
+    /**
+     * What the optimizer counts as an "error" key fact when it promotes: `spec` (spec 000: the
+     * word anywhere) or `strict` (an actual error message, stack trace or error code).
+     */
+    ENGRAM_KEY_FACT_MODE: z.enum(KEY_FACT_MODES).default('spec'),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
     ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
+    /** Brackets ({ [ () a document may nest, checked before parsing (the parser recurses per level). */
+    ENGRAM_MAX_QUERY_NESTING: z.coerce.number().int().min(8).max(1_000).default(64),
+    /** Schema introspection; unset means on, except with NODE_ENV=production. */
+    ENGRAM_INTROSPECTION: z.stringbool().optional(),
     ENGRAM_MAX_REQUEST_BYTES: z.coerce.number().int().min(1_024).max(1_073_741_824).default(16_777_216),
     ENGRAM_CORS_ORIGIN: z.string().optional(),
     /** Share of indexed documents above which a query term only ranks (see planLexicalQuery). */
@@ -85,6 +94,14 @@ export const EnvSchema = z
 export type Env = z.infer<typeof EnvSchema>
 
 export class EnvError extends Error {}
+
+/**
+ * Introspection is for development: in production the printed schema (apps/api/schema.graphql)
+ * and the SDK are the contract, and a key holder gains nothing from mapping the API.
+ */
+export function introspectionEnabled(env: Pick<Env, 'NODE_ENV' | 'ENGRAM_INTROSPECTION'>): boolean {
+  return env.ENGRAM_INTROSPECTION ?? env.NODE_ENV !== 'production'
+}
 
 export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
   // An empty variable means "unset", as in most shells' `VAR= cmd`.

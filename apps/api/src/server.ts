@@ -1,10 +1,12 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
+import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.ts'
+import { maskError } from './client-errors.ts'
 import { createDatabase } from './db/client.ts'
 import { applyMigrations, migrationsDirectory } from './db/migrate.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
@@ -15,6 +17,16 @@ import { type App, createApp } from './yoga.ts'
 const EMBEDDING_RETRY_INTERVAL_MS = 60_000
 
 type Enveloped = ReturnType<App['yoga']['getEnveloped']>
+
+/**
+ * The same typed, plain error an HTTP client would get (client-errors.ts), less the HTTP status
+ * yoga would have turned into a response code.
+ */
+function toClientError(error: unknown): GraphQLError {
+  const masked = maskError(error, 'Unexpected error.', console) as GraphQLError
+  const { http: _status, ...extensions } = masked.extensions ?? {}
+  return new GraphQLError(masked.message, { nodes: masked.nodes, path: masked.path, extensions })
+}
 
 export interface RunningServer {
   app: App
@@ -33,14 +45,48 @@ export function listen(
   host = '0.0.0.0',
   maxRequestBytes = 16_777_216,
 ): Promise<RunningServer> {
+  const tooLarge = (res: ServerResponse) => {
+    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+    res.end(
+      JSON.stringify({
+        errors: [
+          {
+            message: `Request body larger than ${maxRequestBytes} bytes (ENGRAM_MAX_REQUEST_BYTES)`,
+            extensions: { code: 'PAYLOAD_TOO_LARGE', limit: maxRequestBytes },
+          },
+        ],
+      }),
+    )
+  }
   const server = createServer((req, res) => {
-    const declared = Number(req.headers['content-length'] ?? 0)
-    if (declared > maxRequestBytes) {
-      res.writeHead(413, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ errors: [{ message: `Request body larger than ${maxRequestBytes} bytes` }] }))
-      return
+    if (req.headers['content-length'] !== undefined) {
+      // Node's parser never reads past a declared length, so checking the header is enough.
+      if (Number(req.headers['content-length']) > maxRequestBytes) return tooLarge(res)
+      return app.yoga(req, res)
     }
-    app.yoga(req, res)
+    if (req.headers['transfer-encoding'] === undefined) return app.yoga(req, res)
+    // A chunked body declares no length: it is counted as it arrives and refused once past the
+    // limit, then handed to yoga whole (whatwg-node takes a pre-read `body`).
+    const chunks: Buffer[] = []
+    let received = 0
+    let refused = false
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return
+      received += chunk.length
+      if (received > maxRequestBytes) {
+        refused = true
+        chunks.length = 0
+        tooLarge(res)
+        req.resume()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (refused) return
+      ;(req as IncomingMessage & { body?: Uint8Array }).body = Buffer.concat(chunks)
+      app.yoga(req, res)
+    })
   })
   const wsServer = new WebSocketServer({
     server,
@@ -65,18 +111,24 @@ export function listen(
           params,
           connectionParams: ctx.connectionParams,
         })
-        const document = parse(params.query)
-        const args = {
-          schema,
-          operationName: params.operationName,
-          document,
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
+        // A refused operation (a query sent with a live token, a document past a limit) is answered
+        // with an error for that operation alone: throwing here would close the socket (4500) and
+        // end the valid subscriptions sharing it.
+        try {
+          const document = parse(params.query)
+          const errors = validate(schema, document)
+          if (errors.length) return errors.map((error: unknown) => toClientError(error))
+          return {
+            schema,
+            operationName: params.operationName,
+            document,
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          }
+        } catch (error) {
+          return [toClientError(error)]
         }
-        const errors = validate(args.schema, args.document)
-        if (errors.length) return errors
-        return args
       },
     },
     wsServer,

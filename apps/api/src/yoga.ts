@@ -1,22 +1,23 @@
-import {
-  type Clock,
-  createTokenCounter,
-  type Embedder,
-  EngramError,
-  type Limits,
-  ValidationError,
-} from '@engram/core'
+import { type Clock, createTokenCounter, type Embedder, type Limits } from '@engram/core'
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases'
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
-import { GraphQLError, getOperationAST, parse } from 'graphql'
+import {
+  GraphQLError,
+  getOperationAST,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  type ValidationContext,
+} from 'graphql'
 import { createYoga, type Plugin } from 'graphql-yoga'
 import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
+import { maskError } from './client-errors.ts'
 import type { Context } from './context.ts'
 import { startCheckpointer } from './db/checkpointer.ts'
 import type { Database } from './db/client.ts'
-import type { Env } from './env.ts'
+import { assertDocumentNesting } from './document-limits.ts'
+import { type Env, introspectionEnabled } from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
 import { schema } from './schema/index.ts'
 import type { Logger } from './services/optimizer-service.ts'
@@ -37,7 +38,12 @@ export interface AppOptions {
     Partial<
       Pick<
         Env,
-        'ENGRAM_CORS_ORIGIN' | 'ENGRAM_SEARCH_COMMON_TERM_SHARE' | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+        | 'ENGRAM_CORS_ORIGIN'
+        | 'ENGRAM_SEARCH_COMMON_TERM_SHARE'
+        | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+        | 'ENGRAM_MAX_QUERY_NESTING'
+        | 'ENGRAM_INTROSPECTION'
+        | 'ENGRAM_KEY_FACT_MODE'
       >
     >
   clock?: Clock
@@ -60,6 +66,7 @@ export function createApp(options: AppOptions) {
     pubsub: createEngramPubSub(),
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
+    keyFactMode: env.ENGRAM_KEY_FACT_MODE,
     log,
     embedder: options.embedder,
     databaseFile: options.databaseFile,
@@ -125,36 +132,30 @@ export function createApp(options: AppOptions) {
       ? { origin: env.ENGRAM_CORS_ORIGIN.split(','), credentials: false }
       : undefined,
     // Unexpected errors reach clients as "Unexpected error."; the detail goes to the log only.
-    maskedErrors: {
-      maskError: (error, message) => {
-        // Errors raised by GraphQL itself (syntax, validation, limits) carry no originalError and
-        // are the client's to see. Duck-typed: the armor plugins load graphql's CommonJS build, so
-        // their GraphQLError is not an instance of ours.
-        const graphqlError = error as Partial<GraphQLError>
-        if ((error as Error)?.name === 'GraphQLError' && !graphqlError.originalError)
-          return error as GraphQLError
-        const original = graphqlError.originalError ?? error
-        // An expected error raised where no error union is declared (a nested field) still
-        // reaches the client typed, through extensions.
-        if (original instanceof EngramError) {
-          return new GraphQLError(original.message, {
-            path: graphqlError.path,
-            extensions: {
-              code: original.code,
-              ...(original instanceof ValidationError ? { issues: original.issues } : {}),
-            },
-          })
-        }
-        log.error('[graphql] unexpected error:', original)
-        return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
-      },
+    maskedErrors: { maskError: (error, message) => maskError(error, message, log) },
+    // yoga logs every error the mask replaced, expected ones included (a wrong variable, a
+    // forbidden key); maskError logs the unexpected ones itself, once.
+    logging: {
+      debug: () => {},
+      info: (...args) => log.info?.(...args),
+      warn: (...args) => log.warn?.(...args),
+      error: () => {},
     },
     plugins: [
       health,
       writesDone,
-      maxDepthPlugin({ n: env.ENGRAM_MAX_QUERY_DEPTH, ignoreIntrospection: true }),
-      costLimitPlugin({ maxCost: env.ENGRAM_MAX_QUERY_COST, ignoreIntrospection: true }),
-      maxAliasesPlugin({ n: 20 }),
+      requestLimits(env.ENGRAM_MAX_QUERY_NESTING ?? DEFAULT_MAX_QUERY_NESTING, introspectionEnabled(env)),
+      maxDepthPlugin({
+        n: env.ENGRAM_MAX_QUERY_DEPTH,
+        ignoreIntrospection: true,
+        ...plainRejection('QUERY_TOO_DEEP'),
+      }),
+      costLimitPlugin({
+        maxCost: env.ENGRAM_MAX_QUERY_COST,
+        ignoreIntrospection: true,
+        ...plainRejection('QUERY_TOO_COMPLEX'),
+      }),
+      maxAliasesPlugin({ n: MAX_ALIASES, ...plainRejection('TOO_MANY_ALIASES') }),
     ],
     context: async (initial) => {
       const request = (initial as { request?: Request }).request
@@ -192,6 +193,60 @@ export function createApp(options: AppOptions) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+const DEFAULT_MAX_QUERY_NESTING = 64
+
+/** Aliases per operation: each can run a whole resolver (twenty searches in one request). */
+export const MAX_ALIASES = 20
+
+/**
+ * The armor plugins word their refusals as "Syntax Error: Query Cost limit…" and throw them from
+ * inside validation; reported here instead, plain and with a stable code.
+ */
+function plainRejection(code: string) {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) => {
+        context?.reportError(
+          new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+            extensions: { code, http: { status: 400 } },
+          }),
+        )
+      },
+    ],
+  }
+}
+
+/**
+ * Checks made on the raw request, before graphql-js does its own work: a document nesting past the
+ * limit is refused before the recursive parser sees it; `variables` that are not JSON (GET's
+ * `?variables=%7Bbad`) are a client error, not a SyntaxError masked as a server fault; and
+ * introspection is off unless enabled.
+ */
+function requestLimits(maxNesting: number, introspection: boolean): Plugin {
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request)
+        } catch (error) {
+          if (!(error instanceof SyntaxError)) throw error
+          throw new GraphQLError('The request\'s "variables" or "extensions" parameter is not valid JSON.', {
+            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+          })
+        }
+      })
+    },
+    onParse({ params }) {
+      if (typeof params.source === 'string') assertDocumentNesting(params.source, maxNesting)
+    },
+    onValidate({ addValidationRule }) {
+      if (!introspection) addValidationRule(NoSchemaIntrospectionCustomRule)
+    },
+  }
+}
 
 // The context factory needs the operation's type before yoga has parsed it for execution; clients
 // send the same few documents over and over, so each is parsed once, not once per request.

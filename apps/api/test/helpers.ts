@@ -5,7 +5,7 @@ import type { Clock, Embedder } from '@engram/core'
 import { ensureAdminKey } from '../src/auth.ts'
 import { createDatabase, type Database } from '../src/db/client.ts'
 import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
-import { type App, createApp } from '../src/yoga.ts'
+import { type App, type AppOptions, createApp } from '../src/yoga.ts'
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef'
 
@@ -52,6 +52,12 @@ export async function createTestApp(
     backupDirectory?: string
     /** ENGRAM_SEARCH_COMMON_TERM_SHARE and _MIN_DOCUMENTS. */
     commonTerms?: { share: number; minDocuments: number }
+    /** Receives the app's log lines (quiet unless ENGRAM_TEST_LOG is set). */
+    log?: { info(...args: unknown[]): void; warn(...args: unknown[]): void; error(...args: unknown[]): void }
+    /** Any other configuration, as the server would read it from the environment. */
+    env?: Partial<AppOptions['env']>
+    /** ENGRAM_KEY_FACT_MODE. */
+    keyFactMode?: 'spec' | 'strict'
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -60,7 +66,7 @@ export async function createTestApp(
   const db = createDatabase(databaseFile)
   await ensureAdminKey(db, ADMIN_KEY)
   const clock = options.clock ?? new ManualClock()
-  const quiet = process.env.ENGRAM_TEST_LOG ? console : { info() {}, warn() {}, error() {} }
+  const quiet = options.log ?? (process.env.ENGRAM_TEST_LOG ? console : { info() {}, warn() {}, error() {} })
   const app = createApp({
     db,
     clock,
@@ -74,12 +80,14 @@ export async function createTestApp(
       ENGRAM_TOKENIZER: 'o200k_base',
       ENGRAM_MAX_QUERY_DEPTH: options.maxDepth ?? 12,
       ENGRAM_MAX_QUERY_COST: options.maxCost ?? 20_000,
+      ...(options.keyFactMode ? { ENGRAM_KEY_FACT_MODE: options.keyFactMode } : {}),
       ...(options.commonTerms
         ? {
             ENGRAM_SEARCH_COMMON_TERM_SHARE: options.commonTerms.share,
             ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS: options.commonTerms.minDocuments,
           }
         : {}),
+      ...options.env,
     },
   })
   return {

@@ -191,3 +191,81 @@ async function waitFor(check: () => Promise<boolean>) {
   }
   throw new Error('condition not reached')
 }
+
+describe('optimizer explanations', () => {
+  const EXPLAINED = `{ optimizerSnapshots { ... on OptimizationSnapshotList { snapshots { entriesPromoted explanation {
+      rules summary usageRatio savingsRatio targetUsageRatio overBudgetAbove underBudgetBelow emergencySavingsBelow
+      changes { parameter from to } keyFactMode promotionCount
+      promotions { entryId excerpt relevance keyFacts { kind text } } } } } } }`
+  const QUESTION = 'Sorry to hear that, Dana. Can you share the exact error message you see?'
+  const add = (t: TestApp, key: string, role: string, content: string) =>
+    t.gql(
+      `mutation($c: String!) { addMessage(input: { conversationId: "c", role: ${role}, content: $c }) { __typename } }`,
+      { c: content },
+      key,
+    )
+
+  it('records which rule fired, why, each parameter change and each promotion with its key facts', async () => {
+    const t = await app()
+    const key = await createAgentKey(t, 'agent-why')
+    await add(t, key, 'ASSISTANT', QUESTION)
+    await t.gql(RUN, {}, key)
+    const list = await t.gql(EXPLAINED, {}, key)
+    const [snapshot] = list.data.optimizerSnapshots.snapshots
+    expect(snapshot.entriesPromoted).toBe(1)
+    expect(snapshot.explanation).toMatchObject({
+      rules: ['UNDER_BUDGET'],
+      targetUsageRatio: 0.65,
+      overBudgetAbove: 0.75,
+      underBudgetBelow: 0.5,
+      emergencySavingsBelow: 0.05,
+      changes: [
+        { parameter: 'compressionTrigger', from: 0.7, to: 0.725 },
+        { parameter: 'fullMessageWindow', from: 30, to: 31 },
+        { parameter: 'minRelevance', from: 0.3, to: 0.275 },
+      ],
+      keyFactMode: 'SPEC',
+      promotionCount: 1,
+      promotions: [{ excerpt: QUESTION, relevance: 0.85, keyFacts: [{ kind: 'error', text: 'error' }] }],
+    })
+    expect(snapshot.explanation.summary[0]).toMatch(/^under budget \(usage 0\.000 < 0\.50\): relax$/)
+    expect(snapshot.explanation.usageRatio).toBeLessThan(0.005)
+  })
+
+  it('in strict key-fact mode promotes an actual error, not a question about one', async () => {
+    const t = await app({ keyFactMode: 'strict' })
+    const key = await createAgentKey(t, 'agent-strict')
+    await add(t, key, 'ASSISTANT', QUESTION)
+    await add(t, key, 'TOOL', 'Error: connect ECONNREFUSED 10.0.0.5:5432')
+    await t.gql(RUN, {}, key)
+    const [snapshot] = (await t.gql(EXPLAINED, {}, key)).data.optimizerSnapshots.snapshots
+    expect(snapshot.explanation).toMatchObject({
+      keyFactMode: 'STRICT',
+      promotionCount: 1,
+      promotions: [
+        {
+          excerpt: 'Error: connect ECONNREFUSED 10.0.0.5:5432',
+          keyFacts: [{ kind: 'error', text: 'Error: connect ECONNREFUSED 10.0.0.5:5432' }],
+        },
+      ],
+    })
+  })
+
+  it('reports the unrounded average saved per run', async () => {
+    const t = await app()
+    const key = await createAgentKey(t, 'agent-avg')
+    // 25 runs that saved 9 tokens between them, as the totals store holds them.
+    await t.db.adaptiveParameter.createMany({
+      data: [
+        { agentId: 'agent-avg', key: 'stats.totalOptimizations', value: 25 },
+        { agentId: 'agent-avg', key: 'stats.totalTokensSaved', value: 9 },
+      ],
+    })
+    const status = await t.gql(
+      `{ optimizerStatus { ... on OptimizerStatus { avgSavingsPerRun averageTokensSavedPerRun } } }`,
+      {},
+      key,
+    )
+    expect(status.data.optimizerStatus).toEqual({ avgSavingsPerRun: 0, averageTokensSavedPerRun: 0.36 })
+  })
+})

@@ -18,7 +18,9 @@ export function AgentSelect({
   return (
     <label className="inline-field">
       Agent
+      {/* Named outright: the label around it also holds the options' text. */}
       <select
+        aria-label="Agent"
         value={value ?? ''}
         onChange={(event) => {
           const next = new URLSearchParams(params)

@@ -1,9 +1,17 @@
-'use client'
+import { formatExact, formatPercent, formatTokens } from '../lib/format'
 
-import { Bar, BarChart, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
-import { formatCount } from '../lib/format'
+const PARTS = [
+  ['full', 'full'],
+  ['compressed', 'compressed'],
+  ['dropped', 'dropped'],
+] as const
 
-/** The context window as one stacked bar: full, compressed and dropped tokens against the budget. */
+/**
+ * The context window against its budget: full, compressed and dropped tokens. A plain meter, not
+ * a chart: at a 200K budget a few hundred tokens drew as an unreadable sliver and the chart's
+ * "budget" label was clipped. Every non-zero part keeps a visible width, and the figures are
+ * written out (exact on hover).
+ */
 export function ContextWindowBar({
   full,
   compressed,
@@ -15,7 +23,9 @@ export function ContextWindowBar({
   dropped: number
   budget: number
 }) {
-  const data = [{ name: 'tokens', full, compressed, dropped }]
+  const values = { full, compressed, dropped }
+  const scale = Math.max(budget, full + compressed + dropped, 1)
+  const sent = full + compressed
   return (
     <figure
       className="chart"
@@ -27,30 +37,37 @@ export function ContextWindowBar({
       aria-label={`Context window: ${full} full, ${compressed} compressed, ${dropped} dropped tokens of a ${budget}-token budget`}
     >
       <figcaption>
-        Context window: {formatCount(full + compressed)} of {formatCount(budget)} tokens sent (
-        {formatCount(dropped)} dropped)
+        Context window: {formatTokens(sent)} sent of a {formatTokens(budget)} budget (
+        <span data-testid="window-usage">{formatPercent(budget > 0 ? sent / budget : 0)}</span> used),{' '}
+        {formatTokens(dropped)} dropped
       </figcaption>
-      <ResponsiveContainer width="100%" height={110}>
-        <BarChart data={data} layout="vertical" margin={{ top: 8, right: 24, bottom: 0, left: 0 }}>
-          <XAxis
-            type="number"
-            domain={[0, Math.max(budget, full + compressed + dropped)]}
-            tickFormatter={formatCount}
+      <div
+        className="window-meter"
+        role="img"
+        aria-label={`${formatPercent(sent / scale)} of the budget used`}
+      >
+        {PARTS.map(([key]) => (
+          <span
+            key={key}
+            className={`${key}${values[key] > 0 ? ' nonzero' : ''}`}
+            style={{ width: `${(values[key] / scale) * 100}%` }}
+            title={`${key}: ${formatExact(values[key])} tokens`}
           />
-          <YAxis type="category" dataKey="name" hide />
-          <Tooltip formatter={(v) => formatCount(Number(v))} />
-          <Legend />
-          <ReferenceLine
-            x={budget}
-            stroke="#111"
-            strokeDasharray="4 2"
-            label={{ value: 'budget', position: 'top', fontSize: 11 }}
-          />
-          <Bar dataKey="full" stackId="w" fill="#16a34a" isAnimationActive={false} />
-          <Bar dataKey="compressed" stackId="w" fill="#f59e0b" isAnimationActive={false} />
-          <Bar dataKey="dropped" stackId="w" fill="#dc2626" isAnimationActive={false} />
-        </BarChart>
-      </ResponsiveContainer>
+        ))}
+      </div>
+      <ul className="window-legend">
+        {PARTS.map(([key, label]) => (
+          <li key={key} title={`${formatExact(values[key])} tokens`}>
+            <span className={`swatch window-meter-${key}`} style={{ background: SWATCH[key] }} />
+            {label} {formatTokens(values[key])}
+          </li>
+        ))}
+        <li data-testid="budget-label" title={`${formatExact(budget)} tokens`}>
+          budget {formatTokens(budget)}
+        </li>
+      </ul>
     </figure>
   )
 }
+
+const SWATCH = { full: '#16a34a', compressed: '#f59e0b', dropped: '#dc2626' } as const

@@ -1,7 +1,7 @@
 'use client'
 
 import { Area, AreaChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
-import { formatCount } from '../lib/format'
+import { formatCount, formatExact } from '../lib/format'
 
 export function SavingsChart({ data }: { data: { run: string; saved: number }[] }) {
   return (
@@ -12,7 +12,7 @@ export function SavingsChart({ data }: { data: { run: string; saved: number }[] 
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis dataKey="run" tick={{ fontSize: 11 }} />
           <YAxis tickFormatter={formatCount} width={48} allowDecimals={false} />
-          <Tooltip formatter={(v) => formatCount(Number(v))} />
+          <Tooltip formatter={(v) => formatExact(Number(v))} />
           <Area
             type="monotone"
             dataKey="saved"

@@ -1,11 +1,11 @@
 'use client'
 
-import { SNAPSHOT_FIELDS, type Snapshot } from '../lib/snapshots'
+import { EXPLANATION_FIELDS, SNAPSHOT_FIELDS, type Snapshot } from '../lib/snapshots'
 import { type LiveStatus, useLiveSubscription } from './use-live-subscription'
 
 export type { LiveStatus, Snapshot }
 
-const SNAPSHOTS = `subscription($a: ID) { optimizerSnapshots(agentId: $a) { ${SNAPSHOT_FIELDS} } }`
+const SNAPSHOTS = `subscription($a: ID) { optimizerSnapshots(agentId: $a) { ${SNAPSHOT_FIELDS} ${EXPLANATION_FIELDS} } }`
 
 /** Optimizer snapshots as they are recorded: one agent's, or every agent's when agentId is null. */
 export function useLiveSnapshots(

@@ -46,7 +46,13 @@ export function useLiveSubscription<T>({
         if (disposed) return
         client = createClient({
           url: () => url || first,
-          connectionParams: async () => ({ authorization: `Bearer ${(await tokenFor()).token}` }),
+          connectionParams: async () => {
+            const { token } = await tokenFor()
+            // Unmounted while the token was on its way: the socket is closing, and sending the
+            // connection message on it logged "WebSocket is already in CLOSING or CLOSED state".
+            if (disposed) throw new Error('live feed closed')
+            return { authorization: `Bearer ${token}` }
+          },
           retryAttempts: Number.POSITIVE_INFINITY,
           shouldRetry: () => true,
           on: {

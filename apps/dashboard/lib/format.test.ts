@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { fieldError, formatBytes, formatCount, formatPercent, relativeTime } from './format'
+import {
+  fieldError,
+  formatAverage,
+  formatBytes,
+  formatCount,
+  formatExact,
+  formatPercent,
+  formatTokens,
+  relativeTime,
+} from './format'
 
 describe('formatting for people', () => {
   it('shortens counts', () => {
@@ -7,6 +16,17 @@ describe('formatting for people', () => {
     expect(formatCount(1_200)).toBe('1.2K')
     expect(formatCount(1_000)).toBe('1K')
     expect(formatCount(2_500_000)).toBe('2.5M')
+  })
+  it('keeps fractions of averages, exact values and singular nouns', () => {
+    expect(formatAverage(0.36)).toBe('0.36')
+    expect(formatAverage(0)).toBe('0')
+    expect(formatAverage(12.46)).toBe('12.5')
+    expect(formatAverage(2_778)).toBe('2.8K')
+    expect(formatExact(1_234)).toBe('1,234')
+    expect(formatExact(1_249.5)).toBe('1,249.5')
+    expect(formatTokens(1)).toBe('1 token')
+    expect(formatTokens(0)).toBe('0 tokens')
+    expect(formatTokens(2)).toBe('2 tokens')
   })
   it('shows sizes in B, KB and MB', () => {
     expect(formatBytes(512)).toBe('512 B')

@@ -6,6 +6,28 @@ export function formatCount(value: number): string {
   return String(Math.round(value))
 }
 
+/** 1234 → "1,234": the exact figure behind a shortened one (tooltips, titles, tables). */
+export function formatExact(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: 2 })
+}
+
+/**
+ * An average or other fractional figure: 0.36 stays "0.36" (formatCount would say "0"), 12.5 →
+ * "12.5", large values shorten like formatCount.
+ */
+export function formatAverage(value: number): string {
+  const abs = Math.abs(value)
+  if (abs >= 1e3) return formatCount(value)
+  if (abs === 0) return '0'
+  if (abs < 10) return String(Math.round(value * 100) / 100)
+  return String(Math.round(value * 10) / 10)
+}
+
+/** "1 token", "2 tokens", "1.2K tokens": a count with its noun, singular for exactly one. */
+export function formatTokens(value: number): string {
+  return `${formatCount(value)} ${value === 1 ? 'token' : 'tokens'}`
+}
+
 function trim(n: number): string {
   return n.toFixed(1).replace(/\.0$/, '')
 }

@@ -144,11 +144,19 @@ export class DirectSqlite {
   }
 
   /**
-   * Rows one at a time, to be consumed synchronously (no await inside the loop: the statement holds
-   * the connection until it is done).
+   * Visits rows one at a time and returns how many there were. The statement is drained in the same
+   * synchronous turn: an open better-sqlite3 iterator holds the connection, so handing it back across
+   * an `await` let any concurrent resolver's statement fail with "This database connection is busy
+   * executing a query" (three aliased searches in one request did).
    */
-  async iterate<T>(sql: string, ...params: Params): Promise<IterableIterator<T>> {
-    return (await this.statement(sql)).iterate(...params) as IterableIterator<T>
+  async forEachRow<T>(sql: string, params: Params, visit: (row: T) => void): Promise<number> {
+    const statement = await this.statement(sql)
+    let rows = 0
+    for (const row of statement.iterate(...params) as IterableIterator<T>) {
+      visit(row)
+      rows++
+    }
+    return rows
   }
 
   /**

@@ -3,7 +3,7 @@ import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
 import { agentScope, listScope } from '../scope.ts'
-import { assertPageSize } from '../services/cursor.ts'
+import { assertOffsetPage } from '../services/cursor.ts'
 
 export const KnowledgeCategoryEnum = builder.enumType('KnowledgeCategory', {
   values: Object.fromEntries(KNOWLEDGE_CATEGORIES.map((c) => [c.toUpperCase(), { value: c }])) as Record<
@@ -111,7 +111,7 @@ builder.queryFields((t) => ({
         orderBy: t.arg({ type: KnowledgeOrderEnum, defaultValue: 'confidence' }),
       },
       resolve: async (_root, args, ctx) => {
-        assertPageSize(args, ctx.services.limits)
+        assertOffsetPage(args, ctx.services.limits)
         const scope = await listScope(ctx, args.agentId)
         const where = ctx.services.knowledge.where(scope, args.filter ?? {})
         const field = args.orderBy ?? 'confidence'

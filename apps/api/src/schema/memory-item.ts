@@ -9,7 +9,7 @@ import {
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import { assertPageSize } from '../services/cursor.ts'
+import { assertOffsetPage } from '../services/cursor.ts'
 import {
   type MemoryFilter,
   type MemoryItemView,
@@ -315,7 +315,7 @@ builder.queryFields((t) => ({
         orderBy: t.arg({ type: MemoryOrderEnum, defaultValue: 'createdAt' }),
       },
       resolve: async (_root, args, ctx) => {
-        assertPageSize(args, ctx.services.limits)
+        assertOffsetPage(args, ctx.services.limits)
         const scope = await listScope(ctx, args.agentId)
         const where = ctx.services.memoryItems.where(scope, toMemoryFilter(args.filter))
         const field = args.orderBy ?? 'createdAt'

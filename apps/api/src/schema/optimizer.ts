@@ -1,10 +1,95 @@
-import { ForbiddenError, NotFoundError, type OptimizerParameters, ValidationError } from '@engram/core'
+import {
+  ForbiddenError,
+  type KeyFact,
+  NotFoundError,
+  type OptimizerExplanation,
+  type OptimizerParameters,
+  type ParameterChange,
+  type PromotionExplanation,
+  ValidationError,
+} from '@engram/core'
 import { filter, pipe } from 'graphql-yoga'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { SnapshotEvent } from '../pubsub.ts'
 import { agentScope, listScope } from '../scope.ts'
 import { MAX_SNAPSHOT_HISTORY } from '../services/optimizer-service.ts'
+
+const OptimizerRuleEnum = builder.enumType('OptimizerRule', {
+  description: 'An adaptation rule of spec 000 that fired in an optimizer run.',
+  values: {
+    OVER_BUDGET: {
+      description: 'Usage above target + overBudgetMargin: tighten (compress sooner, smaller window).',
+    },
+    UNDER_BUDGET: {
+      description: 'Usage below target − underBudgetMargin: relax (compress later, larger window).',
+    },
+    EMERGENCY: {
+      description: 'Over target while the run saved under emergencySavingsRatio: tighten harder.',
+    },
+  } as const,
+})
+
+const TunedParameterEnum = builder.enumType('TunedParameter', {
+  values: ['compressionTrigger', 'fullMessageWindow', 'minRelevance'] as const,
+})
+
+const KeyFactModeEnum = builder.enumType('KeyFactMode', {
+  description:
+    'What counted as an "error" key fact: SPEC (spec 000: the word anywhere) or STRICT (an actual error message, stack trace or error code; ENGRAM_KEY_FACT_MODE=strict).',
+  values: { SPEC: { value: 'spec' }, STRICT: { value: 'strict' } } as const,
+})
+
+const ParameterChangeRef = builder.objectRef<ParameterChange>('ParameterChange').implement({
+  description: 'One tuned parameter an optimizer run changed.',
+  fields: (t) => ({
+    parameter: t.field({ type: TunedParameterEnum, resolve: (c) => c.parameter }),
+    from: t.exposeFloat('from'),
+    to: t.exposeFloat('to'),
+  }),
+})
+
+const KeyFactRef = builder.objectRef<KeyFact>('KeyFact').implement({
+  description: 'A key fact (spec 000, Key Facts Detection) and the text that shows it.',
+  fields: (t) => ({ kind: t.exposeString('kind'), text: t.exposeString('text') }),
+})
+
+const PromotionRef = builder.objectRef<PromotionExplanation>('PromotionExplanation').implement({
+  description: 'A memory entry an optimizer run promoted to long-term memory, and why.',
+  fields: (t) => ({
+    entryId: t.exposeID('entryId'),
+    excerpt: t.exposeString('excerpt', { description: 'The start of the entry text.' }),
+    relevance: t.exposeFloat('relevance', { description: 'Its relevance score when promoted.' }),
+    keyFacts: t.field({ type: [KeyFactRef], resolve: (p) => p.keyFacts }),
+  }),
+})
+
+const ExplanationRef = builder.objectRef<OptimizerExplanation>('OptimizerExplanation').implement({
+  description:
+    'Why an optimizer run changed what it changed: usage measured against the target and its margins, the rules that fired, each parameter change and each promotion with its key facts.',
+  fields: (t) => ({
+    rules: t.field({
+      type: [OptimizerRuleEnum],
+      description: 'Empty when usage was within its margins of the target.',
+      resolve: (e) => e.rules,
+    }),
+    summary: t.exposeStringList('summary', { description: 'One line per rule that fired.' }),
+    usageRatio: t.exposeFloat('usageRatio'),
+    savingsRatio: t.exposeFloat('savingsRatio', { description: 'Share of tokens the run freed.' }),
+    targetUsageRatio: t.exposeFloat('targetUsageRatio'),
+    overBudgetAbove: t.exposeFloat('overBudgetAbove'),
+    underBudgetBelow: t.exposeFloat('underBudgetBelow'),
+    emergencySavingsBelow: t.exposeFloat('emergencySavingsBelow'),
+    changes: t.field({ type: [ParameterChangeRef], resolve: (e) => e.changes }),
+    keyFactMode: t.field({ type: KeyFactModeEnum, resolve: (e) => e.keyFactMode }),
+    promotions: t.field({
+      type: [PromotionRef],
+      description: 'The first 50 promotions of the run; promotionCount counts them all.',
+      resolve: (e) => e.promotions,
+    }),
+    promotionCount: t.exposeInt('promotionCount'),
+  }),
+})
 
 const SnapshotRef = builder.objectRef<SnapshotEvent>('OptimizationSnapshot').implement({
   description: 'What one optimizer run did and the parameters it left (spec 000, Optimization Snapshots).',
@@ -22,6 +107,12 @@ const SnapshotRef = builder.objectRef<SnapshotEvent>('OptimizationSnapshot').imp
     fullMessageWindow: t.int({ resolve: (s) => s.snapshot.fullMessageWindow }),
     minRelevanceScore: t.float({ resolve: (s) => s.snapshot.minRelevanceScore }),
     timestamp: t.field({ type: 'DateTime', resolve: (s) => s.snapshot.timestamp }),
+    explanation: t.field({
+      type: ExplanationRef,
+      nullable: true,
+      description: 'Null for snapshots recorded before runs kept their explanation.',
+      resolve: (s) => s.snapshot.explanation,
+    }),
   }),
 })
 
@@ -48,7 +139,13 @@ const StatusRef = builder
     fields: (t) => ({
       totalOptimizations: t.exposeInt('totalOptimizations'),
       totalTokensSaved: t.exposeInt('totalTokensSaved'),
-      avgSavingsPerRun: t.exposeInt('avgSavingsPerRun'),
+      avgSavingsPerRun: t.exposeInt('avgSavingsPerRun', {
+        description: "Tokens saved per run, rounded to a whole token as in spec 000's report.",
+      }),
+      averageTokensSavedPerRun: t.float({
+        description: 'Tokens saved per run, unrounded (0.36 stays 0.36; avgSavingsPerRun would say 0).',
+        resolve: (s) => (s.totalOptimizations === 0 ? 0 : s.totalTokensSaved / s.totalOptimizations),
+      }),
       currentParameters: t.field({ type: ParametersRef, resolve: (s) => s.currentParameters }),
       lastRunAt: t.expose('lastRunAt', { type: 'DateTime', nullable: true }),
       intervalMs: t.exposeInt('intervalMs'),

@@ -16,7 +16,7 @@ import {
 } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import { assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
+import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
 import { toMessage, toSession } from '../services/mappers.ts'
 
 export const RoleEnum = builder.enumType('Role', {
@@ -251,7 +251,7 @@ builder.queryFields((t) => ({
         'Conversations, most recently active first. Admin keys list every agent unless one is named.',
       args: { agentId: t.arg.id() },
       resolve: async (_root, args, ctx) => {
-        assertPageSize(args, ctx.services.limits)
+        assertOffsetPage(args, ctx.services.limits)
         const scope = await listScope(ctx, args.agentId)
         const where = scope ? { agentId: scope } : {}
         const totalCount = await ctx.services.db.session.count({ where })

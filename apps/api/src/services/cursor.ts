@@ -49,6 +49,25 @@ export function assertPageSize(args: PageArgs, limits: Limits): void {
   }
 }
 
+const OFFSET_CURSOR = /^OffsetConnection:(\d{1,9})$/
+
+/**
+ * Page sizes and offset cursors (Pothos' `OffsetConnection:N`, base64) of an offset-paged list. Checked
+ * before Pothos decodes them: its own failure ("Invalid base64 string") is untyped and was masked.
+ */
+export function assertOffsetPage(args: PageArgs, limits: Limits): void {
+  assertPageSize(args, limits)
+  for (const field of ['after', 'before'] as const) {
+    const cursor = args[field]
+    if (cursor == null) continue
+    const decoded = /^[A-Za-z0-9+/=_-]{1,64}$/.test(cursor)
+      ? Buffer.from(cursor, 'base64').toString('utf8')
+      : ''
+    if (!OFFSET_CURSOR.test(decoded))
+      throw new ValidationError([{ field, message: 'is not a cursor returned by this API' }])
+  }
+}
+
 export type ListOrder = 'OLDEST_FIRST' | 'NEWEST_FIRST'
 
 /**

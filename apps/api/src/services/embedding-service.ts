@@ -327,16 +327,11 @@ export class EmbeddingService {
     if (direct) {
       // Streamed: all rows at once would hold every vector twice more (the row buffers, ~1.5 KB
       // each), and the allocator keeps that peak as resident memory long after (bench: load, RSS).
-      const stored = await direct.iterate<{ ownerId: number; vector: Uint8Array; contentHash: string }>(
+      rows = await direct.forEachRow<{ ownerId: number; vector: Uint8Array; contentHash: string }>(
         `SELECT "ownerId", "vector", "contentHash" FROM "Embedding" WHERE "agentId" = ? AND "kind" = ? AND "model" = ?`,
-        agentId,
-        kind,
-        this.model,
+        [agentId, kind, this.model],
+        (row) => index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash),
       )
-      for (const row of stored) {
-        index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
-        rows++
-      }
     } else {
       const stored = await this.db.embedding.findMany({
         where: { agentId, kind, model: this.model },

@@ -14,6 +14,7 @@ import {
   type TokenCounter,
   ValidationError,
   VERIFICATION_LEXICAL_CANDIDATES,
+  validateMetadata,
   validationErrorFromZod,
   verifyMemory,
 } from '@engram/core'
@@ -577,13 +578,7 @@ export class MemoryItemService {
     }
     if (input.validUntil && input.validFrom && input.validUntil <= input.validFrom)
       issues.push({ field: 'validUntil', message: 'must be after validFrom' })
-    const metadataBytes = Buffer.byteLength(JSON.stringify(input.metadata ?? {}), 'utf8')
-    if (metadataBytes > this.limits.maxMetadataBytes)
-      issues.push({
-        field: 'metadata',
-        message: `must be at most ${this.limits.maxMetadataBytes} bytes of JSON (got ${metadataBytes})`,
-        limit: this.limits.maxMetadataBytes,
-      })
+    issues.push(...validateMetadata(input.metadata ?? {}, 'metadata', this.limits))
     if (issues.length) throw new ValidationError(issues)
     return { ...(parsed.data as z.infer<typeof MemoryFieldsSchema>), metadata: input.metadata }
   }

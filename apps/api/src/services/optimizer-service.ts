@@ -3,8 +3,10 @@ import {
   DEFAULT_OPTIMIZER_CONFIG,
   efficiencyReport,
   IncrementalRedundancy,
+  type KeyFactMode,
   type MemoryEntry,
   type OptimizationSnapshot,
+  type OptimizerExplanation,
   type OptimizerParameters,
   OptimizerParametersSchema,
   planKnowledgeDecay,
@@ -36,6 +38,7 @@ interface RawEntryRow {
 export interface OptimizerServiceConfig {
   intervalMs: number
   snapshotHistoryLimit: number
+  keyFactMode?: KeyFactMode
 }
 
 export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
@@ -212,6 +215,7 @@ export class OptimizerService {
       now,
       tokenCounter: this.tokenCounter,
       findRedundant: this.reusingRedundancy(`${scope}\u0000${sessionId ?? ''}`),
+      keyFactMode: this.config.keyFactMode ?? 'spec',
     })
     const knowledge = await this.db.knowledge.findMany({
       where: { agentId: scope },
@@ -259,7 +263,13 @@ export class OptimizerService {
       }
       await this.parameters.save(scope, step.parameters, tx)
       await this.parameters.addRun(scope, step.snapshot.tokensBefore - step.snapshot.tokensAfter, tx)
-      const row = await tx.optimizationSnapshot.create({ data: { agentId: scope, ...step.snapshot } })
+      const row = await tx.optimizationSnapshot.create({
+        data: {
+          agentId: scope,
+          ...step.snapshot,
+          explanation: step.snapshot.explanation ? JSON.stringify(step.snapshot.explanation) : null,
+        },
+      })
       const keep = await tx.optimizationSnapshot.findMany({
         where: { agentId: scope },
         orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
@@ -292,8 +302,19 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 }
 
 function toSnapshotEvent(row: OptimizationSnapshotRow): SnapshotEvent {
-  const { id, agentId, ...snapshot } = row
-  return { id: String(id), agentId, snapshot: snapshot satisfies OptimizationSnapshot }
+  const { id, agentId, explanation, ...rest } = row
+  const snapshot: OptimizationSnapshot = { ...rest, explanation: parseExplanation(explanation) }
+  return { id: String(id), agentId, snapshot }
+}
+
+/** The stored explanation; a row written before explanations (or unreadable) has none. */
+function parseExplanation(json: string | null): OptimizerExplanation | null {
+  if (!json) return null
+  try {
+    return JSON.parse(json) as OptimizerExplanation
+  } catch {
+    return null
+  }
 }
 
 /** The snapshot history kept per agent (spec: the most recent 500). */

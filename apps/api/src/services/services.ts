@@ -5,6 +5,7 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
   type Embedder,
+  type KeyFactMode,
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
   type Limits,
@@ -37,6 +38,8 @@ export interface ServicesOptions {
   pubsub: EngramPubSub
   limits?: Limits
   optimizerIntervalMs?: number
+  /** What the optimizer counts as an error key fact (default: spec 000's words). */
+  keyFactMode?: KeyFactMode
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
@@ -97,6 +100,7 @@ export function createServices(options: ServicesOptions) {
     {
       intervalMs: options.optimizerIntervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
       snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
+      keyFactMode: options.keyFactMode ?? 'spec',
     },
     log,
     writes,

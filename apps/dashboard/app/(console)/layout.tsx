@@ -1,5 +1,5 @@
-import Link from 'next/link'
 import type { ReactNode } from 'react'
+import { SideNav } from '../../components/side-nav'
 import { adminKey, fetchHealth } from '../../lib/api'
 import { signOut } from '../sign-in/actions'
 
@@ -18,14 +18,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const health = await fetchHealth()
   return (
     <div className="console">
-      <nav aria-label="Main" className="sidenav">
-        <ul>
-          {PAGES.map(([href, label]) => (
-            <li key={href}>
-              <Link href={href}>{label}</Link>
-            </li>
-          ))}
-        </ul>
+      <SideNav pages={PAGES}>
         <p className="api-state" data-testid="api-status">
           API:{' '}
           {health.reachable ? (
@@ -42,7 +35,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
             Sign out
           </button>
         </form>
-      </nav>
+      </SideNav>
       <div className="page">{children}</div>
     </div>
   )

@@ -4,9 +4,9 @@ import { useCallback, useMemo, useState } from 'react'
 import { EntriesChart } from '../../components/entries-chart'
 import { ParameterChart } from '../../components/parameter-chart'
 import { SavingsChart } from '../../components/savings-chart'
-import { TokensChart } from '../../components/tokens-chart'
+import { AgentTokensChart, TokensChart } from '../../components/tokens-chart'
 import { type Snapshot, useLiveSnapshots } from '../../components/use-live-snapshots'
-import { formatCount } from '../../lib/format'
+import { formatAverage, formatCount, formatExact } from '../../lib/format'
 
 export interface Report {
   totalOptimizations: number
@@ -81,8 +81,24 @@ export function LiveOverview({
     })
   }, [snapshots])
 
-  const average =
-    report.totalOptimizations === 0 ? 0 : Math.round(report.totalTokensSaved / report.totalOptimizations)
+  // All agents: each agent's runs numbered on their own, one series per agent.
+  const perAgent = useMemo(() => {
+    const agents: string[] = []
+    const rows: Record<string, number | string>[] = []
+    const runs = new Map<string, number>()
+    for (const s of snapshots) {
+      if (!runs.has(s.agentId)) agents.push(s.agentId)
+      const n = (runs.get(s.agentId) ?? 0) + 1
+      runs.set(s.agentId, n)
+      const row = rows[n - 1] ?? { run: `#${n}` }
+      row[s.agentId] = s.tokensAfter
+      rows[n - 1] = row
+    }
+    return { agents, rows }
+  }, [snapshots])
+
+  // Unrounded: 9 tokens over 25 runs is 0.36 per run, not 0.
+  const average = report.totalOptimizations === 0 ? 0 : report.totalTokensSaved / report.totalOptimizations
   return (
     <>
       <p className={`live-status ${status}`} data-testid="live-status" aria-live="polite">
@@ -91,15 +107,21 @@ export function LiveOverview({
       <section className="cards" aria-label="Efficiency report">
         <div className="card stat">
           <span className="muted">Optimizer runs</span>
-          <strong data-testid="stat-runs">{formatCount(report.totalOptimizations)}</strong>
+          <strong data-testid="stat-runs" title={formatExact(report.totalOptimizations)}>
+            {formatCount(report.totalOptimizations)}
+          </strong>
         </div>
         <div className="card stat">
           <span className="muted">Tokens saved</span>
-          <strong data-testid="stat-saved">{formatCount(report.totalTokensSaved)}</strong>
+          <strong data-testid="stat-saved" title={`${formatExact(report.totalTokensSaved)} tokens`}>
+            {formatCount(report.totalTokensSaved)}
+          </strong>
         </div>
         <div className="card stat">
           <span className="muted">Average saved per run</span>
-          <strong>{formatCount(average)}</strong>
+          <strong data-testid="stat-average" title={`${formatExact(average)} tokens`}>
+            {formatAverage(average)}
+          </strong>
         </div>
         <div className="card stat">
           <span className="muted">Current parameters</span>
@@ -122,7 +144,11 @@ export function LiveOverview({
         </p>
       ) : (
         <div className="charts" data-points={snapshots.length} data-testid="charts">
-          <TokensChart data={series} />
+          {agentId ? (
+            <TokensChart data={series} />
+          ) : (
+            <AgentTokensChart data={perAgent.rows} agents={perAgent.agents} />
+          )}
           <SavingsChart data={series} />
           <EntriesChart data={series} />
           {agentId ? (

@@ -4,9 +4,11 @@ import type { MemoryEntry, Role } from '../types.ts'
 import { analyzeEntries } from './analyzer.ts'
 import { findRedundantEntries, jaccardSimilarity, wordSet } from './redundancy.ts'
 import {
+  actualError,
   DEFAULT_ANALYZER_CONFIG,
   hasKeyFacts,
   keyFactKind,
+  keyFacts,
   parseAnalyzerConfig,
   scoreRelevance,
 } from './relevance.ts'
@@ -278,6 +280,7 @@ describe('suggested actions', () => {
         action: 'promote',
         relevance: 0.8,
         reason: 'short-term, relevance 0.80 >= 0.80 and has key facts (URL)',
+        keyFacts: [{ kind: 'URL', text: 'https://example.com' }],
       },
     ])
   })
@@ -340,5 +343,90 @@ describe('suggested actions', () => {
     const { scores, actions } = analyzeEntries([e], NOW)
     expect(scores[0]).toEqual({ entryId: e.id, relevance: 1, hasKeyFacts: true })
     expect(actions).toEqual([])
+  })
+})
+
+describe('key-fact modes', () => {
+  // Labelled messages: does the text carry an actual error (true) or only talk about errors (false)?
+  const LABELLED: [string, boolean][] = [
+    ['Error: connect ECONNREFUSED 127.0.0.1:5432', true],
+    ["TypeError: Cannot read properties of undefined (reading 'id')", true],
+    ['The build failed with exit code 137 after the test step', true],
+    ['    at processTicksAndRejections (node:internal/process/task_queues:95:5)', true],
+    ['Traceback (most recent call last):\n  File "etl.py", line 42, in <module>', true],
+    ['the upload returned HTTP 503 twice this morning', true],
+    ['java.lang.NullPointerException thrown in OrderService', true],
+    ['error[E0382]: borrow of moved value: `config`', true],
+    ['Support ticket says error code: 0x80070005 when installing', true],
+    ['Sorry to hear that, Dana. Can you share the exact error message you see?', false],
+    ['Did you get any error when you tried again?', false],
+    ['If it failed, tell me and we will look at the logs together.', false],
+    ['Errors are part of learning; no exception for anyone.', false],
+    ['We should handle error cases better in the next sprint', false],
+    ['Was there an error or did it just hang?', false],
+  ]
+
+  // Share of messages where the mode's "error" key fact agrees with the label.
+  const measure = (mode: 'spec' | 'strict') => {
+    let truePositives = 0
+    let falsePositives = 0
+    let falseNegatives = 0
+    for (const [text, isError] of LABELLED) {
+      const flagged = keyFacts(text, mode).some((fact) => fact.kind === 'error')
+      if (flagged && isError) truePositives++
+      else if (flagged) falsePositives++
+      else if (isError) falseNegatives++
+    }
+    return {
+      precision: truePositives / (truePositives + falsePositives),
+      recall: truePositives / (truePositives + falseNegatives),
+    }
+  }
+
+  it('spec mode (the default) counts the word; strict mode only an actual error', () => {
+    const spec = measure('spec')
+    const strict = measure('strict')
+    // Spec 000 flags all 6 questions and remarks, and misses the errors spelt without its words
+    // (TypeError, a stack frame, a traceback, HTTP 503, NullPointerException): 4 of 10 flagged
+    // are errors, 4 of 9 errors are flagged.
+    expect(spec).toEqual({ precision: 4 / 10, recall: 4 / 9 })
+    expect(strict).toEqual({ precision: 1, recall: 1 })
+  })
+
+  it('names the text of the actual error it found', () => {
+    expect(actualError('Error: connect ECONNREFUSED 127.0.0.1:5432\nnext line')).toBe(
+      'Error: connect ECONNREFUSED 127.0.0.1:5432',
+    )
+    expect(actualError('the job exited with code 2 overnight')).toBe('exited with code 2')
+    expect(actualError('Can you share the exact error message?')).toBeNull()
+  })
+
+  it('is off by default, and strict mode stops the question being promoted', () => {
+    expect(DEFAULT_ANALYZER_CONFIG.keyFactMode).toBe('spec')
+    const question = entry('Sorry to hear that, Dana. Can you share the exact error message you see?', {
+      role: 'assistant',
+    })
+    const stackTrace = entry('Error: connect ECONNREFUSED 127.0.0.1:5432 when the worker starts')
+    const byDefault = analyzeEntries([question, stackTrace], NOW).actions
+    expect(byDefault.map((a) => [a.entryId, a.action])).toEqual([
+      [question.id, 'promote'],
+      [stackTrace.id, 'promote'],
+    ])
+    expect(byDefault[0]?.keyFacts).toEqual([{ kind: 'error', text: 'error' }])
+    const strict = analyzeEntries([question, stackTrace], NOW, { keyFactMode: 'strict' }).actions
+    expect(strict).toEqual([
+      {
+        entryId: stackTrace.id,
+        action: 'promote',
+        relevance: 0.85,
+        reason: 'short-term, relevance 0.85 >= 0.80 and has key facts (error)',
+        keyFacts: [
+          { kind: 'error', text: 'Error: connect ECONNREFUSED 127.0.0.1:5432 when the worker starts' },
+        ],
+      },
+    ])
+    // Strict mode also withholds the relevance boost from the question: 0.5 + 0.2, no +0.15.
+    expect(scoreRelevance(question, NOW, parseAnalyzerConfig({ keyFactMode: 'strict' }))).toBe(0.7)
+    expect(() => parseAnalyzerConfig({ keyFactMode: 'loose' as 'spec' })).toThrow(ValidationError)
   })
 })

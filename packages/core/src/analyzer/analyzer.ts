@@ -3,7 +3,8 @@ import { findRedundantEntries, type RedundantEntry } from './redundancy.ts'
 import {
   type AnalyzerConfig,
   DEFAULT_ANALYZER_CONFIG,
-  keyFactKind,
+  type KeyFact,
+  keyFacts,
   parseAnalyzerConfig,
   scoreRelevance,
 } from './relevance.ts'
@@ -15,6 +16,8 @@ export interface SuggestedAction {
   action: SuggestedActionKind
   relevance: number
   reason: string
+  /** For a promotion: the key facts that qualified the entry, with the text that shows each. */
+  keyFacts?: KeyFact[]
 }
 
 export interface EntryScore {
@@ -57,7 +60,8 @@ export function analyzeEntries(
   for (const entry of entries) {
     const computed = scoreRelevance(entry, now, cfg)
     const relevance = entry.type === 'long_term' ? Math.max(computed, entry.relevance) : computed
-    const factKind = keyFactKind(entry.content)
+    const facts = keyFacts(entry.content, cfg.keyFactMode)
+    const factKind = facts[0]?.kind ?? null
     scores.push({ entryId: entry.id, relevance, hasKeyFacts: factKind !== null })
 
     if (relevance < cfg.minRelevance) {
@@ -93,7 +97,8 @@ export function analyzeEntries(
         entryId: entry.id,
         action: 'promote',
         relevance,
-        reason: `short-term, relevance ${fmt(relevance)} >= ${fmt(cfg.promoteThreshold)} and has key facts (${factKind})`,
+        reason: `short-term, relevance ${fmt(relevance)} >= ${fmt(cfg.promoteThreshold)} and has key facts (${facts.map((f) => f.kind).join(', ')})`,
+        keyFacts: facts,
       })
     }
   }

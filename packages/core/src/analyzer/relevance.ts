@@ -11,6 +11,9 @@ const ageMs = (fallback: number) =>
     .max(3_650 * 86_400_000)
     .default(fallback)
 
+export const KEY_FACT_MODES = ['spec', 'strict'] as const
+export type KeyFactMode = (typeof KEY_FACT_MODES)[number]
+
 /** Spec 000, Relevance Scoring: every weight and threshold, configurable. */
 export const AnalyzerConfigSchema = z.object({
   /** The spec gives no starting score; 0.5 lets a fresh message with a URL reach the 0.8 promotion bar. */
@@ -34,6 +37,13 @@ export const AnalyzerConfigSchema = z.object({
   redundancyThreshold: z.number().gt(0).max(1).default(0.9),
   minRelevance: z.number().min(0).max(1).default(0.3),
   promoteThreshold: z.number().min(0).max(1).default(0.8),
+  /**
+   * What counts as an error signal (the relevance boost and the "error" key fact). `spec` (spec
+   * 000, the default): the words error/failed/exception anywhere, so "Can you share the exact
+   * error message?" counts. `strict`: only an actual error (an `Error: …` line, a named
+   * `…Error`/`…Exception`, a stack trace frame, an error code such as ECONNREFUSED or HTTP 503).
+   */
+  keyFactMode: z.enum(KEY_FACT_MODES).default('spec'),
 })
 export type AnalyzerConfig = z.infer<typeof AnalyzerConfigSchema>
 export const DEFAULT_ANALYZER_CONFIG: AnalyzerConfig = AnalyzerConfigSchema.parse({})
@@ -70,7 +80,9 @@ export function scoreRelevance(
   else score += config.olderPenalty
 
   const text = entry.content
-  if (ERROR_WORDS.test(text)) score += config.errorBoost
+  if (config.keyFactMode === 'strict' ? actualError(text) !== null : ERROR_WORDS.test(text)) {
+    score += config.errorBoost
+  }
   if (URL_PATTERN.test(text)) score += config.urlBoost
   if (SELECTOR_WORDS.test(text)) score += config.selectorBoost
   if (CREDENTIAL_WORDS.test(text)) score += config.credentialBoost
@@ -84,19 +96,86 @@ export function scoreRelevance(
   return Math.min(1, Math.max(0, Math.round(score * 1e6) / 1e6))
 }
 
-/** Spec 000, Key Facts Detection: which kind of key fact an entry carries, or null. */
-export function keyFactKind(content: string): string | null {
-  if (/https?:\/\/\S+/i.test(content)) return 'URL'
-  if (/\b(error|failed|exception)\b/i.test(content)) return 'error'
-  if (/\b(selector|xpath)\b|\/\/[a-z*]+\[|(^|[\s'"(])[#.][a-z][\w-]*/i.test(content)) return 'selector'
-  if (/\b(api|endpoint)\b|\/api\//i.test(content) || /\b(GET|POST|PUT|PATCH|DELETE)\s+\/\S*/.test(content)) {
-    return 'API reference'
+// Strict mode's evidence of an actual error, most specific first. Each pattern is linear (no
+// nested quantifiers) because entry text may be 100,000 characters.
+const ACTUAL_ERROR_PATTERNS: readonly RegExp[] = [
+  // A stack frame: JavaScript/Java "at fn (file.js:12:5)", Python's traceback header and frames.
+  /^[ \t]*at (?:\S+ )?\(?\S+:\d+:\d+\)?[ \t]*$/m,
+  /Traceback \(most recent call last\)/,
+  /^[ \t]*File "[^"\n]+", line \d+/m,
+  // An error message as programs print it: "Error: ...", "TypeError: ...", "error[E0382]: ...".
+  /(?:^|[\s'"`(])[A-Za-z]*(?:Error|Exception)(?:\[\w+\])?:[ \t]*\S[^\n]*/,
+  /^[ \t]*(?:error|fatal|ERROR|FATAL)(?:\[\w+\])?:[ \t]*\S[^\n]*/m,
+  // A named error or exception class: TypeError, NullPointerException.
+  /\b[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:Error|Exception)\b/,
+  // Error codes: POSIX/Node errno names, HTTP statuses named as such, non-zero exit codes.
+  /\bE(?:CONN(?:REFUSED|RESET|ABORTED)|TIMEDOUT|NOENT|ACCES|PERM|ADDRINUSE|PIPE|HOSTUNREACH|NETUNREACH|NOTFOUND|MFILE|EXIST|NOSPC)\b/,
+  /\b(?:HTTP|status(?: code)?)[ /]?\d?\.?\d?[ \t]*[45]\d\d\b/i,
+  /\bexit(?:ed with)?(?: code| status)[ \t]*[1-9]\d*\b/i,
+  /\berror code[ \t]*:?[ \t]*#?[\w-]*\d/i,
+]
+
+/** Strict mode: the text of an actual error in `content`, or null. */
+export function actualError(content: string): string | null {
+  for (const pattern of ACTUAL_ERROR_PATTERNS) {
+    const match = pattern.exec(content)
+    if (match) return match[0].trim()
   }
-  if (/\b(password|credentials?|api[ _-]?key|token|secret)\b/i.test(content)) return 'credential'
-  if (/\b(step|phase)\s+\d+/i.test(content)) return 'step reference'
   return null
 }
 
-export function hasKeyFacts(content: string): boolean {
-  return keyFactKind(content) !== null
+export interface KeyFact {
+  /** URL, error, selector, API reference, credential, step reference. */
+  kind: string
+  /** The text that made it a key fact. */
+  text: string
+}
+
+const KEY_FACT_PATTERNS: readonly { kind: string; patterns: readonly RegExp[] }[] = [
+  { kind: 'URL', patterns: [/https?:\/\/\S+/i] },
+  { kind: 'error', patterns: [/\b(error|failed|exception)\b/i] },
+  { kind: 'selector', patterns: [/\b(selector|xpath)\b|\/\/[a-z*]+\[|(^|[\s'"(])[#.][a-z][\w-]*/i] },
+  {
+    kind: 'API reference',
+    patterns: [/\b(api|endpoint)\b|\/api\//i, /\b(GET|POST|PUT|PATCH|DELETE)\s+\/\S*/],
+  },
+  { kind: 'credential', patterns: [/\b(password|credentials?|api[ _-]?key|token|secret)\b/i] },
+  { kind: 'step reference', patterns: [/\b(step|phase)\s+\d+/i] },
+]
+
+/**
+ * Spec 000, Key Facts Detection: every kind of key fact in `content` with the text that shows it,
+ * in the spec's order. In strict mode only an actual error counts as an error fact.
+ */
+export function keyFacts(content: string, mode: KeyFactMode = 'spec'): KeyFact[] {
+  const facts: KeyFact[] = []
+  for (const { kind, patterns } of KEY_FACT_PATTERNS) {
+    if (kind === 'error' && mode === 'strict') {
+      const text = actualError(content)
+      if (text !== null) facts.push({ kind, text: clip(text) })
+      continue
+    }
+    for (const pattern of patterns) {
+      const match = pattern.exec(content)
+      if (match) {
+        facts.push({ kind, text: clip(match[0].trim()) })
+        break
+      }
+    }
+  }
+  return facts
+}
+
+/** A key fact's text is evidence, not the entry: a long match (a URL, a stack line) is cut. */
+const MAX_KEY_FACT_CHARS = 120
+const clip = (text: string) =>
+  text.length > MAX_KEY_FACT_CHARS ? `${text.slice(0, MAX_KEY_FACT_CHARS - 1)}…` : text
+
+/** Spec 000, Key Facts Detection: which kind of key fact an entry carries first, or null. */
+export function keyFactKind(content: string, mode: KeyFactMode = 'spec'): string | null {
+  return keyFacts(content, mode)[0]?.kind ?? null
+}
+
+export function hasKeyFacts(content: string, mode: KeyFactMode = 'spec'): boolean {
+  return keyFactKind(content, mode) !== null
 }

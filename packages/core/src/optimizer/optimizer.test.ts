@@ -397,6 +397,73 @@ describe('one optimizer step', () => {
     })
   })
 
+  it('explains itself: the rules that fired, why, each parameter change, each promotion', () => {
+    // The idle agent: 0.5% of the budget used, an assistant question with the word "error".
+    const question = 'Sorry to hear that, Dana. Can you share the exact error message you see?'
+    const entries = [entry('1', question, { role: 'assistant' })]
+    const params = { ...P, compressionTrigger: 0.725 }
+    const result = runOptimizerStep({ entries, parameters: params, now: NOW, tokenCounter: counter })
+    expect(result.snapshot.explanation).toEqual({
+      rules: ['UNDER_BUDGET'],
+      summary: ['under budget (usage 0.000 < 0.50): relax'],
+      usageRatio: result.snapshot.usageRatio,
+      savingsRatio: 0,
+      targetUsageRatio: 0.65,
+      overBudgetAbove: 0.75,
+      underBudgetBelow: 0.5,
+      emergencySavingsBelow: 0.05,
+      changes: [
+        { parameter: 'compressionTrigger', from: 0.725, to: 0.75 },
+        { parameter: 'fullMessageWindow', from: 30, to: 31 },
+        { parameter: 'minRelevance', from: 0.3, to: 0.275 },
+      ],
+      keyFactMode: 'spec',
+      promotions: [
+        { entryId: '1', excerpt: question, relevance: 0.85, keyFacts: [{ kind: 'error', text: 'error' }] },
+      ],
+      promotionCount: 1,
+    })
+    // The stricter key-fact mode does not promote a question about an error.
+    const strict = runOptimizerStep({
+      entries,
+      parameters: params,
+      now: NOW,
+      tokenCounter: counter,
+      keyFactMode: 'strict',
+    })
+    expect(strict.snapshot.explanation).toMatchObject({
+      keyFactMode: 'strict',
+      promotions: [],
+      promotionCount: 0,
+    })
+    expect(strict.actions).toEqual([])
+  })
+
+  it('explains a tighten plus emergency run, and names no change for a parameter held at its bound', () => {
+    const entries = [entry('1', 'an ordinary sentence of some length', { tokenCount: 8_000 })]
+    const budget = { maxContextTokens: 10_000, systemPromptTokens: 0, responseReserveTokens: 0 }
+    const atBound = { ...P, minRelevance: 0.7 }
+    const result = runOptimizerStep({ entries, parameters: atBound, now: NOW, tokenCounter: counter, budget })
+    expect(result.snapshot.explanation).toMatchObject({
+      rules: ['OVER_BUDGET', 'EMERGENCY'],
+      usageRatio: 0.8,
+      savingsRatio: 0,
+      changes: [
+        { parameter: 'compressionTrigger', from: 0.7, to: 0.55 },
+        { parameter: 'fullMessageWindow', from: 30, to: 28 },
+      ],
+    })
+    // Within the margins no rule fires and nothing changes.
+    const within = runOptimizerStep({
+      entries: [entry('1', 'an ordinary sentence of some length', { tokenCount: 6_000 })],
+      parameters: P,
+      now: NOW,
+      tokenCounter: counter,
+      budget,
+    })
+    expect(within.snapshot.explanation).toMatchObject({ rules: [], summary: [], changes: [] })
+  })
+
   it('adapts with the given (partial) optimizer config', () => {
     const entries = [entry('1', 'an ordinary sentence of some length')]
     const result = runOptimizerStep({

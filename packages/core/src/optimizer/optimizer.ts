@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { analyzeEntries, type RedundancyFinder } from '../analyzer/analyzer.ts'
+import type { KeyFact, KeyFactMode } from '../analyzer/relevance.ts'
 import { availableBudget, parseTokenBudgetConfig, type TokenBudgetConfig } from '../budget/token-budget.ts'
 import type { TokenCounter } from '../budget/tokenizer.ts'
 import { compressMessage } from '../compression/compressor.ts'
@@ -148,13 +149,20 @@ export function adaptParameters(
   parameters: OptimizerParameters,
   observed: { usageRatio: number; savingsRatio: number },
   config: Partial<OptimizerConfig> = DEFAULT_OPTIMIZER_CONFIG,
-): { parameters: OptimizerParameters; adjustments: string[] } {
+): {
+  parameters: OptimizerParameters
+  adjustments: string[]
+  rules: OptimizerRule[]
+  changes: ParameterChange[]
+} {
   const cfg = config === DEFAULT_OPTIMIZER_CONFIG ? DEFAULT_OPTIMIZER_CONFIG : parseOptimizerConfig(config)
   const rate = cfg.learningRate
   const target = parameters.targetUsageRatio
   let { compressionTrigger, fullMessageWindow, minRelevance } = parameters
   const adjustments: string[] = []
+  const rules: OptimizerRule[] = []
   if (observed.usageRatio > target + cfg.overBudgetMargin) {
+    rules.push('OVER_BUDGET')
     compressionTrigger -= rate
     fullMessageWindow -= cfg.overBudgetWindowStep
     minRelevance += rate
@@ -162,6 +170,7 @@ export function adaptParameters(
       `over budget (usage ${observed.usageRatio.toFixed(3)} > ${(target + cfg.overBudgetMargin).toFixed(2)}): tighten`,
     )
   } else if (observed.usageRatio < target - cfg.underBudgetMargin) {
+    rules.push('UNDER_BUDGET')
     compressionTrigger += rate * cfg.underBudgetRateFactor
     fullMessageWindow += cfg.underBudgetWindowStep
     minRelevance -= rate * cfg.underBudgetRateFactor
@@ -170,6 +179,7 @@ export function adaptParameters(
     )
   }
   if (observed.savingsRatio < cfg.emergencySavingsRatio && observed.usageRatio > target) {
+    rules.push('EMERGENCY')
     compressionTrigger -= rate * cfg.emergencyRateFactor
     minRelevance += rate * cfg.emergencyRateFactor
     adjustments.push(
@@ -177,15 +187,68 @@ export function adaptParameters(
     )
   }
   const ranges = parameterRanges(cfg)
-  return {
-    parameters: {
-      compressionTrigger: round(clamp(compressionTrigger, ranges.compressionTrigger)),
-      fullMessageWindow: Math.round(clamp(fullMessageWindow, ranges.fullMessageWindow)),
-      minRelevance: round(clamp(minRelevance, ranges.minRelevance)),
-      targetUsageRatio: target,
-    },
-    adjustments,
+  const adapted = {
+    compressionTrigger: round(clamp(compressionTrigger, ranges.compressionTrigger)),
+    fullMessageWindow: Math.round(clamp(fullMessageWindow, ranges.fullMessageWindow)),
+    minRelevance: round(clamp(minRelevance, ranges.minRelevance)),
+    targetUsageRatio: target,
   }
+  const changes: ParameterChange[] = TUNED_PARAMETERS.flatMap((parameter) =>
+    parameters[parameter] === adapted[parameter]
+      ? []
+      : [{ parameter, from: parameters[parameter], to: adapted[parameter] }],
+  )
+  return { parameters: adapted, adjustments, rules, changes }
+}
+
+/** The adaptation rules of spec 000 a run can fire (none: usage was within its margins of the target). */
+export type OptimizerRule = 'OVER_BUDGET' | 'UNDER_BUDGET' | 'EMERGENCY'
+
+const TUNED_PARAMETERS = ['compressionTrigger', 'fullMessageWindow', 'minRelevance'] as const
+export type TunedParameter = (typeof TUNED_PARAMETERS)[number]
+
+/** One tuned parameter a run changed (a rule that pushed a parameter already at its bound changes nothing). */
+export interface ParameterChange {
+  parameter: TunedParameter
+  from: number
+  to: number
+}
+
+/** An entry a run promoted to long-term memory and the key facts that qualified it. */
+export interface PromotionExplanation {
+  entryId: string
+  /** The entry's text, cut to MAX_PROMOTION_EXCERPT_CHARS: enough to recognise it. */
+  excerpt: string
+  relevance: number
+  keyFacts: KeyFact[]
+}
+
+/** Promotions explained per snapshot: a run promoting thousands records the first ones and the count. */
+export const MAX_EXPLAINED_PROMOTIONS = 50
+export const MAX_PROMOTION_EXCERPT_CHARS = 160
+
+/**
+ * Why a run changed what it changed: the usage it measured against the target and the margins,
+ * the rules that fired, each parameter's change, the promotions and their key facts. Recorded
+ * with the snapshot so a user can tell why (say) an idle agent's parameters relaxed.
+ */
+export interface OptimizerExplanation {
+  rules: OptimizerRule[]
+  /** One line per rule, as the optimizer logs it. */
+  summary: string[]
+  usageRatio: number
+  savingsRatio: number
+  targetUsageRatio: number
+  /** Usage above this fires OVER_BUDGET; below underBudgetBelow, UNDER_BUDGET. */
+  overBudgetAbove: number
+  underBudgetBelow: number
+  /** EMERGENCY fires when usage is over the target and savings under this share. */
+  emergencySavingsBelow: number
+  changes: ParameterChange[]
+  keyFactMode: KeyFactMode
+  promotions: PromotionExplanation[]
+  /** Promotions in the run, including those past MAX_EXPLAINED_PROMOTIONS. */
+  promotionCount: number
 }
 
 export type PlannedAction =
@@ -204,6 +267,7 @@ export type PlannedAction =
       relevance: 1
       type: Extract<MemoryType, 'long_term'>
       reason: string
+      keyFacts: KeyFact[]
     }
 
 export interface OptimizationSnapshot {
@@ -217,6 +281,8 @@ export interface OptimizationSnapshot {
   fullMessageWindow: number
   minRelevanceScore: number
   timestamp: Date
+  /** Null for snapshots recorded before runs explained themselves. */
+  explanation: OptimizerExplanation | null
 }
 
 export interface OptimizerStepInput {
@@ -228,6 +294,8 @@ export interface OptimizerStepInput {
   config?: Partial<OptimizerConfig>
   /** Finds redundant entries (default: findRedundantEntries over all of them). */
   findRedundant?: RedundancyFinder
+  /** What counts as an error key fact (default: spec 000's words). */
+  keyFactMode?: KeyFactMode
 }
 
 export interface OptimizerStepResult {
@@ -245,17 +313,19 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
   const config = input.config ? parseOptimizerConfig(input.config) : DEFAULT_OPTIMIZER_CONFIG
   const budget = parseTokenBudgetConfig(input.budget)
   const available = availableBudget(budget)
+  const keyFactMode = input.keyFactMode ?? 'spec'
   const tokensBefore = input.entries.reduce((sum, e) => sum + e.tokenCount, 0)
   const usageRatio = tokensBefore / available
   const byId = new Map(input.entries.map((e) => [e.id, e]))
   const analysis = analyzeEntries(
     input.entries,
     input.now,
-    { minRelevance: input.parameters.minRelevance },
+    { minRelevance: input.parameters.minRelevance, keyFactMode },
     input.findRedundant,
   )
 
   const actions: PlannedAction[] = []
+  const promotions: PromotionExplanation[] = []
   let saved = 0
   const compress = (entry: MemoryEntry, reason: string) => {
     const compressed = compressMessage({ role: entry.role, content: entry.content })
@@ -281,14 +351,28 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
     const entry = byId.get(suggestion.entryId) as MemoryEntry
     if (suggestion.action === 'compress') compress(entry, suggestion.reason)
     else if (suggestion.action === 'drop') drop(entry, suggestion.reason)
-    else
+    else {
+      const keyFacts = suggestion.keyFacts ?? []
       actions.push({
         entryId: entry.id,
         action: 'promote',
         relevance: 1,
         type: 'long_term',
         reason: suggestion.reason,
+        keyFacts,
       })
+      if (promotions.length < MAX_EXPLAINED_PROMOTIONS) {
+        promotions.push({
+          entryId: entry.id,
+          excerpt:
+            entry.content.length > MAX_PROMOTION_EXCERPT_CHARS
+              ? `${entry.content.slice(0, MAX_PROMOTION_EXCERPT_CHARS - 1)}…`
+              : entry.content,
+          relevance: suggestion.relevance,
+          keyFacts,
+        })
+      }
+    }
   }
   relieveBudgetPressure(input.entries, new Set(actions.map((a) => a.entryId)), {
     usedTokens: () => tokensBefore - saved,
@@ -317,6 +401,20 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
       fullMessageWindow: adapted.parameters.fullMessageWindow,
       minRelevanceScore: adapted.parameters.minRelevance,
       timestamp: input.now,
+      explanation: {
+        rules: adapted.rules,
+        summary: adapted.adjustments,
+        usageRatio: round(usageRatio),
+        savingsRatio: round(savingsRatio),
+        targetUsageRatio: input.parameters.targetUsageRatio,
+        overBudgetAbove: round(input.parameters.targetUsageRatio + config.overBudgetMargin),
+        underBudgetBelow: round(input.parameters.targetUsageRatio - config.underBudgetMargin),
+        emergencySavingsBelow: config.emergencySavingsRatio,
+        changes: adapted.changes,
+        keyFactMode,
+        promotions,
+        promotionCount: count('promote'),
+      },
     },
   }
 }

@@ -1,7 +1,7 @@
 import { scoreRelevance } from '../analyzer/relevance.ts'
 import type { TokenCounter } from '../budget/tokenizer.ts'
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts'
-import { CONVERSATION_ID_PATTERN, DEFAULT_LIMITS, type Limits } from '../limits.ts'
+import { CONVERSATION_ID_PATTERN, DEFAULT_LIMITS, jsonDepth, type Limits } from '../limits.ts'
 import type { Clock, Role } from '../types.ts'
 import { ROLES } from '../types.ts'
 
@@ -312,6 +312,17 @@ export function validateMetadata(
 ): FieldIssue[] {
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
     return [{ field, message: 'must be a JSON object' }]
+  }
+  // Depth first: JSON.stringify of hostile nesting is itself recursive.
+  const depth = jsonDepth(metadata, limits.maxMetadataDepth)
+  if (depth > limits.maxMetadataDepth) {
+    return [
+      {
+        field,
+        message: `must nest at most ${limits.maxMetadataDepth} levels deep (got ${depth} or more)`,
+        limit: limits.maxMetadataDepth,
+      },
+    ]
   }
   const bytes = new TextEncoder().encode(JSON.stringify(metadata)).length
   if (bytes > limits.maxMetadataBytes) {

@@ -2,7 +2,8 @@
 
 import { useActionState, useState, useTransition } from 'react'
 import { ConfirmActions } from '../../../components/confirm-actions'
-import { fieldError, relativeTime } from '../../../lib/format'
+import { TimeAgo } from '../../../components/time-ago'
+import { fieldError } from '../../../lib/format'
 import { type CreateKeyState, createKey, revokeKey } from './actions'
 
 export interface KeyRow {
@@ -28,7 +29,10 @@ export function CreateKeyForm() {
           name="agentId"
           required
           placeholder="browser-agent"
-          pattern="[a-z0-9][a-z0-9_-]{0,63}"
+          // Browsers compile `pattern` with the v flag, where a bare "-" in a class is a syntax
+          // error (the attribute was ignored, with a console error): escape it.
+          pattern="[a-z0-9][a-z0-9_\-]{0,63}"
+          title="1 to 64 characters: lowercase letters, digits, _ and -, starting with a letter or digit"
         />
         {fieldError(state.issues, 'agentId') && (
           <span className="field-error" role="alert">
@@ -63,7 +67,16 @@ export function CreateKeyForm() {
   )
 }
 
-export function KeyList({ keys }: { keys: KeyRow[] }) {
+export function KeyList({
+  keys,
+  renderedAt,
+  signedInKeyId,
+}: {
+  keys: KeyRow[]
+  renderedAt: string
+  /** The admin key this dashboard session signed in with: revoking it locks the operator out. */
+  signedInKeyId: string | null
+}) {
   const [pending, startTransition] = useTransition()
   const [confirming, setConfirming] = useState<string | null>(null)
   const [error, setError] = useState<string | null>(null)
@@ -90,13 +103,25 @@ export function KeyList({ keys }: { keys: KeyRow[] }) {
               <td>{k.role.toLowerCase()}</td>
               <td>{k.agentId ?? '—'}</td>
               <td>{k.label}</td>
-              <td>{relativeTime(k.createdAt)}</td>
+              <td>
+                <TimeAgo date={k.createdAt} renderedAt={renderedAt} />
+              </td>
               <td>
                 {k.revokedAt ? (
-                  <span className="tag bad">revoked {relativeTime(k.revokedAt)}</span>
+                  <span className="tag bad">
+                    revoked <TimeAgo date={k.revokedAt} renderedAt={renderedAt} />
+                  </span>
                 ) : confirming === k.id ? (
                   <ConfirmActions
-                    confirmLabel="Confirm revoke"
+                    prompt={
+                      k.id === signedInKeyId ? (
+                        <strong className="field-error" role="alert" data-testid="self-revoke-warning">
+                          This is the key you are signed in with: revoking it signs you out and locks you out
+                          of this dashboard until you sign in with another admin key.
+                        </strong>
+                      ) : undefined
+                    }
+                    confirmLabel={k.id === signedInKeyId ? 'Revoke and lock me out' : 'Confirm revoke'}
                     disabled={pending}
                     onCancel={() => setConfirming(null)}
                     onConfirm={() =>

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from 'next/cache'
 import { ERROR_FIELDS, type ErrorPayload, gql } from '../../../lib/api'
-import { SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
+import { EXPLANATION_FIELDS, SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
 
 export interface ParametersState {
   ok?: boolean
@@ -13,7 +13,7 @@ export interface ParametersState {
 /** Runs the optimizer; returns the snapshot too, so the page updates even if the live feed lags. */
 export async function runOptimizerNow(agentId: string): Promise<{ snapshot?: Snapshot; error?: string }> {
   const { runOptimizer } = await gql<{ runOptimizer: ErrorPayload & Partial<Snapshot> }>(
-    `mutation($a: ID) { runOptimizer(agentId: $a) { __typename ... on OptimizationSnapshot { ${SNAPSHOT_FIELDS} } ${ERROR_FIELDS} } }`,
+    `mutation($a: ID) { runOptimizer(agentId: $a) { __typename ... on OptimizationSnapshot { ${SNAPSHOT_FIELDS} ${EXPLANATION_FIELDS} } ${ERROR_FIELDS} } }`,
     { a: agentId },
   )
   return runOptimizer.id

@@ -1,8 +1,10 @@
 'use client'
 
 import { useActionState, useCallback, useState, useTransition } from 'react'
+import { TimeAgo } from '../../../components/time-ago'
 import { type Snapshot, useLiveSnapshots } from '../../../components/use-live-snapshots'
-import { fieldError, formatCount, formatPercent, relativeTime } from '../../../lib/format'
+import { fieldError, formatCount, formatExact, formatPercent } from '../../../lib/format'
+import type { SnapshotExplanation } from '../../../lib/snapshots'
 import { type ParametersState, runOptimizerNow, saveParameters } from './actions'
 
 export interface Parameters {
@@ -22,10 +24,12 @@ export function OptimizerConsole({
   agentId,
   parameters,
   initialSnapshots,
+  renderedAt,
 }: {
   agentId: string
   parameters: Parameters
   initialSnapshots: Snapshot[]
+  renderedAt: string
 }) {
   const [snapshots, setSnapshots] = useState(initialSnapshots)
   const [running, setRunning] = useState(false)
@@ -120,14 +124,27 @@ export function OptimizerConsole({
               <th scope="col">Usage</th>
               <th scope="col">Compressed / dropped / promoted</th>
               <th scope="col">Trigger · window · min relevance</th>
+              <th scope="col">Why</th>
             </tr>
           </thead>
           <tbody>
             {[...snapshots].reverse().map((s) => (
               <tr key={s.id}>
-                <td title={s.timestamp}>{relativeTime(s.timestamp)}</td>
                 <td>
+                  <TimeAgo date={s.timestamp} renderedAt={renderedAt} />
+                </td>
+                <td
+                  data-testid="tokens-cell"
+                  title={`${formatExact(s.tokensBefore)} → ${formatExact(s.tokensAfter)} tokens (${formatExact(s.tokensSaved)} saved)`}
+                >
                   {formatCount(s.tokensBefore)} → {formatCount(s.tokensAfter)}
+                  {/* Shortened figures can hide a change (1.2K → 1.2K): the exact ones when they do. */}
+                  {formatCount(s.tokensBefore) === formatCount(s.tokensAfter) && s.tokensSaved !== 0 && (
+                    <span className="muted exact">
+                      {' '}
+                      ({formatExact(s.tokensBefore)} → {formatExact(s.tokensAfter)})
+                    </span>
+                  )}
                 </td>
                 <td>{formatPercent(s.usageRatio)}</td>
                 <td>
@@ -137,11 +154,83 @@ export function OptimizerConsole({
                   {s.compressionTriggerRatio.toFixed(2)} · {s.fullMessageWindow} ·{' '}
                   {s.minRelevanceScore.toFixed(2)}
                 </td>
+                <td className="why">
+                  <Explanation explanation={s.explanation ?? null} />
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
     </>
+  )
+}
+
+const RULE_LABELS: Record<SnapshotExplanation['rules'][number], string> = {
+  OVER_BUDGET: 'over budget: tighten',
+  UNDER_BUDGET: 'under budget: relax',
+  EMERGENCY: 'emergency: savings too low while over target',
+}
+
+const PARAMETER_LABELS: Record<string, string> = {
+  compressionTrigger: 'trigger',
+  fullMessageWindow: 'window',
+  minRelevance: 'min relevance',
+}
+
+/** Which rule fired and why, each parameter change, and what was promoted with its key facts. */
+function Explanation({ explanation }: { explanation: SnapshotExplanation | null }) {
+  if (!explanation) return <span className="muted">not recorded (older run)</span>
+  const e = explanation
+  return (
+    <details data-testid="snapshot-why">
+      <summary>
+        {e.rules.length === 0
+          ? 'no rule: usage within target'
+          : e.rules.map((r) => RULE_LABELS[r]).join(' + ')}
+      </summary>
+      <p>
+        Usage {formatPercent(e.usageRatio)} of the budget; target {formatPercent(e.targetUsageRatio)} (tighten
+        above {formatPercent(e.overBudgetAbove)}, relax below {formatPercent(e.underBudgetBelow)}). Saved{' '}
+        {formatPercent(e.savingsRatio)} of tokens this run.
+      </p>
+      {e.changes.length > 0 ? (
+        <ul className="changes" aria-label="Parameter changes">
+          {e.changes.map((c) => (
+            <li key={c.parameter}>
+              {PARAMETER_LABELS[c.parameter] ?? c.parameter}: {c.from} → {c.to}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">No parameter changed.</p>
+      )}
+      {e.promotionCount > 0 && (
+        <>
+          <p>
+            Promoted {e.promotionCount} to long-term memory (key facts,{' '}
+            {e.keyFactMode === 'STRICT' ? 'strict' : 'spec'} mode):
+          </p>
+          <ul className="promotions" aria-label="Promotions">
+            {e.promotions.map((p, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a snapshot's promotions never reorder
+              <li key={i}>
+                <q className="clip" title={p.excerpt}>
+                  {p.excerpt}
+                </q>{' '}
+                {p.keyFacts.map((f) => (
+                  <span key={f.kind} className="tag" title={f.text}>
+                    {f.kind}: {f.text}
+                  </span>
+                ))}
+              </li>
+            ))}
+          </ul>
+          {e.promotionCount > e.promotions.length && (
+            <p className="muted">and {e.promotionCount - e.promotions.length} more</p>
+          )}
+        </>
+      )}
+    </details>
   )
 }

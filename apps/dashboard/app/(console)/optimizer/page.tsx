@@ -1,6 +1,6 @@
 import { AgentSelect } from '../../../components/agent-select'
 import { gql, listAgents } from '../../../lib/api'
-import { SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
+import { EXPLANATION_FIELDS, SNAPSHOT_FIELDS, type Snapshot } from '../../../lib/snapshots'
 import { OptimizerConsole, type Parameters } from './optimizer-console'
 
 export const dynamic = 'force-dynamic'
@@ -10,16 +10,18 @@ export default async function OptimizerPage({ searchParams }: { searchParams: Pr
   const agents = await listAgents()
   const agentId = agent && agents.some((a) => a.id === agent) ? agent : (agents[0]?.id ?? null)
   if (!agentId) return <p className="empty">No agents yet: create one on the API keys page.</p>
-  const data = await gql<{
-    optimizerStatus: { currentParameters: Parameters }
-    optimizerSnapshots: { snapshots: Snapshot[] }
-  }>(
-    `query($a: ID) {
-      optimizerStatus(agentId: $a) { ... on OptimizerStatus { currentParameters { compressionTrigger fullMessageWindow minRelevance targetUsageRatio } } }
-      optimizerSnapshots(agentId: $a, last: 100) { ... on OptimizationSnapshotList { snapshots { ${SNAPSHOT_FIELDS} } } }
-    }`,
-    { a: agentId },
-  )
+  // Two requests: together they would pass the API's query cost limit.
+  const [status, history] = await Promise.all([
+    gql<{ optimizerStatus: { currentParameters: Parameters } }>(
+      `query($a: ID) { optimizerStatus(agentId: $a) { ... on OptimizerStatus { currentParameters { compressionTrigger fullMessageWindow minRelevance targetUsageRatio } } } }`,
+      { a: agentId },
+    ),
+    gql<{ optimizerSnapshots: { snapshots: Snapshot[] } }>(
+      `query($a: ID) { optimizerSnapshots(agentId: $a, last: 100) { ... on OptimizationSnapshotList { snapshots { ${SNAPSHOT_FIELDS} ${EXPLANATION_FIELDS} } } } }`,
+      { a: agentId },
+    ),
+  ])
+  const data = { ...status, ...history }
   return (
     <section aria-labelledby="optimizer-heading">
       <header className="page-header">
@@ -31,6 +33,7 @@ export default async function OptimizerPage({ searchParams }: { searchParams: Pr
         agentId={agentId}
         parameters={data.optimizerStatus.currentParameters}
         initialSnapshots={data.optimizerSnapshots.snapshots}
+        renderedAt={new Date().toISOString()}
       />
     </section>
   )

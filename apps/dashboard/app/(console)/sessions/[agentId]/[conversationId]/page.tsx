@@ -1,7 +1,7 @@
 import Link from 'next/link'
 import { ContextWindowBar } from '../../../../../components/context-window-bar'
 import { gql } from '../../../../../lib/api'
-import { formatCount } from '../../../../../lib/format'
+import { formatTokens } from '../../../../../lib/format'
 
 export const dynamic = 'force-dynamic'
 
@@ -116,7 +116,7 @@ export default async function ConversationPage({
       )}
       {window.__typename !== 'ContextWindow' && (
         <p className="field-error" role="alert">
-          {window.issues?.map((i) => `${i.field}: ${i.message}`).join('; ') ?? window.message}
+          {budgetProblem(window)}
         </p>
       )}
       <form className="filters" aria-label="Preview with another budget">
@@ -149,7 +149,7 @@ export default async function ConversationPage({
               {m.isCompressed && <span className="tag warn">compressed into a summary</span>}
               {placement.get(m.id) === 'compressed' && <span className="tag warn">sent compressed</span>}
               {placement.get(m.id) === 'dropped' && <span className="tag bad">dropped</span>}
-              <span className="muted"> {formatCount(m.tokenCount)} tokens</span>
+              <span className="muted"> {formatTokens(m.tokenCount)}</span>
               <pre>{m.content}</pre>
             </li>
           )
@@ -157,4 +157,18 @@ export default async function ConversationPage({
       </ol>
     </section>
   )
+}
+
+/**
+ * A refused budget in the form's words: "Max context tokens must exceed …", not the API's field
+ * path ("budget.maxContextTokens: must exceed …").
+ */
+function budgetProblem(window: Window): string {
+  if (!window.issues?.length) return window.message ?? 'The context window could not be computed.'
+  const label = (field: string) => {
+    const name = field.split('.').pop() ?? field
+    return BUDGET_FIELDS.find(([f]) => f === name)?.[1] ?? name
+  }
+  const lines = window.issues.map((issue) => `${label(issue.field)} ${issue.message}.`)
+  return `This budget cannot be previewed: ${lines.join(' ')} Change it below and preview again.`
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "OptimizationSnapshot" ADD COLUMN "explanation" TEXT;
