@@ -63,7 +63,11 @@ export const CONTEXT_WINDOW_LINE_CHARS = [100, 50] as const
 /**
  * The most faithful compressed form of a message that is shorter than the message and fits in
  * `room` tokens; 'incompressible' when the compressor keeps the message as it is (too short to
- * compress) or cannot make it shorter at any line length; null when it is shorter but does not fit.
+ * compress) or its tightest form is no shorter; null when it is shorter but does not fit.
+ *
+ * The tightest form is tried first: once the band is nearly full most messages fit in no form,
+ * and that is then one compression and one count per message instead of one per line length
+ * (10,000 messages at a 200,000-token budget: 290 ms when every line length was tried first).
  */
 function compressToFit(
   message: WindowMessage,
@@ -76,19 +80,21 @@ function compressToFit(
     compressor.maxLineChars,
     ...CONTEXT_WINDOW_LINE_CHARS.filter((n) => n < compressor.maxLineChars),
   ]
-  let shorter = false
-  for (const maxLineChars of lineLengths) {
+  const compress = (maxLineChars: number) => {
     const result = compressMessage(
       { role: message.role, content: message.content },
       { ...compressor, maxLineChars },
     )
-    if (!result.compressed) return 'incompressible'
-    const tokenCount = countTokens(result.content)
-    if (tokenCount >= cost) continue
-    shorter = true
-    if (tokenCount <= room) return { content: result.content, tokenCount }
+    return result.compressed ? { content: result.content, tokenCount: countTokens(result.content) } : null
   }
-  return shorter ? null : 'incompressible'
+  const tightest = compress(lineLengths[lineLengths.length - 1] as number)
+  if (!tightest || tightest.tokenCount >= cost) return 'incompressible'
+  if (tightest.tokenCount > room) return null
+  for (const maxLineChars of lineLengths.slice(0, -1)) {
+    const form = compress(maxLineChars)
+    if (form && form.tokenCount < cost && form.tokenCount <= room) return form
+  }
+  return tightest
 }
 
 /**
