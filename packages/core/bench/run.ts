@@ -81,7 +81,8 @@ export async function coreBenchmarks({ quick, random }: BenchOptions): Promise<B
     rows.push({
       name: `planContextWindow, 10k messages, maxContextTokens ${maxContextTokens}`,
       value: opsPerSecond(
-        () => planContextWindow(conversation, { maxContextTokens }, { countTokens: (text) => o200k.count(text) }),
+        () =>
+          planContextWindow(conversation, { maxContextTokens }, { countTokens: (text) => o200k.count(text) }),
         ms(1_000),
       ),
       unit: 'windows/s',
