@@ -220,7 +220,7 @@ test("a session's context-window bar matches contextWindow from the API", async 
   await expect(page).toHaveURL(/maxContextTokens=1000/)
   const data = await gql(
     request,
-    `query($a: ID) { contextWindow(agentId: $a, conversationId: "shop-run", budget: { maxContextTokens: 1000, systemPromptTokens: 500, responseReserveTokens: 300, fullMessageWindow: 2, compressionTriggerRatio: 0.7 }) { ... on ContextWindow { fullTokens compressedTokens droppedTokens availableBudget } } }`,
+    `query($a: ID) { contextWindow(agentId: $a, conversationId: "shop-run", budget: { maxContextTokens: 1000, systemPromptTokens: 500, responseReserveTokens: 300, fullMessageWindow: 2, compressionTriggerRatio: 0.7 }) { ... on ContextWindow { fullTokens compressedTokens droppedTokens availableBudget totalTokens overBudget trimmedFullMessages } } }`,
     { a: AGENT },
   )
   const bar = page.getByTestId('context-window-bar')
@@ -229,6 +229,13 @@ test("a session's context-window bar matches contextWindow from the API", async 
   await expect(bar).toHaveAttribute('data-dropped', String(data.contextWindow.droppedTokens))
   await expect(bar).toHaveAttribute('data-budget', '200')
   expect(data.contextWindow.droppedTokens + data.contextWindow.compressedTokens).toBeGreaterThan(0)
+  // Never more than the budget; an over-budget full window is said on the page.
+  expect(data.contextWindow.totalTokens).toBeLessThanOrEqual(data.contextWindow.availableBudget)
+  await expect(page.getByTestId('over-budget')).toHaveCount(data.contextWindow.overBudget ? 1 : 0)
+  if (data.contextWindow.overBudget)
+    await expect(page.getByTestId('over-budget')).toContainText(
+      `the oldest ${data.contextWindow.trimmedFullMessages} of them`,
+    )
   for (const part of ['full', 'compressed', 'dropped'] as const) {
     const tokens = data.contextWindow[`${part}Tokens`]
     const width = (await bar.locator(`.window-meter .${part}`).boundingBox())?.width ?? 0

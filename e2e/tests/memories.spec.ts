@@ -277,13 +277,16 @@ test('search lists hits with their score broken down, as the API ranks them', as
   await expect(form.getByLabel('Knowledge')).toBeChecked()
   const data = await gql(
     request,
-    `query($a: ID) { search(input: { agentId: $a, query: "user office Munich", scopes: [MEMORIES, KNOWLEDGE], strategy: HYBRID }) { ... on SearchResult { hits { scope id score components { bm25 vector importance recency confidence context decay } } } } }`,
+    `query($a: ID) { search(input: { agentId: $a, query: "user office Munich", scopes: [MEMORIES, KNOWLEDGE], strategy: HYBRID }) { ... on SearchResult { mmrLambda hits { scope id rank score mmrScore redundantWithRank components { bm25 vector importance recency confidence context decay } } } } }`,
     { a: AGENT },
   )
   const hits = data.search.hits as {
     scope: string
     id: string
+    rank: number
     score: number
+    mmrScore: number
+    redundantWithRank: number | null
     components: Record<string, number>
   }[]
   expect(hits.length).toBeGreaterThan(1)
@@ -302,6 +305,22 @@ test('search lists hits with their score broken down, as the API ranks them', as
   await expect(first.getByTestId('hit-score')).toContainText(top.score.toFixed(2))
   for (const [name, value] of Object.entries(top.components))
     await expect(first.getByRole('img', { name: `${name} ${value.toFixed(2)}`, exact: true })).toBeVisible()
+  // Ranks and what each hit was ranked on, as the API says (issue 10: with MMR a score can be
+  // higher below a lower one; the ranked-on value never increases down the table).
+  expect(data.search.mmrLambda).toBeLessThan(1)
+  await expect(table.getByTestId('search-order')).toContainText('Ranked by MMR')
+  const rows = table.locator('tbody tr')
+  expect(await rows.getByTestId('hit-rank').allTextContents()).toEqual(hits.map((h) => String(h.rank)))
+  const rankedOn = (await rows.getByTestId('hit-ranked-on').allTextContents()).map((t) =>
+    Number.parseFloat(t),
+  )
+  expect(rankedOn).toEqual(hits.map((h) => Number(h.mmrScore.toFixed(2))))
+  expect(rankedOn).toEqual([...rankedOn].sort((a, b) => b - a))
+  for (const [i, hit] of hits.entries())
+    if (hit.redundantWithRank !== null)
+      await expect(rows.nth(i).getByTestId('hit-redundancy')).toContainText(
+        `repeats #${hit.redundantWithRank}`,
+      )
   await shot(page, 'memories-search')
 })
 

@@ -158,7 +158,11 @@ describe('memoryContext: the token-budgeted block for a prompt', () => {
     const k = await createAgentKey(t, 'agent-c3')
     for (let i = 0; i < 12; i++) {
       const words = Array.from({ length: 20 }, (_, j) => `w${i}x${j}`).join(' ')
-      await remember(`long${i}`, { content: `Survey ${words}`, category: 'FACT', importance: 1 - i / 20 }, k)
+      await remember(
+        `long${i}`,
+        { content: `Prefers ${words}`, category: 'PREFERENCE', importance: 1 - i / 20 },
+        k,
+      )
     }
     await t.gql(`mutation { updateMemorySettings(contextBudgets: { profile: 100 }) { __typename } }`, {}, k)
     const limited = (await context({ sections: ['PROFILE'] }, k)).sections[0]
@@ -166,7 +170,7 @@ describe('memoryContext: the token-budgeted block for a prompt', () => {
     expect(limited.usedTokens).toBeLessThanOrEqual(100)
     expect(limited.omittedCount).toBeGreaterThan(0)
     expect(limited.included[0]).toBe(`memory:${ids.long0}`)
-    // A fact the profile had no room for comes back among the relevant memories when it matches.
+    // A preference the profile had no room for comes back among the relevant memories when it matches.
     const withQuery = await context({ query: 'w7x3 w7x4', sections: ['PROFILE', 'RELEVANT_MEMORIES'] }, k)
     const relevant = withQuery.sections.find((s: any) => s.section === 'RELEVANT_MEMORIES')
     expect(relevant.included[0]).toBe(`memory:${ids.long7}`)
@@ -220,6 +224,47 @@ describe('memoryContext: the token-budgeted block for a prompt', () => {
     await context({ sections: ['RELATIONSHIPS'], budgetTokens: 1000 })
     const after = await t.db.memoryItem.findUniqueOrThrow({ where: { id: Number(ids.manager) } })
     expect(after.accessCount).toBe(before.accessCount + 1)
+  })
+
+  it('keeps world facts out of the user profile and finds them as relevant memories for a user (issue 10)', async () => {
+    const k = await createAgentKey(t, 'agent-c4')
+    const write = (content: string, category: string, userId: string) =>
+      remember(content, { content, category, userId }, k)
+    await write('Marco Ruiz is the on-call SRE', 'FACT', 'dana')
+    await write('The ETL subnet is 10.20.14.0/24', 'FACT', 'dana')
+    await write('Dana works the night shift', 'FACT', 'dana')
+    await write('Prefers short answers with shell commands', 'PREFERENCE', 'dana')
+    await write('Ivo Petrov is the on-call DBA', 'FACT', 'ivo')
+    const c = await context({ query: 'who is the on-call SRE?', userId: 'dana' }, k)
+    const section = (name: string) => c.sections.find((s: any) => s.section === name)
+    expect(section('PROFILE').included.sort()).toEqual(
+      [ids['Dana works the night shift'], ids['Prefers short answers with shell commands']]
+        .map((id) => `memory:${id}`)
+        .sort(),
+    )
+    expect(section('PROFILE').included).not.toContain(`memory:${ids['Marco Ruiz is the on-call SRE']}`)
+    const relevant = section('RELEVANT_MEMORIES').included
+    expect(relevant[0]).toBe(`memory:${ids['Marco Ruiz is the on-call SRE']}`)
+    // Only this user's memories.
+    expect(relevant).not.toContain(`memory:${ids['Ivo Petrov is the on-call DBA']}`)
+    const profileText = c.text.slice(
+      c.text.indexOf('## User profile'),
+      c.text.indexOf('## Relevant memories'),
+    )
+    expect(profileText).not.toContain('Marco Ruiz')
+    expect(c.text.slice(c.text.indexOf('## Relevant memories'))).toContain('- Marco Ruiz is the on-call SRE')
+  })
+
+  it('stores what rememberThis was asked to remember without the filler around it (issue 10)', async () => {
+    const r = await t.gql(
+      `mutation { rememberThis(input: { text: "Remember that the ETL subnet is 10.20.14.0/24 for next time" }) { ... on MemoryWrite { outcome memory { content category } } } }`,
+      {},
+      key,
+    )
+    expect(r.data.rememberThis).toEqual({
+      outcome: 'STORED',
+      memory: { content: 'The ETL subnet is 10.20.14.0/24', category: 'FACT' },
+    })
   })
 
   it('names a conversation that does not exist', async () => {

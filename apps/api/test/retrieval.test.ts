@@ -177,6 +177,46 @@ describe('search over memories, messages, knowledge and summaries', () => {
     expect(plain.every((x: string) => x.includes('Louvre'))).toBe(true)
     const diverse = await run(0.3)
     expect(diverse).toContain('Paris restaurants to try: a bistro in Montmartre')
+
+    // Issue 10: hits out of score order must say why. All three, λ 0.3.
+    const result = (
+      await t.gql(
+        `query($input: SearchInput!) { search(input: $input) { ... on SearchResult { mmrLambda hits { rank text score relevance redundancy redundantWithRank mmrScore } } } }`,
+        { input: { query: 'Paris trip hotel Louvre May', scopes: ['MEMORIES'], limit: 3, mmrLambda: 0.3 } },
+        k,
+      )
+    ).data.search
+    expect(result.mmrLambda).toBe(0.3)
+    const hits = result.hits
+    expect(hits.map((h: any) => h.rank)).toEqual([1, 2, 3])
+    // The restaurant note is listed above the second hotel note although it scores lower...
+    expect(hits[1].text).toBe('Paris restaurants to try: a bistro in Montmartre')
+    expect(hits[1].score).toBeLessThan(hits[2].score)
+    // ...because the hotel note repeats hit 1, which the payload says, and its mmrScore is lower.
+    expect(hits[2].redundantWithRank).toBe(1)
+    expect(hits[2].redundancy).toBeGreaterThan(hits[1].redundancy)
+    expect(hits[1].mmrScore).toBeGreaterThan(hits[2].mmrScore)
+    for (const [i, h] of hits.entries()) {
+      expect(h.relevance).toBeCloseTo(h.score / hits[0].score, 10)
+      expect(h.mmrScore).toBeCloseTo(0.3 * h.relevance - 0.7 * h.redundancy, 10)
+      if (i > 0) expect(h.mmrScore).toBeLessThanOrEqual(hits[i - 1].mmrScore)
+    }
+
+    // Without MMR the order is the score order and the same fields say so.
+    const plainResult = (
+      await t.gql(
+        `query($input: SearchInput!) { search(input: $input) { ... on SearchResult { mmrLambda hits { rank score relevance redundancy redundantWithRank mmrScore } } } }`,
+        { input: { query: 'Paris trip hotel Louvre May', scopes: ['MEMORIES'], limit: 3, mmrLambda: 1 } },
+        k,
+      )
+    ).data.search
+    expect(plainResult.mmrLambda).toBe(1)
+    const scores = plainResult.hits.map((h: any) => h.score)
+    expect(scores).toEqual([...scores].sort((a, b) => b - a))
+    for (const h of plainResult.hits) {
+      expect(h).toMatchObject({ redundancy: 0, redundantWithRank: null })
+      expect(h.mmrScore).toBe(h.relevance)
+    }
   })
 
   it('counts hits as accesses (memories and knowledge)', async () => {

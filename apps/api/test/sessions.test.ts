@@ -82,6 +82,7 @@ describe('sessions, messages and the context window over GraphQL', () => {
     const long = (i: number) =>
       `Message ${i} ${'with a long body of text that matters '.repeat(12)} https://example.com/${i}`
     for (let i = 0; i < 12; i++) {
+      // The claimed 1,000 is ignored: the window counts the text (106 o200k tokens each).
       await t.gql(
         `mutation($c: String!) { addMessage(input: { conversationId: "pressure", role: USER, content: $c, tokenCount: 1000 }) { __typename } }`,
         { c: long(i) },
@@ -89,35 +90,46 @@ describe('sessions, messages and the context window over GraphQL', () => {
       )
       t.clock.advance(1000)
     }
-    // Budget: 10,000 - 500 - 500 = 9,000 available; 12,000 tokens is over the 0.7 trigger.
+    // Budget: 2,000 - 500 - 500 = 1,000 available; 12 x 106 = 1,272 is over the 0.7 trigger.
     const result = await t.gql(
-      `{ contextWindow(conversationId: "pressure", budget: { maxContextTokens: 10000, systemPromptTokens: 500, responseReserveTokens: 500, fullMessageWindow: 4, compressionTriggerRatio: 0.7 }) {
-        ... on ContextWindow { full { content } compressed { content estimatedTokens tokenCount message { id } } dropped { id } fullTokens compressedTokens droppedTokens totalTokens availableBudget underPressure budget { fullMessageWindow } } } }`,
+      `{ contextWindow(conversationId: "pressure", budget: { maxContextTokens: 2000, systemPromptTokens: 500, responseReserveTokens: 500, fullMessageWindow: 4, compressionTriggerRatio: 0.7 }) {
+        ... on ContextWindow { full { content } compressed { content tokenCount message { id } } dropped { id } fullTokens compressedTokens droppedTokens totalTokens originalTokens availableBudget underPressure overBudget budget { fullMessageWindow } } } }`,
       {},
       key,
     )
     const w = result.data.contextWindow
-    expect(w).toMatchObject({ availableBudget: 9000, underPressure: true, budget: { fullMessageWindow: 4 } })
-    // 4 window + 3 older full = 7,000 <= 7,650 (85%); then 200 each compressed while <= 8,550 (95%).
-    expect(w.full).toHaveLength(7)
-    expect(w.fullTokens).toBe(7000)
-    expect(w.compressed).toHaveLength(5)
-    expect(w.compressedTokens).toBe(1000)
-    expect(w.dropped).toHaveLength(0)
-    expect(w.compressed[0].estimatedTokens).toBe(200)
-    expect(w.compressed[0].content).toMatch(/^\[user\] Message 0/)
-    expect(w.compressed[0].content).toContain('[preserved: https://example.com/0')
-    expect(w.compressed[0].tokenCount).toBeLessThan(200)
+    expect(w).toMatchObject({
+      availableBudget: 1000,
+      originalTokens: 1272,
+      underPressure: true,
+      overBudget: false,
+      budget: { fullMessageWindow: 4 },
+    })
+    // 4 window + 4 older full = 848 <= 850 (85%); then compressed while <= 950 (95%).
+    expect(w.full).toHaveLength(8)
+    expect(w.fullTokens).toBe(848)
+    // Message 3 in spec 000's format (56 tokens, 904); message 2 only fits with its line clipped
+    // to 100 characters (36 tokens, 940); messages 0 and 1 do not fit at all.
+    expect(w.compressed.map((c: any) => c.tokenCount)).toEqual([36, 56])
+    expect(w.dropped).toHaveLength(2)
+    expect(w.totalTokens).toBe(940)
+    expect(w.totalTokens).toBe(w.fullTokens + w.compressedTokens)
+    const newest = w.compressed[1]
+    expect(newest.content).toMatch(/^\[user\] Message 3 /)
+    expect(newest.content).toContain('[preserved: https://example.com/3]')
+    expect(newest.tokenCount).toBe(56)
 
     const tight = await t.gql(
-      `{ contextWindow(conversationId: "pressure", budget: { maxContextTokens: 6000, systemPromptTokens: 500, responseReserveTokens: 500, fullMessageWindow: 4 }) { ... on ContextWindow { full { id } compressed { message { id } } dropped { id } } } }`,
+      `{ contextWindow(conversationId: "pressure", budget: { maxContextTokens: 1500, systemPromptTokens: 500, responseReserveTokens: 500, fullMessageWindow: 4 }) { ... on ContextWindow { full { id } compressed { message { id } } dropped { id } totalTokens } } }`,
       {},
       key,
     )
-    // 5,000 available: 4 window (4,000) + 0 full (5,000 > 4,250); compressed while <= 4,750: 3 of them.
+    // 500 available: the window (424) fits, nothing older fits whole in 425; one more fits
+    // compressed (36 tokens) in 475.
     expect(tight.data.contextWindow.full).toHaveLength(4)
-    expect(tight.data.contextWindow.compressed).toHaveLength(3)
-    expect(tight.data.contextWindow.dropped).toHaveLength(5)
+    expect(tight.data.contextWindow.compressed).toHaveLength(1)
+    expect(tight.data.contextWindow.dropped).toHaveLength(7)
+    expect(tight.data.contextWindow.totalTokens).toBe(460)
   })
 
   it('uses the learned optimizer parameters as the default budget', async () => {

@@ -118,7 +118,16 @@ export interface ScoreComponents {
 export interface SearchHit {
   scope: string
   id: string
+  /** 1-based: the order the API returned the hits in. */
+  rank: number
   score: number
+  /** score over the best score (0..1). */
+  relevance: number
+  /** Word overlap with the most similar hit ranked above (0..1). */
+  redundancy: number
+  redundantWithRank: number | null
+  /** λ·relevance − (1−λ)·redundancy: what the hit was ranked on; never increases with rank. */
+  mmrScore: number
   text: string
   timestamp: string
   conversationId: string | null
@@ -126,4 +135,4 @@ export interface SearchHit {
 }
 
 export const SEARCH_HIT_FIELDS =
-  'scope id score text timestamp conversationId components { bm25 vector importance recency confidence context decay }'
+  'scope id rank score relevance redundancy redundantWithRank mmrScore text timestamp conversationId components { bm25 vector importance recency confidence context decay }'

@@ -386,7 +386,7 @@ builder.mutationFields((t) => ({
     type: MemoryWriteRef,
     errors: {},
     description:
-      'The explicit path: "remember that …" stores the statement directly (the request words are stripped, the category inferred unless given).',
+      'The explicit path: "remember that …" stores the statement directly (the request words and trailing filler such as "for next time" are stripped, the category inferred unless given).',
     args: { input: t.arg({ type: RememberThisInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)

@@ -67,10 +67,32 @@ const ScoreComponentsRef = builder.objectRef<ScoreComponents>('ScoreComponents')
 })
 
 const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
+  description:
+    'One hit. Hits come in rank order. Without MMR (mmrLambda 1) that is score order. With MMR each next hit is the one with the highest mmrScore = λ·relevance − (1−λ)·redundancy among those left, so a hit can rank above one with a higher score when that one repeats a hit above it: e.g. rank 6 score 0.46 (mmrScore 0.30) above rank 7 score 0.61, redundancy 0.8 with rank 2 (mmrScore 0.25). mmrScore never increases with rank.',
   fields: (t) => ({
     scope: t.field({ type: SearchScopeEnum, resolve: (h) => h.scope }),
     id: t.exposeID('id'),
-    score: t.exposeFloat('score'),
+    rank: t.exposeInt('rank', { description: '1-based position in the results: the order they come in.' }),
+    score: t.exposeFloat('score', {
+      description:
+        "The strategy's relevance score (see components). With MMR the hits are not in score order: see rank and mmrScore.",
+    }),
+    relevance: t.exposeFloat('relevance', {
+      description: 'score over the best score among the candidates: the relevance term of MMR (at most 1).',
+    }),
+    redundancy: t.exposeFloat('redundancy', {
+      description:
+        'Highest word overlap (Jaccard of content words, 0..1) with a hit ranked above it; what MMR held against it. 0 without MMR.',
+    }),
+    redundantWithRank: t.exposeInt('redundantWithRank', {
+      nullable: true,
+      description:
+        'Rank of the hit above it that redundancy was measured against; null when it overlaps none.',
+    }),
+    mmrScore: t.exposeFloat('mmrScore', {
+      description:
+        "λ·relevance − (1−λ)·redundancy, λ being the result's mmrLambda: what the hit was ranked on. Non-increasing with rank; equal to relevance without MMR.",
+    }),
     components: t.field({ type: ScoreComponentsRef, resolve: (h) => h.components }),
     text: t.exposeString('text', { description: 'What was matched: the memory, message or "key: value"' }),
     timestamp: t.expose('timestamp', { type: 'DateTime' }),
@@ -81,8 +103,14 @@ const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
   }),
 })
 
-const SearchResult = builder.objectRef<{ hits: SearchHit[] }>('SearchResult').implement({
-  fields: (t) => ({ hits: t.field({ type: [SearchHitRef], resolve: (r) => r.hits }) }),
+const SearchResult = builder.objectRef<{ hits: SearchHit[]; mmrLambda: number }>('SearchResult').implement({
+  fields: (t) => ({
+    hits: t.field({ type: [SearchHitRef], description: 'In rank order.', resolve: (r) => r.hits }),
+    mmrLambda: t.exposeFloat('mmrLambda', {
+      description:
+        'The MMR λ the hits were ranked with: 1 is plain score order, below 1 is MMR order (see SearchHit).',
+    }),
+  }),
 })
 
 const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
@@ -139,7 +167,7 @@ builder.queryField('search', (t) =>
       const weights = input.weights
         ? Object.fromEntries(Object.entries(input.weights).filter(([, v]) => v != null))
         : null
-      const hits = await ctx.services.search.search(scope, input.query, {
+      return ctx.services.search.rank(scope, input.query, {
         scopes: input.scopes as SearchScope[] | null,
         limit: input.limit,
         conversationId: input.conversationId ?? input.filters?.conversationId,
@@ -152,7 +180,6 @@ builder.queryField('search', (t) =>
         since: input.filters?.since,
         until: input.filters?.until,
       })
-      return { hits }
     },
   }),
 )

@@ -1,8 +1,7 @@
 import {
-  type BudgetPartition,
-  compressMessage,
+  type ContextWindowPlan,
   NotFoundError,
-  partitionMessages,
+  planContextWindow,
   ROLES,
   type Role,
   type Session,
@@ -165,21 +164,23 @@ const BudgetInput = builder.inputType('TokenBudgetInput', {
   }),
 })
 
-type ContextWindowShape = Omit<BudgetPartition<StoredMessage>, 'compressed'> & {
-  compressed: { message: StoredMessage; content: string; estimatedTokens: number; tokenCount: number }[]
-  budget: Record<string, number>
-}
+type ContextWindowShape = ContextWindowPlan<StoredMessage> & { budget: Record<string, number> }
 
 const CompressedMessage = builder
   .objectRef<ContextWindowShape['compressed'][number]>('CompressedMessage')
   .implement({
     fields: (t) => ({
       message: t.field({ type: MessageRef, resolve: (c) => c.message }),
-      content: t.exposeString('content', { description: 'The fact-preserving compressed text to send.' }),
-      estimatedTokens: t.exposeInt('estimatedTokens', {
-        description: 'The 20% estimate the partition used.',
+      content: t.exposeString('content', {
+        description: 'The fact-preserving compressed text to send: always shorter than the message.',
       }),
-      tokenCount: t.exposeInt('tokenCount', { description: 'Tokens of the compressed text, counted.' }),
+      estimatedTokens: t.exposeInt('estimatedTokens', {
+        description: "Spec 000's 20% estimate of the compressed size, for comparison only.",
+        deprecationReason: 'The window is costed on tokenCount, the compressed text counted.',
+      }),
+      tokenCount: t.exposeInt('tokenCount', {
+        description: 'Tokens of the compressed text, counted with the configured tokenizer.',
+      }),
     }),
   })
 
@@ -194,19 +195,49 @@ const EffectiveBudget = builder.objectRef<Record<string, number>>('EffectiveBudg
 })
 
 const ContextWindow = builder.objectRef<ContextWindowShape>('ContextWindow').implement({
-  description: 'What to send to the LLM: the full / compressed / dropped partition of a conversation.',
+  description:
+    'What to send to the LLM: the full / compressed / dropped partition of a conversation. Every token figure is the configured tokenizer (ENGRAM_TOKENIZER) counting the text returned, each message on its own; totalTokens never exceeds availableBudget.',
   fields: (t) => ({
-    full: t.field({ type: [MessageRef], resolve: (w) => w.full }),
-    compressed: t.field({ type: [CompressedMessage], resolve: (w) => w.compressed }),
-    dropped: t.field({ type: [MessageRef], resolve: (w) => w.dropped }),
-    fullTokens: t.exposeInt('fullTokens'),
-    compressedTokens: t.exposeInt('compressedTokens'),
-    droppedTokens: t.exposeInt('droppedTokens'),
-    totalTokens: t.exposeInt('totalTokens', { description: 'Full plus compressed: what the window costs.' }),
-    originalTokens: t.exposeInt('originalTokens'),
-    availableBudget: t.exposeInt('availableBudget'),
-    usageRatio: t.exposeFloat('usageRatio'),
-    underPressure: t.exposeBoolean('underPressure'),
+    full: t.field({
+      type: [MessageRef],
+      description: 'Sent as they are, oldest first: the most recent window, then older ones that fit whole.',
+      resolve: (w) => w.full,
+    }),
+    compressed: t.field({
+      type: [CompressedMessage],
+      description: 'Sent as their compressed content, oldest first.',
+      resolve: (w) => w.compressed,
+    }),
+    dropped: t.field({
+      type: [MessageRef],
+      description: 'Not sent, oldest first.',
+      resolve: (w) => w.dropped,
+    }),
+    fullTokens: t.exposeInt('fullTokens', { description: "Tokens of the full messages' content." }),
+    compressedTokens: t.exposeInt('compressedTokens', { description: 'Tokens of the compressed contents.' }),
+    droppedTokens: t.exposeInt('droppedTokens', {
+      description: 'What the dropped messages would cost whole.',
+    }),
+    totalTokens: t.exposeInt('totalTokens', {
+      description: 'fullTokens + compressedTokens: what the window costs, at most availableBudget.',
+    }),
+    originalTokens: t.exposeInt('originalTokens', { description: 'Every message at full size.' }),
+    availableBudget: t.exposeInt('availableBudget', {
+      description: 'maxContextTokens - systemPromptTokens - responseReserveTokens.',
+    }),
+    usageRatio: t.exposeFloat('usageRatio', { description: 'originalTokens / availableBudget.' }),
+    underPressure: t.exposeBoolean('underPressure', {
+      description:
+        'originalTokens is over compressionTriggerRatio of the budget: older messages were compressed or dropped.',
+    }),
+    overBudget: t.exposeBoolean('overBudget', {
+      description:
+        'The most recent fullMessageWindow messages alone exceed availableBudget, so the full window was shrunk (see trimmedFullMessages).',
+    }),
+    trimmedFullMessages: t.exposeInt('trimmedFullMessages', {
+      description:
+        'How many of the most recent fullMessageWindow messages were taken out of the full set, oldest first, to fit the budget; each is then compressed if that fits, else dropped.',
+    }),
     budget: t.field({ type: EffectiveBudget, resolve: (w) => w.budget }),
   }),
 })
@@ -279,20 +310,10 @@ builder.queryFields((t) => ({
         where: { sessionId: session.id, isCompressed: false },
         orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
       })
-      const partition = partitionMessages(rows.map(toMessage), parsed.data)
-      return {
-        ...partition,
-        compressed: partition.compressed.map(({ message, compressedTokens }) => {
-          const content = compressMessage({ role: message.role, content: message.content }).content
-          return {
-            message,
-            content,
-            estimatedTokens: compressedTokens,
-            tokenCount: ctx.services.tokenCounter.count(content),
-          }
-        }),
-        budget: parsed.data,
-      }
+      const plan = planContextWindow(rows.map(toMessage), parsed.data, {
+        countTokens: (text) => ctx.services.tokenCounter.count(text),
+      })
+      return { ...plan, budget: parsed.data }
     },
   }),
 }))

@@ -8,6 +8,7 @@ import {
   type ContextSectionInput,
   type ContextSectionName,
   DEFAULT_CONTEXT_BUDGET_TOKENS,
+  isUserProfileMemory,
   MAX_CONTEXT_BUDGET_TOKENS,
   NotFoundError,
   type TokenCounter,
@@ -37,7 +38,13 @@ const STANDING_SECTIONS = new Set<ContextSectionName>([
   'relationships',
 ])
 
-const PROFILE_CATEGORIES = ['fact', 'preference', 'skill'] as const
+/** Facts are read past when they are about the world, not the user (isUserProfileMemory). */
+const PROFILE_CANDIDATE_CATEGORIES = ['fact', 'preference', 'skill'] as const
+/**
+ * How many profile candidates are read at most to fill the section: an agent with thousands of
+ * world facts above the user's own in importance still gets a profile, in bounded time.
+ */
+const PROFILE_SCAN_LIMIT = 2_000
 const WORKING_CATEGORIES = ['decision', 'correction', 'commitment', 'context', 'past_conversation'] as const
 
 export interface MemoryContextRequest {
@@ -124,10 +131,11 @@ export class ContextService {
       this.standing.set(standingKey, { at: now.getTime(), items })
       sections.push({ name, items })
     }
-    const findMemories = async (where: object, orderBy: object[]) => {
+    const findMemories = async (where: object, orderBy: object[], skip = 0) => {
       const rows = await this.db.memoryItem.findMany({
         where: { ...current, ...where },
         orderBy,
+        skip,
         take: SECTION_CANDIDATES,
       })
       return rows.map(toMemoryItem)
@@ -136,15 +144,22 @@ export class ContextService {
     await add('user_overrides', async () =>
       memoryLines(await findMemories({ pinned: true }, [{ createdAt: 'asc' }])),
     )
-    await add('profile', async () =>
-      memoryLines(
-        await findMemories({ pinned: false, category: { in: [...PROFILE_CATEGORIES] } }, [
-          { importance: 'desc' },
-          { confidence: 'desc' },
-          { updatedAt: 'desc' },
-        ]),
-      ),
-    )
+    await add('profile', async () => {
+      // "Marco Ruiz is the on-call SRE" is a FACT but not who the user is: such facts are left to
+      // the relevant memories, which the query selects (issue 10).
+      const profile: MemoryItemView[] = []
+      for (let skip = 0; profile.length < SECTION_CANDIDATES && skip < PROFILE_SCAN_LIMIT; ) {
+        const rows = await findMemories(
+          { pinned: false, category: { in: [...PROFILE_CANDIDATE_CATEGORIES] } },
+          [{ importance: 'desc' }, { confidence: 'desc' }, { updatedAt: 'desc' }, { id: 'asc' }],
+          skip,
+        )
+        profile.push(...rows.filter((m) => isUserProfileMemory(m, request.userId)))
+        if (rows.length < SECTION_CANDIDATES) break
+        skip += rows.length
+      }
+      return memoryLines(profile.slice(0, SECTION_CANDIDATES))
+    })
     await add('working_memory', async () =>
       memoryLines(
         await findMemories({ pinned: false, category: { in: [...WORKING_CATEGORIES] } }, [

@@ -91,7 +91,17 @@ export interface ScoreComponents {
 export interface SearchHit {
   scope: SearchScope
   id: string
+  /** 1-based position in the results. */
+  rank: number
   score: number
+  /** score over the best candidate score (MMR's relevance term). */
+  relevance: number
+  /** Highest word similarity (Jaccard) to a hit ranked above it; 0 without MMR. */
+  redundancy: number
+  /** Rank of that most similar hit above; null when none overlaps or without MMR. */
+  redundantWithRank: number | null
+  /** λ·relevance − (1−λ)·redundancy: hits are in non-increasing order of it. */
+  mmrScore: number
   components: ScoreComponents
   text: string
   timestamp: Date
@@ -173,6 +183,15 @@ export class SearchService {
   }
 
   async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    return (await this.rank(scope, query, options)).hits
+  }
+
+  /** The hits and the MMR λ they were ordered with (1: plain score order). */
+  async rank(
+    scope: string,
+    query: string,
+    options: SearchOptions = {},
+  ): Promise<{ hits: SearchHit[]; mmrLambda: number }> {
     const { settings } = await this.memories.settings(scope)
     const request = this.validate(query, options, settings)
     let sessionId: string | null = null
@@ -285,30 +304,54 @@ export class SearchService {
       .filter((s) => request.threshold == null || s.score >= request.threshold)
       .sort((a, b) => b.score - a.score)
       .slice(0, pool)
+    // MMR puts a hit below a lower-scored one when it repeats a hit above it (0.61 listed under
+    // 0.46, issue 10): each hit carries the figures of that choice, so the order can be read off
+    // the payload. Without MMR the same figures describe plain score order.
+    const best = ranked.reduce((max, s) => Math.max(max, s.score), Number.NEGATIVE_INFINITY)
+    const scale = best > 0 ? best : 1
     const chosen =
       request.mmrLambda < 1
         ? mmrRerank(
             ranked.map((s) => ({ item: s, score: s.score, text: s.candidate.text })),
             request.limit,
             request.mmrLambda,
-          ).map((m) => m.item)
-        : ranked.slice(0, request.limit)
+          ).map((m) => ({
+            ...m.item,
+            relevance: m.relevance,
+            redundancy: m.redundancy,
+            redundantWith: m.redundantWith,
+            mmrScore: m.mmrScore,
+          }))
+        : ranked.slice(0, request.limit).map((s) => ({
+            ...s,
+            relevance: s.score / scale,
+            redundancy: 0,
+            redundantWith: null,
+            mmrScore: s.score / scale,
+          }))
 
-    const hits: SearchHit[] = chosen.map(({ candidate: c, score, components }) => ({
-      scope: c.scope,
-      id: c.id,
-      score,
-      components,
-      text: c.text,
-      timestamp: c.timestamp,
-      ...(c.scope === 'MEMORIES' ? { memory: c.row as MemoryItemView } : {}),
-      ...(c.scope === 'MESSAGES' || c.scope === 'SUMMARIES'
-        ? { message: c.row as StoredMessage, conversationId: c.conversationId }
-        : {}),
-      ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as KnowledgeRow } : {}),
-    }))
+    const hits: SearchHit[] = chosen.map(
+      ({ candidate: c, score, components, relevance, redundancy, redundantWith, mmrScore }, index) => ({
+        scope: c.scope,
+        id: c.id,
+        rank: index + 1,
+        score,
+        relevance,
+        redundancy,
+        redundantWithRank: redundantWith === null ? null : redundantWith + 1,
+        mmrScore,
+        components,
+        text: c.text,
+        timestamp: c.timestamp,
+        ...(c.scope === 'MEMORIES' ? { memory: c.row as MemoryItemView } : {}),
+        ...(c.scope === 'MESSAGES' || c.scope === 'SUMMARIES'
+          ? { message: c.row as StoredMessage, conversationId: c.conversationId }
+          : {}),
+        ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as KnowledgeRow } : {}),
+      }),
+    )
     if (options.track !== false) await this.recordAccess(scope, hits)
-    return hits
+    return { hits, mmrLambda: request.mmrLambda }
   }
 
   private validate(query: string, options: SearchOptions, settings: MemorySettings) {

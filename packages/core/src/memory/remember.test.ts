@@ -12,6 +12,35 @@ describe('interpretRememberThis', () => {
     )
   })
 
+  it('strips trailing words that only say when the memory is for', () => {
+    const content = (text: string) => interpretRememberThis(text).content
+    expect(content('Remember that the ETL subnet is 10.20.14.0/24 for next time')).toBe(
+      'The ETL subnet is 10.20.14.0/24',
+    )
+    expect(content('Remember that the ETL subnet is 10.20.14.0/24 for next time.')).toBe(
+      'The ETL subnet is 10.20.14.0/24.',
+    )
+    expect(content('please remember the staging DB is read-only going forward')).toBe(
+      'The staging DB is read-only',
+    )
+    expect(content('Note that the VPN needs MFA, just for the record')).toBe('The VPN needs MFA')
+    expect(content('Remember I prefer tabs from now on, thanks!')).toBe('I prefer tabs!')
+    expect(content('Remember for later: the invoice number is 4471')).toBe('The invoice number is 4471')
+    expect(content('Keep in mind the on-call rota changes weekly for future reference please')).toBe(
+      'The on-call rota changes weekly',
+    )
+  })
+
+  it('keeps trailing words that are part of the statement', () => {
+    const content = (text: string) => interpretRememberThis(text).content
+    expect(content('Remember to call Ana next time')).toBe('To call Ana next time')
+    expect(content('Remember that we move to Kubernetes in the future')).toBe(
+      'We move to Kubernetes in the future',
+    )
+    expect(content('Remember that Dana says thanks')).toBe('Dana says thanks')
+    expect(content('Remember that for later')).toBe('For later')
+  })
+
   it('keeps text that is not a request as it is', () => {
     expect(interpretRememberThis('The build server is ci-3').content).toBe('The build server is ci-3')
   })

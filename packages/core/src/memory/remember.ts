@@ -8,7 +8,27 @@ import type { MemoryCategory } from './memory-item.ts'
 export const REMEMBER_THIS_IMPORTANCE = 0.8
 
 const REQUEST =
-  /^\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*(?:that|this)?\s*[:,-]?\s*/i
+  /^\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*(?:for (?:next time|later|the future|future reference)\s*)?(?:that|this)?\s*[:,-]?\s*/i
+
+/**
+ * Words that say when the memory is for, not what it is: "… 10.20.14.0/24 for next time" would
+ * otherwise be stored, embedded and injected with "for next time" on every use. Only phrases that
+ * add nothing to the statement are stripped: a bare "next time" ("call me next time") or "in the
+ * future" ("we move to Kubernetes in the future") is content, and "thanks" only after a comma
+ * ("Dana says thanks" keeps it).
+ */
+const TRAILING_FILLER =
+  /(?:[\s,;-]+(?:(?:just\s+)?for (?:next time|later|the future|future reference|the record)|going forward|from now on|please)|\s*[,;-]\s*(?:thanks|thank you))\s*$/i
+const TERMINAL_PUNCTUATION = /[.!]+$/
+
+function stripTrailingFiller(text: string): string {
+  const punctuation = TERMINAL_PUNCTUATION.exec(text)?.[0] ?? ''
+  let body = text.replace(TERMINAL_PUNCTUATION, '')
+  // "for later, thanks": each pass removes one phrase from the end.
+  for (let next = body.replace(TRAILING_FILLER, ''); next !== body; next = body.replace(TRAILING_FILLER, ''))
+    body = next
+  return body.length > 0 ? `${body}${punctuation.slice(0, 1)}` : text
+}
 
 // Ordered: the first rule whose words appear decides (a correction that states a preference is a correction).
 const CATEGORY_RULES: [RegExp, MemoryCategory][] = [
@@ -34,7 +54,7 @@ export interface RememberedStatement {
 }
 
 export function interpretRememberThis(text: string): RememberedStatement {
-  const stripped = text.replace(REQUEST, '').trim()
+  const stripped = stripTrailingFiller(text.replace(REQUEST, '').trim())
   const content = stripped.length > 0 ? stripped.charAt(0).toUpperCase() + stripped.slice(1) : text.trim()
   const category = CATEGORY_RULES.find(([pattern]) => pattern.test(content))?.[1] ?? 'fact'
   return { content, category, importance: REMEMBER_THIS_IMPORTANCE }

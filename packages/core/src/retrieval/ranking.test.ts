@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ValidationError } from '../errors.ts'
+import { seededRandom } from '../random.ts'
 import {
   DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
   type MmrCandidate,
@@ -46,6 +47,41 @@ describe('mmrRerank', () => {
   it('pushes a near-duplicate below a diverse candidate at λ = 0.5', () => {
     // After a: b scores 0.5·0.95 − 0.5·0.8 = 0.075, c scores 0.5·0.8 = 0.4.
     expect(items(mmrRerank(candidates, 3, 0.5))).toEqual(['a', 'c', 'b'])
+  })
+
+  it('says why each pick is where it is: b outscores c but repeats a (issue 10)', () => {
+    const [a, c, b] = mmrRerank(candidates, 3, 0.5)
+    expect(a).toMatchObject({ item: 'a', relevance: 1, redundancy: 0, redundantWith: null, mmrScore: 0.5 })
+    expect(c).toMatchObject({ item: 'c', relevance: 0.8, redundancy: 0, redundantWith: null })
+    expect(c?.mmrScore).toBeCloseTo(0.4)
+    expect(b).toMatchObject({ item: 'b', relevance: 0.95, redundancy: 0.8, redundantWith: 0 })
+    expect(b?.mmrScore).toBeCloseTo(0.075)
+    // c is above b with a lower score: its mmrScore is higher.
+    expect(c?.score).toBeLessThan(b?.score as number)
+    expect(c?.mmrScore).toBeGreaterThan(b?.mmrScore as number)
+  })
+
+  it('returns picks in non-increasing mmrScore, whatever the candidates (seeded)', () => {
+    const random = seededRandom(1_015)
+    const vocabulary = 'paris trip hotel louvre may museum berlin train ticket dinner wine map'.split(' ')
+    for (let run = 0; run < 200; run++) {
+      const pool = Array.from({ length: 1 + Math.floor(random() * 30) }, (_, i) => ({
+        item: i,
+        score: random(),
+        text: Array.from(
+          { length: 1 + Math.floor(random() * 6) },
+          () => vocabulary[Math.floor(random() * vocabulary.length)],
+        ).join(' '),
+      }))
+      const lambda = random()
+      const picked = mmrRerank(pool, 1 + Math.floor(random() * 20), lambda)
+      for (const [i, pick] of picked.entries()) {
+        expect(pick.mmrScore).toBeCloseTo(lambda * pick.relevance - (1 - lambda) * pick.redundancy, 12)
+        if (i > 0) expect(pick.mmrScore).toBeLessThanOrEqual((picked[i - 1] as { mmrScore: number }).mmrScore)
+        if (pick.redundantWith !== null) expect(pick.redundantWith).toBeLessThan(i)
+        else expect(pick.redundancy).toBe(0)
+      }
+    }
   })
 
   it('weighs relevance relative to the best score, whatever the scale', () => {

@@ -23,17 +23,35 @@ export interface MmrCandidate<T> {
 }
 
 /**
+ * Why a candidate was taken where it was: MMR puts a hit with a lower score above one with a
+ * higher score when the latter repeats a hit already taken, and these say by how much.
+ */
+export interface MmrSelection<T> extends MmrCandidate<T> {
+  /** score over the best candidate's score: MMR's relevance term, at most 1. */
+  relevance: number
+  /** Highest Jaccard similarity of its content words to a candidate taken before it; 0 for the first. */
+  redundancy: number
+  /** Index in the selection of that most similar earlier pick; null when it overlaps none. */
+  redundantWith: number | null
+  /** λ·relevance − (1−λ)·redundancy: what it was taken on. Never increases down the selection. */
+  mmrScore: number
+}
+
+/**
  * Spec 003's Maximal Marginal Relevance: repeatedly take the candidate with the highest
  * λ·relevance − (1−λ)·(its highest Jaccard similarity to those already taken). Relevance is the
  * score over the best score, so both terms lie in [0, 1] and λ weighs like with like whatever the
  * scale of the scores. λ = 1 is pure score order; ties go to the earlier candidate.
  * Scores are expected non-negative; when none is positive they are used as they are.
+ *
+ * A candidate's value only falls as the selection grows (its similarity to the selection can only
+ * rise), so the selection comes out in non-increasing `mmrScore`: that, not `score`, is its order.
  */
 export function mmrRerank<T>(
   candidates: readonly MmrCandidate<T>[],
   limit: number,
   lambda: number,
-): MmrCandidate<T>[] {
+): MmrSelection<T>[] {
   if (!Number.isInteger(limit) || limit < 0) {
     throw new ValidationError([{ field: 'limit', message: 'must be a whole number ≥ 0', limit: 0 }])
   }
@@ -52,8 +70,9 @@ export function mmrRerank<T>(
   // Each candidate's highest similarity to the selection, updated as the selection grows: one
   // Jaccard per (candidate, pick) instead of one per (candidate, pick, earlier pick).
   const closest = new Float64Array(candidates.length)
+  const closestPick = new Int32Array(candidates.length).fill(-1)
   const taken = new Uint8Array(candidates.length)
-  const selected: MmrCandidate<T>[] = []
+  const selected: MmrSelection<T>[] = []
 
   while (selected.length < count) {
     let pick = -1
@@ -67,12 +86,22 @@ export function mmrRerank<T>(
       }
     }
     taken[pick] = 1
-    selected.push(candidates[pick] as MmrCandidate<T>)
+    const pickIndex = selected.length
+    selected.push({
+      ...(candidates[pick] as MmrCandidate<T>),
+      relevance: relevance[pick] as number,
+      redundancy: closest[pick] as number,
+      redundantWith: (closestPick[pick] as number) >= 0 ? (closestPick[pick] as number) : null,
+      mmrScore: pickValue,
+    })
     const pickedWords = words[pick] as Set<string>
     for (let i = 0; i < candidates.length; i++) {
       if (taken[i]) continue
       const similarity = jaccard(words[i] as Set<string>, pickedWords)
-      if (similarity > (closest[i] as number)) closest[i] = similarity
+      if (similarity > (closest[i] as number)) {
+        closest[i] = similarity
+        closestPick[i] = pickIndex
+      }
     }
   }
   return selected

@@ -172,6 +172,8 @@ export interface SearchState {
   scopes?: string[]
   strategy?: string
   hits?: SearchHit[]
+  /** The MMR λ the hits were ranked with: 1 is score order. */
+  mmrLambda?: number
   error?: string
 }
 
@@ -190,10 +192,10 @@ export async function searchMemory(_state: SearchState, form: FormData): Promise
   const echo = { query, scopes, strategy }
   if (!query) return { ...echo, error: 'Type what to look for.' }
   if (!(strategy in SEARCH_STRATEGIES)) return { ...echo, error: 'Choose a strategy.' }
-  const { search } = await gql<{ search: ErrorPayload & { hits?: SearchHit[] } }>(
-    `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { ${SEARCH_HIT_FIELDS} } } ${ERROR_FIELDS} } }`,
+  const { search } = await gql<{ search: ErrorPayload & { hits?: SearchHit[]; mmrLambda?: number } }>(
+    `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { mmrLambda hits { ${SEARCH_HIT_FIELDS} } } ${ERROR_FIELDS} } }`,
     { input: { agentId: String(form.get('agentId') ?? ''), query, scopes, strategy } },
   )
   if (search.__typename !== 'SearchResult') return { ...echo, error: search.message ?? 'The search failed.' }
-  return { ...echo, hits: search.hits ?? [] }
+  return { ...echo, hits: search.hits ?? [], mmrLambda: search.mmrLambda ?? 1 }
 }

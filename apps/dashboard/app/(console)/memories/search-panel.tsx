@@ -53,7 +53,7 @@ export function SearchPanel({ agentId }: { agentId: string }) {
       )}
       {state.hits &&
         (state.hits.length > 0 ? (
-          <SearchResults agentId={agentId} hits={state.hits} />
+          <SearchResults agentId={agentId} hits={state.hits} mmrLambda={state.mmrLambda ?? 1} />
         ) : (
           <p className="empty" data-testid="no-hits">
             Nothing matched “{state.query}”. Try the Hybrid or Similarity strategy, or more scopes.

@@ -25,25 +25,62 @@ function MiniBar({ label, value, scale }: { label: string; value: number; scale:
   )
 }
 
+/**
+ * What a hit was ranked on. With MMR a hit that repeats one above it loses rank to a lower score:
+ * the cell says which hit it repeats and by how much, so rank 6 at 0.46 above rank 7 at 0.61 reads
+ * as it should.
+ */
+function RankedOn({ hit, mmrLambda }: { hit: SearchHit; mmrLambda: number }) {
+  return (
+    <>
+      <span className="num">{hit.mmrScore.toFixed(2)}</span>
+      {mmrLambda < 1 && hit.redundantWithRank !== null && (
+        <span className="muted" data-testid="hit-redundancy">
+          {' '}
+          repeats #{hit.redundantWithRank} ({Math.round(hit.redundancy * 100)}% overlap)
+        </span>
+      )}
+    </>
+  )
+}
+
 /** Ranked hits with every part of their score, so an operator sees why each one ranked. */
-export function SearchResults({ agentId, hits }: { agentId: string; hits: SearchHit[] }) {
+export function SearchResults({
+  agentId,
+  hits,
+  mmrLambda,
+}: {
+  agentId: string
+  hits: SearchHit[]
+  mmrLambda: number
+}) {
   const maxOf = (key: keyof ScoreComponents) => Math.max(0, ...hits.map((h) => h.components[key]))
   const maxScore = Math.max(0, ...hits.map((h) => h.score))
+  const order =
+    mmrLambda < 1
+      ? `Ranked by MMR (λ ${mmrLambda.toFixed(2)}): ${mmrLambda.toFixed(2)} × relevance − ${(1 - mmrLambda).toFixed(2)} × overlap with a hit above. A hit that repeats one above it can rank below a lower score.`
+      : 'Ranked by score.'
   return (
     <table className="data" aria-label="Search results">
+      <caption className="muted" data-testid="search-order">
+        {order}
+      </caption>
       <thead>
         <tr>
           <th scope="col">Rank</th>
           <th scope="col">Scope</th>
           <th scope="col">Text</th>
+          <th scope="col" title="λ × relevance − (1 − λ) × overlap: what the hit was ranked on">
+            Ranked on
+          </th>
           <th scope="col">Score</th>
-          <th scope="col">Why it ranked</th>
+          <th scope="col">Why it scored</th>
         </tr>
       </thead>
       <tbody>
-        {hits.map((hit, rank) => (
+        {hits.map((hit) => (
           <tr key={`${hit.scope}-${hit.id}`} data-testid={`hit-${hit.scope}-${hit.id}`}>
-            <td>{rank + 1}</td>
+            <td data-testid="hit-rank">{hit.rank}</td>
             <td>{SEARCH_SCOPES[hit.scope] ?? hit.scope}</td>
             <td className="value-cell">
               {hit.scope === 'MEMORIES' ? (
@@ -56,6 +93,9 @@ export function SearchResults({ agentId, hits }: { agentId: string; hits: Search
                 </span>
               )}{' '}
               {hit.text.length > 240 ? `${hit.text.slice(0, 240)}…` : hit.text}
+            </td>
+            <td data-testid="hit-ranked-on">
+              <RankedOn hit={hit} mmrLambda={mmrLambda} />
             </td>
             <td data-testid="hit-score">
               <MiniBar label="score" value={hit.score} scale={maxScore} />

@@ -35,6 +35,8 @@ interface Window {
   availableBudget: number
   usageRatio: number
   underPressure: boolean
+  overBudget: boolean
+  trimmedFullMessages: number
   budget: Record<string, number>
 }
 
@@ -65,7 +67,7 @@ export default async function ConversationPage({
       session(agentId: $a, conversationId: $c) { __typename ... on Session { messageCount messages(first: 200) { edges { node { id role content tokenCount isCompressed timestamp } } } } }
       contextWindow(agentId: $a, conversationId: $c, budget: $b) {
         __typename
-        ... on ContextWindow { full { id } compressed { message { id } content tokenCount } dropped { id } fullTokens compressedTokens droppedTokens availableBudget usageRatio underPressure budget { maxContextTokens systemPromptTokens responseReserveTokens fullMessageWindow compressionTriggerRatio } }
+        ... on ContextWindow { full { id } compressed { message { id } content tokenCount } dropped { id } fullTokens compressedTokens droppedTokens availableBudget usageRatio underPressure overBudget trimmedFullMessages budget { maxContextTokens systemPromptTokens responseReserveTokens fullMessageWindow compressionTriggerRatio } }
         ... on Error { message }
         ... on ValidationError { issues { field message } }
       }
@@ -98,14 +100,21 @@ export default async function ConversationPage({
         </h1>
         <Link href={`/sessions?agent=${encodeURIComponent(agentId)}`}>All sessions</Link>
       </header>
-      {window.__typename === 'ContextWindow' ? (
+      {window.__typename === 'ContextWindow' && (
         <ContextWindowBar
           full={window.fullTokens}
           compressed={window.compressedTokens}
           dropped={window.droppedTokens}
           budget={window.availableBudget}
         />
-      ) : (
+      )}
+      {window.__typename === 'ContextWindow' && window.overBudget && (
+        <p className="field-error" role="status" data-testid="over-budget">
+          The newest {window.budget.fullMessageWindow} messages alone exceed the {window.availableBudget}{' '}
+          tokens available: the oldest {window.trimmedFullMessages} of them were taken out of the full window.
+        </p>
+      )}
+      {window.__typename !== 'ContextWindow' && (
         <p className="field-error" role="alert">
           {budgetProblem(window)}
         </p>
