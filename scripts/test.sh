@@ -9,7 +9,8 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
 status=0
-{ pnpm exec biome check . && pnpm exec turbo run typecheck test --concurrency=2 "$@"; } 2>&1 | tee "$log" || status=$?
+# --continue: one failing package must not cancel the others, or the summary would undercount.
+{ pnpm exec biome check . && pnpm exec turbo run typecheck test --concurrency=2 --continue "$@"; } 2>&1 | tee "$log" || status=$?
 
 read -r passed failed < <(sed -e 's/\x1b\[[0-9;]*m//g' "$log" | awk '
   /^[^ ]+:test: +Tests / || /^@engram\/e2e:test: +[0-9]+ (passed|failed)/ {

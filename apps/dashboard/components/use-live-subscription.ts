@@ -49,8 +49,10 @@ export function useLiveSubscription<T>({
           connectionParams: async () => {
             const { token } = await tokenFor()
             // Unmounted while the token was on its way: the socket is closing, and sending the
-            // connection message on it logged "WebSocket is already in CLOSING or CLOSED state".
-            if (disposed) throw new Error('live feed closed')
+            // connection message on it logged "WebSocket is already in CLOSING or CLOSED state";
+            // throwing instead surfaced as an uncaught error in the page. Never answering sends
+            // nothing, and the disposed client lets go of the socket.
+            if (disposed) return new Promise<Record<string, unknown>>(() => {})
             return { authorization: `Bearer ${token}` }
           },
           retryAttempts: Number.POSITIVE_INFINITY,
