@@ -59,10 +59,48 @@ export function createDatabase(databaseFile: string): Database {
     direct.attach(adapter as unknown as PrismaAdapter)
     return adapter
   }
-  const db = new PrismaClient({ adapter: factory })
+  const base = new PrismaClient({ adapter: factory })
+  const db = withoutFindUniqueBatching(base)
   direct.connect = () => db.$connect()
   directs.set(db, direct)
   return db
+}
+
+/**
+ * findUnique calls started in the same tick are batched by Prisma into one query whose bound
+ * parameters are not chunked (prisma/prisma#23957): a thousand concurrent addMessage calls bound
+ * over SQLite's limit and every one of them failed. Each findUnique runs as the equivalent
+ * findFirst instead (a compound unique key such as `agentId_conversationId: {...}` spread into its
+ * fields), which Prisma never batches. The client's type is unchanged: only that method is routed.
+ */
+function withoutFindUniqueBatching(client: PrismaClient): PrismaClient {
+  return client.$extends({
+    query: {
+      $allModels: {
+        findUnique({ model, args }) {
+          const delegate = (client as unknown as Record<string, { findFirst(a: unknown): Promise<unknown> }>)[
+            model.charAt(0).toLowerCase() + model.slice(1)
+          ] as { findFirst(a: unknown): Promise<unknown> }
+          return delegate.findFirst({
+            ...args,
+            where: spreadCompoundKeys(args.where as Record<string, unknown>),
+          })
+        },
+      },
+    },
+  }) as unknown as PrismaClient
+}
+
+/** `{ agentId_conversationId: { agentId, conversationId } }` → `{ agentId, conversationId }`. */
+function spreadCompoundKeys(where: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(where)) {
+    const compound =
+      /^[A-Za-z]\w*_[A-Za-z]\w*$/.test(key) && value && typeof value === 'object' && !Array.isArray(value)
+    if (compound) Object.assign(out, value)
+    else out[key] = value
+  }
+  return out
 }
 
 /** The prepared-statement path beside Prisma, on Prisma's own connection (null for other clients). */

@@ -57,11 +57,20 @@ export function EmbeddingPanel({
   const awaitingRef = useRef(awaiting)
   awaitingRef.current = awaiting
 
+  const progressRef = useRef(progress)
+  progressRef.current = progress
+
   const onProgress = useCallback(
     (next: EmbeddingProgress) => {
       const waiting = awaitingRef.current
       // The state the mutation found may still be the previous run's: wait for a new one.
       if (waiting && next.state !== 'RUNNING' && next.startedAt === waiting.previousStart) return
+      // A run with nothing to do ends at once: its "done" event can arrive before the mutation's
+      // own "running" answer, which must not turn a finished run back into a running one.
+      const current = progressRef.current
+      if (next.state === 'RUNNING' && current.startedAt === next.startedAt && current.state !== 'RUNNING')
+        return
+      progressRef.current = next
       setProgress(next)
       if (next.state !== 'RUNNING') {
         setAwaiting(null)
