@@ -1,9 +1,9 @@
 'use client'
 
-import { createClient } from 'graphql-ws'
 import { useEffect, useRef, useState } from 'react'
+import { type LiveStatus, openLiveFeed } from '../lib/live-feed'
 
-export type LiveStatus = 'connecting' | 'live' | 'offline'
+export type { LiveStatus }
 
 /**
  * The one live feed of the dashboard: a GraphQL subscription over graphql-ws, authenticated with a
@@ -28,55 +28,26 @@ export function useLiveSubscription<T>({
   // Callers pass a fresh object each render; resubscribe only when its content changes.
   const variablesKey = JSON.stringify(variables)
   useEffect(() => {
-    let url = ''
-    let disposed = false
-    const tokenFor = async () => {
-      const response = await fetch(
-        `/api/live-token${tokenAgentId ? `?agent=${encodeURIComponent(tokenAgentId)}` : ''}`,
-        { cache: 'no-store' },
-      )
-      if (!response.ok) throw new Error(`live token: ${response.status}`)
-      const body = (await response.json()) as { token: string; url: string }
-      url = body.url
-      return body
-    }
-    let client: ReturnType<typeof createClient> | null = null
-    tokenFor()
-      .then(({ url: first }) => {
-        if (disposed) return
-        client = createClient({
-          url: () => url || first,
-          connectionParams: async () => {
-            const { token } = await tokenFor()
-            // Unmounted while the token was on its way: the socket is closing, and sending the
-            // connection message on it logged "WebSocket is already in CLOSING or CLOSED state";
-            // throwing instead surfaced as an uncaught error in the page. Never answering sends
-            // nothing, and the disposed client lets go of the socket.
-            if (disposed) return new Promise<Record<string, unknown>>(() => {})
-            return { authorization: `Bearer ${token}` }
-          },
-          retryAttempts: Number.POSITIVE_INFINITY,
-          shouldRetry: () => true,
-          on: {
-            connected: () => setStatus('live'),
-            closed: () => setStatus('offline'),
-          },
-        })
-        client.subscribe<T>(
-          { query, variables: JSON.parse(variablesKey) as Record<string, unknown> },
-          {
-            next: (value) => {
-              if (value.data) handler.current(value.data as T)
-            },
-            error: () => setStatus('offline'),
-            complete: () => {},
-          },
+    let active = true
+    const close = openLiveFeed<T>({
+      query,
+      variables: JSON.parse(variablesKey) as Record<string, unknown>,
+      fetchToken: async () => {
+        const response = await fetch(
+          `/api/live-token${tokenAgentId ? `?agent=${encodeURIComponent(tokenAgentId)}` : ''}`,
+          { cache: 'no-store' },
         )
-      })
-      .catch(() => setStatus('offline'))
+        if (!response.ok) throw new Error(`live token: ${response.status}`)
+        return (await response.json()) as { token: string; url: string }
+      },
+      onData: (data) => handler.current(data),
+      onStatus: (next) => {
+        if (active) setStatus(next)
+      },
+    })
     return () => {
-      disposed = true
-      void client?.dispose()
+      active = false
+      close()
     }
   }, [query, variablesKey, tokenAgentId])
   return status
