@@ -112,6 +112,11 @@ export interface ScoreComponents {
   recency: number
   confidence: number
   context: number
+  episode: number
+  time: number
+  speaker: number
+  feedback: number
+  cooccurrence: number
   decay: number
 }
 
@@ -135,4 +140,4 @@ export interface SearchHit {
 }
 
 export const SEARCH_HIT_FIELDS =
-  'scope id rank score relevance redundancy redundantWithRank mmrScore text timestamp conversationId components { bm25 vector importance recency confidence context decay }'
+  'scope id rank score relevance redundancy redundantWithRank mmrScore text timestamp conversationId components { bm25 vector importance recency confidence context episode time speaker feedback cooccurrence decay }'

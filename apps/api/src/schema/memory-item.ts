@@ -411,18 +411,26 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const { agentId, id, clearValidUntil, ...changes } = input
       const clean = Object.fromEntries(Object.entries(changes).filter(([, v]) => v != null))
-      return ctx.services.memoryItems.update(await agentScope(ctx, agentId), String(id), {
+      const scope = await agentScope(ctx, agentId)
+      const updated = await ctx.services.memoryItems.update(scope, String(id), {
         ...clean,
         ...(clearValidUntil ? { validUntil: null } : {}),
       })
+      // Its user may have changed: search's participants are rebuilt.
+      ctx.services.search.forgetAgent(scope)
+      return updated
     },
   }),
   deleteMemory: t.field({
     type: MemoryItemRef,
     errors: {},
     args: { agentId: t.arg.id(), id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) =>
-      ctx.services.memoryItems.delete(await agentScope(ctx, args.agentId), String(args.id)),
+    resolve: async (_root, args, ctx) => {
+      const scope = await agentScope(ctx, args.agentId)
+      const deleted = await ctx.services.memoryItems.delete(scope, String(args.id))
+      ctx.services.search.forgetAgent(scope)
+      return deleted
+    },
   }),
   updateMemorySettings: t.field({
     type: MemorySettingsRef,

@@ -1,6 +1,11 @@
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
 import {
+  DEFAULT_CONTEXT_TURNS,
+  DEFAULT_MENTIONED_TIMES,
+  DEFAULT_SEARCH_WEIGHTS,
+  MAX_CONTEXT_TURNS,
+  MAX_WINDOW_DAYS,
   type ScoreComponents,
   SEARCH_SCOPES,
   SEARCH_STRATEGIES,
@@ -28,7 +33,7 @@ const SearchScopeEnum = builder.enumType('SearchScope', {
 
 const STRATEGY_DESCRIPTIONS: Record<SearchStrategy, string> = {
   HYBRID:
-    'Default. BM25 and vector candidates (×3 each) fused by weight (spec 003), dialogue context for messages, temporal decay for memories and summaries, MMR reranking (λ 0.7, over-fetch ×2)',
+    'Default. BM25 (with pseudo-relevance feedback) and vector candidates (×3 each) fused by weight (spec 003), dialogue context for messages, a time boost for hits in a period the query names, a speaker boost for the participant it names, temporal decay for memories and summaries, MMR reranking (λ 0.7, over-fetch ×2)',
   LEXICAL: 'BM25 only (SQLite FTS5)',
   SIMILARITY: 'Embedding cosine only (spec 002 strategy 2)',
   RECENCY: 'Newest first (spec 002 strategy 1)',
@@ -58,7 +63,24 @@ const ScoreComponentsRef = builder.objectRef<ScoreComponents>('ScoreComponents')
     recency: t.exposeFloat('recency', { description: '1 for the newest candidate, falling with rank' }),
     confidence: t.exposeFloat('confidence'),
     context: t.exposeFloat('context', {
-      description: 'Half the scores of the candidate turns beside it (dialogue context)',
+      description:
+        'Dialogue context: the scores of the candidate turns up to contextTurns away in the same episode, each over its distance (weighted by weights.context)',
+    }),
+    episode: t.exposeFloat('episode', {
+      description: "weights.episode × the best score among the candidate turns of the turn's episode",
+    }),
+    time: t.exposeFloat('time', {
+      description: 'Time factor applied: 1 + weights.time inside a period the query names (a date, a month, "last week"), else 1',
+    }),
+    speaker: t.exposeFloat('speaker', {
+      description:
+        "Speaker factor applied: 1 + weights.speaker for a turn of the participant the query names (a memory of that user), else 1",
+    }),
+    feedback: t.exposeFloat('feedback', {
+      description: 'BM25 of the pseudo-relevance feedback terms (the words standing out in the best lexical hits)',
+    }),
+    cooccurrence: t.exposeFloat('cooccurrence', {
+      description: "BM25 of the words that keep company with the query's words in the agent's own history (PMI)",
     }),
     decay: t.exposeFloat('decay', {
       description: 'Temporal decay factor applied (1: none; 0.5 after one half-life)',
@@ -115,11 +137,20 @@ const SearchResult = builder.objectRef<{ hits: SearchHit[]; mmrLambda: number }>
 
 const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
   description:
-    'Each 0..1. HYBRID: bm25 0.7, vector 0.3, context 1. WEIGHTED: recency 0.3, similarity 0.5, importance 0.2.',
+    `Each 0..1. HYBRID: bm25 ${DEFAULT_SEARCH_WEIGHTS.bm25}, vector ${DEFAULT_SEARCH_WEIGHTS.vector}, context ${DEFAULT_SEARCH_WEIGHTS.context}, episode ${DEFAULT_SEARCH_WEIGHTS.episode}, time ${DEFAULT_SEARCH_WEIGHTS.time}, speaker ${DEFAULT_SEARCH_WEIGHTS.speaker}, feedback ${DEFAULT_SEARCH_WEIGHTS.feedback}, cooccurrence ${DEFAULT_SEARCH_WEIGHTS.cooccurrence} (0 turns a signal off). WEIGHTED: recency 0.3, similarity 0.5, importance 0.2.`,
   fields: (t) => ({
     bm25: t.float(),
     vector: t.float(),
-    context: t.float(),
+    context: t.float({ description: "Share of the neighbouring turns' scores a turn gains (dialogue context)" }),
+    episode: t.float({ description: "Share of the best score in the turn's episode a turn gains" }),
+    time: t.float({ description: 'A hit inside a period the query names scores ×(1 + time)' }),
+    speaker: t.float({
+      description: 'A turn of the participant the query names scores ×(1 + speaker); never a filter',
+    }),
+    feedback: t.float({ description: 'Weight of the pseudo-relevance feedback terms in the lexical score' }),
+    cooccurrence: t.float({
+      description: "Weight of the words co-occurring with the query's in the agent's history",
+    }),
     recency: t.float(),
     similarity: t.float(),
     importance: t.float(),
@@ -152,6 +183,15 @@ const SearchInput = builder.inputType('SearchInput', {
     decay: t.boolean({
       description: 'Temporal decay (half-life 30 days). Default: on for HYBRID over MEMORIES and SUMMARIES',
     }),
+    contextTurns: t.int({
+      description: `Dialogue context reaches this many turns each side, 1 to ${MAX_CONTEXT_TURNS} (default ${DEFAULT_CONTEXT_TURNS})`,
+    }),
+    mentionedTimes: t.boolean({
+      description: `Periods a turn names ("yesterday I…", resolved against its own time) count for the time boost (default ${DEFAULT_MENTIONED_TIMES})`,
+    }),
+    windowDays: t.int({
+      description: `MESSAGES and SUMMARIES of the last N days, counted back from the agent's newest message, 0 to ${MAX_WINDOW_DAYS}. Default: the agent's conversationWindowDays setting (0: all history)`,
+    }),
   }),
 })
 
@@ -176,6 +216,9 @@ builder.queryField('search', (t) =>
         threshold: input.threshold,
         mmrLambda: input.mmrLambda,
         decay: input.decay,
+        contextTurns: input.contextTurns,
+        mentionedTimes: input.mentionedTimes,
+        windowDays: input.windowDays,
         memoryFilter: toMemoryFilter(input.filters?.memories),
         since: input.filters?.since,
         until: input.filters?.until,

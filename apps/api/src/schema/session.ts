@@ -392,7 +392,10 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const scope = await agentScope(ctx, args.agentId)
       const deleted = await ctx.services.sessions.delete(scope, args.conversationId)
-      if (deleted) ctx.services.memory.invalidate(scope)
+      if (deleted) {
+        ctx.services.memory.invalidate(scope)
+        ctx.services.search.forgetAgent(scope)
+      }
       return { conversationId: args.conversationId, deleted }
     },
   }),

@@ -169,10 +169,12 @@ export class ContextService {
       ),
     )
     await add('summaries', async () => {
-      const since =
-        settings.conversationWindowDays > 0
-          ? new Date(now.getTime() - settings.conversationWindowDays * 86_400_000)
-          : undefined
+      // Counted back from the agent's newest message, like search's windowDays: an imported
+      // history keeps its summaries instead of falling out of a window measured from today.
+      const newest = settings.conversationWindowDays > 0 ? await this.search.newestMessageTime(scope) : null
+      const since = newest
+        ? new Date(newest.getTime() - settings.conversationWindowDays * 86_400_000)
+        : undefined
       const rows = await this.db.message.findMany({
         where: {
           agentId: scope,

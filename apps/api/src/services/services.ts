@@ -105,6 +105,7 @@ export function createServices(options: ServicesOptions) {
     embeddings,
     memoryItems,
     () => clock.now(),
+    writes,
     parseWith(LexicalPlanConfigSchema, options.lexicalPlan ?? {}, 'lexicalPlan'),
   )
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)

@@ -18,6 +18,8 @@ export type DocumentSet = 'all' | 'messages' | 'summaries'
 
 /** Query words tokenised at most per process; past it the cache starts over. */
 const MAX_CACHED_WORDS = 20_000
+/** Terms counted in one documentFrequencies statement at most (SQLite's parameter limit is far above). */
+const MAX_FREQUENCY_TERMS = 500
 /** Agents' corpus figures remembered at most; past it the oldest are forgotten. */
 const MAX_CACHED_CORPORA = 10_000
 
@@ -168,6 +170,35 @@ export class AgentTermStatistics {
         { frequency: Number(r.tf), length: documentLength(r.sz), sessionId: r.sessionId },
       ]),
     )
+  }
+
+  /**
+   * How many of the agent's documents in the set hold each term, in one statement. For choosing
+   * expansion terms (feedback, co-occurrence); the scoring itself reads full postings.
+   */
+  async documentFrequencies(
+    table: FullTextTable,
+    agentId: string,
+    set: DocumentSet,
+    terms: readonly string[],
+  ): Promise<Map<string, number>> {
+    const out = new Map<string, number>()
+    const wanted = [...new Set(terms)].slice(0, MAX_FREQUENCY_TERMS)
+    if (wanted.length === 0) return out
+    const base = FULL_TEXT_TABLES[table]
+    const filter = documentSetFilter(set)
+    const rows = await this.db.$queryRawUnsafe<{ term: string; n: number | bigint }[]>(
+      `SELECT i."term" AS term, count(DISTINCT i."doc") AS n
+         FROM "${table}Instance" i
+         CROSS JOIN "${base}" o ON o."id" = i."doc"
+        WHERE i."term" IN (${wanted.map(() => '?').join(',')}) AND o."agentId" = ?${filter.sql}
+        GROUP BY i."term"`,
+      ...wanted,
+      agentId,
+      ...filter.params,
+    )
+    for (const row of rows) out.set(row.term, Number(row.n))
+    return out
   }
 }
 

@@ -8,10 +8,25 @@ const COMPONENTS: { key: keyof ScoreComponents; label: string; title: string }[]
   { key: 'recency', label: 'recency', title: '1 for the newest candidate, falling with rank' },
   { key: 'confidence', label: 'confidence', title: 'Confidence' },
   { key: 'context', label: 'context', title: 'Dialogue context from neighbouring turns (bar relative)' },
+  { key: 'episode', label: 'episode', title: "Share of the best score in the turn's episode (bar relative)" },
+  {
+    key: 'feedback',
+    label: 'feedback',
+    title: 'BM25 of the words standing out in the best lexical hits (bar relative)',
+  },
+  {
+    key: 'cooccurrence',
+    label: 'co-occurrence',
+    title: "BM25 of words keeping company with the query's in this agent's history (bar relative)",
+  },
+  { key: 'time', label: 'time', title: 'Time factor: above 1 inside a period the query names' },
+  { key: 'speaker', label: 'speaker', title: 'Speaker factor: above 1 for the participant the query names' },
   { key: 'decay', label: 'decay', title: 'Temporal decay factor (1: none)' },
 ]
 /** Unbounded components get bars relative to the largest in the results; the rest are 0..1. */
-const RELATIVE = new Set<keyof ScoreComponents>(['bm25', 'context'])
+const RELATIVE = new Set<keyof ScoreComponents>(['bm25', 'context', 'episode', 'feedback', 'cooccurrence'])
+/** Multipliers shown as such: 1 leaves the score as it is. */
+const FACTORS = new Set<keyof ScoreComponents>(['time', 'speaker'])
 
 function MiniBar({ label, value, scale }: { label: string; value: number; scale: number }) {
   const width = Math.round(Math.min(1, Math.max(0, scale > 0 ? value / scale : 0)) * 100)
@@ -106,11 +121,17 @@ export function SearchResults({
                   <div key={key} title={title} data-component={key}>
                     <dt>{label}</dt>
                     <dd>
-                      <MiniBar
-                        label={label}
-                        value={hit.components[key]}
-                        scale={RELATIVE.has(key) ? maxOf(key) : 1}
-                      />
+                      {FACTORS.has(key) ? (
+                        <span className="num" aria-label={`${label} factor ${hit.components[key].toFixed(2)}`}>
+                          ×{hit.components[key].toFixed(2)}
+                        </span>
+                      ) : (
+                        <MiniBar
+                          label={label}
+                          value={hit.components[key]}
+                          scale={RELATIVE.has(key) ? maxOf(key) : 1}
+                        />
+                      )}
                     </dd>
                   </div>
                 ))}

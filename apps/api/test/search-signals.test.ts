@@ -1,0 +1,182 @@
+// Issue 11's ranking signals through the API: dates in the query, the participant it names,
+// dialogue context and episodes, pseudo-relevance feedback, co-occurrence, the conversation
+// window. Each signal is checked on, off (weight 0) and in its score component.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename
+  ... on SearchResult { hits { score components { bm25 vector context episode time speaker feedback cooccurrence }
+    message { id content timestamp metadata } } }
+  ... on ValidationError { issues { field limit } } ... on Error { message } } }`
+const BATCH = `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { __typename ... on Error { message } } }`
+
+interface Turn {
+  speaker: string
+  text: string
+  at: string
+}
+
+async function load(t: TestApp, key: string, conversationId: string, turns: Turn[]) {
+  const r = await t.gql(
+    BATCH,
+    {
+      c: conversationId,
+      m: turns.map((turn) => ({
+        role: 'USER',
+        content: turn.text,
+        timestamp: turn.at,
+        metadata: { speaker: turn.speaker },
+      })),
+    },
+    key,
+  )
+  expect(r.data.addMessages.__typename).toBe('AddMessagesPayload')
+}
+
+type Hit = {
+  score: number
+  components: Record<string, number>
+  message: { id: string; content: string; timestamp: string }
+}
+
+let t: TestApp
+let key: string
+async function search(input: Record<string, unknown>, as = key): Promise<Hit[]> {
+  const r = await t.gql(SEARCH, { input: { limit: 10, mmrLambda: 1, ...input } }, as)
+  expect(r.data.search.__typename, JSON.stringify(r.data.search)).toBe('SearchResult')
+  return r.data.search.hits
+}
+const find = (hits: Hit[], text: string) => hits.find((h) => h.message.content.includes(text))
+const rankOf = (hits: Hit[], text: string) => hits.findIndex((h) => h.message.content.includes(text))
+
+beforeAll(async () => {
+  t = await createTestApp()
+  key = await createAgentKey(t, 'signals')
+  // Two dated sessions, weeks apart, with the same activity; an exchange whose reply shares no word
+  // with the question; a later session naming other things.
+  await load(t, key, 'talks', [
+    { speaker: 'Dana', text: 'I went hiking in the mountains with my sister', at: '2023-05-08T10:00:00Z' },
+    { speaker: 'Sam', text: 'That sounds lovely, which trail did you take?', at: '2023-05-08T10:01:00Z' },
+    { speaker: 'Dana', text: 'The ridge loop above the lake', at: '2023-05-08T10:02:00Z' },
+    { speaker: 'Sam', text: 'I went hiking in the mountains too, alone', at: '2023-07-20T09:00:00Z' },
+    { speaker: 'Dana', text: 'Were you not scared of bears up there?', at: '2023-07-20T09:01:00Z' },
+    { speaker: 'Sam', text: 'What instrument does your brother play?', at: '2023-07-20T09:02:00Z' },
+    { speaker: 'Dana', text: 'Mostly cello, sometimes piano', at: '2023-07-20T09:03:00Z' },
+    { speaker: 'Dana', text: 'The orchestra rehearsal for the cello section runs late on Fridays', at: '2023-07-21T18:00:00Z' },
+    { speaker: 'Sam', text: 'Cello concerts at the orchestra hall are sold out, symphony tickets too', at: '2023-07-22T18:00:00Z' },
+    { speaker: 'Dana', text: 'The symphony season opens with a cello concerto', at: '2023-07-23T18:00:00Z' },
+    { speaker: 'Sam', text: 'We painted the kitchen yellow this weekend', at: '2023-08-01T12:00:00Z' },
+  ])
+})
+afterAll(async () => {
+  await t.close()
+})
+
+describe('dates in the query', () => {
+  it('boost the turns inside the period the query names, ×(1 + weights.time), and never filter', async () => {
+    const hits = await search({ query: 'Who went hiking in the mountains in May 2023?' })
+    const may = find(hits, 'hiking in the mountains with my sister') as Hit
+    const july = find(hits, 'hiking in the mountains too') as Hit
+    expect(may.components.time).toBeCloseTo(2, 10)
+    expect(july.components.time).toBe(1)
+    expect(rankOf(hits, 'with my sister')).toBeLessThan(rankOf(hits, 'too, alone'))
+    const off = await search({ query: 'Who went hiking in the mountains in May 2023?', weights: { time: 0 } })
+    expect(off.every((h) => h.components.time === 1)).toBe(true)
+    expect(find(off, 'too, alone')).toBeDefined()
+  })
+
+  it('resolve relative periods against the newest message, not the clock ("last week")', async () => {
+    // Newest message: 1 Aug 2023; "last week" is the week before it, not a week of today.
+    const hits = await search({ query: 'what about the cello last week', weights: { time: 0.5 } })
+    const inWeek = hits.filter((h) => h.components.time > 1).map((h) => h.message.timestamp.slice(0, 10))
+    expect(inWeek.length).toBeGreaterThan(0)
+    for (const day of inWeek) expect(day >= '2023-07-17' && day <= '2023-08-14').toBe(true)
+  })
+})
+
+describe('the participant the query names', () => {
+  it("boosts that participant's turns ×(1 + weights.speaker) and leaves the name out of word matching", async () => {
+    const hits = await search({ query: 'Did Sam go hiking in the mountains?' })
+    const sams = find(hits, 'too, alone') as Hit
+    const danas = find(hits, 'with my sister') as Hit
+    expect(sams.components.speaker).toBeCloseTo(1.2, 10)
+    expect(danas.components.speaker).toBe(1)
+    // A boost, not a filter: Dana's turn is still found.
+    expect(danas).toBeDefined()
+    const off = await search({ query: 'Did Sam go hiking in the mountains?', weights: { speaker: 0 } })
+    expect(off.every((h) => h.components.speaker === 1)).toBe(true)
+  })
+
+  it('recognises only participants of this agent', async () => {
+    const other = await createAgentKey(t, 'signals-other')
+    await load(t, other, 'x', [{ speaker: 'Priya', text: 'hiking in the mountains', at: '2023-05-01T00:00:00Z' }])
+    const hits = await search({ query: 'Did Priya go hiking in the mountains?' })
+    expect(hits.every((h) => h.components.speaker === 1)).toBe(true)
+  })
+})
+
+describe('dialogue context', () => {
+  it('brings in the reply that shares no word with the question, through its neighbour', async () => {
+    const hits = await search({ query: 'What instrument does your brother play?' })
+    const reply = find(hits, 'Mostly cello') as Hit
+    expect(reply).toBeDefined()
+    expect(reply.components.context).toBeGreaterThan(0)
+    const off = await search({ query: 'What instrument does your brother play?', weights: { context: 0, feedback: 0 } })
+    expect(find(off, 'Mostly cello')?.components.context ?? 0).toBe(0)
+  })
+
+  it('stops at a long pause: the turns of another day gain nothing from a candidate', async () => {
+    const hits = await search({ query: 'Were you not scared of bears?', contextTurns: 3, weights: { feedback: 0 } })
+    // 20 July's exchange is an episode; 8 May's turns are weeks away even though they are adjacent ids.
+    expect(find(hits, 'ridge loop')).toBeUndefined()
+    expect(find(hits, 'too, alone')?.components.context ?? 0).toBeGreaterThan(0)
+  })
+
+  it('gives each turn weights.episode of the best score in its episode', async () => {
+    const hits = await search({ query: 'Were you not scared of bears?', weights: { episode: 0.3, feedback: 0 } })
+    const best = hits[0] as Hit
+    const sameEpisode = find(hits, 'too, alone') as Hit
+    expect(sameEpisode.components.episode).toBeGreaterThan(0)
+    expect(best.components.episode).toBeGreaterThan(0)
+  })
+
+  it('refuses a reach outside 1..5 with the field and the limit', async () => {
+    const r = await t.gql(SEARCH, { input: { query: 'cello', contextTurns: 6 } }, key)
+    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'contextTurns', limit: 5 }] })
+  })
+})
+
+describe('expansion from the agent’s own words', () => {
+  it('pseudo-relevance feedback reaches turns sharing the best hits’ words, at weights.feedback', async () => {
+    const on = await search({ query: 'orchestra rehearsal', weights: { feedback: 0.5, context: 0 } })
+    const concerto = find(on, 'cello concerto') as Hit
+    expect(concerto).toBeDefined()
+    expect(concerto.components.bm25).toBe(0)
+    expect(concerto.components.feedback).toBeGreaterThan(0)
+    const off = await search({ query: 'orchestra rehearsal', weights: { feedback: 0, context: 0 } })
+    expect(off.every((h) => h.components.feedback === 0)).toBe(true)
+  })
+
+  it('co-occurrence reaches turns holding words that keep company with the query’s', async () => {
+    const on = await search({ query: 'orchestra', weights: { cooccurrence: 1, feedback: 0, context: 0 } })
+    expect(on.some((h) => h.components.cooccurrence > 0 && h.components.bm25 === 0)).toBe(true)
+    const off = await search({ query: 'orchestra', weights: { cooccurrence: 0, feedback: 0, context: 0 } })
+    expect(off.every((h) => h.components.cooccurrence === 0)).toBe(true)
+  })
+})
+
+describe('the conversation window', () => {
+  it('counts back from the newest message, not the clock, and 0 keeps all history', async () => {
+    // The history is from 2023: a window counted from today would hold nothing.
+    const recent = await search({ query: 'hiking mountains cello kitchen', windowDays: 14 })
+    expect(recent.length).toBeGreaterThan(0)
+    for (const h of recent) expect(h.message.timestamp >= '2023-07-18').toBe(true)
+    const all = await search({ query: 'hiking mountains cello kitchen', windowDays: 0 })
+    expect(all.some((h) => h.message.timestamp < '2023-06-01')).toBe(true)
+  })
+
+  it('refuses a window outside 0..36500 days with the field and the limit', async () => {
+    const r = await t.gql(SEARCH, { input: { query: 'cello', windowDays: -1 } }, key)
+    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'windowDays', limit: 36_500 }] })
+  })
+})
