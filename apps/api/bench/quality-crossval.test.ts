@@ -76,8 +76,8 @@ describe('choosing the tuned value', () => {
     expect(
       chooseTunedValue(
         [
-          { value: 1, score: 0.1 + 0.2 },
-          { value: 0.5, score: 0.3 },
+          { value: 1, score: 0.3 },
+          { value: 0.5, score: 0.1 + 0.2 },
         ],
         1,
       ),
