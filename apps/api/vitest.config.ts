@@ -5,7 +5,7 @@ export default defineConfig({
   // test files use the same one, or schema objects fail graphql's cross-realm check.
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
     // Each test file opens its own SQLite file; the Prisma CLI checks spawn processes.
     testTimeout: 30_000,
     hookTimeout: 30_000,

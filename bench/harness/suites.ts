@@ -121,7 +121,8 @@ export const SUITES: Suite[] = [
   },
   {
     id: 'quality',
-    title: 'Retrieval quality (LoCoMo-format dataset, recall@k vs BM25)',
+    title:
+      'Retrieval quality (LoCoMo-format dataset: recall@k per conversation vs BM25, cross-validated changes, search p95)',
     seed: 29,
     // Recall is a count, not a timing: one run gives the same figures as five.
     repetitions: { full: 1, quick: 1 },

@@ -18,6 +18,10 @@ export interface LocomoTurn {
   /** LoCoMo's dialog id, "D<session>:<turn>": what recall is scored on. */
   diaId: string
   speaker: string
+  /** The turn's own words, without the speaker's name (what a structured ingest stores). */
+  text: string
+  /** The caption of the image shared in the turn, or null. */
+  caption: string | null
   /** `Speaker said, "text"`: the plain BM25 baseline's document. */
   said: string
   /** What is stored: `said`, and the shared image's caption when there is one. */
@@ -74,6 +78,8 @@ export function loadLocomo(file: string): LocomoConversation[] {
         turns.push({
           diaId: turn.dia_id,
           speaker: turn.speaker,
+          text: turn.text,
+          caption: turn.blip_caption || null,
           said,
           content: turn.blip_caption ? `${said} and shared ${turn.blip_caption}.` : said,
           timestamp: new Date(start.getTime() + i * 1_000),
