@@ -5,6 +5,7 @@ import {
   DEFAULT_TIME_WINDOW_OPTIONS,
   END_OF_TIME,
   inTimeWindows,
+  MAX_MENTION_TEXT_CHARS,
   MAX_TIME_WINDOWS,
   mentionedTimes,
   type TimeWindow,
@@ -269,6 +270,13 @@ describe('mentionedTimes', () => {
     expect(mentionedTimes("I've been painting since 2020", turnTime)).toEqual([
       { start: utc('2020-01-01'), end: utc('2021-01-01'), text: '2020', relation: 'during' },
     ])
+  })
+
+  it('reads only the first MAX_MENTION_TEXT_CHARS characters of a turn', () => {
+    expect(mentionedTimes(`${'x '.repeat(MAX_MENTION_TEXT_CHARS / 2)}yesterday`, turnTime)).toEqual([])
+    expect(mentionedTimes(`${'x '.repeat(MAX_MENTION_TEXT_CHARS / 2 - 10)}yesterday`, turnTime)).toHaveLength(
+      1,
+    )
   })
 
   it('finds nothing in a turn without a period', () => {

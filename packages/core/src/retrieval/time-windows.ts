@@ -36,8 +36,11 @@ export const DEFAULT_TIME_WINDOW_OPTIONS: Readonly<TimeWindowOptions> = Object.f
 
 /** Longer queries are cut here: chrono's work grows with the text, and no question needs more. */
 export const MAX_TIME_QUERY_CHARS = 2_000
-/** Turns are read this far for mentioned times: a date beyond it would be one of many anyway. */
-export const MAX_MENTION_TEXT_CHARS = 10_000
+/**
+ * Turns are read this far for mentioned times: chat turns are a few hundred characters, and
+ * chrono's time grows faster than the text on repetitive input (~60 ms at this length, worst seen).
+ */
+export const MAX_MENTION_TEXT_CHARS = 4_000
 /** At most this many windows come out of one text. */
 export const MAX_TIME_WINDOWS = 16
 
@@ -103,7 +106,11 @@ const WEEKDAY_CONTEXT = /\b(?:last|this|next|past|previous)\b/i
 // A list of months continues a bare month's context: "in May or June".
 const LIST_GAP = /^\s*(?:,|and|or|,\s*and|,\s*or)\s*$/i
 
-/** The periods a query names, resolved against `reference` (the agent's newest message time, not the wall clock). */
+/**
+ * The periods a query names, resolved against `reference` (the agent's newest message time, not
+ * the wall clock). Never throws on the query or the reference (odd input names no period); only
+ * options out of range are a ValidationError.
+ */
 export function timeWindows(
   query: string,
   reference: Date,
