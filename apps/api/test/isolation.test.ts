@@ -40,13 +40,14 @@ describe("an agent key never reads or changes another agent's data", () => {
     keyA = await createAgentKey(t, 'agent-a')
     keyB = await createAgentKey(t, 'agent-b')
     const b = await t.gql(
-      `mutation { addMessage(input: { conversationId: "shared-name", role: USER, content: "B's secret: password is hunter2 at https://b.example" }) { ... on Message { id } } }`,
+      // B's speaker holds the secret too: no view of A's may show it either.
+      `mutation { addMessage(input: { conversationId: "shared-name", role: USER, speaker: "hunter2-holder", content: "B's secret: password is hunter2 at https://b.example" }) { ... on Message { id } } }`,
       {},
       keyB,
     )
     ids.bMessage = b.data.addMessage.id
     await t.gql(
-      `mutation { addMessage(input: { conversationId: "shared-name", role: USER, content: "A's own message about https://a.example" }) { ... on Message { id } } }`,
+      `mutation { addMessage(input: { conversationId: "shared-name", role: USER, speaker: "Ann", content: "A's own message about https://a.example" }) { ... on Message { id } } }`,
       {},
       keyA,
     )
@@ -114,9 +115,10 @@ describe("an agent key never reads or changes another agent's data", () => {
     },
     {
       name: "session with the same conversation id is A's own",
-      query: `{ session(conversationId: "shared-name") { ... on Session { agentId messages { edges { node { content } } } } } }`,
+      query: `{ session(conversationId: "shared-name") { ... on Session { agentId messages { edges { node { content speaker } } } } } }`,
       expect: (d) => {
         expect(d.session.agentId).toBe('agent-a')
+        expect(d.session.messages.edges.map((e: any) => e.node.speaker)).toEqual(['Ann'])
         expect(JSON.stringify(d)).not.toContain('hunter2')
       },
     },
@@ -127,17 +129,17 @@ describe("an agent key never reads or changes another agent's data", () => {
     },
     {
       name: "contextWindow of A's own conversation holds no B data",
-      query: `{ contextWindow(conversationId: "shared-name") { ... on ContextWindow { full { content } } } }`,
+      query: `{ contextWindow(conversationId: "shared-name") { ... on ContextWindow { full { content speaker } } } }`,
       expect: (d) => expect(JSON.stringify(d)).not.toContain('hunter2'),
     },
     {
       name: 'addMessage into B',
-      query: `mutation { addMessage(input: { agentId: "agent-b", conversationId: "shared-name", role: USER, content: "injected" }) { __typename } }`,
+      query: `mutation { addMessage(input: { agentId: "agent-b", conversationId: "shared-name", role: USER, speaker: "injected", content: "injected" }) { __typename } }`,
       expect: (d) => expect(d.addMessage.__typename).toBe(forbidden),
     },
     {
       name: 'addMessages into B',
-      query: `mutation { addMessages(input: { agentId: "agent-b", conversationId: "x", messages: [{ role: USER, content: "injected" }] }) { __typename } }`,
+      query: `mutation { addMessages(input: { agentId: "agent-b", conversationId: "x", messages: [{ role: USER, speaker: "injected", content: "injected" }] }) { __typename } }`,
       expect: (d) => expect(d.addMessages.__typename).toBe(forbidden),
     },
     {
@@ -294,7 +296,7 @@ describe("an agent key never reads or changes another agent's data", () => {
     },
     {
       name: "search finds only A's messages",
-      query: `{ search(input: { query: "secret password hunter2 example" }) { ... on SearchResult { hits { message { content } } } } }`,
+      query: `{ search(input: { query: "secret password hunter2 example" }) { ... on SearchResult { hits { message { content speaker } } } } }`,
       expect: (d) => {
         expect(d.search.hits.length).toBeGreaterThan(0)
         expect(JSON.stringify(d)).not.toContain('hunter2')

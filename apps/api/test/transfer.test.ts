@@ -125,7 +125,7 @@ describe('export, import, backups, restore and clearing', () => {
     const doc = exported.document
     expect(doc).toMatchObject({
       format: 'engram.export',
-      version: 2,
+      version: 3,
       agent: { id: 'agent-src' },
       embeddingModel: t.app.services.embeddings.model,
     })

@@ -46,6 +46,9 @@ export function jsonDepth(value: unknown, stopAbove = Number.POSITIVE_INFINITY):
 // (uuid, slug, "user:42/chat-7") but no whitespace or control characters.
 export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/
 export const MAX_CONVERSATION_ID_LENGTH = 128
+// A speaker is a participant's name ("Caroline", "support-bot"), matched against queries and
+// listed per agent: a name, not a paragraph.
+export const MAX_SPEAKER_CHARS = 128
 // Agent ids appear in keys, logs and URLs: a lowercase slug.
 export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/
 export const MAX_AGENT_ID_LENGTH = 64

@@ -1,5 +1,7 @@
 import {
   type ContextWindowPlan,
+  MAX_SPEAKER_CHARS,
+  type Metadata,
   NotFoundError,
   planContextWindow,
   ROLES,
@@ -18,6 +20,7 @@ import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
 import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
 import { toMessage, toSession } from '../services/mappers.ts'
+import type { PrivacyService } from '../services/privacy-service.ts'
 
 export const RoleEnum = builder.enumType('Role', {
   values: Object.fromEntries(ROLES.map((role) => [role.toUpperCase(), { value: role }])) as Record<
@@ -31,6 +34,11 @@ export const MessageRef = builder.objectRef<StoredMessage>('Message').implement(
   fields: (t) => ({
     id: t.exposeID('id'),
     role: t.field({ type: RoleEnum, resolve: (m) => m.role }),
+    speaker: t.exposeString('speaker', {
+      nullable: true,
+      description:
+        'Who said it (a participant, e.g. "Caroline"): the speaker it was written with, else its metadata.speaker, else its metadata.name, trimmed. Null when none was named; the role never stands in for it.',
+    }),
     content: t.exposeString('content'),
     tokenCount: t.exposeInt('tokenCount'),
     isCompressed: t.exposeBoolean('isCompressed', {
@@ -81,9 +89,12 @@ export const SessionRef = builder.objectRef<Session>('Session').implement({
   }),
 })
 
+const SPEAKER_INPUT_DESCRIPTION = `Who said it, e.g. a participant's name: 1 to ${MAX_SPEAKER_CHARS} characters after trimming. Omitted or null, it is taken from metadata.speaker, else metadata.name.`
+
 const MessageInput = builder.inputType('MessageInput', {
   fields: (t) => ({
     role: t.field({ type: RoleEnum, required: true }),
+    speaker: t.string({ description: SPEAKER_INPUT_DESCRIPTION }),
     content: t.string({ required: true }),
     tokenCount: t.int({ description: 'Pre-computed token count; counted by the server when omitted.' }),
     timestamp: t.field({
@@ -99,6 +110,7 @@ const AddMessageInput = builder.inputType('AddMessageInput', {
     agentId: t.id({ description: 'Only with an admin key: the agent to act for.' }),
     conversationId: t.string({ required: true }),
     role: t.field({ type: RoleEnum, required: true }),
+    speaker: t.string({ description: SPEAKER_INPUT_DESCRIPTION }),
     content: t.string({ required: true }),
     tokenCount: t.int(),
     timestamp: t.field({ type: 'DateTime' }),
@@ -327,15 +339,10 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AddMessageInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
-      const guarded = await ctx.services.privacy.guard(
-        scope,
-        [{ field: 'message.content', text: input.content }],
-        [{ field: 'message.metadata', value: input.metadata }],
-      )
+      const [guarded] = await guardMessages(ctx.services.privacy, scope, [input], () => 'message')
       return ctx.services.sessions.addMessage(scope, input.conversationId, {
         ...input,
-        content: guarded.texts[0] as string,
-        metadata: guarded.metadata[0],
+        ...(guarded as GuardedMessage),
       })
     },
   }),
@@ -346,19 +353,11 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: AddMessagesInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
-      const guarded = await ctx.services.privacy.guard(
-        scope,
-        input.messages.map((m, i) => ({ field: `messages.${i}.content`, text: m.content })),
-        input.messages.map((m, i) => ({ field: `messages.${i}.metadata`, value: m.metadata })),
-      )
+      const guarded = await guardMessages(ctx.services.privacy, scope, input.messages, (i) => `messages.${i}`)
       const messages = await ctx.services.sessions.addMessages(
         scope,
         input.conversationId,
-        input.messages.map((m, i) => ({
-          ...m,
-          content: guarded.texts[i] as string,
-          metadata: guarded.metadata[i],
-        })),
+        input.messages.map((m, i) => ({ ...m, ...(guarded[i] as GuardedMessage) })),
       )
       const session = await ctx.services.sessions.getOrCreate(scope, input.conversationId)
       return { session, messages }
@@ -400,3 +399,43 @@ builder.mutationFields((t) => ({
     },
   }),
 }))
+
+interface GuardedMessage {
+  content: string
+  speaker: string | null | undefined
+  metadata: Metadata | null | undefined
+}
+
+/**
+ * Puts what messages say through the agent's privacy policy in one pass: each content, each
+ * speaker given (a name can be an e-mail address) and each metadata object, which is also where an
+ * omitted speaker is taken from.
+ */
+async function guardMessages(
+  privacy: PrivacyService,
+  scope: string,
+  messages: { content: string; speaker?: string | null; metadata?: Metadata | null }[],
+  fieldOf: (index: number) => string,
+): Promise<GuardedMessage[]> {
+  const texts: { field: string; text: string }[] = []
+  const speakerAt = new Map<number, number>()
+  for (const [i, m] of messages.entries()) texts.push({ field: `${fieldOf(i)}.content`, text: m.content })
+  for (const [i, m] of messages.entries()) {
+    if (m.speaker == null) continue
+    speakerAt.set(i, texts.length)
+    texts.push({ field: `${fieldOf(i)}.speaker`, text: m.speaker })
+  }
+  const guarded = await privacy.guard(
+    scope,
+    texts,
+    messages.map((m, i) => ({ field: `${fieldOf(i)}.metadata`, value: m.metadata })),
+  )
+  return messages.map((m, i) => {
+    const at = speakerAt.get(i)
+    return {
+      content: guarded.texts[i] as string,
+      speaker: at === undefined ? m.speaker : guarded.texts[at],
+      metadata: guarded.metadata[i],
+    }
+  })
+}

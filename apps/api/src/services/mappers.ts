@@ -31,6 +31,7 @@ export function toMessage(row: MessageRow): StoredMessage {
     id: String(row.id),
     sessionId: row.sessionId,
     role: row.role as Role,
+    speaker: row.speaker,
     content: row.content,
     tokenCount: row.tokenCount,
     isCompressed: row.isCompressed,

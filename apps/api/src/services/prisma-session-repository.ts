@@ -13,6 +13,15 @@ import type { Session as SessionRow } from '../generated/prisma/client.ts'
 import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 import { parseMetadata, parseRowId, toMessage, toSession } from './mappers.ts'
 
+/** The most speakers `participants` lists: enough for any conversation, bounded for a crowded agent. */
+export const MAX_PARTICIPANTS = 1_000
+/**
+ * An agent's distinct speakers, most messages first (ties by name, so the list is stable). Read
+ * from the (agentId, speaker) index alone, without touching the messages.
+ */
+export const PARTICIPANTS_SQL = `SELECT "speaker" FROM "Message" WHERE "agentId" = ? AND "speaker" IS NOT NULL
+  GROUP BY "speaker" ORDER BY count(*) DESC, "speaker" LIMIT ?`
+
 /**
  * The session manager's storage in SQLite. Every message also becomes a short-term memory entry
  * (spec data flow, steps 2-4), written in the same transaction.
@@ -60,6 +69,7 @@ export class PrismaSessionRepository implements SessionRepository {
           sessionId: session.id,
           agentId: session.scope,
           role: message.role,
+          speaker: message.speaker,
           content: message.content,
           tokenCount: message.tokenCount,
           isCompressed: message.isCompressed,
@@ -111,11 +121,12 @@ export class PrismaSessionRepository implements SessionRepository {
         const metadata = JSON.stringify(message.metadata)
         const timestamp = sqliteDate(message.timestamp)
         const { lastInsertRowid } = sql.run(
-          `INSERT INTO "Message" ("sessionId", "agentId", "role", "content", "tokenCount", "isCompressed", "metadata", "timestamp", "createdAt")
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO "Message" ("sessionId", "agentId", "role", "speaker", "content", "tokenCount", "isCompressed", "metadata", "timestamp", "createdAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           session.id,
           session.scope,
           message.role,
+          message.speaker,
           message.content,
           message.tokenCount,
           message.isCompressed ? 1 : 0,
@@ -142,6 +153,7 @@ export class PrismaSessionRepository implements SessionRepository {
           id: String(lastInsertRowid),
           sessionId: session.id,
           role: message.role,
+          speaker: message.speaker,
           content: message.content,
           tokenCount: message.tokenCount,
           isCompressed: message.isCompressed,
@@ -195,6 +207,7 @@ export class PrismaSessionRepository implements SessionRepository {
           sessionId: session.id,
           agentId: session.scope,
           role: summary.role,
+          speaker: summary.speaker,
           content: summary.content,
           tokenCount: summary.tokenCount,
           metadata: JSON.stringify(summary.metadata),
@@ -208,6 +221,20 @@ export class PrismaSessionRepository implements SessionRepository {
       if (this.jobs) await this.jobs.queue.enqueue(this.jobs.jobsFor(session.scope, [row.id]), tx)
       return { session: toSession(updated), compressedCount: count, summaryMessage: toMessage(row) }
     })
+  }
+
+  /**
+   * Who speaks in the agent's conversations: its messages' distinct speakers, most frequent first,
+   * at most `limit` (MAX_PARTICIPANTS). Search uses it to tell a participant's name in a query
+   * from a word to match.
+   */
+  async participants(scope: string, limit = MAX_PARTICIPANTS): Promise<string[]> {
+    const take = Number.isFinite(limit) ? Math.max(0, Math.min(Math.trunc(limit), MAX_PARTICIPANTS)) : 0
+    if (take === 0) return []
+    const rows = this.direct
+      ? await this.direct.all<{ speaker: string }>(PARTICIPANTS_SQL, scope, take)
+      : await this.db.$queryRawUnsafe<{ speaker: string }[]>(PARTICIPANTS_SQL, scope, take)
+    return rows.map((row) => row.speaker)
   }
 
   async deleteSession(scope: string, conversationId: string): Promise<boolean> {

@@ -99,6 +99,12 @@ export function createServices(options: ServicesOptions) {
     counts: (agentId) => embedJobCounts(jobQueue, agentId),
   })
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
+  // Each message's embed job is queued in the transaction that stores the message. Built before
+  // search, which can ask it for an agent's participants.
+  const sessionRepository = new PrismaSessionRepository(db, {
+    queue: jobQueue,
+    jobsFor: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+  })
   const search = new SearchService(
     db,
     limits,
@@ -111,11 +117,7 @@ export function createServices(options: ServicesOptions) {
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
   const memory = new MemoryService(db, clock, tokenCounter, limits, parameters)
   const sessions = new PersistentSessionManager({
-    // Each message's embed job is queued in the transaction that stores the message.
-    repository: new PrismaSessionRepository(db, {
-      queue: jobQueue,
-      jobsFor: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
-    }),
+    repository: sessionRepository,
     clock,
     tokenCounter,
     summarize: (messages) => summarizeMessages(messages),
@@ -171,6 +173,7 @@ export function createServices(options: ServicesOptions) {
     parameters,
     memory,
     sessions,
+    sessionRepository,
     optimizer,
     knowledge: new KnowledgeService(db, clock, limits, embeddings),
     agents,

@@ -13,6 +13,7 @@ import {
   PRIVACY_MODES,
   parseMemorySettings,
   ROLES,
+  speakerOf,
   type TokenCounter,
   ValidationError,
   validationErrorFromZod,
@@ -29,10 +30,11 @@ import { PARAMETER_KEYS, STAT_KEYS } from './parameter-store.ts'
 import type { PrivacyService, StoredPrivacyPolicy } from './privacy-service.ts'
 
 export const EXPORT_FORMAT = 'engram.export'
-// 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots.
-// Version 1 documents still import: they simply carry none of those.
-export const EXPORT_VERSION = 2
-const IMPORTABLE_VERSIONS = [1, 2] as const
+// 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots;
+// 3 adds each message's speaker. Older documents still import: they simply carry none of those
+// (their messages' speakers are taken from metadata, as a write takes them).
+export const EXPORT_VERSION = 3
+const IMPORTABLE_VERSIONS = [1, 2, 3] as const
 /** Vector owners name one of the document's items as `kind:ref`. */
 const VECTOR_KINDS = ['memory', 'message', 'knowledge'] as const
 const PARAMETER_ROW_KEYS: readonly string[] = [...PARAMETER_KEYS, ...Object.values(STAT_KEYS)]
@@ -136,6 +138,8 @@ const ExportDocumentSchema = z.object({
           .array(
             z.object({
               role: z.enum(ROLES),
+              /** Absent in documents before version 3; null when the message named no one. */
+              speaker: z.string().nullable().optional(),
               content: z.string(),
               tokenCount: z.number().int().min(0),
               isCompressed: z.boolean(),
@@ -315,6 +319,7 @@ export class TransferService {
         updatedAt: s.updatedAt.toISOString(),
         messages: s.messages.map((m) => ({
           role: m.role as (typeof ROLES)[number],
+          speaker: m.speaker,
           content: m.content,
           tokenCount: m.tokenCount,
           isCompressed: m.isCompressed,
@@ -376,6 +381,7 @@ export class TransferService {
     // The data is guarded by the policy in force when it arrives, like every write; a policy the
     // document brings applies to what is written after.
     const redacted = await this.guardDocument(scope, doc)
+    this.settleSpeakers(doc)
     const sameModel = doc.embeddingModel === this.embeddings.model
     const now = this.clock.now()
 
@@ -476,6 +482,7 @@ export class TransferService {
                 sessionId: session.id,
                 agentId: scope,
                 role: m.role,
+                speaker: m.speaker ?? null,
                 content: m.content,
                 tokenCount: m.tokenCount,
                 isCompressed: m.isCompressed,
@@ -610,6 +617,9 @@ export class TransferService {
           },
         })
         metadata.push({ field: `${at}.metadata`, value: m.metadata, set: (v) => (m.metadata = v) })
+        const speaker = m.speaker
+        if (speaker != null)
+          texts.push({ field: `${at}.speaker`, text: speaker, set: (t) => (m.speaker = t) })
         const entry = m.entry
         if (!entry) continue
         texts.push({
@@ -637,6 +647,26 @@ export class TransferService {
     }
     for (const [i, m] of metadata.entries()) m.set((guarded.metadata[i] ?? {}) as Record<string, unknown>)
     return redacted
+  }
+
+  /**
+   * Each message's speaker as a write would store it, once the document is guarded. A speaker the
+   * document gives is checked like addMessage's (a ValidationError naming it). A document from
+   * before speakers has none: they are taken from the metadata, and a value a write would refuse
+   * is left out rather than refusing a backup that was valid when it was made.
+   */
+  private settleSpeakers(doc: z.infer<typeof ExportDocumentSchema>): void {
+    for (const [i, s] of doc.sessions.entries())
+      for (const [j, m] of s.messages.entries()) {
+        if (m.speaker === undefined) {
+          const derived = speakerOf({ metadata: m.metadata })
+          m.speaker = derived.issue ? null : derived.speaker
+        } else if (m.speaker !== null) {
+          const given = speakerOf({ speaker: m.speaker }, `document.sessions.${i}.messages.${j}`)
+          if (given.issue) throw new ValidationError([given.issue])
+          m.speaker = given.speaker
+        }
+      }
   }
 
   private assertReferences(doc: z.infer<typeof ExportDocumentSchema>): void {

@@ -77,6 +77,7 @@ export class InMemorySessionRepository implements SessionRepository {
       id: String(this.nextId++),
       sessionId: session.id,
       role: m.role,
+      speaker: m.speaker,
       content: m.content,
       tokenCount: m.tokenCount,
       isCompressed: m.isCompressed,

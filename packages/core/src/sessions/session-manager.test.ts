@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { NotFoundError, ValidationError } from '../errors.ts'
-import { DEFAULT_LIMITS, LimitsSchema } from '../limits.ts'
+import { DEFAULT_LIMITS, LimitsSchema, MAX_SPEAKER_CHARS } from '../limits.ts'
 import { InMemorySessionRepository } from './in-memory-session-repository.ts'
-import { CONTEXT_SUMMARY_PREFIX, PersistentSessionManager } from './session-manager.ts'
+import { CONTEXT_SUMMARY_PREFIX, PersistentSessionManager, speakerOf } from './session-manager.ts'
 
 const NOW = new Date('2026-01-15T10:00:00.000Z')
 
@@ -188,5 +188,81 @@ describe('PersistentSessionManager', () => {
     expect(repository.messages).toHaveLength(0)
     expect(await manager.find('a', 'c')).toBeNull()
     expect(await manager.delete('a', 'c')).toBe(false)
+  })
+})
+
+describe('speakers', () => {
+  it('stores an explicit speaker trimmed; without one and without metadata naming one it is null', async () => {
+    const { manager } = setup()
+    const named = await manager.addMessage('a', 'c', { role: 'user', speaker: '  Caroline ', content: 'hi' })
+    expect(named.speaker).toBe('Caroline')
+    // The role is not a speaker: two people can both be "user".
+    const anonymous = await manager.addMessage('a', 'c', { role: 'assistant', content: 'hello' })
+    expect(anonymous.speaker).toBeNull()
+  })
+
+  it('defaults to metadata.speaker, then metadata.name; the explicit field wins over both', async () => {
+    const { manager } = setup()
+    const stored = await manager.addMessages('a', 'c', [
+      { role: 'user', content: '1', metadata: { speaker: 'Melanie', name: 'ignored' } },
+      { role: 'user', content: '2', metadata: { name: ' Caroline ' } },
+      { role: 'user', content: '3', speaker: 'Jon', metadata: { speaker: 'Gina' } },
+      // A blank or non-string value names no one: the next key is tried.
+      { role: 'user', content: '4', metadata: { speaker: '   ', name: 'Gina' } },
+      { role: 'user', content: '5', metadata: { speaker: 42, name: { first: 'x' } } },
+      { role: 'user', content: '6', speaker: null, metadata: { speaker: 'Nate' } },
+    ])
+    expect(stored.map((m) => m.speaker)).toEqual(['Melanie', 'Caroline', 'Jon', 'Gina', null, 'Nate'])
+    // The metadata is kept as it was sent.
+    expect(stored[1]?.metadata).toEqual({ name: ' Caroline ' })
+  })
+
+  it('refuses a blank or over-long speaker, naming the field it came from and the limit', async () => {
+    const { repository, manager } = setup()
+    const longest = 'x'.repeat(MAX_SPEAKER_CHARS)
+    await expect(
+      manager.addMessage('a', 'c', { role: 'user', speaker: longest, content: 'ok' }),
+    ).resolves.toMatchObject({ speaker: longest })
+    const refusals: [Parameters<typeof manager.addMessage>[2], string, number][] = [
+      [{ role: 'user', speaker: `${longest}y`, content: 'x' }, 'message.speaker', MAX_SPEAKER_CHARS],
+      [{ role: 'user', speaker: ' \t ', content: 'x' }, 'message.speaker', 1],
+      [{ role: 'user', speaker: '', content: 'x' }, 'message.speaker', 1],
+      [
+        { role: 'user', content: 'x', metadata: { speaker: `${longest}y` } },
+        'message.metadata.speaker',
+        MAX_SPEAKER_CHARS,
+      ],
+      [
+        { role: 'user', content: 'x', metadata: { name: `${longest}y` } },
+        'message.metadata.name',
+        MAX_SPEAKER_CHARS,
+      ],
+    ]
+    for (const [message, field, limit] of refusals) {
+      const error = await manager.addMessage('a', 'c', message).catch((e) => e)
+      expect(error).toBeInstanceOf(ValidationError)
+      expect(error.issues).toEqual([expect.objectContaining({ field, limit })])
+    }
+    // Trimming comes first: padding does not count against the limit.
+    expect(speakerOf({ speaker: `  ${longest}  ` })).toEqual({ speaker: longest })
+    const batch = await manager
+      .addMessages('a', 'c', [
+        { role: 'user', content: 'fine', speaker: 'Jon' },
+        { role: 'user', content: 'bad', speaker: `${longest}y` },
+      ])
+      .catch((e) => e)
+    expect(batch.issues).toEqual([expect.objectContaining({ field: 'messages.1.speaker' })])
+    expect(repository.messages.map((m) => m.content)).toEqual(['ok'])
+  })
+
+  it('gives a summary no speaker', async () => {
+    const { manager } = setup()
+    const [first, second] = await manager.addMessages('a', 'c', [
+      { role: 'user', speaker: 'Jon', content: 'one', timestamp: new Date(NOW.getTime() - 1000) },
+      { role: 'user', speaker: 'Gina', content: 'two' },
+    ])
+    expect(first?.speaker).toBe('Jon')
+    const result = await manager.compressMessages('a', 'c', second!.id)
+    expect(result.summaryMessage?.speaker).toBeNull()
   })
 })

@@ -1,7 +1,13 @@
 import { scoreRelevance } from '../analyzer/relevance.ts'
 import type { TokenCounter } from '../budget/tokenizer.ts'
 import { type FieldIssue, NotFoundError, ValidationError } from '../errors.ts'
-import { CONVERSATION_ID_PATTERN, DEFAULT_LIMITS, jsonDepth, type Limits } from '../limits.ts'
+import {
+  CONVERSATION_ID_PATTERN,
+  DEFAULT_LIMITS,
+  jsonDepth,
+  type Limits,
+  MAX_SPEAKER_CHARS,
+} from '../limits.ts'
 import type { Clock, Role } from '../types.ts'
 import { ROLES } from '../types.ts'
 
@@ -22,6 +28,11 @@ export interface Session {
 
 export interface NewMessage {
   role: Role
+  /**
+   * Who said it. Absent (or null), it is taken from `metadata.speaker`, else `metadata.name`
+   * (see speakerOf); the role never stands in for it: several people can share the user role.
+   */
+  speaker?: string | null
   content: string
   tokenCount?: number | null
   timestamp?: Date | null
@@ -31,6 +42,7 @@ export interface NewMessage {
 /** A message ready to persist: its token count is computed once here and stored with it. */
 export interface MessageToStore {
   role: Role
+  speaker: string | null
   content: string
   tokenCount: number
   timestamp: Date
@@ -44,6 +56,8 @@ export interface StoredMessage {
   id: string
   sessionId: string
   role: Role
+  /** The participant who said it, trimmed; null when neither the writer nor its metadata named one. */
+  speaker: string | null
   content: string
   tokenCount: number
   isCompressed: boolean
@@ -205,6 +219,8 @@ export class PersistentSessionManager {
     const last = older[older.length - 1] as StoredMessage
     const summaryMessage: MessageToStore = {
       role: 'system',
+      // A summary speaks for everyone it covers, so for no one participant.
+      speaker: null,
       content,
       tokenCount: this.deps.tokenCounter.count(content),
       // Sorted where the compressed messages were, so the context keeps its chronology.
@@ -233,6 +249,7 @@ export class PersistentSessionManager {
     const timestamp = message.timestamp ?? now
     return {
       role: message.role,
+      speaker: speakerOf(message).speaker,
       content: message.content,
       tokenCount: message.tokenCount ?? this.deps.tokenCounter.count(message.content),
       timestamp,
@@ -309,7 +326,55 @@ export function validateMessage(
   }
   if (message.metadata != null)
     issues.push(...validateMetadata(message.metadata, `${field}.metadata`, limits))
+  const { issue } = speakerOf(message, field)
+  if (issue) issues.push(issue)
   return issues
+}
+
+/** Where a message's speaker may come from, in order: the field itself, then these metadata keys. */
+export const SPEAKER_METADATA_KEYS = ['speaker', 'name'] as const
+
+/**
+ * A message's speaker: its own `speaker`, else `metadata.speaker`, else `metadata.name` (chat APIs
+ * put the participant's name there), trimmed. An explicit speaker must be 1 to MAX_SPEAKER_CHARS
+ * characters. A metadata value past the limit is refused too (cutting a name would make another
+ * name), naming the key it came from; a blank or non-string metadata value names no one, so the
+ * next key is tried: metadata is the writer's own and did not have to mean a speaker.
+ */
+export function speakerOf(
+  message: Pick<NewMessage, 'speaker' | 'metadata'>,
+  field = 'message',
+): { speaker: string | null; issue?: FieldIssue } {
+  if (message.speaker != null) {
+    const speaker = typeof message.speaker === 'string' ? message.speaker.trim() : ''
+    if (speaker.length === 0)
+      return {
+        speaker: null,
+        issue: { field: `${field}.speaker`, message: 'must not be blank', limit: 1 },
+      }
+    return fitting(speaker, `${field}.speaker`)
+  }
+  const metadata = message.metadata
+  if (metadata == null || typeof metadata !== 'object' || Array.isArray(metadata)) return { speaker: null }
+  for (const key of SPEAKER_METADATA_KEYS) {
+    const value = metadata[key]
+    if (typeof value !== 'string') continue
+    const speaker = value.trim()
+    if (speaker.length > 0) return fitting(speaker, `${field}.metadata.${key}`)
+  }
+  return { speaker: null }
+}
+
+function fitting(speaker: string, field: string): { speaker: string | null; issue?: FieldIssue } {
+  if (speaker.length <= MAX_SPEAKER_CHARS) return { speaker }
+  return {
+    speaker: null,
+    issue: {
+      field,
+      message: `must be at most ${MAX_SPEAKER_CHARS} characters after trimming (got ${speaker.length})`,
+      limit: MAX_SPEAKER_CHARS,
+    },
+  }
 }
 
 export function validateMetadata(

@@ -16,6 +16,7 @@ const BUDGET_FIELDS = [
 interface Message {
   id: string
   role: string
+  speaker: string | null
   content: string
   tokenCount: number
   isCompressed: boolean
@@ -64,7 +65,7 @@ export default async function ConversationPage({
     contextWindow: Window
   }>(
     `query($a: ID, $c: String!, $b: TokenBudgetInput) {
-      session(agentId: $a, conversationId: $c) { __typename ... on Session { messageCount messages(first: 200) { edges { node { id role content tokenCount isCompressed timestamp } } } } }
+      session(agentId: $a, conversationId: $c) { __typename ... on Session { messageCount messages(first: 200) { edges { node { id role speaker content tokenCount isCompressed timestamp } } } } }
       contextWindow(agentId: $a, conversationId: $c, budget: $b) {
         __typename
         ... on ContextWindow { full { id } compressed { message { id } content tokenCount } dropped { id } fullTokens compressedTokens droppedTokens availableBudget usageRatio underPressure overBudget trimmedFullMessages budget { maxContextTokens systemPromptTokens responseReserveTokens fullMessageWindow compressionTriggerRatio } }
@@ -145,6 +146,12 @@ export default async function ConversationPage({
               data-placement={placement.get(m.id) ?? 'replaced'}
             >
               <span className="role">{m.role.toLowerCase()}</span>
+              {m.speaker && (
+                <span className="speaker" data-testid="speaker">
+                  {' '}
+                  · {m.speaker}
+                </span>
+              )}
               {summary && <span className="tag">context summary</span>}
               {m.isCompressed && <span className="tag warn">compressed into a summary</span>}
               {placement.get(m.id) === 'compressed' && <span className="tag warn">sent compressed</span>}
