@@ -35,7 +35,7 @@ async function load(t: TestApp, key: string, conversationId: string, turns: Turn
 
 type Hit = {
   score: number
-  components: Record<string, number>
+  components: Record<string, number> & { time: number; cooccurrence: number }
   message: { id: string; content: string; timestamp: string }
 }
 
@@ -142,7 +142,7 @@ describe('dialogue context', () => {
 
   it('refuses a reach outside 1..5 with the field and the limit', async () => {
     const r = await t.gql(SEARCH, { input: { query: 'cello', contextTurns: 6 } }, key)
-    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'contextTurns', limit: 5 }] })
+    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'contextTurns', limit: '5' }] })
   })
 })
 
@@ -177,6 +177,6 @@ describe('the conversation window', () => {
 
   it('refuses a window outside 0..36500 days with the field and the limit', async () => {
     const r = await t.gql(SEARCH, { input: { query: 'cello', windowDays: -1 } }, key)
-    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'windowDays', limit: 36_500 }] })
+    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'windowDays', limit: '36500' }] })
   })
 })

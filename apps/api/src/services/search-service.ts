@@ -1087,7 +1087,11 @@ export class SearchService {
         context.set(id, score)
     }
     if (request.weights.episode > 0) {
-      const episodeOf = await this.episodesOf(turns)
+      // The span of each conversation's candidates and of the turns beside them.
+      const points = turns.map((c) => ({ sessionId: c.sessionId as string, time: c.timestamp.getTime() }))
+      for (const c of turns)
+        for (const n of near.get(c.id) ?? []) points.push({ sessionId: c.sessionId as string, time: n.time })
+      const episodeOf = await this.episodesOf(points)
       for (const [id, share] of episodeContext(base, episodeOf, { episodeShare: request.weights.episode }))
         episode.set(id, share)
     }
@@ -1102,7 +1106,7 @@ export class SearchService {
   private async neighbours(
     turns: Candidate[],
     reach: number,
-  ): Promise<Map<string, { id: string; distance: number }[]>> {
+  ): Promise<Map<string, { id: string; distance: number; time: number }[]>> {
     const ids = turns.map((c) => Number(c.id))
     const marks = ids.map(() => '?').join(',')
     const side = (direction: 'before' | 'after') => {
@@ -1126,10 +1130,10 @@ export class SearchService {
       const t = storedTime(row.ts)?.getTime() ?? 0
       ;(row.side === 'before' ? entry.before : entry.after).push({ id: String(row.id), t })
     }
-    const out = new Map<string, { id: string; distance: number }[]>()
+    const out = new Map<string, { id: string; distance: number; time: number }[]>()
     for (const [origin, { before, after }] of grouped) {
       const start = timeOf.get(origin) ?? 0
-      const list: { id: string; distance: number }[] = []
+      const list: { id: string; distance: number; time: number }[] = []
       // Nearest first on each side; a long pause ends the exchange.
       before.sort((a, b) => b.t - a.t || Number(b.id) - Number(a.id))
       after.sort((a, b) => a.t - b.t || Number(a.id) - Number(b.id))
@@ -1138,7 +1142,7 @@ export class SearchService {
         for (const [index, turn] of sideTurns.entries()) {
           if (Math.abs(turn.t - previous) > EPISODE_GAP_MS) break
           previous = turn.t
-          list.push({ id: turn.id, distance: index + 1 })
+          list.push({ id: turn.id, distance: index + 1, time: turn.t })
         }
       }
       out.set(origin, list)
@@ -1147,21 +1151,19 @@ export class SearchService {
   }
 
   /**
-   * The episode of each candidate turn: its conversation split at pauses longer than
-   * EPISODE_GAP_MS, read over the span the candidates cover (at most MAX_EPISODE_SCAN turns per
+   * The episode of each turn in the span the points cover, per conversation: split at pauses
+   * longer than EPISODE_GAP_MS, read over that span (at most MAX_EPISODE_SCAN turns per
    * conversation; a turn past it is its own episode).
    */
-  private async episodesOf(turns: Candidate[]): Promise<Map<string, string>> {
-    const bySession = new Map<string, Candidate[]>()
-    for (const c of turns) {
-      const list = bySession.get(c.sessionId as string) ?? []
-      list.push(c)
-      bySession.set(c.sessionId as string, list)
+  private async episodesOf(points: { sessionId: string; time: number }[]): Promise<Map<string, string>> {
+    const bySession = new Map<string, number[]>()
+    for (const { sessionId, time } of points) {
+      const list = bySession.get(sessionId) ?? []
+      list.push(time)
+      bySession.set(sessionId, list)
     }
     const out = new Map<string, string>()
-    for (const [sessionId, list] of bySession) {
-      if (list.length < 2) continue
-      const times = list.map((c) => c.timestamp.getTime())
+    for (const [sessionId, times] of bySession) {
       const rows = await this.db.message.findMany({
         where: {
           sessionId,
