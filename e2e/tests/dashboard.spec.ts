@@ -39,7 +39,11 @@ test.beforeAll(async ({ browser, request }) => {
   )
   agentKey = created.createApiKey.key
   const messages = [
-    { role: 'USER', content: 'Navigate to https://shop.example.com and list the prices of the first page.' },
+    {
+      role: 'USER',
+      speaker: 'Dana',
+      content: 'Navigate to https://shop.example.com and list the prices of the first page.',
+    },
     { role: 'ASSISTANT', content: 'ok' },
     {
       role: 'TOOL',
@@ -207,6 +211,12 @@ test("a session's context-window bar matches contextWindow from the API", async 
   await shot(page, 'sessions')
   await page.getByRole('link', { name: 'shop-run' }).click()
   await expect(page.getByRole('heading', { name: /shop-run/ })).toBeVisible()
+  // The one message written with a speaker shows it beside its role; the others show none.
+  await expect(page.getByTestId('speaker')).toHaveCount(1)
+  await expect(page.getByRole('listitem').filter({ has: page.getByTestId('speaker') })).toContainText(
+    'Navigate to https://shop.example.com',
+  )
+  await expect(page.getByTestId('speaker')).toContainText('Dana')
   // A small budget puts the conversation under pressure: full, compressed and dropped all show.
   for (const [label, value] of [
     ['Max context tokens', '1000'],
