@@ -40,7 +40,7 @@ import { type ChangeResult, type QualityRun, qualityRows, qualityTable } from '.
  * Whether the `structured` ingest sends the speaker as AddMessageInput.speaker (true) or only as
  * metadata.speaker (false: builds without that field). Flip to true once `speaker` is merged.
  */
-const SPEAKER_AS_FIELD = false
+const SPEAKER_AS_FIELD = true
 
 /** Enough hits for R@25. */
 const SEARCH_LIMIT = 25

@@ -180,3 +180,37 @@ describe('the conversation window', () => {
     expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'windowDays', limit: '36500' }] })
   })
 })
+
+describe('memories get the same treatment', () => {
+  const CREATE = `mutation($input: CreateMemoryInput!) { createMemory(input: $input) { __typename ... on Error { message } } }`
+  const MEMORY_SEARCH = `query($input: SearchInput!) { search(input: $input) { ... on SearchResult { hits { components { time speaker } memory { content userId } } } } }`
+  it('a memory of the user the query names is boosted, and one true in the period it names', async () => {
+    const k = await createAgentKey(t, 'signals-memories')
+    for (const [userId, content, validFrom] of [
+      ['Dana', 'Enjoys hiking in the mountains on weekends', '2023-05-10T00:00:00Z'],
+      ['Sam', 'Enjoys hiking in the mountains after work', '2023-07-01T00:00:00Z'],
+    ] as const) {
+      const r = await t.gql(CREATE, { input: { category: 'PREFERENCE', content, userId, validFrom } }, k)
+      expect(r.data.createMemory.__typename).toBe('MemoryWrite')
+    }
+    const r = await t.gql(
+      MEMORY_SEARCH,
+      { input: { query: 'Does Dana enjoy hiking in the mountains since May 2023?', scopes: ['MEMORIES'], mmrLambda: 1 } },
+      k,
+    )
+    const hits = r.data.search.hits as { components: { time: number; speaker: number }; memory: { userId: string } }[]
+    const dana = hits.find((h) => h.memory.userId === 'Dana')
+    const sam = hits.find((h) => h.memory.userId === 'Sam')
+    expect(dana?.components.speaker).toBeCloseTo(1.2, 10)
+    expect(sam?.components.speaker).toBe(1)
+    expect(hits[0]?.memory.userId).toBe('Dana')
+    const may = await t.gql(
+      MEMORY_SEARCH,
+      { input: { query: 'hiking in the mountains in May 2023', scopes: ['MEMORIES'], mmrLambda: 1 } },
+      k,
+    )
+    const byUser = new Map(may.data.search.hits.map((h: any) => [h.memory.userId, h.components.time]))
+    expect(byUser.get('Dana')).toBeCloseTo(2, 10)
+    expect(byUser.get('Sam')).toBe(1)
+  })
+})

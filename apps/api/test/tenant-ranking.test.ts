@@ -100,3 +100,72 @@ describe('tenant isolation of lexical ranking', () => {
     }
   })
 })
+
+describe('tenant isolation of the issue 11 signals', () => {
+  // Dates, speakers, dialogue and expansions all read the agent's own rows: participants, the
+  // newest message (the reference of "last week"), episodes, feedback and co-occurrence statistics.
+  const turns = (names: [string, string], base: string) =>
+    [
+      'I went hiking in the mountains with my sister',
+      'Which trail did you take up there?',
+      'The ridge loop above the lake, it took all day',
+      'The orchestra rehearsal for the cello section runs late on Fridays',
+      'Cello concerts at the orchestra hall are sold out',
+      'We painted the kitchen yellow last weekend',
+    ].map((content, i) => ({
+      role: 'USER',
+      content,
+      speaker: names[i % 2],
+      timestamp: new Date(Date.parse(base) + i * 3 * 86_400_000).toISOString(),
+    }))
+  const SIGNAL_QUERIES = [
+    'Did Dana go hiking in May 2023?',
+    'What did Sam say about the orchestra last week?',
+    'which trail',
+    'cello rehearsal',
+  ]
+  const SIGNAL_SEARCH = `query($input: SearchInput!) { search(input: $input) { ... on SearchResult { hits { score components { bm25 context episode time speaker feedback cooccurrence } message { content } } } } }`
+
+  async function loadTurns(t: TestApp, agentId: string, messages: ReturnType<typeof turns>) {
+    const key = await createAgentKey(t, agentId)
+    const r = await t.gql(BATCH, { c: 'main', m: messages }, key)
+    expect(r.data.addMessages.__typename).toBe('AddMessagesPayload')
+    return key
+  }
+  async function signalRanking(t: TestApp, key: string) {
+    const out = []
+    for (const query of SIGNAL_QUERIES) {
+      const r = await t.gql(
+        SIGNAL_SEARCH,
+        { input: { query, limit: 10, weights: { episode: 0.2, cooccurrence: 0.5, feedback: 0.3, time: 1, speaker: 0.2 } } },
+        key,
+      )
+      out.push(r.data.search.hits)
+    }
+    return out
+  }
+
+  it('gives agent A the same hits, scores and components whatever agent B stores and in whichever order', async () => {
+    const a = turns(['Dana', 'Sam'], '2023-05-01T10:00:00Z')
+    // B: the same words, the same names, other dates, and much more of it.
+    const b = Array.from({ length: 12 }, (_, i) => turns(['Sam', 'Dana'], `2023-0${(i % 9) + 1}-02T10:00:00Z`)).flat()
+    const alone = await createTestApp()
+    apps.push(alone)
+    const reference = await signalRanking(alone, await loadTurns(alone, 'alice', a))
+    expect(reference.every((hits) => hits.length > 0)).toBe(true)
+    expect(reference.flat().some((h: any) => h.components.time > 1)).toBe(true)
+    expect(reference.flat().some((h: any) => h.components.speaker > 1)).toBe(true)
+
+    const bFirst = await createTestApp()
+    apps.push(bFirst)
+    await loadTurns(bFirst, 'bob', b)
+    expect(await signalRanking(bFirst, await loadTurns(bFirst, 'alice', a))).toEqual(reference)
+
+    const aFirst = await createTestApp()
+    apps.push(aFirst)
+    const aliceKey = await loadTurns(aFirst, 'alice', a)
+    await signalRanking(aFirst, aliceKey)
+    await loadTurns(aFirst, 'bob', b)
+    expect(await signalRanking(aFirst, aliceKey)).toEqual(reference)
+  })
+})

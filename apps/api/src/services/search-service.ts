@@ -669,10 +669,15 @@ export class SearchService {
     }
   }
 
-  /** Whether a hit falls in a period the query names: by its time, or (optionally) by one its text names. */
+  /**
+   * Whether a hit falls in a period the query names: a turn by its time, a memory by when it
+   * became true (validFrom: a memory stored today about May is about May), or (optionally) by a
+   * period its text names.
+   */
   private inNamedPeriod(c: Candidate, windows: readonly TimeWindow[], mentioned: boolean): boolean {
     if (windows.length === 0) return false
-    if (windows.some((w) => c.timestamp >= w.start && c.timestamp < w.end)) return true
+    const time = c.scope === 'MEMORIES' ? (c.row as MemoryItemView).validFrom : c.timestamp
+    if (windows.some((w) => time >= w.start && time < w.end)) return true
     if (!mentioned) return false
     return mentionedTimes(c.text, c.timestamp).some((m) =>
       windows.some((w) => m.start < w.end && w.start < m.end),

@@ -134,13 +134,14 @@ describe('timeWindows: before and after', () => {
     })
   })
 
-  it('reads "after X" and "since X" as everything from the end of X', () => {
+  it('reads "after X" as everything from the end of X, and "since X" as everything from its start', () => {
     expect(timeWindows('after 3 March 2023', reference)).toEqual([
       { start: utc('2023-03-04'), end: END_OF_TIME, text: 'after 3 March 2023', relation: 'after' },
     ])
-    expect(days(timeWindows('since May 2023', reference))[0]?.slice(0, 1)).toEqual(['2023-06-01'])
+    // "Since May" holds May.
+    expect(days(timeWindows('since May 2023', reference))[0]?.slice(0, 1)).toEqual(['2023-05-01'])
     expect(timeWindows('since 2020', reference)[0]).toMatchObject({
-      start: utc('2021-01-01'),
+      start: utc('2020-01-01'),
       relation: 'after',
     })
   })

@@ -66,7 +66,8 @@ interface Found {
   index: number
   length: number
   period: Period
-  relation: 'during' | 'before' | 'after'
+  /** 'since' is 'after' that includes the period itself ("since May" holds May). */
+  relation: 'during' | 'before' | 'after' | 'since'
   /** A month named without a day or year: the next match may list another ("in May or June"). */
   bareMonth?: boolean
 }
@@ -91,7 +92,8 @@ const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'frida
 const TEMPORAL_CONTEXT =
   /\b(?:in|during|over|through|throughout|since|before|after|until|till|by|of|from|around|between|early|late|mid)(?:\s+the)?[\s-]+(?:(?:early|late|mid)[\s-]+)?$/i
 const BEFORE_CONTEXT = /\b(?:before|prior\s+to|earlier\s+than)\s+(?:the\s+)?$/i
-const AFTER_CONTEXT = /\b(?:after|since|later\s+than)\s+(?:the\s+)?$/i
+const AFTER_CONTEXT = /\b(?:after|later\s+than)\s+(?:the\s+)?$/i
+const SINCE_CONTEXT = /\bsince\s+(?:the\s+)?$/i
 // "the Friday before X", "the weekend after X": chrono reads only X, these words say which day.
 const DAY_BEFORE_AFTER =
   /\b(?:the\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\s+(before|after)\s+$/i
@@ -129,6 +131,8 @@ export function timeWindows(
       return window(BEGINNING_OF_TIME.getTime(), found.period.start, expression, 'before')
     if (found.relation === 'after')
       return window(found.period.end, END_OF_TIME.getTime(), expression, 'after')
+    if (found.relation === 'since')
+      return window(found.period.start, END_OF_TIME.getTime(), expression, 'after')
     return window(found.period.start, found.period.end + extendDays * DAY_MS, expression, 'during')
   })
 }
@@ -210,6 +214,7 @@ function findPeriods(text: string, reference: Date, yearChoice: YearChoice): Fou
 
 function relationOf(before: string): Found['relation'] {
   if (BEFORE_CONTEXT.test(before)) return 'before'
+  if (SINCE_CONTEXT.test(before)) return 'since'
   if (AFTER_CONTEXT.test(before)) return 'after'
   return 'during'
 }
