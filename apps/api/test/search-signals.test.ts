@@ -2,7 +2,11 @@
 // dialogue context and episodes, pseudo-relevance feedback, co-occurrence, the conversation
 // window. Each signal is checked on, off (weight 0) and in its score component.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_SEARCH_WEIGHTS } from '../src/services/search-service.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const TIME = 1 + DEFAULT_SEARCH_WEIGHTS.time
+const SPEAKER = 1 + DEFAULT_SEARCH_WEIGHTS.speaker
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename
   ... on SearchResult { hits { score components { bm25 vector context episode time speaker feedback cooccurrence }
@@ -62,8 +66,16 @@ beforeAll(async () => {
     { speaker: 'Dana', text: 'Were you not scared of bears up there?', at: '2023-07-20T09:01:00Z' },
     { speaker: 'Sam', text: 'What instrument does your brother play?', at: '2023-07-20T09:02:00Z' },
     { speaker: 'Dana', text: 'Mostly cello, sometimes piano', at: '2023-07-20T09:03:00Z' },
-    { speaker: 'Dana', text: 'The orchestra rehearsal for the cello section runs late on Fridays', at: '2023-07-21T18:00:00Z' },
-    { speaker: 'Sam', text: 'Cello concerts at the orchestra hall are sold out, symphony tickets too', at: '2023-07-22T18:00:00Z' },
+    {
+      speaker: 'Dana',
+      text: 'The orchestra rehearsal for the cello section runs late on Fridays',
+      at: '2023-07-21T18:00:00Z',
+    },
+    {
+      speaker: 'Sam',
+      text: 'Cello concerts at the orchestra hall are sold out, symphony tickets too',
+      at: '2023-07-22T18:00:00Z',
+    },
     { speaker: 'Dana', text: 'The symphony season opens with a cello concerto', at: '2023-07-23T18:00:00Z' },
     { speaker: 'Sam', text: 'We painted the kitchen yellow this weekend', at: '2023-08-01T12:00:00Z' },
   ])
@@ -77,7 +89,8 @@ describe('dates in the query', () => {
     const hits = await search({ query: 'Who went hiking in the mountains in May 2023?' })
     const may = find(hits, 'hiking in the mountains with my sister') as Hit
     const july = find(hits, 'hiking in the mountains too') as Hit
-    expect(may.components.time).toBeCloseTo(2, 10)
+    expect(TIME).toBeGreaterThan(1)
+    expect(may.components.time).toBeCloseTo(TIME, 10)
     expect(july.components.time).toBe(1)
     expect(rankOf(hits, 'with my sister')).toBeLessThan(rankOf(hits, 'too, alone'))
     const off = await search({ query: 'Who went hiking in the mountains in May 2023?', weights: { time: 0 } })
@@ -99,7 +112,8 @@ describe('the participant the query names', () => {
     const hits = await search({ query: 'Did Sam go hiking in the mountains?' })
     const sams = find(hits, 'too, alone') as Hit
     const danas = find(hits, 'with my sister') as Hit
-    expect(sams.components.speaker).toBeCloseTo(1.2, 10)
+    expect(SPEAKER).toBeGreaterThan(1)
+    expect(sams.components.speaker).toBeCloseTo(SPEAKER, 10)
     expect(danas.components.speaker).toBe(1)
     // A boost, not a filter: Dana's turn is still found.
     expect(danas).toBeDefined()
@@ -109,7 +123,9 @@ describe('the participant the query names', () => {
 
   it('recognises only participants of this agent', async () => {
     const other = await createAgentKey(t, 'signals-other')
-    await load(t, other, 'x', [{ speaker: 'Priya', text: 'hiking in the mountains', at: '2023-05-01T00:00:00Z' }])
+    await load(t, other, 'x', [
+      { speaker: 'Priya', text: 'hiking in the mountains', at: '2023-05-01T00:00:00Z' },
+    ])
     const hits = await search({ query: 'Did Priya go hiking in the mountains?' })
     expect(hits.every((h) => h.components.speaker === 1)).toBe(true)
   })
@@ -121,19 +137,29 @@ describe('dialogue context', () => {
     const reply = find(hits, 'Mostly cello') as Hit
     expect(reply).toBeDefined()
     expect(reply.components.context).toBeGreaterThan(0)
-    const off = await search({ query: 'What instrument does your brother play?', weights: { context: 0, feedback: 0 } })
+    const off = await search({
+      query: 'What instrument does your brother play?',
+      weights: { context: 0, feedback: 0 },
+    })
     expect(find(off, 'Mostly cello')?.components.context ?? 0).toBe(0)
   })
 
   it('stops at a long pause: the turns of another day gain nothing from a candidate', async () => {
-    const hits = await search({ query: 'Were you not scared of bears?', contextTurns: 3, weights: { feedback: 0 } })
+    const hits = await search({
+      query: 'Were you not scared of bears?',
+      contextTurns: 3,
+      weights: { feedback: 0 },
+    })
     // 20 July's exchange is an episode; 8 May's turns are weeks away even though they are adjacent ids.
     expect(find(hits, 'ridge loop')).toBeUndefined()
     expect(find(hits, 'too, alone')?.components.context ?? 0).toBeGreaterThan(0)
   })
 
   it('gives each turn weights.episode of the best score in its episode', async () => {
-    const hits = await search({ query: 'Were you not scared of bears?', weights: { episode: 0.3, feedback: 0 } })
+    const hits = await search({
+      query: 'Were you not scared of bears?',
+      weights: { episode: 0.3, feedback: 0 },
+    })
     const best = hits[0] as Hit
     const sameEpisode = find(hits, 'too, alone') as Hit
     expect(sameEpisode.components.episode).toBeGreaterThan(0)
@@ -142,7 +168,10 @@ describe('dialogue context', () => {
 
   it('refuses a reach outside 1..5 with the field and the limit', async () => {
     const r = await t.gql(SEARCH, { input: { query: 'cello', contextTurns: 6 } }, key)
-    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'contextTurns', limit: '5' }] })
+    expect(r.data.search).toMatchObject({
+      __typename: 'ValidationError',
+      issues: [{ field: 'contextTurns', limit: '5' }],
+    })
   })
 })
 
@@ -177,7 +206,10 @@ describe('the conversation window', () => {
 
   it('refuses a window outside 0..36500 days with the field and the limit', async () => {
     const r = await t.gql(SEARCH, { input: { query: 'cello', windowDays: -1 } }, key)
-    expect(r.data.search).toMatchObject({ __typename: 'ValidationError', issues: [{ field: 'windowDays', limit: '36500' }] })
+    expect(r.data.search).toMatchObject({
+      __typename: 'ValidationError',
+      issues: [{ field: 'windowDays', limit: '36500' }],
+    })
   })
 })
 
@@ -195,13 +227,22 @@ describe('memories get the same treatment', () => {
     }
     const r = await t.gql(
       MEMORY_SEARCH,
-      { input: { query: 'Does Dana enjoy hiking in the mountains since May 2023?', scopes: ['MEMORIES'], mmrLambda: 1 } },
+      {
+        input: {
+          query: 'Does Dana enjoy hiking in the mountains since May 2023?',
+          scopes: ['MEMORIES'],
+          mmrLambda: 1,
+        },
+      },
       k,
     )
-    const hits = r.data.search.hits as { components: { time: number; speaker: number }; memory: { userId: string } }[]
+    const hits = r.data.search.hits as {
+      components: { time: number; speaker: number }
+      memory: { userId: string }
+    }[]
     const dana = hits.find((h) => h.memory.userId === 'Dana')
     const sam = hits.find((h) => h.memory.userId === 'Sam')
-    expect(dana?.components.speaker).toBeCloseTo(1.2, 10)
+    expect(dana?.components.speaker).toBeCloseTo(SPEAKER, 10)
     expect(sam?.components.speaker).toBe(1)
     expect(hits[0]?.memory.userId).toBe('Dana')
     const may = await t.gql(
@@ -210,7 +251,7 @@ describe('memories get the same treatment', () => {
       k,
     )
     const byUser = new Map(may.data.search.hits.map((h: any) => [h.memory.userId, h.components.time]))
-    expect(byUser.get('Dana')).toBeCloseTo(2, 10)
+    expect(byUser.get('Dana')).toBeCloseTo(TIME, 10)
     expect(byUser.get('Sam')).toBe(1)
   })
 })

@@ -137,7 +137,13 @@ describe('tenant isolation of the issue 11 signals', () => {
     for (const query of SIGNAL_QUERIES) {
       const r = await t.gql(
         SIGNAL_SEARCH,
-        { input: { query, limit: 10, weights: { episode: 0.2, cooccurrence: 0.5, feedback: 0.3, time: 1, speaker: 0.2 } } },
+        {
+          input: {
+            query,
+            limit: 10,
+            weights: { episode: 0.2, cooccurrence: 0.5, feedback: 0.3, time: 1, speaker: 0.2 },
+          },
+        },
         key,
       )
       out.push(r.data.search.hits)
@@ -148,7 +154,9 @@ describe('tenant isolation of the issue 11 signals', () => {
   it('gives agent A the same hits, scores and components whatever agent B stores and in whichever order', async () => {
     const a = turns(['Dana', 'Sam'], '2023-05-01T10:00:00Z')
     // B: the same words, the same names, other dates, and much more of it.
-    const b = Array.from({ length: 12 }, (_, i) => turns(['Sam', 'Dana'], `2023-0${(i % 9) + 1}-02T10:00:00Z`)).flat()
+    const b = Array.from({ length: 12 }, (_, i) =>
+      turns(['Sam', 'Dana'], `2023-0${(i % 9) + 1}-02T10:00:00Z`),
+    ).flat()
     const alone = await createTestApp()
     apps.push(alone)
     const reference = await signalRanking(alone, await loadTurns(alone, 'alice', a))

@@ -64,23 +64,26 @@ const ScoreComponentsRef = builder.objectRef<ScoreComponents>('ScoreComponents')
     confidence: t.exposeFloat('confidence'),
     context: t.exposeFloat('context', {
       description:
-        'Dialogue context: the scores of the candidate turns up to contextTurns away in the same episode, each over its distance (weighted by weights.context)',
+        'Dialogue context: half the scores of the candidate turns up to contextTurns away in the same episode, each over its distance (weighted by weights.context)',
     }),
     episode: t.exposeFloat('episode', {
       description: "weights.episode × the best score among the candidate turns of the turn's episode",
     }),
     time: t.exposeFloat('time', {
-      description: 'Time factor applied: 1 + weights.time inside a period the query names (a date, a month, "last week"), else 1',
+      description:
+        'Time factor applied: 1 + weights.time inside a period the query names (a date, a month, "last week"), else 1',
     }),
     speaker: t.exposeFloat('speaker', {
       description:
-        "Speaker factor applied: 1 + weights.speaker for a turn of the participant the query names (a memory of that user), else 1",
+        'Speaker factor applied: 1 + weights.speaker for a turn of the participant the query names (a memory of that user), else 1',
     }),
     feedback: t.exposeFloat('feedback', {
-      description: 'BM25 of the pseudo-relevance feedback terms (the words standing out in the best lexical hits)',
+      description:
+        'BM25 of the pseudo-relevance feedback terms (the words standing out in the best lexical hits)',
     }),
     cooccurrence: t.exposeFloat('cooccurrence', {
-      description: "BM25 of the words that keep company with the query's words in the agent's own history (PMI)",
+      description:
+        "BM25 of the words that keep company with the query's words in the agent's own history (PMI)",
     }),
     decay: t.exposeFloat('decay', {
       description: 'Temporal decay factor applied (1: none; 0.5 after one half-life)',
@@ -136,12 +139,13 @@ const SearchResult = builder.objectRef<{ hits: SearchHit[]; mmrLambda: number }>
 })
 
 const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
-  description:
-    `Each 0..1. HYBRID: bm25 ${DEFAULT_SEARCH_WEIGHTS.bm25}, vector ${DEFAULT_SEARCH_WEIGHTS.vector}, context ${DEFAULT_SEARCH_WEIGHTS.context}, episode ${DEFAULT_SEARCH_WEIGHTS.episode}, time ${DEFAULT_SEARCH_WEIGHTS.time}, speaker ${DEFAULT_SEARCH_WEIGHTS.speaker}, feedback ${DEFAULT_SEARCH_WEIGHTS.feedback}, cooccurrence ${DEFAULT_SEARCH_WEIGHTS.cooccurrence} (0 turns a signal off). WEIGHTED: recency 0.3, similarity 0.5, importance 0.2.`,
+  description: `Each 0..1. HYBRID: bm25 ${DEFAULT_SEARCH_WEIGHTS.bm25}, vector ${DEFAULT_SEARCH_WEIGHTS.vector}, context ${DEFAULT_SEARCH_WEIGHTS.context}, episode ${DEFAULT_SEARCH_WEIGHTS.episode}, time ${DEFAULT_SEARCH_WEIGHTS.time}, speaker ${DEFAULT_SEARCH_WEIGHTS.speaker}, feedback ${DEFAULT_SEARCH_WEIGHTS.feedback}, cooccurrence ${DEFAULT_SEARCH_WEIGHTS.cooccurrence} (0 turns a signal off). WEIGHTED: recency 0.3, similarity 0.5, importance 0.2.`,
   fields: (t) => ({
     bm25: t.float(),
     vector: t.float(),
-    context: t.float({ description: "Share of the neighbouring turns' scores a turn gains (dialogue context)" }),
+    context: t.float({
+      description: "Share of the neighbouring turns' scores a turn gains (dialogue context)",
+    }),
     episode: t.float({ description: "Share of the best score in the turn's episode a turn gains" }),
     time: t.float({ description: 'A hit inside a period the query names scores ×(1 + time)' }),
     speaker: t.float({

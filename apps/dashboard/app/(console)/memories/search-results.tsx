@@ -122,7 +122,7 @@ export function SearchResults({
                     <dt>{label}</dt>
                     <dd>
                       {FACTORS.has(key) ? (
-                        <span className="num" aria-label={`${label} factor ${hit.components[key].toFixed(2)}`}>
+                        <span className="num" data-factor={key}>
                           ×{hit.components[key].toFixed(2)}
                         </span>
                       ) : (
