@@ -10,7 +10,7 @@ trap 'rm -f "$log"' EXIT
 
 status=0
 # --continue: one failing package must not cancel the others, or the summary would undercount.
-{ pnpm exec biome check . && pnpm exec turbo run typecheck test --concurrency=2 --continue "$@"; } 2>&1 | tee "$log" || status=$?
+{ pnpm exec biome check . && node tools/check-imports.mjs && pnpm exec turbo run typecheck test --concurrency=2 --continue "$@"; } 2>&1 | tee "$log" || status=$?
 
 read -r passed failed < <(sed -e 's/\x1b\[[0-9;]*m//g' "$log" | awk '
   /^[^ ]+:test: +Tests / || /^@engram\/e2e:test: +[0-9]+ (passed|failed)/ {

@@ -1,0 +1,18 @@
+// The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
+export { createEngine, type Engine, type EngineDeps } from './engine.ts'
+export { InProcessEventBus } from './events/in-process-event-bus.ts'
+export {
+  DEFAULT_JOB_POLL_INTERVAL_MS,
+  type JobBatchResult,
+  type JobHandler,
+  JobWorker,
+} from './jobs/job-worker.ts'
+export { MemoryService, type SearchHit } from './memory/memory-service.ts'
+export {
+  type OptimizerTotals,
+  PARAMETER_KEYS,
+  ParameterStore,
+  STAT_KEYS,
+} from './parameters/parameter-store.ts'
+export * from './ports/index.ts'
+export { assertDimensions } from './vectors/dimensions.ts'

@@ -1,0 +1,18 @@
+import type { JobQueue as CoreJobQueue, JobQueueStats } from '@engram/core'
+
+// The queue's contract and retry arithmetic live in core (every adapter backs off the same way);
+// the engine adds what a worker needs to wake up without polling.
+export type { ClaimOptions, Job, JobPolicy, JobQueueStats, JobState, NewJob } from '@engram/core'
+
+/**
+ * Durable background work with at most one runner per (agent, key): `claim` hands a job to one
+ * worker's lease until it completes, fails or the lease expires.
+ */
+export interface JobQueue extends Omit<CoreJobQueue, 'stats'> {
+  /** Called after jobs are queued in this process, so a worker wakes up instead of waiting for its poll. */
+  onEnqueued(listener: () => void): () => void
+  /** Whether the agent has a job of the kind that claim would hand out now (cheap: a search asks). */
+  hasDue(kind: string, agentId: string): Promise<boolean>
+  /** Depth and lag of every kind with jobs, and of the `kinds` named even when they have none. */
+  stats(kinds?: readonly string[]): Promise<JobQueueStats[]>
+}

@@ -1,0 +1,119 @@
+import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import { stemmer } from 'stemmer'
+import type {
+  CorpusFigures,
+  DocumentSet,
+  FullTextCollection,
+  FullTextDocument,
+  FullTextIndex,
+  Posting,
+} from '../ports/full-text.ts'
+
+interface IndexedDocument {
+  agentId: string
+  sessionId: string | null
+  summary: boolean
+  /** Index terms and their counts. */
+  terms: Map<string, number>
+  length: number
+}
+
+/**
+ * The FullTextIndex port in memory. Tokenises like SQLite's `porter unicode61 remove_diacritics`
+ * for ordinary words (lower case, accents dropped, Porter stems), which is what the conformance
+ * specs use; the SQLite adapter stays the reference for exotic text.
+ */
+export class InMemoryFullTextIndex implements FullTextIndex {
+  private readonly collections = new Map<FullTextCollection, Map<string, IndexedDocument>>()
+
+  terms(word: string): string[] {
+    return word
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((token) => token.length > 0)
+      .map((token) => stemmer(token))
+  }
+
+  /** The writer side: the SQLite store indexes rows by trigger, in the row's own transaction. */
+  index(collection: FullTextCollection, documents: readonly FullTextDocument[]): void {
+    const store = this.collection(collection)
+    for (const document of documents) {
+      const terms = new Map<string, number>()
+      const tokens = this.terms(document.text)
+      for (const term of tokens) terms.set(term, (terms.get(term) ?? 0) + 1)
+      store.set(document.id, {
+        agentId: document.agentId,
+        sessionId: document.sessionId ?? null,
+        summary: document.text.startsWith(CONTEXT_SUMMARY_PREFIX),
+        terms,
+        length: tokens.length,
+      })
+    }
+  }
+
+  remove(collection: FullTextCollection, agentId: string, ids: readonly string[]): number {
+    const store = this.collection(collection)
+    let removed = 0
+    for (const id of ids) if (store.get(id)?.agentId === agentId && store.delete(id)) removed++
+    return removed
+  }
+
+  async corpus(collection: FullTextCollection, agentId: string, set: DocumentSet): Promise<CorpusFigures> {
+    const documents = this.documents(collection, agentId, set)
+    const total = documents.reduce((sum, [, d]) => sum + d.length, 0)
+    return {
+      documents: documents.length,
+      averageLength: documents.length > 0 ? total / documents.length : 0,
+    }
+  }
+
+  async postings(
+    collection: FullTextCollection,
+    agentId: string,
+    set: DocumentSet,
+    term: string,
+  ): Promise<Map<string, Posting>> {
+    const out = new Map<string, Posting>()
+    for (const [id, d] of this.documents(collection, agentId, set)) {
+      const frequency = d.terms.get(term)
+      if (frequency) out.set(id, { frequency, length: d.length, sessionId: d.sessionId })
+    }
+    return out
+  }
+
+  async documentFrequencies(
+    collection: FullTextCollection,
+    agentId: string,
+    set: DocumentSet,
+    terms: readonly string[],
+  ): Promise<Map<string, number>> {
+    const out = new Map<string, number>()
+    const documents = this.documents(collection, agentId, set)
+    for (const term of new Set(terms)) {
+      const n = documents.filter(([, d]) => d.terms.has(term)).length
+      if (n > 0) out.set(term, n)
+    }
+    return out
+  }
+
+  invalidate(): void {
+    // Nothing cached: every figure is computed from the documents.
+  }
+
+  private collection(collection: FullTextCollection): Map<string, IndexedDocument> {
+    let store = this.collections.get(collection)
+    if (!store) {
+      store = new Map()
+      this.collections.set(collection, store)
+    }
+    return store
+  }
+
+  private documents(collection: FullTextCollection, agentId: string, set: DocumentSet) {
+    return [...this.collection(collection)].filter(
+      ([, d]) => d.agentId === agentId && (set === 'all' || d.summary === (set === 'summaries')),
+    )
+  }
+}

@@ -1,0 +1,176 @@
+import { NotFoundError } from '@engram/core'
+import type {
+  AgentRecord,
+  AgentRepository,
+  EntryChanges,
+  EntryVector,
+  EntryView,
+  MemoryEntryRepository,
+  NewEntry,
+  ParameterRepository,
+  Repositories,
+} from '../ports/repositories.ts'
+import type { UnitOfWork } from '../ports/unit-of-work.ts'
+
+interface State {
+  agents: Map<string, AgentRecord>
+  entries: Map<string, EntryView>
+  vectors: Map<string, EntryVector>
+  /** agentId → key → value */
+  parameters: Map<string, Map<string, number>>
+  nextEntryId: number
+}
+
+function emptyState(): State {
+  return { agents: new Map(), entries: new Map(), vectors: new Map(), parameters: new Map(), nextEntryId: 1 }
+}
+
+/**
+ * The repositories in memory, with a unit of work that rolls back by restoring a copy of the state
+ * taken when the transaction began. Transactions run one at a time (like SQLite's single writer);
+ * a call made outside a transaction while one runs is rolled back with it, a simplification only
+ * tests live with.
+ */
+export class InMemoryRepositories implements UnitOfWork {
+  private state = emptyState()
+  private queue: Promise<unknown> = Promise.resolve()
+  readonly repositories: Repositories
+
+  constructor(private readonly now: () => Date) {
+    this.repositories = {
+      agents: this.agents(),
+      memoryEntries: this.memoryEntries(),
+      parameters: this.parameters(),
+    }
+  }
+
+  transaction<T>(fn: (repositories: Repositories) => Promise<T>): Promise<T> {
+    const run = async () => {
+      const before = structuredClone(this.state)
+      try {
+        return await fn(this.repositories)
+      } catch (error) {
+        this.state = before
+        throw error
+      }
+    }
+    const result = this.queue.then(run, run)
+    this.queue = result.catch(() => undefined)
+    return result
+  }
+
+  private agents(): AgentRepository {
+    return {
+      find: async (id) => this.state.agents.get(id) ?? null,
+      upsert: async (id, name) => {
+        const existing = this.state.agents.get(id)
+        const agent = existing
+          ? { ...existing, name: name ?? existing.name }
+          : { id, name: name ?? id, createdAt: this.now() }
+        this.state.agents.set(id, agent)
+        return agent
+      },
+      delete: async (id) => {
+        if (!this.state.agents.delete(id)) return false
+        // What an agent owns goes with it, as the SQLite schema's cascades do.
+        for (const [key, entry] of this.state.entries)
+          if (entry.agentId === id) this.state.entries.delete(key)
+        for (const [key, vector] of this.state.vectors)
+          if (!this.state.entries.has(vector.entryId)) this.state.vectors.delete(key)
+        this.state.parameters.delete(id)
+        return true
+      },
+    }
+  }
+
+  private memoryEntries(): MemoryEntryRepository {
+    const owned = (agentId: string, id: string) => {
+      const entry = this.state.entries.get(id)
+      return entry && entry.agentId === agentId ? entry : null
+    }
+    const require = (agentId: string, id: string) => {
+      const entry = owned(agentId, id)
+      if (!entry) throw new NotFoundError('MemoryEntry', id)
+      return entry
+    }
+    const byAge = (a: EntryView, b: EntryView) =>
+      a.timestamp.getTime() - b.timestamp.getTime() || Number(a.id) - Number(b.id)
+    return {
+      create: async (agentId, input: NewEntry) => {
+        if (!this.state.agents.has(agentId)) throw new NotFoundError('Agent', agentId)
+        const now = this.now()
+        const entry: EntryView = {
+          id: String(this.state.nextEntryId++),
+          agentId,
+          type: input.type,
+          role: input.role,
+          content: input.content,
+          tokenCount: input.tokenCount,
+          relevance: input.relevance,
+          isCompressed: input.isCompressed ?? false,
+          timestamp: input.timestamp,
+          sessionId: input.sessionId ?? null,
+          messageId: input.messageId ?? null,
+          metadata: { ...(input.metadata ?? {}) },
+          createdAt: now,
+          updatedAt: now,
+        }
+        this.state.entries.set(entry.id, entry)
+        return { ...entry }
+      },
+      find: async (agentId, id) => {
+        const entry = owned(agentId, id)
+        return entry ? { ...entry } : null
+      },
+      list: async (agentId, sessionId) =>
+        [...this.state.entries.values()]
+          .filter((e) => e.agentId === agentId && (sessionId == null || e.sessionId === sessionId))
+          .sort(byAge)
+          .map((e) => ({ ...e })),
+      findMany: async (agentId, ids) =>
+        ids.flatMap((id) => {
+          const entry = owned(agentId, id)
+          return entry ? [{ ...entry }] : []
+        }),
+      update: async (agentId, id, changes: EntryChanges) => {
+        const entry = require(agentId, id)
+        const updated = { ...entry, ...changes, updatedAt: this.now() }
+        this.state.entries.set(id, updated)
+        return { ...updated }
+      },
+      delete: async (agentId, id) => {
+        require(agentId, id)
+        this.state.entries.delete(id)
+        this.state.vectors.delete(id)
+      },
+      vectors: async (agentId) =>
+        [...this.state.vectors.values()]
+          .filter((v) => owned(agentId, v.entryId))
+          .map((v) => ({ entryId: v.entryId, vector: v.vector.slice() })),
+      upsertVector: async (agentId, entryId, vector) => {
+        require(agentId, entryId)
+        this.state.vectors.set(entryId, { entryId, vector: vector.slice() })
+      },
+      vectorDimensions: async (agentId, exceptEntryId) => {
+        for (const v of this.state.vectors.values())
+          if (v.entryId !== exceptEntryId && owned(agentId, v.entryId)) return v.vector.length
+        return null
+      },
+    }
+  }
+
+  private parameters(): ParameterRepository {
+    return {
+      values: async (agentId, keys) => {
+        const stored = this.state.parameters.get(agentId) ?? new Map<string, number>()
+        return new Map([...stored].filter(([key]) => !keys || keys.includes(key)))
+      },
+      put: async (agentId, key, value) => {
+        if (!this.state.agents.has(agentId)) throw new NotFoundError('Agent', agentId)
+        const stored = this.state.parameters.get(agentId) ?? new Map<string, number>()
+        stored.set(key, value)
+        this.state.parameters.set(agentId, stored)
+      },
+    }
+  }
+}
