@@ -4,9 +4,8 @@
 // memory is the server's alone. Commands arrive over IPC: optimize, memory, cpu, settle, stop.
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
+import { applyMigrations, createDatabase, migrationsDirectory } from '@engram/store-sqlite'
 import { ensureAdminKey } from '../src/auth.ts'
-import { createDatabase } from '../src/db/client.ts'
-import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
 import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import { listen } from '../src/server.ts'
 import { createApp } from '../src/yoga.ts'

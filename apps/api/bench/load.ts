@@ -14,6 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHashingEmbedder, createTokenCounter, scoreRelevance, vectorToBytes } from '@engram/core'
+import { applyMigrations, migrationsDirectory } from '@engram/store-sqlite'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
 import {
@@ -25,7 +26,6 @@ import {
   writeReport,
 } from '../../../packages/core/bench/report.ts'
 import { hashApiKey, keyPrefix } from '../src/auth.ts'
-import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
 import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import { contentHash } from '../src/services/embedding-service.ts'
 import type { LoadServerCommand } from './load-server.ts'

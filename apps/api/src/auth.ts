@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { type Clock, ForbiddenError, ValidationError } from '@engram/core'
-import { type Database, directSqlite } from './db/client.ts'
+import { type Database, directSqlite } from '@engram/store-sqlite'
 
 /** Who is calling: an operator with the admin key, or one agent with its own key. */
 export type Viewer =

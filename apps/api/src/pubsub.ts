@@ -1,32 +1,22 @@
-import type { OptimizationSnapshot } from '@engram/core'
+import type { EngramEvents, EventBus } from '@engram/engine'
 import { createPubSub } from 'graphql-yoga'
 
-/** A snapshot as published: which agent it belongs to travels with it so subscribers can be scoped. */
-export interface SnapshotEvent {
-  id: string
-  agentId: string
-  snapshot: OptimizationSnapshot
-}
-
-/** Progress of re-embedding after the embedding provider changed (or a requested re-embed). */
-export interface EmbeddingProgressEvent {
-  model: string
-  state: 'idle' | 'running' | 'done' | 'failed'
-  total: number
-  done: number
-  failed: number
-  startedAt: Date | null
-  finishedAt: Date | null
-  error: string | null
-}
+// The event map is the engine's (its EventBus port), so subscriptions and the engine share one bus.
+export type { EmbeddingProgressEvent, SnapshotEvent } from '@engram/engine'
 
 export type EngramPubSub = ReturnType<typeof createEngramPubSub>
 
 export function createEngramPubSub() {
-  return createPubSub<{
-    'optimizer:snapshot': [event: SnapshotEvent]
-    'embedding:progress': [event: EmbeddingProgressEvent]
-    /** A key was revoked, an agent deleted, a backup restored: open subscriptions check their access. */
-    'access:changed': [event: Record<string, never>]
-  }>()
+  return createPubSub<EngramEvents>()
+}
+
+/**
+ * Yoga's pubsub as the engine's EventBus. Yoga types subscribe's arguments per topic (an optional
+ * routing id); the engine never routes by id, so every topic is subscribed to whole.
+ */
+export function asEventBus(pubsub: EngramPubSub): EventBus {
+  return {
+    publish: (topic, ...args) => pubsub.publish(topic, ...args),
+    subscribe: (topic) => (pubsub.subscribe as (topic: keyof EngramEvents) => AsyncIterable<never>)(topic),
+  }
 }

@@ -1,7 +1,7 @@
 import { type EngramError, ForbiddenError } from '@engram/core'
+import { directSqlite } from '@engram/store-sqlite'
 import { map, Repeater } from 'graphql-yoga'
 import type { Context } from './context.ts'
-import { directSqlite } from './db/client.ts'
 
 /**
  * The last event of a subscription whose access ended (a revoked key, an expired token, a deleted

@@ -2,10 +2,14 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { MAX_SPEAKER_CHARS, speakerOf } from '@engram/core'
+import {
+  applyMigrations,
+  MAX_PARTICIPANTS,
+  migrationsDirectory,
+  PARTICIPANTS_SQL,
+} from '@engram/store-sqlite'
 import Database3 from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { applyMigrations, migrationsDirectory } from '../src/db/migrate.ts'
-import { MAX_PARTICIPANTS, PARTICIPANTS_SQL } from '../src/services/prisma-session-repository.ts'
 import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const ERROR = `... on ValidationError { issues { field message limit } } ... on Error { message }`

@@ -1,9 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { type AdaptiveVectorIndex, createHashingEmbedder, ExactVectorIndex, recallAtK } from '@engram/core'
+import { HnswVectorIndex } from '@engram/store-sqlite'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EmbeddingService, type VectorIndexOptions } from '../src/services/embedding-service.ts'
-import { HnswVectorIndex } from '../src/vector/hnsw-index.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const quiet = { info() {}, warn() {}, error() {} }

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 // The HNSW adapter lives in the API (native code, files); the bench reaches for it by path so
 // exact and approximate search are measured on the same data in the same process.
-import { DEFAULT_HNSW_CONFIG, HnswVectorIndex } from '../../../apps/api/src/vector/hnsw-index.ts'
+import { DEFAULT_HNSW_CONFIG, HnswVectorIndex } from '../../store-sqlite/src/vector/hnsw-index.ts'
 import {
   AdaptiveIndexConfigSchema,
   type ClusteredVectorsOptions,

@@ -55,6 +55,6 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
   })
   // One durable queue for all background work; each kind registers its handler on the worker.
-  const jobs = new JobWorker(storage.jobs, clock, log, deps.jobPollIntervalMs)
+  const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs)
   return { storage, clock, tokenCounter, limits, log, events, parameters, memory, sessions, jobs }
 }

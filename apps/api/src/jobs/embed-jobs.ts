@@ -1,7 +1,7 @@
 import type { NewJob } from '@engram/core'
+import type { JobWorker } from '@engram/engine'
+import type { SqliteJobQueue } from '@engram/store-sqlite'
 import { EMBEDDING_KINDS, type EmbeddingKind, type EmbeddingService } from '../services/embedding-service.ts'
-import type { JobWorker } from './job-worker.ts'
-import type { SqliteJobQueue } from './sqlite-job-queue.ts'
 
 /** Gives a memory, message or knowledge row its vector (of the current model). */
 export const EMBED_JOB = 'embed'

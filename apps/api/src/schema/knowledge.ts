@@ -1,7 +1,7 @@
 import { DEFAULT_KNOWLEDGE_CONFIG, KNOWLEDGE_CATEGORIES, type KnowledgeCategory } from '@engram/core'
+import type { Knowledge as KnowledgeRow } from '@engram/store-sqlite'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
-import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
 import { agentScope, listScope } from '../scope.ts'
 import { assertOffsetPage } from '../services/cursor.ts'
 

@@ -11,6 +11,7 @@ import {
   TokenBudgetConfigSchema,
   validationErrorFromZod,
 } from '@engram/core'
+import { toMessage, toSession } from '@engram/store-sqlite'
 import {
   type ResolveCursorConnectionArgs,
   resolveCursorConnection,
@@ -19,7 +20,6 @@ import {
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
 import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
-import { toMessage, toSession } from '../services/mappers.ts'
 import type { PrivacyService } from '../services/privacy-service.ts'
 
 export const RoleEnum = builder.enumType('Role', {

@@ -1,14 +1,13 @@
 import type { PersistentSessionManager } from '@engram/core'
-import { type Database, directSqlite } from '../db/client.ts'
+import type { MemoryService } from '@engram/engine'
+import { type Database, directSqlite, FULL_TEXT_TABLES } from '@engram/store-sqlite'
 import type { EngramPubSub } from '../pubsub.ts'
 import type { AgentService } from './agent-service.ts'
 import type { AgentWrites } from './agent-writes.ts'
 import type { ContextService } from './context-service.ts'
 import type { EmbeddingService } from './embedding-service.ts'
-import type { MemoryService } from './memory-service.ts'
 import type { Logger, OptimizerService } from './optimizer-service.ts'
 import type { SearchService } from './search-service.ts'
-import { FULL_TEXT_TABLES } from './term-statistics.ts'
 
 /** Attempts at truncating the WAL after a deletion, TRUNCATE_RETRY_MS apart (about 5 s in all). */
 const TRUNCATE_ATTEMPTS = 100

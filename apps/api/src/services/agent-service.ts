@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { AGENT_ID_PATTERN, NotFoundError, ValidationError } from '@engram/core'
+import type { Database } from '@engram/store-sqlite'
 import { generateApiKey, hashApiKey, keyPrefix } from '../auth.ts'
-import type { Database } from '../db/client.ts'
 
 export const MAX_LABEL_CHARS = 200
 

@@ -14,7 +14,7 @@ import {
   type TokenCounter,
   ValidationError,
 } from '@engram/core'
-import type { Database } from '../db/client.ts'
+import type { Database } from '@engram/store-sqlite'
 import type { AgentWrites } from './agent-writes.ts'
 import { type MemoryItemService, type MemoryItemView, toMemoryItem } from './memory-item-service.ts'
 import type { SearchService } from './search-service.ts'

@@ -10,10 +10,15 @@ import {
   type VectorIndex,
   vectorToBytes,
 } from '@engram/core'
-import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
+import {
+  buildHnswInWorker,
+  type Database,
+  directSqlite,
+  type HnswConfig,
+  HnswVectorIndex,
+  sqliteDate,
+} from '@engram/store-sqlite'
 import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
-import { buildHnswInWorker } from '../vector/hnsw-build.ts'
-import { type HnswConfig, HnswVectorIndex } from '../vector/hnsw-index.ts'
 import type { AgentWrites } from './agent-writes.ts'
 import type { Logger } from './optimizer-service.ts'
 

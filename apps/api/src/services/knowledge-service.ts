@@ -10,10 +10,9 @@ import {
   rankKnowledge,
   ValidationError,
 } from '@engram/core'
-import type { Database } from '../db/client.ts'
-import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
+import type { Database, Knowledge as KnowledgeRow } from '@engram/store-sqlite'
+import { parseRowId } from '@engram/store-sqlite'
 import type { EmbeddingService } from './embedding-service.ts'
-import { parseRowId } from './mappers.ts'
 
 export interface KnowledgeInput {
   category: KnowledgeCategory

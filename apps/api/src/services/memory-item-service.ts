@@ -18,11 +18,10 @@ import {
   validationErrorFromZod,
   verifyMemory,
 } from '@engram/core'
+import type { Database, MemoryItem as MemoryItemRow, Prisma, Transaction } from '@engram/store-sqlite'
+import { parseMetadata, parseRowId } from '@engram/store-sqlite'
 import { z } from 'zod'
-import type { Database, Transaction } from '../db/client.ts'
-import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
 import { contentHash, type EmbeddingService } from './embedding-service.ts'
-import { parseMetadata, parseRowId } from './mappers.ts'
 import type { PrivacyService } from './privacy-service.ts'
 
 export const MAX_TAGS = 20

@@ -15,13 +15,11 @@ import {
   type TokenCounter,
   validationErrorFromZod,
 } from '@engram/core'
-import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
-import type { OptimizationSnapshot as OptimizationSnapshotRow } from '../generated/prisma/client.ts'
+import type { MemoryService, ParameterStore } from '@engram/engine'
+import type { OptimizationSnapshot as OptimizationSnapshotRow } from '@engram/store-sqlite'
+import { type Database, directSqlite, parametersIn, sqliteDate, toEntry } from '@engram/store-sqlite'
 import type { EngramPubSub, SnapshotEvent } from '../pubsub.ts'
 import type { AgentWrites } from './agent-writes.ts'
-import { toEntry } from './mappers.ts'
-import type { MemoryService } from './memory-service.ts'
-import type { ParameterStore } from './parameter-store.ts'
 
 interface RawEntryRow {
   id: number
@@ -272,8 +270,12 @@ export class OptimizerService {
       if (decay.pruned.length > 0) {
         await tx.knowledge.deleteMany({ where: { agentId: scope, id: { in: decay.pruned.map(Number) } } })
       }
-      await this.parameters.save(scope, step.parameters, tx)
-      await this.parameters.addRun(scope, step.snapshot.tokensBefore - step.snapshot.tokensAfter, tx)
+      await this.parameters.save(scope, step.parameters, parametersIn(tx))
+      await this.parameters.addRun(
+        scope,
+        step.snapshot.tokensBefore - step.snapshot.tokensAfter,
+        parametersIn(tx),
+      )
       const row = await tx.optimizationSnapshot.create({
         data: {
           agentId: scope,

@@ -9,7 +9,7 @@ import {
   type PrivacyPattern,
   ValidationError,
 } from '@engram/core'
-import { type Database, directSqlite } from '../db/client.ts'
+import { type Database, directSqlite } from '@engram/store-sqlite'
 
 export interface StoredPrivacyPolicy {
   mode: PrivacyMode

@@ -32,17 +32,7 @@ import {
   weightedStrategyScores,
   withoutParticipants,
 } from '@engram/core'
-import type { Database } from '../db/client.ts'
-import type { Knowledge as KnowledgeRow } from '../generated/prisma/client.ts'
-import type { AgentWrites } from './agent-writes.ts'
-import type { EmbeddingKind, EmbeddingService } from './embedding-service.ts'
-import { toMessage } from './mappers.ts'
-import {
-  type MemoryFilter,
-  type MemoryItemService,
-  type MemoryItemView,
-  toMemoryItem,
-} from './memory-item-service.ts'
+import type { Database, Knowledge as KnowledgeRow } from '@engram/store-sqlite'
 import {
   AgentTermStatistics,
   type DocumentSet,
@@ -50,7 +40,16 @@ import {
   type FullTextTable,
   FullTextTokenizer,
   type Posting,
-} from './term-statistics.ts'
+  toMessage,
+} from '@engram/store-sqlite'
+import type { AgentWrites } from './agent-writes.ts'
+import type { EmbeddingKind, EmbeddingService } from './embedding-service.ts'
+import {
+  type MemoryFilter,
+  type MemoryItemService,
+  type MemoryItemView,
+  toMemoryItem,
+} from './memory-item-service.ts'
 
 export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES'] as const
 export type SearchScope = (typeof SEARCH_SCOPES)[number]

@@ -9,13 +9,12 @@ import {
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
   type Limits,
-  PersistentSessionManager,
   parseWith,
-  summarizeMessages,
   type TokenCounter,
 } from '@engram/core'
+import { createEngine, type Logger } from '@engram/engine'
+import { createSqliteStorage, type Database } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
-import type { Database } from '../db/client.ts'
 import {
   EMBED_JOB,
   EMBED_JOBS_PER_SEARCH,
@@ -24,9 +23,7 @@ import {
   enqueueMissingEmbeddings,
   registerEmbedJobs,
 } from '../jobs/embed-jobs.ts'
-import { JobWorker } from '../jobs/job-worker.ts'
-import { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
-import type { EngramPubSub } from '../pubsub.ts'
+import { asEventBus, type EngramPubSub } from '../pubsub.ts'
 import { AgentLifecycle } from './agent-lifecycle.ts'
 import { AgentService } from './agent-service.ts'
 import { AgentWrites } from './agent-writes.ts'
@@ -34,10 +31,7 @@ import { ContextService } from './context-service.ts'
 import { EmbeddingService, type VectorIndexOptions } from './embedding-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
-import { MemoryService } from './memory-service.ts'
-import { type Logger, OptimizerService } from './optimizer-service.ts'
-import { ParameterStore } from './parameter-store.ts'
-import { PrismaSessionRepository } from './prisma-session-repository.ts'
+import { OptimizerService } from './optimizer-service.ts'
 import { PrivacyService } from './privacy-service.ts'
 import { SearchService } from './search-service.ts'
 import { TransferService } from './transfer-service.ts'
@@ -72,12 +66,27 @@ export function createServices(options: ServicesOptions) {
   const { db, clock, tokenCounter, pubsub } = options
   const limits = options.limits ?? DEFAULT_LIMITS
   const log = options.log ?? console
-  const parameters = new ParameterStore(db)
+  // The SQLite adapter's bundle. Each message's embed job is queued in the transaction that
+  // stores the message.
+  const storage = createSqliteStorage({
+    db,
+    clock,
+    messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+  })
+  const engine = createEngine({
+    storage,
+    clock,
+    tokenCounter,
+    events: asEventBus(pubsub),
+    log,
+    limits,
+    jobPollIntervalMs: options.jobPollIntervalMs,
+  })
+  const { parameters, memory, sessions, jobs } = engine
+  const jobQueue = storage.jobs
+  const sessionRepository = storage.sessions
   const writes = new AgentWrites()
   const privacy = new PrivacyService(db)
-  // One durable queue for all background work; each kind registers its handler on the worker.
-  const jobQueue = new SqliteJobQueue(db, clock)
-  const jobs = new JobWorker(jobQueue, clock, log, options.jobPollIntervalMs)
   const embeddings = new EmbeddingService(
     db,
     options.embedder ?? createHashingEmbedder(),
@@ -99,12 +108,6 @@ export function createServices(options: ServicesOptions) {
     counts: (agentId) => embedJobCounts(jobQueue, agentId),
   })
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
-  // Each message's embed job is queued in the transaction that stores the message. Built before
-  // search, which can ask it for an agent's participants.
-  const sessionRepository = new PrismaSessionRepository(db, {
-    queue: jobQueue,
-    jobsFor: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
-  })
   const search = new SearchService(
     db,
     limits,
@@ -115,14 +118,6 @@ export function createServices(options: ServicesOptions) {
     parseWith(LexicalPlanConfigSchema, options.lexicalPlan ?? {}, 'lexicalPlan'),
   )
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
-  const memory = new MemoryService(db, clock, tokenCounter, limits, parameters)
-  const sessions = new PersistentSessionManager({
-    repository: sessionRepository,
-    clock,
-    tokenCounter,
-    summarize: (messages) => summarizeMessages(messages),
-    limits,
-  })
   const optimizer = new OptimizerService(
     db,
     clock,
@@ -165,6 +160,8 @@ export function createServices(options: ServicesOptions) {
     lifecycle,
   )
   return {
+    engine,
+    storage,
     db,
     clock,
     tokenCounter,

@@ -11,7 +11,7 @@ import {
 import { type Database, type DirectSqlite, directSqlite, sqliteDate, type Transaction } from '../db/client.ts'
 import type { Session as SessionRow } from '../generated/prisma/client.ts'
 import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
-import { parseMetadata, parseRowId, toMessage, toSession } from './mappers.ts'
+import { parseMetadata, parseRowId, toMessage, toSession } from '../mappers.ts'
 
 /** The most speakers `participants` lists: enough for any conversation, bounded for a crowded agent. */
 export const MAX_PARTICIPANTS = 1_000

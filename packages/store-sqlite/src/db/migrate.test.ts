@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { REPO_ROOT } from '../env.ts'
+import { REPO_ROOT } from '../repo-root.ts'
 import { applyMigrations, MigrationError, migrationsDirectory } from './migrate.ts'
 
 const dirs: string[] = []

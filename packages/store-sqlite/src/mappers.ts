@@ -1,9 +1,10 @@
-import type { MemoryEntry, MemoryType, Metadata, Role, Session, StoredMessage } from '@engram/core'
+import type { MemoryType, Metadata, Role, Session, StoredMessage } from '@engram/core'
+import type { EntryView } from '@engram/engine'
 import type {
   MemoryEntry as MemoryEntryRow,
   Message as MessageRow,
   Session as SessionRow,
-} from '../generated/prisma/client.ts'
+} from './generated/prisma/client.ts'
 
 /** Stored JSON text back to an object; rows are only ever written from validated objects. */
 export function parseMetadata(text: string): Metadata {
@@ -40,13 +41,7 @@ export function toMessage(row: MessageRow): StoredMessage {
   }
 }
 
-export interface EntryView extends MemoryEntry {
-  agentId: string
-  messageId: string | null
-  metadata: Metadata
-  createdAt: Date
-  updatedAt: Date
-}
+export type { EntryView }
 
 export function toEntry(row: MemoryEntryRow): EntryView {
   return {

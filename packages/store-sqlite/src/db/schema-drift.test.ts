@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { REPO_ROOT } from '../env.ts'
+import { REPO_ROOT } from '../repo-root.ts'
 
 describe('prisma/migrations', () => {
   it('capture everything in prisma/schema.prisma', () => {

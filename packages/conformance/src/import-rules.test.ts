@@ -1,0 +1,60 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { checkImports, importsOf, RULES } from '../../../tools/check-imports.mjs'
+
+/** A throwaway repository with one file in a governed package. */
+function repoWith(packageDir: string, file: string, text: string): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-rules-'))
+  const dir = path.join(root, packageDir)
+  fs.mkdirSync(path.join(dir, path.dirname(file)), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `@engram/${path.basename(dir)}` }))
+  fs.writeFileSync(path.join(dir, file), text)
+  return root
+}
+
+describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
+  it('pass on this repository', () => {
+    expect(checkImports()).toEqual([])
+  })
+
+  it('catch the engine importing Prisma, GraphQL, an adapter or apps/, statically or dynamically', () => {
+    const root = repoWith(
+      'packages/engine',
+      'src/use-case.ts',
+      [
+        "import { PrismaClient } from '@prisma/client'",
+        "import type { Database } from '@engram/store-sqlite'",
+        "export { createApp } from '../../../apps/api/src/yoga.ts'",
+        "const graphql = await import('graphql')",
+        "import { stemmer } from 'stemmer'",
+        "import type { Clock } from '@engram/core'",
+      ].join('\n'),
+    )
+    const problems = checkImports(root).map((p) => p.import)
+    expect(problems).toEqual([
+      "'@prisma/client' (forbidden: @prisma/*)",
+      "'@engram/store-sqlite' (forbidden: @engram/store-*)",
+      'a relative import out of the package',
+      "'graphql' (forbidden: graphql)",
+    ])
+  })
+
+  it('catch core doing I/O, with or without the node: prefix, but not in its tests', () => {
+    const root = repoWith('packages/core', 'src/x.ts', "import fs from 'fs'\nimport { z } from 'zod'")
+    fs.writeFileSync(path.join(root, 'packages/core/src/x.test.ts'), "import fs from 'node:fs'")
+    expect(checkImports(root).map((p) => [p.file, p.import])).toEqual([
+      ['packages/core/src/x.ts', "'fs' (forbidden: node:fs)"],
+    ])
+  })
+
+  it('read every form of import specifier', () => {
+    expect(
+      importsOf(
+        "import a from 'a'\nimport 'b'\nexport * from 'c'\nimport {\n  d,\n} from 'd'\nconst e = await import('e')\nrequire('f')",
+      ),
+    ).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
+    expect(RULES.map((r) => r.package)).toEqual(['packages/core', 'packages/engine', 'packages/store-sqlite'])
+  })
+})

@@ -1,0 +1,75 @@
+import { bm25Scores } from '@engram/core'
+import type { FullTextCollection, FullTextIndex } from '@engram/engine'
+import { describe, expect, it } from 'vitest'
+import type { StorageInitializer } from '../types.ts'
+import { useFixture } from './fixture.ts'
+
+/** BM25 as the engine ranks: candidates and the agent's statistics from the port, scores from core. */
+async function rank(index: FullTextIndex, collection: FullTextCollection, agentId: string, query: string) {
+  const corpus = await index.corpus(collection, agentId, 'all')
+  const lengths = new Map<string, number>()
+  const terms = []
+  for (const term of index.terms(query)) {
+    const postings = await index.postings(collection, agentId, 'all', term)
+    for (const [id, posting] of postings) lengths.set(id, posting.length)
+    terms.push({
+      documentFrequency: postings.size,
+      frequencies: new Map([...postings].map(([id, p]) => [id, p.frequency])),
+    })
+  }
+  const scores = bm25Scores(lengths.keys(), terms, (id) => lengths.get(id) ?? 0, corpus)
+  return [...scores].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id)
+}
+
+export function describeFullText(initializer: StorageInitializer): void {
+  describe(`${initializer.name}: full text`, () => {
+    const fixture = useFixture(initializer)
+
+    for (const collection of ['knowledge', 'memories', 'messages'] as const) {
+      it(`stems query words as the documents were, and ranks ${collection} by BM25 on the agent's own statistics`, async () => {
+        const { storage, addDocuments } = fixture()
+        const [dense, sparse, unrelated] = await addDocuments(collection, [
+          { agentId: 'agent-a', text: 'gardens gardens garden party in spring' },
+          {
+            agentId: 'agent-a',
+            text: 'a long walk past the old garden wall and down to the river bank at dusk',
+          },
+          { agentId: 'agent-a', text: 'the quarterly budget review' },
+        ])
+        expect(storage.fullText.terms('Gardens')).toEqual(storage.fullText.terms('garden'))
+        expect(await rank(storage.fullText, collection, 'agent-a', 'gardens')).toEqual([dense, sparse])
+        expect(await storage.fullText.corpus(collection, 'agent-a', 'all')).toMatchObject({ documents: 3 })
+        const [term] = storage.fullText.terms('garden')
+        const postings = await storage.fullText.postings(collection, 'agent-a', 'all', term as string)
+        expect(postings.get(dense as string)?.frequency).toBe(3)
+        expect(postings.has(unrelated as string)).toBe(false)
+      })
+    }
+
+    it("keeps tenants apart: another agent's documents are neither candidates nor counted", async () => {
+      const { storage, addDocuments } = fixture()
+      const [mine] = await addDocuments('knowledge', [
+        { agentId: 'agent-a', text: 'pottery class on tuesday' },
+      ])
+      const alone = await storage.fullText.corpus('knowledge', 'agent-a', 'all')
+      await addDocuments('knowledge', [
+        { agentId: 'agent-b', text: 'pottery pottery pottery wheel' },
+        { agentId: 'agent-b', text: 'pottery kiln' },
+        { agentId: 'agent-b', text: 'tuesday' },
+      ])
+      const [term] = storage.fullText.terms('pottery')
+      const postings = await storage.fullText.postings('knowledge', 'agent-a', 'all', term as string)
+      expect([...postings.keys()]).toEqual([mine])
+      // Another tenant's documents move neither the document count nor the mean length.
+      expect(await storage.fullText.corpus('knowledge', 'agent-a', 'all')).toEqual(alone)
+      expect(alone.documents).toBe(1)
+      expect(
+        await storage.fullText.documentFrequencies('knowledge', 'agent-a', 'all', [term as string]),
+      ).toEqual(new Map([[term, 1]]))
+      expect(await storage.fullText.corpus('knowledge', 'agent-c', 'all')).toEqual({
+        documents: 0,
+        averageLength: 0,
+      })
+    })
+  })
+}

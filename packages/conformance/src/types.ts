@@ -1,0 +1,33 @@
+import type { FullTextCollection, FullTextDocument, Storage, StorageCapabilities } from '@engram/engine'
+
+/** A clock the spec moves by hand: leases expire and jobs come due without sleeping. */
+export class ManualClock {
+  constructor(private current = new Date('2026-01-15T10:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.current)
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms)
+  }
+}
+
+/** A fresh storage bundle, and how a spec puts documents where the adapter's full-text index sees them. */
+export interface StorageFixture {
+  storage: Storage
+  clock: ManualClock
+  /** Stores documents of a collection the adapter's way (rows with triggers, or the index directly); returns their ids. */
+  addDocuments(collection: FullTextCollection, documents: Omit<FullTextDocument, 'id'>[]): Promise<string[]>
+  /** A second bundle on the same store, as another process would open it (null when unsupported). */
+  openAnother(): Promise<Storage | null>
+}
+
+/**
+ * One adapter under test: its name, what it can do, and a fresh store per spec. Every spec file
+ * takes an initializer, so a new adapter (Postgres, issue 10) joins by adding one.
+ */
+export interface StorageInitializer {
+  name: string
+  capabilities: StorageCapabilities
+  create(): Promise<StorageFixture>
+  destroy(fixture: StorageFixture): Promise<void>
+}

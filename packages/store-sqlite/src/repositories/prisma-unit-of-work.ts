@@ -1,0 +1,12 @@
+import type { Repositories, UnitOfWork } from '@engram/engine'
+import type { Database } from '../db/client.ts'
+import { prismaRepositories } from './prisma-repositories.ts'
+
+/** One Prisma interactive transaction per unit of work: committed when `fn` resolves, rolled back when it throws. */
+export class PrismaUnitOfWork implements UnitOfWork {
+  constructor(private readonly db: Database) {}
+
+  transaction<T>(fn: (repositories: Repositories) => Promise<T>): Promise<T> {
+    return this.db.$transaction((tx) => fn(prismaRepositories(tx)))
+  }
+}
