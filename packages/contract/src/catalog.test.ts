@@ -5,6 +5,7 @@ import {
   type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLOutputType,
   getNamedType,
   isEnumType,
@@ -202,7 +203,7 @@ describe('the catalog matches apps/api/schema.graphql', () => {
       const { [spec.graphql.connection]: list, ...rest } = outputShape
       compareOutputs(`${name}`, rest, target, problems)
       target = getNamedType(target.getFields().edges!.type) as GraphQLNamedType
-      target = getNamedType((target as any).getFields().node.type) as GraphQLNamedType
+      target = getNamedType((target as GraphQLObjectType).getFields().node!.type)
       outputShape = shapeOf(unwrap(list!).base)
     }
     // A list answered as a success object ({ data: [...] }) compares its items.
