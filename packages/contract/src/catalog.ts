@@ -31,10 +31,11 @@ export interface OperationSpec<I extends z.ZodObject = z.ZodObject, O extends z.
   graphql: GraphqlBinding
 }
 
-function operation<I extends z.ZodObject, O extends z.ZodType>(
-  spec: Omit<OperationSpec<I, O>, 'admin' | 'readOnly' | 'destructive'> &
-    Partial<Pick<OperationSpec<I, O>, 'admin' | 'readOnly' | 'destructive'>>,
-): OperationSpec<I, O> {
+function operation<K extends OperationKind, I extends z.ZodObject, O extends z.ZodType>(
+  spec: Omit<OperationSpec<I, O>, 'admin' | 'readOnly' | 'destructive' | 'kind'> & { kind: K } & Partial<
+      Pick<OperationSpec<I, O>, 'admin' | 'readOnly' | 'destructive'>
+    >,
+): OperationSpec<I, O> & { kind: K } {
   return {
     admin: false,
     // Queries and subscriptions change nothing unless said otherwise (memory/search count accesses,
