@@ -52,7 +52,7 @@ const ERROR_SELECTION = (indent: string) =>
     .join('')
 
 function pascal(name: string) {
-  return name[0]!.toUpperCase() + name.slice(1)
+  return name.charAt(0).toUpperCase() + name.slice(1)
 }
 
 function operationDocument(schema: GraphQLSchema, name: OperationName): string {
@@ -76,7 +76,8 @@ function operationDocument(schema: GraphQLSchema, name: OperationName): string {
   const inner = '      '
   const output = spec.output
   if (isUnionType(named)) {
-    const success = named.getTypes().find((t) => !t.getInterfaces().some((i) => i.name === 'Error'))!
+    const success = named.getTypes().find((t) => !t.getInterfaces().some((i) => i.name === 'Error'))
+    if (!success) throw new Error(`${named.name} has no success member`)
     let successBody: string
     if (spec.graphql.connection) {
       const { [spec.graphql.connection]: list, ...rest } = (base(output) as z.ZodObject).shape

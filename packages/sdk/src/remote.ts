@@ -111,7 +111,7 @@ function failureFromUnion(value: Record<string, unknown>): EngramFailure | null 
     message: String(value.message ?? ''),
     ...(Array.isArray(value.issues)
       ? {
-          issues: (value.issues as EngramFailure['issues'])!.map((issue) => ({
+          issues: (value.issues as NonNullable<EngramFailure['issues']>).map((issue) => ({
             field: issue.field,
             message: issue.message,
             ...(issue.limit == null ? {} : { limit: issue.limit }),
@@ -138,6 +138,14 @@ function variablesFor(spec: OperationSpec, input: Record<string, unknown>) {
   return spec.graphql.inputArg ? { input: values } : values
 }
 
+// Each operation's document is exported as <Operation>Document (AddMessageDocument for addMessage).
+const DOCUMENTS = new Map<string, unknown>(Object.entries(documents))
+function documentOf(name: OperationName): string {
+  const document = DOCUMENTS.get(`${name.charAt(0).toUpperCase()}${name.slice(1)}Document`)
+  if (!document) throw new Error(`no generated document for ${name}: run pnpm --filter @engram/sdk generate`)
+  return String(document)
+}
+
 function graphqlEndpoint(url: string): URL {
   const endpoint = new URL(url)
   if (!endpoint.pathname.replace(/\/+$/, '').endsWith('/graphql'))
@@ -162,14 +170,14 @@ export function connect(options: ConnectOptions): EngramClient {
     const spec = catalog[name] as OperationSpec
     const input = parseInput(name, rawInput)
     if (!input.ok) return input
-    const document = documents[`${name[0]!.toUpperCase()}${name.slice(1)}Document` as keyof Documents]
+    const document = documentOf(name)
     let response: Response
     try {
       response = await doFetch(endpoint.toString(), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json', authorization },
         body: JSON.stringify({
-          query: String(document),
+          query: document,
           variables: variablesFor(spec, input.data as Record<string, unknown>),
         }),
         signal: AbortSignal.timeout(timeoutMs),
@@ -223,9 +231,9 @@ export function connect(options: ConnectOptions): EngramClient {
         lazy: true,
         retryAttempts: 0,
       })
-      const document = documents[`${name[0]!.toUpperCase()}${name.slice(1)}Document` as keyof Documents]
+      const document = documentOf(name)
       source = ws.iterate({
-        query: String(document),
+        query: document,
         variables: variablesFor(spec, input.data as Record<string, unknown>),
       }) as AsyncIterableIterator<SubscriptionEvent>
     }
@@ -240,7 +248,8 @@ export function connect(options: ConnectOptions): EngramClient {
           return { done: false, value: { ok: false, error } }
         }
         try {
-          const step = await source!.next()
+          if (!source) throw new Error('no subscription source')
+          const step = await source.next()
           if (step.done) {
             await subscription.close()
             return { done: true, value: undefined }
