@@ -277,7 +277,7 @@ test('search lists hits with their score broken down, as the API ranks them', as
   await expect(form.getByLabel('Knowledge')).toBeChecked()
   const data = await gql(
     request,
-    `query($a: ID) { search(input: { agentId: $a, query: "user office Munich", scopes: [MEMORIES, KNOWLEDGE], strategy: HYBRID }) { ... on SearchResult { mmrLambda hits { scope id rank score mmrScore redundantWithRank components { bm25 vector importance recency confidence context decay } } } } }`,
+    `query($a: ID) { search(input: { agentId: $a, query: "user office Munich", scopes: [MEMORIES, KNOWLEDGE], strategy: HYBRID }) { ... on SearchResult { mmrLambda hits { scope id rank score mmrScore redundantWithRank components { bm25 vector importance recency confidence context episode time speaker feedback cooccurrence decay } } } } }`,
     { a: AGENT },
   )
   const hits = data.search.hits as {
@@ -303,8 +303,17 @@ test('search lists hits with their score broken down, as the API ranks them', as
   await expect(first).toHaveAttribute('data-testid', `hit-MEMORIES-${munich.id}`)
   await expect(first).toContainText('Munich office')
   await expect(first.getByTestId('hit-score')).toContainText(top.score.toFixed(2))
-  for (const [name, value] of Object.entries(top.components))
-    await expect(first.getByRole('img', { name: `${name} ${value.toFixed(2)}`, exact: true })).toBeVisible()
+  // Every component is shown: multipliers (time, speaker) as ×factor, the others as bars.
+  for (const [name, value] of Object.entries(top.components)) {
+    if (name === 'time' || name === 'speaker')
+      await expect(first.locator(`[data-factor="${name}"]`)).toHaveText(`×${value.toFixed(2)}`)
+    else {
+      const label = name === 'cooccurrence' ? 'co-occurrence' : name
+      await expect(
+        first.getByRole('img', { name: `${label} ${value.toFixed(2)}`, exact: true }),
+      ).toBeVisible()
+    }
+  }
   // Ranks and what each hit was ranked on, as the API says (issue 10: with MMR a score can be
   // higher below a lower one; the ranked-on value never increases down the table).
   expect(data.search.mmrLambda).toBeLessThan(1)

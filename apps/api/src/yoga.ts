@@ -19,6 +19,7 @@ import type { Context } from './context.ts'
 import { assertDocumentNesting } from './document-limits.ts'
 import { type Env, introspectionEnabled } from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
+import { optimizerStatusRoute } from './rest.ts'
 import { schema } from './schema/index.ts'
 import type { Logger } from './services/optimizer-service.ts'
 import { createServices, type ServicesOptions } from './services/services.ts'
@@ -145,6 +146,8 @@ export function createApp(options: AppOptions) {
     },
     plugins: [
       health,
+      // Spec 000's one REST endpoint, beside GraphQL on the same server and port.
+      optimizerStatusRoute(services),
       writesDone,
       requestLimits(env.ENGRAM_MAX_QUERY_NESTING ?? DEFAULT_MAX_QUERY_NESTING, introspectionEnabled(env)),
       maxDepthPlugin({

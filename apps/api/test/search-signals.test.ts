@@ -255,3 +255,38 @@ describe('memories get the same treatment', () => {
     expect(byUser.get('Sam')).toBe(1)
   })
 })
+
+describe('what search derives from an agent is forgotten with it', () => {
+  // A recognised participant's name leaves the word match; once forgotten it is a word again, so a
+  // turn mentioning the name scores on it exactly as with the speaker signal off.
+  const nameScores = async (query: string, as: string) => {
+    const on = await search({ query }, as)
+    const off = await search({ query, weights: { speaker: 0 } }, as)
+    return { on: on.map((h) => h.components.bm25), off: off.map((h) => h.components.bm25), hits: on }
+  }
+
+  it('a deleted conversation’s or agent’s speakers are no longer recognised in queries', async () => {
+    const k = await createAgentKey(t, 'signals-gone')
+    await load(t, k, 'c1', [
+      { speaker: 'Zed', text: 'I like kayaking on the river', at: '2023-03-01T10:00:00Z' },
+    ])
+    await load(t, k, 'c2', [{ speaker: 'Ann', text: 'Zed lent me his kayak', at: '2023-03-02T10:00:00Z' }])
+    const before = await nameScores('Does Zed like kayaking?', k)
+    expect(before.hits.some((h) => h.components.speaker > 1)).toBe(true)
+    expect(before.on).not.toEqual(before.off)
+    const removed = await t.gql(`mutation { deleteSession(conversationId: "c1") { __typename } }`, {}, k)
+    expect(removed.data.deleteSession.__typename).toBe('DeleteSessionPayload')
+    const after = await nameScores('Does Zed like kayaking?', k)
+    expect(after.hits.every((h) => h.components.speaker === 1)).toBe(true)
+    expect(after.on).toEqual(after.off)
+
+    const deleted = await t.gql(`mutation { deleteAgent(id: "signals-gone") { __typename } }`, {})
+    expect(deleted.data.deleteAgent.__typename).not.toMatch(/Error/)
+    const again = await createAgentKey(t, 'signals-gone')
+    await load(t, again, 'c3', [
+      { speaker: 'Bo', text: 'Zed and Ann went kayaking', at: '2023-04-01T10:00:00Z' },
+    ])
+    const fresh = await nameScores('Did Ann go kayaking?', again)
+    expect(fresh.on).toEqual(fresh.off)
+  })
+})

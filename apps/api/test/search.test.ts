@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
-const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { score components { bm25 vector context } conversationId message { id content } } } ... on ValidationError { issues { field limit } } ... on Error { message } } }`
+const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { score components { bm25 vector context episode } conversationId message { id content } } } ... on ValidationError { issues { field limit } } ... on Error { message } } }`
 
 describe('search over messages (FTS5 bm25)', () => {
   let t: TestApp
@@ -29,7 +29,7 @@ describe('search over messages (FTS5 bm25)', () => {
     const hits = r.data.search.hits
     expect(hits.map((h: any) => h.message.content.slice(0, 12))).toEqual(['Camping agai', 'We went camp'])
     expect(hits[0].score).toBeGreaterThan(hits[1].score)
-    expect(hits[0].components).toEqual({ bm25: hits[0].score, vector: 0, context: 0 })
+    expect(hits[0].components).toEqual({ bm25: hits[0].score, vector: 0, context: 0, episode: 0 })
     expect(hits[0].conversationId).toBe('trip')
   })
 
@@ -65,8 +65,11 @@ describe('search over messages (FTS5 bm25)', () => {
     expect(top.message.content).toMatch(/^Camping again/)
     expect(top.components.bm25).toBeGreaterThan(0)
     expect(top.components.vector).toBeGreaterThan(0)
-    // 0.7 x bm25 scaled to the best candidate + 0.3 x cosine + 1 x context
-    expect(top.score).toBeCloseTo(0.7 + 0.3 * top.components.vector + top.components.context, 6)
+    // 0.7 x bm25 scaled to the best candidate + 0.3 x cosine + 1 x context + the episode share
+    expect(top.score).toBeCloseTo(
+      0.7 + 0.3 * top.components.vector + top.components.context + top.components.episode,
+      6,
+    )
     expect((await search({ query: 'campng', strategy: 'LEXICAL' })).data.search.hits).toEqual([])
     const typo = await search({ query: 'campng', weights: { context: 0 } })
     expect(typo.data.search.hits[0].message.content).toMatch(/[Cc]amping/)
@@ -101,7 +104,10 @@ describe('search over messages (FTS5 bm25)', () => {
   it('takes weights between 0 and 1, naming the field', async () => {
     const r = await search({ query: 'camping', weights: { vector: 1.5 } })
     expect(r.data.search.issues[0]).toEqual({ field: 'weights.vector', limit: '0..1' })
-    const lexicalOnly = await search({ query: 'camping', weights: { bm25: 1, vector: 0, context: 0 } })
+    const lexicalOnly = await search({
+      query: 'camping',
+      weights: { bm25: 1, vector: 0, context: 0, episode: 0 },
+    })
     expect(lexicalOnly.data.search.hits[0].score).toBe(1)
   })
 

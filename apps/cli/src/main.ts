@@ -1,0 +1,380 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { describeFailure, type EngramClient, type Result } from '@engram/contract'
+import { Engram } from '@engram/sdk'
+import { Command, InvalidArgumentError, Option } from 'commander'
+
+const require = createRequire(import.meta.url)
+
+/** A failure the user can act on: printed as one line, exit code 1. */
+class CliError extends Error {}
+
+interface GlobalOptions {
+  url: string
+  apiKey?: string
+  json?: boolean
+}
+
+function positiveInt(value: string): number {
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('must be a whole number')
+  return parsed
+}
+
+/**
+ * Progress on stderr while long work runs: a redrawn line on a terminal, nothing in a pipe (stdout
+ * stays clean for --json and redirects).
+ */
+function progress(label: string) {
+  const started = Date.now()
+  const tty = process.stderr.isTTY
+  let detail = ''
+  const draw = () => {
+    if (tty)
+      process.stderr.write(`\r\x1b[2K${label} ${((Date.now() - started) / 1000).toFixed(0)}s ${detail}`)
+  }
+  const timer = setInterval(draw, 250)
+  draw()
+  return {
+    update(text: string) {
+      detail = text.slice(0, 80)
+      draw()
+    },
+    done() {
+      clearInterval(timer)
+      if (tty) process.stderr.write('\r\x1b[2K')
+    },
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name('engram')
+    .description('Engram from a terminal: operator work, quick looks at memory, the servers.')
+    .addOption(new Option('--url <url>', 'the Engram API').env('ENGRAM_URL').default('http://localhost:4000'))
+    .addOption(
+      new Option('--api-key <key>', 'an agent key, or the admin key for operator commands').env(
+        'ENGRAM_API_KEY',
+      ),
+    )
+    .option('--json', 'print JSON for scripts')
+    .showHelpAfterError()
+    // Usage errors come back to main() as exceptions (inherited by every subcommand added below).
+    .exitOverride()
+
+  const globals = () => program.opts<GlobalOptions>()
+  const client = (): EngramClient => {
+    const { url, apiKey } = globals()
+    if (!apiKey) throw new CliError('no key: pass --api-key KEY or set ENGRAM_API_KEY')
+    return Engram.connect({ url, apiKey })
+  }
+  /** Runs one call and prints its data (JSON, or the human form), or fails with one line. */
+  async function run<T>(call: (engram: EngramClient) => Promise<Result<T>>, human: (data: T) => string) {
+    const engram = client()
+    try {
+      const result = await call(engram)
+      if (!result.ok) throw new CliError(describeFailure(result.error))
+      process.stdout.write(`${globals().json ? JSON.stringify(result.data, null, 2) : human(result.data)}\n`)
+      return result.data
+    } finally {
+      await engram.close()
+    }
+  }
+
+  program
+    .command('export')
+    .description("write an agent's memory (memories, knowledge, conversations, vectors) as one JSON document")
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .option('--snapshots', "include the optimizer's run history")
+    .action(async (options: { agent?: string; out?: string; snapshots?: boolean }) => {
+      const engram = client()
+      const bar = progress('exporting')
+      try {
+        const result = await engram.exportMemory({
+          agentId: options.agent,
+          includeSnapshots: options.snapshots,
+        })
+        bar.done()
+        if (!result.ok) throw new CliError(describeFailure(result.error))
+        const text = JSON.stringify(result.data.document)
+        if (!options.out) return void process.stdout.write(`${text}\n`)
+        fs.writeFileSync(options.out, text)
+        const { sessions, messages, memories, knowledge, vectors } = result.data
+        const summary = { file: options.out, sessions, messages, memories, knowledge, vectors }
+        process.stdout.write(
+          globals().json
+            ? `${JSON.stringify(summary, null, 2)}\n`
+            : `exported ${memories} memories, ${messages} messages in ${sessions} conversations, ${knowledge} facts, ${vectors} vectors to ${options.out}\n`,
+        )
+      } finally {
+        bar.done()
+        await engram.close()
+      }
+    })
+
+  program
+    .command('import <file>')
+    .description('import an exported document into an agent, all of it or nothing')
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .addOption(
+      new Option('--mode <mode>', 'replace clears the agent first; merge adds')
+        .choices(['replace', 'merge'])
+        .default('replace'),
+    )
+    .action(async (file: string, options: { agent?: string; mode: 'replace' | 'merge' }) => {
+      let document: Record<string, unknown>
+      try {
+        document = JSON.parse(fs.readFileSync(file, 'utf8'))
+      } catch (error) {
+        throw new CliError(`cannot read ${file}: ${(error as Error).message}`)
+      }
+      const bar = progress(`importing ${path.basename(file)}`)
+      try {
+        await run(
+          (engram) =>
+            engram.importMemory({
+              agentId: options.agent,
+              document,
+              mode: options.mode.toUpperCase() as 'REPLACE' | 'MERGE',
+            }),
+          (r) =>
+            `imported ${r.memories} memories, ${r.messages} messages in ${r.sessions} conversations, ${r.knowledge} facts, ${r.vectors} vectors${r.reembedded ? ' (re-embedded)' : ''}`,
+        )
+      } finally {
+        bar.done()
+      }
+    })
+
+  program
+    .command('backup')
+    .description('a consistent copy of the whole database, taken while it serves (admin); --list shows them')
+    .option('--list', 'list the backups instead')
+    .action(async (options: { list?: boolean }) => {
+      if (options.list)
+        return void (await run(
+          (engram) => engram.backups(),
+          (list) => list.map((b) => `${b.name}\t${b.bytes} bytes\t${b.createdAt}`).join('\n') || 'no backups',
+        ))
+      await run(
+        (engram) => engram.backupDatabase(),
+        (b) => `backup ${b.name} (${b.bytes} bytes)`,
+      )
+    })
+
+  program
+    .command('restore <name>')
+    .description('replace all data with a backup (admin); API keys are kept')
+    .action(async (name: string) => {
+      await run(
+        (engram) => engram.restoreDatabase({ name }),
+        (r) => `restored ${r.name} (${r.tables} tables)`,
+      )
+    })
+
+  const keys = program.command('keys').description('API keys (admin)')
+  keys
+    .command('create <agent>')
+    .description('a new key for an agent (created if new); the secret is printed this once')
+    .option('--label <label>', 'a name to tell keys apart')
+    .action(async (agent: string, options: { label?: string }) => {
+      await run(
+        (engram) => engram.createApiKey({ agentId: agent, label: options.label }),
+        (created) => created.key,
+      )
+    })
+  keys
+    .command('list')
+    .description('keys as stored: prefix, label, agent, revoked or not')
+    .option('--agent <id>', 'only this agent')
+    .action(async (options: { agent?: string }) => {
+      await run(
+        (engram) => engram.apiKeys({ agentId: options.agent }),
+        (list) =>
+          list
+            .map(
+              (k) =>
+                `${k.id}\t${k.keyPrefix}…\t${k.role}\t${k.agentId ?? '-'}\t${k.label}${k.revokedAt ? '\trevoked' : ''}`,
+            )
+            .join('\n') || 'no keys',
+      )
+    })
+  keys
+    .command('revoke <id>')
+    .description('the key stops working at once')
+    .action(async (id: string) => {
+      await run(
+        (engram) => engram.revokeApiKey({ id }),
+        (k) => `revoked ${k.id} (${k.keyPrefix}…)`,
+      )
+    })
+
+  program
+    .command('agents')
+    .description('agents: all of them with the admin key, its own with an agent key')
+    .action(async () => {
+      await run(
+        (engram) => engram.agents(),
+        (list) => list.map((a) => `${a.id}\t${a.name}\t${a.createdAt}`).join('\n') || 'no agents',
+      )
+    })
+
+  program
+    .command('search <query>')
+    .description("search an agent's memory, best hits first")
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .addOption(
+      new Option('--scope <scope...>', 'what to search')
+        .choices(['messages', 'summaries', 'memories', 'knowledge'])
+        .default(['messages', 'memories']),
+    )
+    .option('--limit <n>', 'at most this many hits', positiveInt)
+    .action(async (query: string, options: { agent?: string; scope: string[]; limit?: number }) => {
+      await run(
+        (engram) =>
+          engram.search({
+            agentId: options.agent,
+            query,
+            limit: options.limit,
+            scopes: options.scope.map((s) => s.toUpperCase()) as ('MESSAGES' | 'MEMORIES')[],
+          }),
+        (result) =>
+          result.hits
+            .map(
+              (h) =>
+                `${h.rank}. [${h.scope.toLowerCase()}] ${h.score.toFixed(3)}  ${h.text.replace(/\s+/g, ' ')}`,
+            )
+            .join('\n') || 'no hits',
+      )
+    })
+
+  program
+    .command('context [query]')
+    .description('the memory block an agent would put in its prompt')
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .option('--conversation <id>', "add this conversation's recent turns")
+    .option('--budget <tokens>', 'token budget', positiveInt)
+    .action(
+      async (
+        query: string | undefined,
+        options: { agent?: string; conversation?: string; budget?: number },
+      ) => {
+        await run(
+          (engram) =>
+            engram.memoryContext({
+              agentId: options.agent,
+              query,
+              conversationId: options.conversation,
+              budgetTokens: options.budget,
+            }),
+          (context) => `${context.text}\n(${context.totalTokens} of ${context.budgetTokens} tokens)`,
+        )
+      },
+    )
+
+  program
+    .command('eval')
+    .description('the retrieval quality harness (apps/api/bench/quality.ts) on a LoCoMo-format dataset')
+    .requiredOption('--dataset <path>', 'the dataset file')
+    .option('--quick', 'one conversation only')
+    .action(async (options: { dataset: string; quick?: boolean }) => {
+      const dataset = path.resolve(options.dataset)
+      if (!fs.existsSync(dataset)) throw new CliError(`no dataset at ${dataset}`)
+      const apiDir = appDirectory('@engram/api/package.json')
+      const args = [
+        path.join(apiDir, 'bench', 'quality.ts'),
+        '--dataset',
+        dataset,
+        ...(options.quick ? ['--quick'] : []),
+      ]
+      await runChild('evaluating', apiDir, args, {})
+    })
+
+  program
+    .command('serve')
+    .description('start the API (GraphQL, graphql-ws and the REST status endpoint)')
+    .option('--port <port>', 'port (env API_PORT, default 4000)', positiveInt)
+    .option('--database <url>', 'file: URL of the SQLite database (env DATABASE_URL)')
+    .action(async (options: { port?: number; database?: string }) => {
+      const apiDir = appDirectory('@engram/api/package.json')
+      await runChild(null, apiDir, [path.join(apiDir, 'src', 'server.ts')], {
+        ...(options.port === undefined ? {} : { API_PORT: String(options.port) }),
+        ...(options.database ? { DATABASE_URL: options.database } : {}),
+      })
+    })
+
+  program
+    .command('mcp')
+    .description('start the MCP server for the agent of --api-key')
+    .addOption(
+      new Option('--transport <transport>', 'stdio or http').choices(['stdio', 'http']).default('stdio'),
+    )
+    .option('--port <port>', 'for http (default 4100)', positiveInt)
+    .action(async (options: { transport: string; port?: number }) => {
+      const { url, apiKey } = globals()
+      if (!apiKey) throw new CliError('no key: pass --api-key KEY or set ENGRAM_API_KEY')
+      const mcpDir = path.dirname(path.dirname(require.resolve('@engram/mcp')))
+      const args = [path.join(mcpDir, 'src', 'main.ts'), '--url', url, '--transport', options.transport]
+      if (options.port !== undefined) args.push('--port', String(options.port))
+      // The key goes by environment, not argv, so it does not show in a process list.
+      await runChild(null, mcpDir, args, { ENGRAM_API_KEY: apiKey })
+    })
+
+  return program
+}
+
+function appDirectory(packageJson: string): string {
+  return path.dirname(require.resolve(packageJson))
+}
+
+/**
+ * Runs a TypeScript entry point of a workspace app under tsx, passing signals on; its exit code
+ * becomes ours. With a label, its output lines feed the progress line and are kept for the end.
+ */
+function runChild(label: string | null, cwd: string, args: string[], env: Record<string, string>) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd,
+      env: { ...process.env, INIT_CWD: process.cwd(), ...env },
+      stdio: label ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    })
+    const bar = label ? progress(label) : null
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString()
+        const last = text.trim().split('\n').pop()
+        if (last) bar?.update(last)
+        ;(stream === child.stdout ? process.stdout : process.stderr).write(text)
+      })
+    const forward = (signal: NodeJS.Signals) => child.kill(signal)
+    process.on('SIGINT', forward)
+    process.on('SIGTERM', forward)
+    child.on('error', (error) => reject(new CliError(`cannot start: ${error.message}`)))
+    child.on('close', (code, signal) => {
+      bar?.done()
+      process.off('SIGINT', forward)
+      process.off('SIGTERM', forward)
+      if (code === 0 || signal === 'SIGINT' || signal === 'SIGTERM') resolve()
+      else reject(new CliError(`${path.basename(args[0] ?? 'child')} exited with ${code ?? signal}`))
+    })
+  })
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram()
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    // commander has already printed its own message (usage errors, --help, --version).
+    if (typeof code === 'string' && code.startsWith('commander.'))
+      return code === 'commander.helpDisplayed' || code === 'commander.version' ? 0 : 2
+    process.stderr.write(`engram: ${error instanceof CliError ? error.message : String(error)}\n`)
+    return 1
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2))

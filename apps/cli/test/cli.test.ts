@@ -1,0 +1,141 @@
+import { execFileSync, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CONTRACT_LIMITS } from '@engram/contract'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ADMIN_KEY, startServer } from '../../../packages/sdk/test/server.ts'
+
+const appDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
+const bin = path.join(appDir, 'dist', 'engram.js')
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+describe('the engram command (built, as a child process, against a real server)', () => {
+  let server: Awaited<ReturnType<typeof startServer>>
+  let work: string
+
+  /** Async: the server answering it runs in this process. */
+  const engram = (args: string[], key: string | null = ADMIN_KEY, cwd = work) =>
+    new Promise<Run>((resolve) => {
+      const env: Record<string, string | undefined> = { ...process.env, ENGRAM_URL: server.url }
+      delete env.ENGRAM_API_KEY
+      if (key) env.ENGRAM_API_KEY = key
+      const child = spawn(process.execPath, [bin, ...args], { cwd, env })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (c) => (stdout += c))
+      child.stderr.on('data', (c) => (stderr += c))
+      child.on('close', (code) => resolve({ code, stdout, stderr }))
+    })
+
+  beforeAll(async () => {
+    execFileSync('pnpm', ['run', 'build'], { cwd: appDir, stdio: 'ignore' })
+    server = await startServer()
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-cli-'))
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+    if (work) fs.rmSync(work, { recursive: true, force: true })
+  })
+
+  it('keys create | list | revoke, agents: an operator’s loop, in text and --json', async () => {
+    const created = await engram(['keys', 'create', 'cli-agent', '--label', 'laptop'])
+    expect(created.code).toBe(0)
+    const key = created.stdout.trim()
+    expect(key).toMatch(/^engram_\S+$/)
+
+    const listed = await engram(['--json', 'keys', 'list', '--agent', 'cli-agent'])
+    const keys = JSON.parse(listed.stdout) as { id: string; label: string; revokedAt: string | null }[]
+    expect(keys).toEqual([expect.objectContaining({ label: 'laptop', revokedAt: null })])
+
+    const agents = await engram(['agents'], key)
+    expect(agents.stdout).toMatch(/^cli-agent\t/)
+
+    const revoked = await engram(['keys', 'revoke', keys[0]!.id])
+    expect(revoked.stdout).toContain(`revoked ${keys[0]!.id}`)
+    const refused = await engram(['agents'], key)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^engram: UNAUTHENTICATED: .+\n$/)
+  })
+
+  it('search and context answer from the agent’s memory', async () => {
+    const key = (await engram(['keys', 'create', 'cli-memory'])).stdout.trim()
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const client = Engram.connect({ url: server.url, apiKey: key })
+    unwrap(await client.rememberThis({ text: 'Remember that I take the 7:40 train to work' }))
+    await client.close()
+
+    const search = await engram(['search', 'when is my train?', '--scope', 'memories'], key)
+    expect(search.code).toBe(0)
+    expect(search.stdout).toMatch(/^1\. \[memories\] [\d.]+ {2}.*7:40 train/)
+    const json = JSON.parse((await engram(['--json', 'search', 'train', '--limit', '1'], key)).stdout)
+    expect(json.hits).toHaveLength(1)
+
+    const context = await engram(['context', 'commute'], key)
+    expect(context.stdout).toContain('7:40 train')
+    expect(context.stdout).toMatch(/\(\d+ of 8000 tokens\)\n$/)
+  })
+
+  it('export → import into another agent, backup and restore', async () => {
+    const key = (await engram(['keys', 'create', 'cli-source'])).stdout.trim()
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const client = Engram.connect({ url: server.url, apiKey: key })
+    unwrap(await client.rememberThis({ text: 'Remember that the wifi password is hunter2' }))
+    await client.close()
+
+    const exported = await engram(['export', '--out', 'memory.json'], key)
+    expect(exported.stdout).toMatch(/^exported 1 memories/)
+    expect(JSON.parse(fs.readFileSync(path.join(work, 'memory.json'), 'utf8'))).toHaveProperty('format')
+
+    await engram(['keys', 'create', 'cli-target'])
+    const imported = await engram(['--json', 'import', 'memory.json', '--agent', 'cli-target'])
+    expect(imported.code).toBe(0)
+    expect(JSON.parse(imported.stdout)).toMatchObject({ memories: 1 })
+    const found = await engram(['search', 'wifi password', '--agent', 'cli-target', '--scope', 'memories'])
+    expect(found.stdout).toContain('hunter2')
+
+    const backup = await engram(['--json', 'backup'])
+    const { name } = JSON.parse(backup.stdout) as { name: string }
+    expect((await engram(['backup', '--list'])).stdout).toContain(name)
+    const restored = await engram(['restore', name])
+    expect(restored.code).toBe(0)
+    expect(restored.stdout).toMatch(new RegExp(`^restored ${name} \\(\\d+ tables\\)`))
+  })
+
+  it('errors: one clear line and a non-zero exit', async () => {
+    const tooLong = await engram([
+      'search',
+      'q'.repeat(CONTRACT_LIMITS.maxQueryChars + 1),
+      '--agent',
+      'cli-memory',
+    ])
+    expect(tooLong.code).toBe(1)
+    expect(tooLong.stderr).toBe(
+      `engram: VALIDATION: query: Too big: expected string to have <=${CONTRACT_LIMITS.maxQueryChars} characters (limit ${CONTRACT_LIMITS.maxQueryChars})\n`,
+    )
+    const noKey = await engram(['agents'], null)
+    expect(noKey).toMatchObject({
+      code: 1,
+      stderr: 'engram: no key: pass --api-key KEY or set ENGRAM_API_KEY\n',
+    })
+    const missing = await engram(['import', 'nothing.json'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^engram: cannot read nothing\.json: ENOENT.*\n$/)
+    const notFound = await engram(['restore', 'no-such-backup'])
+    expect(notFound.stderr).toMatch(/^engram: VALIDATION: name: no backup named no-such-backup/)
+    const noDataset = await engram(['eval', '--dataset', 'missing.json'])
+    expect(noDataset.code).toBe(1)
+    expect(noDataset.stderr).toMatch(/^engram: no dataset at .*missing\.json\n$/)
+    const usage = await engram(['keys', 'create'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain("missing required argument 'agent'")
+    const down = await engram(['--url', 'http://127.0.0.1:9', 'agents'])
+    expect(down.stderr).toMatch(/^engram: UNAVAILABLE: /)
+  })
+})

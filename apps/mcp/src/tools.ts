@@ -1,0 +1,192 @@
+import {
+  catalog,
+  describeFailure,
+  type EngramClient,
+  type EngramFailure,
+  ERROR_CODES,
+  fieldIssues,
+  type OperationName,
+  type Result,
+} from '@engram/contract'
+import type { z } from 'zod'
+
+/**
+ * One MCP tool: a catalog operation under a name a model reaches for, its input the catalog's
+ * (same limits) less `agentId` — the key decides the agent, and an unknown key such as `agentId`
+ * is refused, so no argument can point a tool at another agent.
+ */
+export interface MemoryTool {
+  name: string
+  title: string
+  description: string
+  operation: OperationName
+  input: z.ZodObject
+  run(client: EngramClient, input: never): Promise<Result<unknown>>
+}
+
+const withoutAgent = <S extends z.ZodObject>(schema: S) => schema.omit({ agentId: true } as never).strict()
+
+export const TOOLS: MemoryTool[] = [
+  {
+    name: 'remember',
+    title: 'Remember',
+    operation: 'rememberThis',
+    description:
+      'Store something worth keeping across conversations: a fact about the user, a preference, a decision, a commitment. Write it as one plain statement ("Prefers tabs over spaces"). Near-duplicates of an existing memory are recognised and not stored twice; a correction supersedes the older memory. Use it when the user asks you to remember something or states a lasting fact about themselves.',
+    input: withoutAgent(catalog.rememberThis.input),
+    run: (client, input) => client.rememberThis(input),
+  },
+  {
+    name: 'recall',
+    title: 'Recall',
+    operation: 'search',
+    description:
+      'Search memory before answering anything that may depend on the past. scopes picks what to search: MEMORIES (long-term facts and preferences), MESSAGES (earlier conversation turns), SUMMARIES (compressed older conversation), KNOWLEDGE (learned key/value facts); default MESSAGES. Ask in natural language; names, dates ("last week") and the speaker are understood. Hits come best first with a score and their text.',
+    input: withoutAgent(catalog.search.input),
+    run: async (client, input) => {
+      const result = await client.search(input)
+      if (!result.ok) return result
+      // The model needs what was found and where, not the ranking's internals.
+      return {
+        ok: true,
+        data: {
+          hits: result.data.hits.map((hit) => ({
+            rank: hit.rank,
+            scope: hit.scope,
+            score: Number(hit.score.toFixed(4)),
+            text: hit.text,
+            id: hit.memory?.id ?? hit.message?.id ?? hit.knowledge?.id ?? hit.id,
+            conversationId: hit.conversationId,
+            speaker: hit.message?.speaker ?? null,
+            timestamp: hit.timestamp,
+          })),
+        },
+      }
+    },
+  },
+  {
+    name: 'get_context',
+    title: 'Get memory context',
+    operation: 'memoryContext',
+    description:
+      'Get a ready-made memory block to ground your next answer: pinned overrides, the user profile, working memory, summaries, the memories and knowledge relevant to query, and (with conversationId) recent turns, all within budgetTokens (default 8000). Pass the user’s current message as query.',
+    input: withoutAgent(catalog.memoryContext.input),
+    run: async (client, input) => {
+      const result = await client.memoryContext(input)
+      if (!result.ok) return result
+      const { text, totalTokens, budgetTokens, sections } = result.data
+      return {
+        ok: true,
+        data: {
+          text,
+          totalTokens,
+          budgetTokens,
+          sections: sections.map((s) => ({
+            section: s.section,
+            included: s.includedCount,
+            omitted: s.omittedCount,
+          })),
+        },
+      }
+    },
+  },
+  {
+    name: 'forget',
+    title: 'Forget a memory',
+    operation: 'deleteMemory',
+    description:
+      'Delete one long-term memory for good, by the id recall or list_memories gave. Use it when the user asks you to forget something or a memory is simply wrong (for a change of fact, prefer update_memory or remember the correction).',
+    input: withoutAgent(catalog.deleteMemory.input),
+    run: (client, input) => client.deleteMemory(input),
+  },
+  {
+    name: 'add_messages',
+    title: 'Add conversation messages',
+    operation: 'addMessages',
+    description:
+      'Record turns of a conversation (in order, oldest first) so they can be recalled later and the conversation’s context window managed. conversationId is your own stable id for the conversation; speaker names who said it when there are several people.',
+    input: withoutAgent(catalog.addMessages.input),
+    run: async (client, input) => {
+      const result = await client.addMessages(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          conversationId: result.data.session.conversationId,
+          messageCount: result.data.session.messageCount,
+          messageIds: result.data.messages.map((m) => m.id),
+        },
+      }
+    },
+  },
+  {
+    name: 'list_memories',
+    title: 'List memories',
+    operation: 'memories',
+    description:
+      'List long-term memories, newest first, optionally filtered (categories, tags, pinned, minImportance, a substring in search). Use it to review what is remembered or to find an id to update or forget; use recall to find memories by meaning.',
+    input: withoutAgent(catalog.memories.input),
+    run: async (client, input) => {
+      const result = await client.memories(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          totalCount: result.data.totalCount,
+          nextCursor: result.data.pageInfo.hasNextPage ? result.data.pageInfo.endCursor : null,
+          memories: result.data.memories.map((m) => ({
+            id: m.id,
+            content: m.content,
+            category: m.category,
+            tags: m.tags,
+            importance: m.importance,
+            pinned: m.pinned,
+            validFrom: m.validFrom,
+          })),
+        },
+      }
+    },
+  },
+  {
+    name: 'update_memory',
+    title: 'Update a memory',
+    operation: 'updateMemory',
+    description:
+      'Change a memory in place by id: its content, category, tags, importance, pinned (always in context) or validity. Fields left out keep their values.',
+    input: withoutAgent(catalog.updateMemory.input),
+    run: (client, input) => client.updateMemory(input),
+  },
+]
+
+export function parseToolInput(tool: MemoryTool, input: unknown): Result<unknown> {
+  const parsed = tool.input.safeParse(input ?? {})
+  if (parsed.success) return { ok: true, data: parsed.data }
+  const issues = fieldIssues(parsed.error)
+  return {
+    ok: false,
+    error: {
+      code: ERROR_CODES.VALIDATION,
+      message: issues.map((i) => `${i.field}: ${i.message}`).join('; '),
+      issues,
+    },
+  }
+}
+
+/** A tool's answer: the data as JSON text, or a typed error the model can read and correct. */
+export function toolResult(result: Result<unknown>) {
+  if (result.ok) {
+    return {
+      content: [{ type: 'text' as const, text: JSON.stringify(result.data, null, 2) }],
+      structuredContent: { result: result.data },
+    }
+  }
+  return toolError(result.error)
+}
+
+export function toolError(error: EngramFailure) {
+  return {
+    isError: true,
+    content: [{ type: 'text' as const, text: describeFailure(error) }],
+    structuredContent: { error },
+  }
+}

@@ -1,0 +1,186 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CONTRACT_LIMITS } from '@engram/contract'
+import { Engram, unwrap } from '@engram/sdk'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer } from '../../../packages/sdk/test/server.ts'
+import { listenHttp } from '../src/server.ts'
+
+const appDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
+
+type Transport = 'stdio' | 'http'
+
+describe.each<Transport>(['stdio', 'http'])('MCP server over %s', (transport) => {
+  let api: Awaited<ReturnType<typeof startServer>>
+  let mcp: Client
+  let stopHttp: (() => Promise<void>) | null = null
+  let theirMemoryId: string
+  const agentA = `mcp-a-${transport}`
+  const agentB = `mcp-b-${transport}`
+
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = (await mcp.callTool({ name, arguments: args })) as {
+      isError?: boolean
+      content: { type: string; text: string }[]
+    }
+    const text = result.content[0]?.text ?? ''
+    return { isError: result.isError === true, text, json: result.isError ? null : JSON.parse(text) }
+  }
+
+  beforeAll(async () => {
+    api = await startServer()
+    const keyA = await api.agentKey(agentA)
+    const keyB = await api.agentKey(agentB)
+    const b = Engram.connect({ url: api.url, apiKey: keyB })
+    theirMemoryId = unwrap(
+      await b.createMemory({ content: 'B keeps a secret about a purple giraffe', category: 'FACT' }),
+    ).memory.id
+    await b.close()
+
+    mcp = new Client({ name: 'engram-test', version: '1.0.0' })
+    if (transport === 'stdio') {
+      await mcp.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', 'src/main.ts', '--url', api.url, '--api-key', keyA],
+          cwd: appDir,
+          stderr: 'ignore',
+        }),
+      )
+    } else {
+      const server = await listenHttp(Engram.connect({ url: api.url, apiKey: keyA }), 0)
+      stopHttp = server.close
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    }
+  })
+  afterAll(async () => {
+    await mcp?.close()
+    await stopHttp?.()
+    await api?.close()
+  })
+
+  it('lists the seven memory tools with their hints and the catalog’s limits in their schemas', async () => {
+    const { tools } = await mcp.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'add_messages',
+      'forget',
+      'get_context',
+      'list_memories',
+      'recall',
+      'remember',
+      'update_memory',
+    ])
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
+    expect(byName.forget?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false })
+    expect(byName.recall?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    expect(byName.remember?.annotations?.readOnlyHint).toBe(false)
+    const remember = byName.remember?.inputSchema as { properties: Record<string, { maxLength?: number }> }
+    expect(remember.properties.text?.maxLength).toBe(CONTRACT_LIMITS.maxMemoryChars)
+    expect(remember.properties).not.toHaveProperty('agentId')
+    const recall = byName.recall?.inputSchema as {
+      properties: Record<string, { maximum?: number }>
+      required: string[]
+    }
+    expect(recall.properties.limit?.maximum).toBe(CONTRACT_LIMITS.maxSearchLimit)
+    expect(recall.required).toEqual(['query'])
+  })
+
+  it('every tool works: add_messages, remember, recall, get_context, list_memories, update_memory, forget', async () => {
+    const added = await call('add_messages', {
+      conversationId: 'trip',
+      messages: [
+        { role: 'USER', content: 'I am flying to Lisbon on Friday.', speaker: 'Ana' },
+        { role: 'ASSISTANT', content: 'Have a good flight to Lisbon!' },
+      ],
+    })
+    expect(added.isError).toBe(false)
+    expect(added.json).toMatchObject({ conversationId: 'trip', messageCount: 2 })
+
+    const remembered = await call('remember', { text: 'Remember that I am allergic to peanuts' })
+    expect(remembered.json.outcome).toBe('STORED')
+    const memoryId = remembered.json.memory.id as string
+
+    const recalled = await call('recall', { query: 'Where am I flying?', scopes: ['MESSAGES'] })
+    expect(recalled.json.hits[0]).toMatchObject({ scope: 'MESSAGES', speaker: 'Ana' })
+    expect(recalled.json.hits[0].text).toContain('Lisbon')
+    const allergy = await call('recall', { query: 'allergies', scopes: ['MEMORIES'] })
+    expect(allergy.json.hits[0]).toMatchObject({ id: memoryId, scope: 'MEMORIES' })
+
+    const context = await call('get_context', { query: 'what can I eat?', conversationId: 'trip' })
+    expect(context.json.text).toContain('peanuts')
+    expect(context.json.totalTokens).toBeLessThanOrEqual(context.json.budgetTokens)
+
+    const updated = await call('update_memory', { id: memoryId, importance: 1, pinned: true })
+    expect(updated.json).toMatchObject({ id: memoryId, importance: 1, pinned: true })
+    const listed = await call('list_memories', { filter: { pinned: true } })
+    expect(listed.json.memories.map((m: { id: string }) => m.id)).toEqual([memoryId])
+
+    const forgotten = await call('forget', { id: memoryId })
+    expect(forgotten.json.id).toBe(memoryId)
+    const after = await call('list_memories', {})
+    expect(after.json.memories.map((m: { id: string }) => m.id)).not.toContain(memoryId)
+  })
+
+  it('answers bad input with a typed tool error naming the field and the limit, and keeps serving', async () => {
+    const tooLong = await call('remember', { text: 'x'.repeat(CONTRACT_LIMITS.maxMemoryChars + 1) })
+    expect(tooLong.isError).toBe(true)
+    expect(tooLong.text).toMatch(
+      new RegExp(`^VALIDATION: text: .*\\(limit ${CONTRACT_LIMITS.maxMemoryChars}\\)`),
+    )
+    const missing = await call('recall', {})
+    expect(missing.text).toMatch(/^VALIDATION: query:/)
+    const badEnum = await call('recall', { query: 'q', scopes: ['EVERYTHING'] })
+    expect(badEnum.text).toMatch(/^VALIDATION: scopes\.0:/)
+    const batch = await call('add_messages', {
+      conversationId: 'c',
+      messages: Array.from({ length: CONTRACT_LIMITS.maxBatchMessages + 1 }, () => ({
+        role: 'USER',
+        content: 'x',
+      })),
+    })
+    expect(batch.text).toMatch(
+      new RegExp(`^VALIDATION: messages: .*\\(limit ${CONTRACT_LIMITS.maxBatchMessages}\\)`),
+    )
+    const unknown = await call('teleport', {})
+    expect(unknown).toMatchObject({ isError: true })
+    expect(unknown.text).toMatch(/^NOT_FOUND: no tool named teleport/)
+    const gone = await call('forget', { id: '99999999' })
+    expect(gone.text).toMatch(/^NOT_FOUND:/)
+    // Still serving.
+    expect((await call('list_memories', {})).isError).toBe(false)
+  })
+
+  it('scoping: the key’s agent only — another agent’s memory cannot be read, changed, deleted or named', async () => {
+    const recalled = await call('recall', {
+      query: 'purple giraffe secret',
+      scopes: ['MEMORIES', 'MESSAGES'],
+    })
+    expect(JSON.stringify(recalled.json)).not.toContain('giraffe')
+    const listed = await call('list_memories', { first: 200, filter: { includeSuperseded: true } })
+    expect(JSON.stringify(listed.json)).not.toContain('giraffe')
+    const context = await call('get_context', { query: 'purple giraffe' })
+    expect(context.json.text).not.toContain('giraffe')
+    expect((await call('update_memory', { id: theirMemoryId, content: 'hijacked' })).text).toMatch(
+      /^NOT_FOUND:/,
+    )
+    expect((await call('forget', { id: theirMemoryId })).text).toMatch(/^NOT_FOUND:/)
+    const named = await call('recall', { query: 'giraffe', agentId: agentB })
+    expect(named.isError).toBe(true)
+    expect(named.text).toMatch(/^VALIDATION: .*agentId/)
+  })
+
+  it('serves the profile and the recent memories as resources', async () => {
+    await call('remember', { text: 'Remember that my name is Ana' })
+    const { resources } = await mcp.listResources()
+    expect(resources.map((r) => r.uri).sort()).toEqual(['engram://memories/recent', 'engram://profile'])
+    const recent = await mcp.readResource({ uri: 'engram://memories/recent' })
+    const memories = JSON.parse((recent.contents[0] as { text: string }).text) as { content: string }[]
+    expect(memories[0]?.content).toContain('Ana')
+    const profile = await mcp.readResource({ uri: 'engram://profile' })
+    expect(profile.contents[0]).toMatchObject({ uri: 'engram://profile', mimeType: 'text/plain' })
+    await expect(mcp.readResource({ uri: 'engram://nothing' })).rejects.toThrow(/no resource/)
+  })
+})

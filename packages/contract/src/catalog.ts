@@ -1,0 +1,343 @@
+import type { z } from 'zod'
+import * as s from './schemas.ts'
+
+export type OperationKind = 'query' | 'mutation' | 'subscription'
+
+/**
+ * Where an operation lives in the GraphQL schema, so the remote client and the drift test can
+ * find it: the field, whether its arguments are wrapped in one `input` object, whether it answers
+ * a connection (flattened to `{ totalCount, pageInfo, <list> }`), and arguments fixed by the
+ * operation (the profile is memoryContext's PROFILE section).
+ */
+export interface GraphqlBinding {
+  field: string
+  inputArg?: 'input'
+  connection?: string
+  fixed?: Record<string, unknown>
+}
+
+export interface OperationSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+  kind: OperationKind
+  /** Written for a model as much as for a person: what it does and when to use it. */
+  description: string
+  input: I
+  output: O
+  /** Changes nothing (MCP readOnlyHint). */
+  readOnly: boolean
+  /** Removes or overwrites data that cannot be had back (MCP destructiveHint). */
+  destructive: boolean
+  /** Needs an admin key: an agent key is answered FORBIDDEN. */
+  admin: boolean
+  graphql: GraphqlBinding
+}
+
+function operation<K extends OperationKind, I extends z.ZodObject, O extends z.ZodType>(
+  spec: Omit<OperationSpec<I, O>, 'admin' | 'readOnly' | 'destructive' | 'kind'> & { kind: K } & Partial<
+      Pick<OperationSpec<I, O>, 'admin' | 'readOnly' | 'destructive'>
+    >,
+): OperationSpec<I, O> & { kind: K } {
+  return {
+    admin: false,
+    // Queries and subscriptions change nothing unless said otherwise (memory/search count accesses,
+    // which is bookkeeping, not a change the caller asked for).
+    readOnly: spec.kind !== 'mutation',
+    destructive: false,
+    ...spec,
+  }
+}
+
+/**
+ * Every operation of an agent's work, once. The GraphQL door is checked against it
+ * (catalog.test.ts), the SDK's methods and types derive from it, the MCP tools take their input
+ * schemas from it and the CLI its commands.
+ */
+export const catalog = {
+  // Conversations ------------------------------------------------------------------------------
+  addMessage: operation({
+    kind: 'mutation',
+    description:
+      'Appends one message to a conversation (created on first use) and keeps it as a short-term memory entry.',
+    input: s.AddMessageInputSchema,
+    output: s.MessageSchema,
+    graphql: { field: 'addMessage', inputArg: 'input' },
+  }),
+  addMessages: operation({
+    kind: 'mutation',
+    description: 'Appends a batch of messages to a conversation in one transaction: all of them or none.',
+    input: s.AddMessagesInputSchema,
+    output: s.AddMessagesPayloadSchema,
+    graphql: { field: 'addMessages', inputArg: 'input' },
+  }),
+  session: operation({
+    kind: 'query',
+    description: 'One conversation by its id, or null when the agent has none by that id.',
+    input: s.SessionInputSchema,
+    output: s.SessionSchema.nullable(),
+    graphql: { field: 'session' },
+  }),
+  sessions: operation({
+    kind: 'query',
+    description: 'Conversations, most recently active first, a page at a time.',
+    input: s.SessionsInputSchema,
+    output: s.SessionPageSchema,
+    graphql: { field: 'sessions', connection: 'sessions' },
+  }),
+  deleteSession: operation({
+    kind: 'mutation',
+    description: 'Deletes a conversation with all its messages and memory entries.',
+    input: s.DeleteSessionInputSchema,
+    output: s.DeleteSessionPayloadSchema,
+    destructive: true,
+    graphql: { field: 'deleteSession' },
+  }),
+  contextWindow: operation({
+    kind: 'query',
+    description:
+      'What to send to the LLM for a conversation: recent messages in full, older ones compressed, the oldest dropped, within the token budget.',
+    input: s.ContextWindowInputSchema,
+    output: s.ContextWindowSchema,
+    graphql: { field: 'contextWindow' },
+  }),
+
+  // Memories -----------------------------------------------------------------------------------
+  createMemory: operation({
+    kind: 'mutation',
+    description:
+      'Stores a long-term memory through verification: it may be stored, found to duplicate one, or supersede an older one.',
+    input: s.CreateMemoryInputSchema,
+    output: s.MemoryWriteSchema,
+    graphql: { field: 'createMemory', inputArg: 'input' },
+  }),
+  rememberThis: operation({
+    kind: 'mutation',
+    description:
+      'Remembers what the user asked to be remembered ("remember that I prefer tabs"): the statement is stored, its category inferred unless given.',
+    input: s.RememberThisInputSchema,
+    output: s.MemoryWriteSchema,
+    graphql: { field: 'rememberThis', inputArg: 'input' },
+  }),
+  updateMemory: operation({
+    kind: 'mutation',
+    description: 'Changes some fields of a memory; the rest keep their values.',
+    input: s.UpdateMemoryInputSchema,
+    output: s.MemoryItemSchema,
+    graphql: { field: 'updateMemory', inputArg: 'input' },
+  }),
+  deleteMemory: operation({
+    kind: 'mutation',
+    description: 'Deletes a memory for good and returns it as it was.',
+    input: s.MemoryByIdInputSchema,
+    output: s.MemoryItemSchema,
+    destructive: true,
+    graphql: { field: 'deleteMemory' },
+  }),
+  memories: operation({
+    kind: 'query',
+    description: 'Memories, by default those valid now, newest first, a page at a time.',
+    input: s.MemoriesInputSchema,
+    output: s.MemoryPageSchema,
+    graphql: { field: 'memories', connection: 'memories' },
+  }),
+  memory: operation({
+    kind: 'query',
+    description: 'One memory by id.',
+    input: s.MemoryByIdInputSchema,
+    output: s.MemoryItemSchema,
+    graphql: { field: 'memory' },
+  }),
+  search: operation({
+    kind: 'query',
+    description:
+      'Ranked search over the agent’s messages, summaries, memories and knowledge (scopes), each hit with its score broken down.',
+    input: s.SearchInputSchema,
+    output: s.SearchResultSchema,
+    graphql: { field: 'search', inputArg: 'input' },
+  }),
+  memoryContext: operation({
+    kind: 'query',
+    description:
+      'The memory block to put in a prompt: overrides, profile, working memory, summaries, relevant memories, knowledge and recent turns, each section within its token budget.',
+    input: s.MemoryContextInputSchema,
+    output: s.MemoryContextSchema,
+    graphql: { field: 'memoryContext', inputArg: 'input' },
+  }),
+  profile: operation({
+    kind: 'query',
+    description: 'What the agent knows about its user: the profile section of the memory context.',
+    input: s.ProfileInputSchema,
+    output: s.MemoryContextSchema,
+    graphql: { field: 'memoryContext', inputArg: 'input', fixed: { sections: ['PROFILE'] } },
+  }),
+
+  // Knowledge ----------------------------------------------------------------------------------
+  storeKnowledge: operation({
+    kind: 'mutation',
+    description:
+      'Stores a cross-session fact (category, key, value); storing the same key again updates it and raises its confidence.',
+    input: s.StoreKnowledgeInputSchema,
+    output: s.KnowledgeSchema,
+    graphql: { field: 'storeKnowledge', inputArg: 'input' },
+  }),
+  updateKnowledge: operation({
+    kind: 'mutation',
+    description: 'Changes some fields of a fact.',
+    input: s.UpdateKnowledgeInputSchema,
+    output: s.KnowledgeSchema,
+    graphql: { field: 'updateKnowledge', inputArg: 'input' },
+  }),
+  deleteKnowledge: operation({
+    kind: 'mutation',
+    description: 'Deletes a fact for good.',
+    input: s.KnowledgeByIdInputSchema,
+    output: s.KnowledgeSchema,
+    destructive: true,
+    graphql: { field: 'deleteKnowledge' },
+  }),
+  knowledge: operation({
+    kind: 'query',
+    description: 'Cross-session knowledge, highest confidence first, a page at a time.',
+    input: s.KnowledgeInputSchema,
+    output: s.KnowledgePageSchema,
+    graphql: { field: 'knowledge', connection: 'knowledge' },
+  }),
+  relevantKnowledge: operation({
+    kind: 'query',
+    description: 'The facts that bear on a domain or a task, best first.',
+    input: s.RelevantKnowledgeInputSchema,
+    output: s.RelevantKnowledgeSchema,
+    graphql: { field: 'relevantKnowledge' },
+  }),
+  recordKnowledgeUse: operation({
+    kind: 'mutation',
+    description: 'Records that a fact was used: its confidence grows and it stays clear of decay.',
+    input: s.KnowledgeByIdInputSchema,
+    output: s.KnowledgeSchema,
+    graphql: { field: 'recordKnowledgeUse' },
+  }),
+
+  // Optimizer ----------------------------------------------------------------------------------
+  optimizerStatus: operation({
+    kind: 'query',
+    description: 'The optimizer’s efficiency report: runs, tokens saved, the parameters it has learned.',
+    input: s.AgentOnlyInputSchema,
+    output: s.OptimizerStatusSchema,
+    graphql: { field: 'optimizerStatus' },
+  }),
+  runOptimizer: operation({
+    kind: 'mutation',
+    description: 'Runs the optimizer now for the agent (or one conversation) and returns what the run did.',
+    input: s.RunOptimizerInputSchema,
+    output: s.OptimizationSnapshotSchema,
+    graphql: { field: 'runOptimizer' },
+  }),
+
+  // Export, import, backup ---------------------------------------------------------------------
+  exportMemory: operation({
+    kind: 'query',
+    description: 'The agent’s memories, knowledge, conversations and vectors as one versioned JSON document.',
+    input: s.ExportMemoryInputSchema,
+    output: s.MemoryExportSchema,
+    graphql: { field: 'exportMemory' },
+  }),
+  importMemory: operation({
+    kind: 'mutation',
+    description:
+      'Imports an exported document in one transaction. REPLACE clears the agent’s memory first; MERGE adds to it.',
+    input: s.ImportMemoryInputSchema,
+    output: s.ImportReportSchema,
+    destructive: true,
+    graphql: { field: 'importMemory' },
+  }),
+  backupDatabase: operation({
+    kind: 'mutation',
+    description: 'A consistent copy of the whole database, taken while it serves.',
+    input: s.NoInputSchema,
+    output: s.BackupSchema,
+    admin: true,
+    graphql: { field: 'backupDatabase' },
+  }),
+  backups: operation({
+    kind: 'query',
+    description: 'The backups in the server’s backup folder, newest first.',
+    input: s.NoInputSchema,
+    output: s.BackupSchema.array(),
+    admin: true,
+    graphql: { field: 'backups' },
+  }),
+  restoreDatabase: operation({
+    kind: 'mutation',
+    description: 'Replaces all data with a backup, in one transaction; API keys are kept.',
+    input: s.RestoreDatabaseInputSchema,
+    output: s.RestorePayloadSchema,
+    admin: true,
+    destructive: true,
+    graphql: { field: 'restoreDatabase' },
+  }),
+
+  // Keys and agents ----------------------------------------------------------------------------
+  createApiKey: operation({
+    kind: 'mutation',
+    description: 'A new key for an agent (the agent is created if new). The secret is returned this once.',
+    input: s.CreateApiKeyInputSchema,
+    output: s.CreatedApiKeySchema,
+    admin: true,
+    graphql: { field: 'createApiKey' },
+  }),
+  apiKeys: operation({
+    kind: 'query',
+    description: 'Keys as stored (prefix and label, never the secret), of one agent or all.',
+    input: s.ApiKeysInputSchema,
+    output: s.ApiKeySchema.array(),
+    admin: true,
+    graphql: { field: 'apiKeys' },
+  }),
+  revokeApiKey: operation({
+    kind: 'mutation',
+    description: 'The key stops working at once.',
+    input: s.RevokeApiKeyInputSchema,
+    output: s.ApiKeySchema,
+    admin: true,
+    destructive: true,
+    graphql: { field: 'revokeApiKey' },
+  }),
+  agents: operation({
+    kind: 'query',
+    description: 'Agents: every agent for an admin key, its own for an agent key.',
+    input: s.NoInputSchema,
+    output: s.AgentSchema.array(),
+    graphql: { field: 'agents' },
+  }),
+  createAgent: operation({
+    kind: 'mutation',
+    description: 'Creates (or renames) an agent.',
+    input: s.CreateAgentInputSchema,
+    output: s.AgentSchema,
+    admin: true,
+    graphql: { field: 'createAgent' },
+  }),
+
+  // Subscriptions ------------------------------------------------------------------------------
+  watchOptimizerSnapshots: operation({
+    kind: 'subscription',
+    description: 'Each optimizer snapshot as it is recorded (an agent key receives its own).',
+    input: s.OptimizerSnapshotsSubscriptionInputSchema,
+    output: s.OptimizationSnapshotSchema,
+    graphql: { field: 'optimizerSnapshots' },
+  }),
+  watchEmbeddingProgress: operation({
+    kind: 'subscription',
+    description: 'Re-embedding progress as it happens (admin keys).',
+    input: s.NoInputSchema,
+    output: s.EmbeddingProgressSchema,
+    admin: true,
+    graphql: { field: 'embeddingProgress' },
+  }),
+} as const
+
+export type Catalog = typeof catalog
+export type OperationName = keyof Catalog
+export const OPERATION_NAMES = Object.keys(catalog) as OperationName[]
+
+export type InputOf<N extends OperationName> = z.input<Catalog[N]['input']>
+export type ParsedInputOf<N extends OperationName> = z.output<Catalog[N]['input']>
+export type OutputOf<N extends OperationName> = z.output<Catalog[N]['output']>

@@ -1,0 +1,96 @@
+import {
+  AGENT_ID_PATTERN as CORE_AGENT_ID_PATTERN,
+  CONVERSATION_ID_PATTERN as CORE_CONVERSATION_ID_PATTERN,
+  DEFAULT_LIMITS,
+  DEFAULT_OPTIMIZER_CONFIG,
+  MAX_AGENT_ID_LENGTH,
+  MAX_CONTEXT_BUDGET_TOKENS,
+  MAX_CONVERSATION_ID_LENGTH,
+  MAX_SPEAKER_CHARS,
+} from '@engram/core'
+import { describe, expect, it } from 'vitest'
+import { describeFailure } from './errors.ts'
+import { AGENT_ID_PATTERN, CONTRACT_LIMITS, CONVERSATION_ID_PATTERN } from './limits.ts'
+import { parseInput } from './validate.ts'
+
+describe('the catalog’s limits are the API’s', () => {
+  it('equals core’s defaults and constants (the limits held in the API services are probed through a server by the SDK’s contract suite)', () => {
+    const { maxVectorDimensions: _vectors, ...shared } = DEFAULT_LIMITS
+    for (const [name, value] of Object.entries(shared))
+      expect(CONTRACT_LIMITS[name as keyof typeof CONTRACT_LIMITS], name).toBe(value)
+    expect(CONTRACT_LIMITS.maxContextBudgetTokens).toBe(MAX_CONTEXT_BUDGET_TOKENS)
+    expect(CONTRACT_LIMITS.maxConversationIdChars).toBe(MAX_CONVERSATION_ID_LENGTH)
+    expect(CONTRACT_LIMITS.maxSpeakerChars).toBe(MAX_SPEAKER_CHARS)
+    expect(CONTRACT_LIMITS.maxAgentIdChars).toBe(MAX_AGENT_ID_LENGTH)
+    expect(CONTRACT_LIMITS.maxSnapshotHistory).toBe(DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit)
+    expect(CONVERSATION_ID_PATTERN.source).toBe(CORE_CONVERSATION_ID_PATTERN.source)
+    expect(AGENT_ID_PATTERN.source).toBe(CORE_AGENT_ID_PATTERN.source)
+  })
+})
+
+describe('parseInput', () => {
+  it('accepts content at the limit and refuses one character more, naming the field and the limit', () => {
+    const at = parseInput('addMessage', {
+      conversationId: 'c-1',
+      role: 'USER',
+      content: 'x'.repeat(CONTRACT_LIMITS.maxContentChars),
+    })
+    expect(at.ok).toBe(true)
+    const over = parseInput('addMessage', {
+      conversationId: 'c-1',
+      role: 'USER',
+      content: 'x'.repeat(CONTRACT_LIMITS.maxContentChars + 1),
+    })
+    expect(over.ok).toBe(false)
+    if (over.ok) return
+    expect(over.error.code).toBe('VALIDATION')
+    expect(over.error.issues).toEqual([
+      expect.objectContaining({ field: 'content', limit: CONTRACT_LIMITS.maxContentChars }),
+    ])
+  })
+
+  it('paths into batches and nested objects', () => {
+    const result = parseInput('addMessages', {
+      conversationId: 'c 1',
+      messages: [
+        { role: 'USER', content: 'fine' },
+        { role: 'SHOUT', content: 'x' },
+      ],
+    })
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.error.issues?.map((i) => i.field)).toEqual(['conversationId', 'messages.1.role'])
+  })
+
+  it('bounds metadata by depth before bytes, and by bytes', () => {
+    let deep: Record<string, unknown> = {}
+    for (let i = 0; i < 5_000; i++) deep = { deep }
+    const tooDeep = parseInput('addMessage', {
+      conversationId: 'c',
+      role: 'USER',
+      content: 'x',
+      metadata: deep,
+    })
+    expect(!tooDeep.ok && tooDeep.error.issues?.[0]).toMatchObject({
+      field: 'metadata',
+      limit: CONTRACT_LIMITS.maxMetadataDepth,
+    })
+    const tooBig = parseInput('addMessage', {
+      conversationId: 'c',
+      role: 'USER',
+      content: 'x',
+      metadata: { blob: 'x'.repeat(CONTRACT_LIMITS.maxMetadataBytes) },
+    })
+    expect(!tooBig.ok && tooBig.error.issues?.[0]).toMatchObject({
+      field: 'metadata',
+      limit: CONTRACT_LIMITS.maxMetadataBytes,
+    })
+  })
+
+  it('describes a failure on one line', () => {
+    const result = parseInput('search', { query: 'q', limit: 101 })
+    expect(!result.ok && describeFailure(result.error)).toBe(
+      'VALIDATION: limit: Too big: expected number to be <=100 (limit 100)',
+    )
+  })
+})

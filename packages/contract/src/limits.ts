@@ -1,0 +1,53 @@
+/**
+ * The limits a door checks before it sends anything: the API's defaults, restated here because the
+ * catalog is bundled into the published SDK and must not pull the engine (and its NLP tables) in.
+ * limits.test.ts fails when one of them no longer equals the value the API enforces.
+ */
+export const CONTRACT_LIMITS = {
+  /** A message's content (core DEFAULT_LIMITS.maxContentChars). */
+  maxContentChars: 100_000,
+  /** Metadata as JSON text, in UTF-8 bytes (maxMetadataBytes). */
+  maxMetadataBytes: 16_384,
+  /** How deep metadata may nest (maxMetadataDepth). */
+  maxMetadataDepth: 32,
+  /** Messages in one addMessages batch (maxBatchMessages). */
+  maxBatchMessages: 500,
+  /** A compression summary (maxSummaryChars). */
+  maxSummaryChars: 20_000,
+  maxKnowledgeKeyChars: 256,
+  maxKnowledgeValueChars: 10_000,
+  /** first/last of a page (maxPageSize). */
+  maxPageSize: 200,
+  /** Hits of one search (maxSearchLimit). */
+  maxSearchLimit: 100,
+  /** A pre-computed token count of one message (maxTokenCount). */
+  maxTokenCount: 10_000_000,
+  /** A search query (the search service's MAX_QUERY_CHARS). */
+  maxQueryChars: 2_000,
+  /** A long-term memory's content (MAX_MEMORY_CHARS): a paragraph or a list, not a document. */
+  maxMemoryChars: 10_000,
+  maxTags: 20,
+  maxTagChars: 64,
+  maxUserIdChars: 128,
+  maxSourceIdChars: 256,
+  maxFilterSearchChars: 2_000,
+  /** memoryContext's budgetTokens (core MAX_CONTEXT_BUDGET_TOKENS). */
+  maxContextBudgetTokens: 200_000,
+  /** Dialogue context of a search, turns each side. */
+  maxContextTurns: 5,
+  /** windowDays of a search: a hundred years. */
+  maxWindowDays: 36_500,
+  maxConversationIdChars: 128,
+  maxSpeakerChars: 128,
+  maxAgentIdChars: 64,
+  /** A key's label (the agent service's MAX_LABEL_CHARS). */
+  maxKeyLabelChars: 200,
+  /** How many optimizer snapshots are kept, and so may be asked for. */
+  maxSnapshotHistory: 500,
+} as const
+
+export type ContractLimits = typeof CONTRACT_LIMITS
+
+// Same patterns as core's limits.ts: ids from agents' own systems, lowercase agent slugs.
+export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/
+export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/

@@ -1,0 +1,210 @@
+import { CONTRACT_LIMITS, type EngramClient, type Result, unwrap } from '@engram/contract'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+/**
+ * What a client of Engram must do, whichever implementation: the remote client over a real
+ * server now, the embedded client (engine in-process) when it lands, each through its own setup.
+ * A setup hands out clients for two agents (A and B, fresh ones) and an operator's client.
+ */
+export interface ClientContractSetup {
+  /** A client acting for agent A, one for agent B, and one with an admin key. */
+  clients(): Promise<{ agentA: EngramClient; agentB: EngramClient; admin: EngramClient; agentAId: string }>
+  close(): Promise<void>
+}
+
+function expectFailure<T>(result: Result<T>, code: string) {
+  expect(result.ok, JSON.stringify(result)).toBe(false)
+  if (result.ok) throw new Error('expected a failure')
+  expect(result.error.code).toBe(code)
+  return result.error
+}
+
+export function clientContract(name: string, setup: () => Promise<ClientContractSetup>) {
+  describe(`client contract: ${name}`, () => {
+    let context: ClientContractSetup
+    let agentA: EngramClient
+    let agentB: EngramClient
+    let admin: EngramClient
+    let agentAId: string
+
+    beforeAll(async () => {
+      context = await setup()
+      ;({ agentA, agentB, admin, agentAId } = await context.clients())
+    })
+    afterAll(async () => {
+      await Promise.all([agentA?.close(), agentB?.close(), admin?.close()])
+      await context?.close()
+    })
+
+    it('remember → search → memory context: what was remembered is found and assembled', async () => {
+      const write = unwrap(await agentA.rememberThis({ text: 'Remember that I prefer tabs over spaces' }))
+      expect(write.outcome).toBe('STORED')
+      expect(write.memory.content.toLowerCase()).toContain('tabs')
+
+      const search = unwrap(await agentA.search({ query: 'tabs or spaces?', scopes: ['MEMORIES'] }))
+      expect(search.hits[0]?.memory?.id).toBe(write.memory.id)
+      expect(search.hits[0]?.scope).toBe('MEMORIES')
+
+      const context = unwrap(await agentA.memoryContext({ query: 'how should I indent code?' }))
+      expect(context.text).toContain('tabs')
+      expect(context.totalTokens).toBeLessThanOrEqual(context.budgetTokens)
+    })
+
+    it('conversations: a batch, its session, its context window within budget', async () => {
+      const batch = unwrap(
+        await agentA.addMessages({
+          conversationId: 'contract-c1',
+          messages: [
+            { role: 'USER', content: 'My sister Lena lives in Berlin.', speaker: 'Sam' },
+            { role: 'ASSISTANT', content: 'Noted: Lena lives in Berlin.' },
+          ],
+        }),
+      )
+      expect(batch.session.messageCount).toBe(2)
+      expect(batch.messages.map((m) => m.speaker)).toEqual(['Sam', null])
+      const one = unwrap(
+        await agentA.addMessage({
+          conversationId: 'contract-c1',
+          role: 'USER',
+          content: 'And I live in Paris.',
+        }),
+      )
+      expect(one.role).toBe('USER')
+
+      const session = unwrap(await agentA.session({ conversationId: 'contract-c1' }))
+      expect(session?.messageCount).toBe(3)
+      const sessions = unwrap(await agentA.sessions({ first: 10 }))
+      expect(sessions.sessions.map((s) => s.conversationId)).toContain('contract-c1')
+
+      const window = unwrap(await agentA.contextWindow({ conversationId: 'contract-c1' }))
+      expect(window.full.map((m) => m.content)).toEqual([
+        'My sister Lena lives in Berlin.',
+        'Noted: Lena lives in Berlin.',
+        'And I live in Paris.',
+      ])
+      expect(window.totalTokens).toBeLessThanOrEqual(window.availableBudget)
+
+      const hits = unwrap(await agentA.search({ query: 'Where does Lena live?', scopes: ['MESSAGES'] }))
+      expect(hits.hits[0]?.message?.content).toContain('Lena')
+
+      const deleted = unwrap(await agentA.deleteSession({ conversationId: 'contract-c1' }))
+      expect(deleted.deleted).toBe(true)
+      expect(unwrap(await agentA.session({ conversationId: 'contract-c1' }))).toBeNull()
+    })
+
+    it('memories: create, read, update, list, delete; the profile section', async () => {
+      const created = unwrap(
+        await agentA.createMemory({ content: 'Works as a nurse in Lyon', category: 'FACT', tags: ['work'] }),
+      )
+      const id = created.memory.id
+      expect(unwrap(await agentA.memory({ id })).content).toBe('Works as a nurse in Lyon')
+      const updated = unwrap(await agentA.updateMemory({ id, importance: 0.9, tags: ['work', 'city'] }))
+      expect(updated.importance).toBe(0.9)
+      expect(updated.tags).toEqual(['work', 'city'])
+      const page = unwrap(await agentA.memories({ filter: { tags: ['city'] } }))
+      expect(page.memories.map((m) => m.id)).toEqual([id])
+      expect(page.totalCount).toBe(1)
+
+      const profile = unwrap(await agentA.profile())
+      expect(profile.sections.map((s) => s.section)).toEqual(['PROFILE'])
+
+      unwrap(await agentA.deleteMemory({ id }))
+      expectFailure(await agentA.memory({ id }), 'NOT_FOUND')
+    })
+
+    it('knowledge: store, list, relevant, use, delete', async () => {
+      const fact = unwrap(
+        await agentA.storeKnowledge({
+          category: 'WEBSITE_KNOWLEDGE',
+          key: 'example.com login',
+          value: '#email and #password',
+        }),
+      )
+      expect(fact.confidence).toBe(0.5)
+      const again = unwrap(
+        await agentA.storeKnowledge({
+          category: 'WEBSITE_KNOWLEDGE',
+          key: 'example.com login',
+          value: '#email and #password',
+        }),
+      )
+      expect(again.id).toBe(fact.id)
+      expect(again.confidence).toBeCloseTo(0.6)
+      expect(unwrap(await agentA.knowledge({})).knowledge.map((k) => k.id)).toContain(fact.id)
+      const relevant = unwrap(await agentA.relevantKnowledge({ text: 'log in to example.com' }))
+      expect(relevant.matches[0]?.knowledge.id).toBe(fact.id)
+      expect(unwrap(await agentA.recordKnowledgeUse({ id: fact.id })).useCount).toBe(1)
+      unwrap(await agentA.deleteKnowledge({ id: fact.id }))
+    })
+
+    it('optimizer: a run is reported in the status and streamed to a subscriber', async () => {
+      unwrap(
+        await agentA.addMessage({ conversationId: 'contract-opt', role: 'USER', content: 'hello there' }),
+      )
+      const live = agentA.watchOptimizerSnapshots()
+      // A subscription registers a moment after it is asked for: run until one arrives.
+      const first = live.next()
+      let run: Awaited<ReturnType<EngramClient['runOptimizer']>> | null = null
+      const received = await Promise.race([
+        first,
+        (async () => {
+          for (let attempt = 0; attempt < 50; attempt++) {
+            run = await agentA.runOptimizer()
+            await new Promise((resolve) => setTimeout(resolve, 50))
+          }
+          return null
+        })(),
+      ])
+      expect(received && !received.done && received.value.ok).toBe(true)
+      if (received && !received.done && received.value.ok) expect(received.value.data.agentId).toBe(agentAId)
+      await live.close()
+      expect(run === null || (run as Result<unknown>).ok).toBe(true)
+      const status = unwrap(await agentA.optimizerStatus())
+      expect(status.totalOptimizations).toBeGreaterThanOrEqual(1)
+      expect(status.currentParameters.targetUsageRatio).toBeGreaterThan(0)
+    })
+
+    it('export → import: one agent’s memory moves into another', async () => {
+      unwrap(await agentA.rememberThis({ text: 'Remember that my cat is called Miso' }))
+      const exported = unwrap(await agentA.exportMemory())
+      expect(exported.memories).toBeGreaterThanOrEqual(1)
+      const report = unwrap(await agentB.importMemory({ document: exported.document, mode: 'REPLACE' }))
+      expect(report.memories).toBe(exported.memories)
+      const hits = unwrap(await agentB.search({ query: 'what is my cat called', scopes: ['MEMORIES'] }))
+      expect(hits.hits[0]?.memory?.content).toContain('Miso')
+    })
+
+    it('typed errors: bad input names the field and the limit; others’ data is forbidden or absent', async () => {
+      const tooLong = expectFailure(
+        await agentA.addMessage({
+          conversationId: 'c',
+          role: 'USER',
+          content: 'x'.repeat(CONTRACT_LIMITS.maxContentChars + 1),
+        }),
+        'VALIDATION',
+      )
+      expect(tooLong.issues).toEqual([
+        expect.objectContaining({ field: 'content', limit: CONTRACT_LIMITS.maxContentChars }),
+      ])
+      expectFailure(await agentA.search({ query: 'x', agentId: 'someone-else' }), 'FORBIDDEN')
+      expectFailure(await agentA.memory({ id: '999999' }), 'NOT_FOUND')
+      const theirs = unwrap(await agentB.createMemory({ content: 'B’s private note', category: 'FACT' }))
+      expectFailure(await agentA.memory({ id: theirs.memory.id }), 'NOT_FOUND')
+      expectFailure(await agentA.deleteMemory({ id: theirs.memory.id }), 'NOT_FOUND')
+      expectFailure(await agentA.apiKeys(), 'FORBIDDEN')
+    })
+
+    it('operator work: keys, agents, backups', async () => {
+      const created = unwrap(await admin.createApiKey({ agentId: 'contract-ops', label: 'ops' }))
+      expect(created.key).toMatch(/^engram_/)
+      const keys = unwrap(await admin.apiKeys({ agentId: 'contract-ops' }))
+      expect(keys.map((k) => k.id)).toContain(created.apiKey.id)
+      expect(unwrap(await admin.agents()).map((a) => a.id)).toContain('contract-ops')
+      const revoked = unwrap(await admin.revokeApiKey({ id: created.apiKey.id }))
+      expect(revoked.revokedAt).not.toBeNull()
+      const backup = unwrap(await admin.backupDatabase())
+      expect(backup.bytes).toBeGreaterThan(0)
+      expect(unwrap(await admin.backups()).map((b) => b.name)).toContain(backup.name)
+    })
+  })
+}

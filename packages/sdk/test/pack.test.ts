@@ -1,0 +1,115 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer } from './server.ts'
+
+const sdkDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
+const pnpm = (args: string[], cwd: string) =>
+  execFileSync('pnpm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+
+describe('the published package', () => {
+  let server: Awaited<ReturnType<typeof startServer>>
+  let project: string
+
+  beforeAll(async () => {
+    server = await startServer()
+    pnpm(['run', 'build'], sdkDir)
+    // Outside the monorepo, so nothing resolves through the workspace.
+    project = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-sdk-user-'))
+    const tarball = pnpm(['pack', '--pack-destination', project], sdkDir).trim().split('\n').pop()!
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({
+        name: 'sdk-user',
+        private: true,
+        type: 'module',
+        dependencies: { '@engram/sdk': `file:${tarball}` },
+      }),
+    )
+    // Offline from the local store the workspace was installed from: no registry needed.
+    const store = pnpm(['store', 'path'], sdkDir).trim()
+    pnpm(['install', '--offline', '--store-dir', store, '--ignore-workspace'], project)
+  }, 180_000)
+  afterAll(async () => {
+    await server?.close()
+    if (project) fs.rmSync(project, { recursive: true, force: true })
+  })
+
+  it('ships built ESM and declarations, and no TypeScript sources or workspace dependencies', () => {
+    const installed = path.join(project, 'node_modules', '@engram', 'sdk')
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'))
+    expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' })
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['ws', 'zod'])
+    expect(fs.existsSync(path.join(installed, 'src'))).toBe(false)
+    const bundle = fs.readFileSync(path.join(installed, 'dist', 'index.js'), 'utf8')
+    expect(bundle).not.toMatch(/from ["']@engram\//)
+  })
+
+  it('runs the README example against a server under plain Node 20', async () => {
+    const readme = fs.readFileSync(path.join(sdkDir, 'README.md'), 'utf8')
+    const example = /<!-- example:start -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1]
+    expect(example?.split('\n').filter(Boolean).length).toBeLessThanOrEqual(11)
+    fs.writeFileSync(path.join(project, 'example.mjs'), example!)
+    const key = await server.agentKey('readme-agent')
+    // A child process, not execFileSync: the server answering it lives in this process.
+    const child = await runExample(project, { ENGRAM_URL: server.url, ENGRAM_API_KEY: key })
+    expect(child.stderr).toBe('')
+    expect(child.status).toBe(0)
+    expect(child.stdout).toContain('Lena moved to Berlin')
+    expect(child.stdout).toContain('tabs')
+  })
+
+  it('type-checks a TypeScript user of the package with the shipped declarations', () => {
+    fs.writeFileSync(
+      path.join(project, 'check.ts'),
+      `import { Engram, type EngramClient, type Result } from '@engram/sdk'
+const client: EngramClient = Engram.connect({ url: 'http://localhost:4000', apiKey: 'k' })
+export async function firstHit(): Promise<string | undefined> {
+  const result: Result<{ hits: { text: string }[] }> = await client.search({ query: 'q', scopes: ['MEMORIES'] })
+  // @ts-expect-error: not a scope
+  void client.search({ query: 'q', scopes: ['EVERYTHING'] })
+  return result.ok ? result.data.hits[0]?.text : result.error.code
+}
+`,
+    )
+    const tsc = path.join(
+      path.dirname(fileURLToPath(import.meta.resolve('typescript/package.json'))),
+      'bin',
+      'tsc',
+    )
+    const result = spawnSync(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--types',
+        '',
+        'check.ts',
+      ],
+      { cwd: project, encoding: 'utf8' },
+    )
+    expect(result.stdout + result.stderr).toBe('')
+    expect(result.status).toBe(0)
+  })
+})
+
+function runExample(cwd: string, env: Record<string, string>) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ['example.mjs'], { cwd, env: { ...process.env, ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.on('close', (status) => resolve({ status, stdout, stderr }))
+  })
+}
