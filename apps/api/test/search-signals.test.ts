@@ -39,7 +39,7 @@ async function load(t: TestApp, key: string, conversationId: string, turns: Turn
 
 type Hit = {
   score: number
-  components: Record<string, number> & { time: number; cooccurrence: number }
+  components: Record<string, number> & { time: number; speaker: number; cooccurrence: number }
   message: { id: string; content: string; timestamp: string }
 }
 
