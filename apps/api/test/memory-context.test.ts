@@ -276,3 +276,34 @@ describe('memoryContext: the token-budgeted block for a prompt', () => {
     expect(c.data.memoryContext).toEqual({ __typename: 'NotFoundError', resource: 'Session', id: 'nope' })
   })
 })
+
+describe('memoryContext: the conversation window counts back from the newest message', () => {
+  it('keeps an imported history’s recent summaries and leaves out the older ones, whatever today is', async () => {
+    const t = await createTestApp()
+    try {
+      const k = await createAgentKey(t, 'agent-window')
+      const add = (content: string, timestamp: string) =>
+        t.gql(
+          `mutation($c: String!, $t: DateTime!) { addMessage(input: { conversationId: "old", role: SYSTEM, content: $c, timestamp: $t }) { __typename } }`,
+          { c: content, t: timestamp },
+          k,
+        )
+      await add('[CONTEXT SUMMARY] The user planned a trip to Lisbon', '2023-01-05T10:00:00Z')
+      await add('[CONTEXT SUMMARY] The user booked flights to Porto', '2023-03-01T10:00:00Z')
+      await add('Thanks, see you next week', '2023-03-02T10:00:00Z')
+      const set = await t.gql(
+        `mutation { updateMemorySettings(settings: { conversationWindowDays: 30 }) { __typename } }`,
+        {},
+        k,
+      )
+      expect(set.data.updateMemorySettings.__typename).toBe('MemorySettings')
+      const r = await t.gql(CONTEXT, { input: { query: 'trip flights' } }, k)
+      const text = r.data.memoryContext.text as string
+      // 30 days back from 2 March 2023 (the newest message), not from the clock (2026).
+      expect(text).toContain('Porto')
+      expect(text).not.toContain('Lisbon')
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -39,7 +39,10 @@ async function load(t: TestApp, key: string, conversationId: string, turns: Turn
 
 type Hit = {
   score: number
-  components: Record<string, number> & { time: number; speaker: number; cooccurrence: number }
+  components: Record<
+    'bm25' | 'vector' | 'context' | 'episode' | 'time' | 'speaker' | 'feedback' | 'cooccurrence',
+    number
+  >
   message: { id: string; content: string; timestamp: string }
 }
 
