@@ -1,18 +1,8 @@
 import {
-  type Bm25Term,
-  bm25Scores,
   CONTEXT_SUMMARY_PREFIX,
-  cooccurringTerms,
-  DEFAULT_COOCCURRENCE_OPTIONS,
-  DEFAULT_DIALOGUE_OPTIONS,
-  DEFAULT_FEEDBACK_OPTIONS,
   DEFAULT_LEXICAL_PLAN,
-  DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
-  EPISODE_GAP_MS,
   episodeContext,
-  episodes,
   type FieldIssue,
-  feedbackTerms,
   type LexicalPlanConfig,
   type Limits,
   type MemorySettings,
@@ -21,7 +11,6 @@ import {
   NotFoundError,
   namedParticipants,
   neighbourContext,
-  planLexicalQuery,
   queryTerms,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
@@ -33,91 +22,30 @@ import {
   withoutParticipants,
 } from '@engram/core'
 import type { Database, Knowledge as KnowledgeRow } from '@engram/store-sqlite'
-import {
-  AgentTermStatistics,
-  type DocumentSet,
-  FULL_TEXT_TABLES,
-  type FullTextTable,
-  FullTextTokenizer,
-  type Posting,
-  toMessage,
-} from '@engram/store-sqlite'
+import { AgentTermStatistics, toMessage } from '@engram/store-sqlite'
 import type { AgentWrites } from './agent-writes.ts'
 import type { EmbeddingKind, EmbeddingService } from './embedding-service.ts'
+import { type MemoryItemService, type MemoryItemView, toMemoryItem } from './memory-item-service.ts'
+import { episodesOf, neighbours, storedTime } from './search-dialogue.ts'
+import { LexicalSearch, tokenizer } from './search-lexical.ts'
 import {
-  type MemoryFilter,
-  type MemoryItemService,
-  type MemoryItemView,
-  toMemoryItem,
-} from './memory-item-service.ts'
+  DEFAULT_CONTEXT_TURNS,
+  DEFAULT_MENTIONED_TIMES,
+  DEFAULT_SEARCH_WEIGHTS,
+  MAX_CONTEXT_TURNS,
+  MAX_WINDOW_DAYS,
+  type ScoreComponents,
+  type SearchHit,
+  type SearchOptions,
+  type SearchScope,
+  type SearchStrategy,
+  type SearchWeights,
+} from './search-types.ts'
 
-export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES'] as const
-export type SearchScope = (typeof SEARCH_SCOPES)[number]
+export * from './search-types.ts'
 
-export const SEARCH_STRATEGIES = [
-  'HYBRID',
-  'LEXICAL',
-  'SIMILARITY',
-  'RECENCY',
-  'IMPORTANCE',
-  'WEIGHTED',
-  'SIMILARITY_IMPORTANCE',
-] as const
-export type SearchStrategy = (typeof SEARCH_STRATEGIES)[number]
-
-export interface SearchWeights {
-  /** HYBRID: share of the BM25 score (scaled to the best candidate of its scope). */
-  bm25: number
-  /** HYBRID: share of the cosine similarity. */
-  vector: number
-  /** HYBRID over MESSAGES: share of the neighbouring turns' scores a turn gains (dialogue context). */
-  context: number
-  /** HYBRID over MESSAGES: share of the best score in the turn's episode the turn gains. */
-  episode: number
-  /** HYBRID: a hit inside a period the query names scores ×(1 + time). */
-  time: number
-  /** HYBRID: a turn of the participant the query names (a memory of that user) scores ×(1 + speaker). */
-  speaker: number
-  /** HYBRID: weight of the pseudo-relevance feedback terms' BM25 in the lexical score. */
-  feedback: number
-  /** HYBRID: weight of the agent's co-occurring terms' BM25 in the lexical score. */
-  cooccurrence: number
-  /** WEIGHTED (spec 002): rank by recency, similarity and importance. */
-  recency: number
-  similarity: number
-  importance: number
-}
-
-// Lexical-led: on the LoCoMo development set 0.7/0.3 beat 0.5/0.5 and 0.4/0.6 at every k.
-// Context 1.0: on the same set, recall rose from 0 to 0.75-1.0 and fell past it (1.5).
-// The issue 11 signals are on only where the quality suite found them to help on the development
-// conversation they were NOT tuned on, both ways (docs/retrieval.md has the figures).
-export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = {
-  bm25: 0.7,
-  vector: 0.3,
-  context: 1,
-  // Cross-validated on LoCoMo dev (tuned on one conversation, measured on the other, both ways):
-  // time, speaker, two turns of dialogue reach and the episode share helped on both held-out
-  // conversations; feedback and co-occurrence did not, so they ship switched off (weight 0),
-  // there for agents whose data they suit. docs/retrieval.md has the figures.
-  episode: 0.3,
-  time: 0.5,
-  speaker: 0.5,
-  feedback: 0,
-  cooccurrence: 0,
-  ...DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
-}
-/** Dialogue context reaches this many turns each side by default (1 to MAX_CONTEXT_TURNS). */
-export const DEFAULT_CONTEXT_TURNS = DEFAULT_DIALOGUE_OPTIONS.neighbourDistance
-export const MAX_CONTEXT_TURNS = 5
-/** Periods named inside stored turns ("yesterday I…") count for the time boost by default. */
-export const DEFAULT_MENTIONED_TIMES = false
-/** The conversation window, in days back from the agent's newest message (0: all history). */
-export const MAX_WINDOW_DAYS = 36_500
 /** The share of a candidate's score a turn beside it gains, over the distance. */
 const NEIGHBOUR_SHARE = 0.5
-/** Episodes are split within this many of a conversation's turns around the candidates at most. */
-const MAX_EPISODE_SCAN = 5_000
 /** Participants (speakers and memory users) recognised in queries, per agent, at most. */
 const MAX_PARTICIPANTS = 1_000
 const DAY_MS = 86_400_000
@@ -126,79 +54,6 @@ export const CANDIDATE_FACTOR = 3
 /** Filters are applied after candidates are found: ask for this many more when they are on. */
 const FILTERED_OVERFETCH = 10
 export const MAX_QUERY_CHARS = 2_000
-
-export interface ScoreComponents {
-  bm25: number
-  vector: number
-  importance: number
-  recency: number
-  confidence: number
-  context: number
-  /** Share of the best score in the turn's episode (dialogue context). */
-  episode: number
-  /** The time factor applied: 1 + weights.time inside a period the query names, else 1. */
-  time: number
-  /** The speaker factor applied: 1 + weights.speaker for the named participant's turns, else 1. */
-  speaker: number
-  /** BM25 of the pseudo-relevance feedback terms (before weighting). */
-  feedback: number
-  /** BM25 of the agent's co-occurring terms, each weighted by its association (before weighting). */
-  cooccurrence: number
-  /** The temporal decay factor applied (1 when none). */
-  decay: number
-}
-
-export interface SearchHit {
-  scope: SearchScope
-  id: string
-  /** 1-based position in the results. */
-  rank: number
-  score: number
-  /** score over the best candidate score (MMR's relevance term). */
-  relevance: number
-  /** Highest word similarity (Jaccard) to a hit ranked above it; 0 without MMR. */
-  redundancy: number
-  /** Rank of that most similar hit above; null when none overlaps or without MMR. */
-  redundantWithRank: number | null
-  /** λ·relevance − (1−λ)·redundancy: hits are in non-increasing order of it. */
-  mmrScore: number
-  components: ScoreComponents
-  text: string
-  timestamp: Date
-  memory?: MemoryItemView
-  message?: StoredMessage
-  knowledge?: KnowledgeRow
-  conversationId?: string
-}
-
-export interface SearchOptions {
-  scopes?: SearchScope[] | null
-  limit?: number | null
-  strategy?: SearchStrategy | null
-  weights?: Partial<SearchWeights> | null
-  /** Hits scoring below it are left out. */
-  threshold?: number | null
-  /** MMR trade-off (1 = relevance only); default: the agent's mmrLambda for HYBRID, 1 otherwise. */
-  mmrLambda?: number | null
-  /** Temporal decay (half-life from settings): default on for HYBRID over MEMORIES and SUMMARIES. */
-  decay?: boolean | null
-  conversationId?: string | null
-  memoryFilter?: MemoryFilter | null
-  since?: Date | null
-  until?: Date | null
-  /** Dialogue context reaches this many turns each side (default DEFAULT_CONTEXT_TURNS). */
-  contextTurns?: number | null
-  /** Periods named inside turns count for the time boost (default DEFAULT_MENTIONED_TIMES). */
-  mentionedTimes?: boolean | null
-  /**
-   * MESSAGES and SUMMARIES from the last N days, counted back from the agent's newest message
-   * (not the clock, so an imported history behaves like a live one). Default: the agent's
-   * conversationWindowDays setting (0: all history).
-   */
-  windowDays?: number | null
-  /** Count hits as accesses (default true). */
-  track?: boolean
-}
 
 interface Candidate {
   scope: SearchScope
@@ -235,64 +90,6 @@ interface AgentFacts {
   topMemoryId: number
 }
 
-/** One lexical query's hits, with what a second (expansion) query needs from it. */
-interface LexicalRun {
-  table: FullTextTable
-  set: DocumentSet
-  /** Document id and BM25, best first. */
-  scores: [string, number][]
-  corpus: { documents: number; averageLength: number }
-  postings?: Map<string, Map<string, Posting>>
-}
-
-/**
- * BM25 (FTS5's formula, the agent's own statistics) of the documents holding any of `terms`, or
- * every one of them with `every`; ties broken by id, newest first, so equal scores come back in
- * one stable order.
- */
-function scoreByBm25(
-  terms: readonly string[],
-  held: (term: string) => Map<string, Posting>,
-  corpus: { documents: number; averageLength: number },
-  options: { every: boolean; sessionId: string | null; limit: number },
-): [string, number][] {
-  const matching = new Set<string>()
-  const lengths = new Map<string, number>()
-  for (const term of terms)
-    for (const [id, p] of held(term)) {
-      matching.add(id)
-      lengths.set(id, p.length)
-    }
-  const { every, sessionId } = options
-  const candidates = [...matching].filter(
-    (id) =>
-      (!every || terms.every((term) => held(term).has(id))) &&
-      (!sessionId || terms.some((term) => held(term).get(id)?.sessionId === sessionId)),
-  )
-  const scoredTerms: Bm25Term[] = terms.map((term) => {
-    const docs = held(term)
-    return {
-      documentFrequency: docs.size,
-      frequencies: new Map([...docs].map(([id, p]) => [id, p.frequency])),
-    }
-  })
-  const scores = bm25Scores(candidates, scoredTerms, (id) => lengths.get(id) ?? 0, corpus)
-  return [...scores].sort((a, b) => b[1] - a[1] || Number(b[0]) - Number(a[0])).slice(0, options.limit)
-}
-
-/** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
-function storedTime(value: number | bigint | string): Date | null {
-  const time = typeof value === 'string' && !/^\d+$/.test(value) ? new Date(value) : new Date(Number(value))
-  return Number.isNaN(time.getTime()) ? null : time
-}
-
-let sharedTokenizer: FullTextTokenizer | null = null
-/** One tokenizer per process: a private in-memory database, opened on first use. */
-function tokenizer(): FullTextTokenizer {
-  sharedTokenizer ??= new FullTextTokenizer()
-  return sharedTokenizer
-}
-
 const KIND_OF: Record<SearchScope, EmbeddingKind> = {
   MEMORIES: 'memory',
   MESSAGES: 'message',
@@ -313,11 +110,13 @@ export class SearchService {
     private readonly memories: MemoryItemService,
     private readonly now: () => Date,
     private readonly writes: AgentWrites,
-    private readonly lexicalPlan: LexicalPlanConfig = DEFAULT_LEXICAL_PLAN,
+    readonly lexicalPlan: LexicalPlanConfig = DEFAULT_LEXICAL_PLAN,
   ) {
     this.terms = new AgentTermStatistics(db)
+    this.lexicalSearch = new LexicalSearch(db, this.terms, lexicalPlan)
   }
 
+  private readonly lexicalSearch: LexicalSearch
   private readonly terms: AgentTermStatistics
   private readonly facts = new Map<string, AgentFacts>()
 
@@ -714,11 +513,11 @@ export class SearchService {
     const ordered: string[] = []
     if (strategy === 'HYBRID' || strategy === 'LEXICAL' || strategy === 'WEIGHTED') {
       const terms = queryTerms(request.query).flatMap((word) => tokenizer().terms(word))
-      const found = await this.lexical(agentId, scope, terms, wanted, request.sessionId)
+      const found = await this.lexicalSearch.lexical(agentId, scope, terms, wanted, request.sessionId)
       for (const [id, bm25] of found.scores) lexical.set(id, bm25)
       if (strategy === 'HYBRID' && found.scores.length > 0) {
         if (request.weights.feedback > 0) {
-          for (const [id, score] of await this.feedback(
+          for (const [id, score] of await this.lexicalSearch.feedback(
             agentId,
             scope,
             terms,
@@ -729,9 +528,8 @@ export class SearchService {
             feedback.set(id, score)
         }
         if (request.weights.cooccurrence > 0) {
-          for (const [id, score] of await this.cooccurrence(
+          for (const [id, score] of await this.lexicalSearch.cooccurrence(
             agentId,
-            scope,
             terms,
             found,
             wanted,
@@ -796,157 +594,6 @@ export class SearchService {
     }
     if (scope === 'KNOWLEDGE') return false
     return Boolean(sessionId || options.since || options.until)
-  }
-
-  /**
-   * BM25 over the agent's own documents in the scope: word rarity (document frequency) and the
-   * average length come from them alone, never from other agents' rows sharing the index (FTS5's
-   * bm25() would mix every tenant in). Scored with FTS5's formula and constants.
-   *
-   * Over a large corpus common terms do not select (planLexicalQuery, on the agent's own counts);
-   * the any-term query runs when that finds nothing. Fewer hits than `limit` are then possible, as
-   * with the common-terms queries of Lucene: documents holding only common words rank below any
-   * holding a rarer one, and in HYBRID the vector side brings its own candidates.
-   */
-  private async lexical(
-    agentId: string,
-    scope: SearchScope,
-    terms: string[],
-    limit: number,
-    sessionId: string | null,
-  ): Promise<LexicalRun> {
-    const table: FullTextTable =
-      scope === 'MEMORIES' ? 'MemorySearch' : scope === 'KNOWLEDGE' ? 'KnowledgeSearch' : 'MessageSearch'
-    const set: DocumentSet = scope === 'SUMMARIES' ? 'summaries' : scope === 'MESSAGES' ? 'messages' : 'all'
-    const empty: LexicalRun = { table, set, scores: [], corpus: { documents: 0, averageLength: 0 } }
-    // Each query word as the index holds it (porter stems); a word the tokenizer splits counts
-    // each of its parts as a word of its own.
-    if (terms.length === 0) return empty
-    // Summaries share the messages' index: an agent without any would pay a second full query.
-    if (scope === 'SUMMARIES' && !(await this.hasSummaries(agentId, sessionId))) return empty
-    const corpus = await this.terms.corpus(table, agentId, set)
-    if (corpus.documents === 0) return empty
-    const postings = new Map<string, Map<string, Posting>>()
-    for (const term of new Set(terms))
-      postings.set(term, await this.terms.postings(table, agentId, set, term))
-    const held = (term: string) => postings.get(term) as Map<string, Posting>
-    const plan = planLexicalQuery(terms, (term) => held(term).size, corpus.documents, this.lexicalPlan)
-    if (!plan) return { ...empty, corpus, postings }
-    const run = (selective: string[], every: boolean) =>
-      scoreByBm25(selective, held, corpus, { every, sessionId, limit })
-    const rows = run(plan.selective, plan.mode === 'all-common')
-    if (rows.length > 0 || !plan.fallback) return { table, set, scores: rows, corpus, postings }
-    return { table, set, scores: run(terms, false), corpus, postings }
-  }
-
-  /**
-   * Pseudo-relevance feedback: the words that stand out in the best lexical hits (tf·idf on the
-   * agent's own counts), searched as a second query whose BM25 joins the lexical score at
-   * weights.feedback. Reaches turns that share no word with the query but many with its answers.
-   */
-  private async feedback(
-    agentId: string,
-    scope: SearchScope,
-    queryTerms_: string[],
-    first: LexicalRun,
-    limit: number,
-    sessionId: string | null,
-  ): Promise<[string, number][]> {
-    const top = first.scores.slice(0, DEFAULT_FEEDBACK_OPTIONS.documents).map(([id]) => id)
-    const documents = await this.documentTerms(first.table, top)
-    const candidates = [...new Set(documents.flat())].filter((t) => !queryTerms_.includes(t))
-    const df = await this.terms.documentFrequencies(first.table, agentId, first.set, candidates)
-    const expansion = feedbackTerms(documents, queryTerms_, (t) => df.get(t) ?? 0, first.corpus.documents)
-    if (expansion.length === 0) return []
-    return (await this.lexical(agentId, scope, expansion, limit, sessionId)).scores
-  }
-
-  /**
-   * Meaning from the agent's own history: words that keep company with the query's words in its
-   * documents (normalised PMI), searched with their association as weight. Computed from the
-   * current postings at query time, so it is always up to date with what the agent stored.
-   */
-  private async cooccurrence(
-    agentId: string,
-    scope: SearchScope,
-    queryTerms_: string[],
-    first: LexicalRun,
-    limit: number,
-    sessionId: string | null,
-  ): Promise<[string, number][]> {
-    const postings = first.postings
-    if (!postings) return []
-    const cap = DEFAULT_COOCCURRENCE_OPTIONS.maxDocumentsPerTerm
-    const holding = new Map<string, string[][]>()
-    for (const term of new Set(queryTerms_)) {
-      const ids = [...(postings.get(term)?.keys() ?? [])]
-      if (ids.length === 0 || ids.length > cap) continue
-      holding.set(term, await this.documentTerms(first.table, ids))
-    }
-    if (holding.size === 0) return []
-    const seen = [...new Set([...holding.values()].flat(2))].filter((t) => !queryTerms_.includes(t))
-    const df = await this.terms.documentFrequencies(first.table, agentId, first.set, seen)
-    for (const term of holding.keys()) df.set(term, postings.get(term)?.size ?? 0)
-    const related = cooccurringTerms(
-      queryTerms_,
-      (term) => holding.get(term) ?? [],
-      (term) => df.get(term) ?? 0,
-      first.corpus.documents,
-    )
-    if (related.length === 0) return []
-    const weight = new Map(related.map((r) => [r.term, r.weight]))
-    const terms = related.map((r) => r.term)
-    const second = new Map<string, Map<string, Posting>>()
-    for (const term of terms)
-      second.set(term, await this.terms.postings(first.table, agentId, first.set, term))
-    // Each related term's BM25 weighted by its association with the query.
-    const scores = new Map<string, number>()
-    for (const term of terms) {
-      for (const [id, score] of scoreByBm25(
-        [term],
-        (t) => second.get(t) as Map<string, Posting>,
-        first.corpus,
-        {
-          every: false,
-          sessionId,
-          limit,
-        },
-      ))
-        scores.set(id, (scores.get(id) ?? 0) + (weight.get(term) ?? 0) * score)
-    }
-    return [...scores].sort((a, b) => b[1] - a[1]).slice(0, limit)
-  }
-
-  /** The index terms of each document (stop words left out), in the order of `ids`. */
-  private async documentTerms(table: FullTextTable, ids: string[]): Promise<string[][]> {
-    if (ids.length === 0) return []
-    const base = FULL_TEXT_TABLES[table]
-    const column = base === 'Knowledge' ? `"key" || ' ' || "value"` : `"content"`
-    const rows = await this.db.$queryRawUnsafe<{ id: number | bigint; text: string }[]>(
-      `SELECT "id" AS id, ${column} AS text FROM "${base}" WHERE "id" IN (${ids.map(() => '?').join(',')})`,
-      ...ids.map(Number),
-    )
-    const byId = new Map(rows.map((r) => [String(r.id), r.text]))
-    return ids.map((id) => queryTerms(byId.get(id) ?? '').flatMap((word) => tokenizer().terms(word)))
-  }
-
-  /**
-   * Whether the agent (or conversation) has a context summary, found through the index: every
-   * summary starts with CONTEXT_SUMMARY_PREFIX, whose words only summaries hold in the usual case.
-   */
-  private async hasSummaries(agentId: string, sessionId: string | null): Promise<boolean> {
-    // "context summary" as one phrase (FTS5 tokenises it like the stored prefix).
-    const marker = queryTerms(CONTEXT_SUMMARY_PREFIX).join(' ')
-    const rows = await this.db.$queryRawUnsafe<unknown[]>(
-      `SELECT 1 FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
-        WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?
-        ${sessionId ? `AND o."sessionId" = ?` : ''} LIMIT 1`,
-      `"${marker}"`,
-      agentId,
-      CONTEXT_SUMMARY_PREFIX,
-      ...(sessionId ? [sessionId] : []),
-    )
-    return rows.length > 0
   }
 
   private async ordered(
@@ -1110,7 +757,7 @@ export class SearchService {
     const episode = new Map<string, number>()
     const turns = candidates.filter((c) => c.sessionId && (base.get(c.id) ?? 0) > 0)
     if (turns.length === 0) return { context, episode }
-    const near = await this.neighbours(turns, request.contextTurns)
+    const near = await neighbours(this.db, turns, request.contextTurns)
     if (request.weights.context > 0) {
       // Half the candidate's score over the distance: a turn between two matches gains their
       // mean at distance 1, as before reach grew past one turn, and never outranks them on it.
@@ -1122,95 +769,11 @@ export class SearchService {
       const points = turns.map((c) => ({ sessionId: c.sessionId as string, time: c.timestamp.getTime() }))
       for (const c of turns)
         for (const n of near.get(c.id) ?? []) points.push({ sessionId: c.sessionId as string, time: n.time })
-      const episodeOf = await this.episodesOf(points)
+      const episodeOf = await episodesOf(this.db, points)
       for (const [id, share] of episodeContext(base, episodeOf, { episodeShare: request.weights.episode }))
         episode.set(id, share)
     }
     return { context, episode }
-  }
-
-  /**
-   * Each candidate turn's neighbours up to `reach` each side, nearest first, stopping at a pause
-   * longer than EPISODE_GAP_MS: two seeks per candidate on the (sessionId, timestamp, id) index in
-   * one statement, not a window over whole conversations.
-   */
-  private async neighbours(
-    turns: Candidate[],
-    reach: number,
-  ): Promise<Map<string, { id: string; distance: number; time: number }[]>> {
-    const ids = turns.map((c) => Number(c.id))
-    const marks = ids.map(() => '?').join(',')
-    const side = (direction: 'before' | 'after') => {
-      const [cmp, order] = direction === 'before' ? ['<', 'DESC'] : ['>', 'ASC']
-      return `SELECT c."id" AS origin, n."id" AS id, n."timestamp" AS ts, '${direction}' AS side
-          FROM "Message" c JOIN "Message" n ON n."id" IN (
-            SELECT p."id" FROM "Message" p WHERE p."sessionId" = c."sessionId"
-              AND (p."timestamp", p."id") ${cmp} (c."timestamp", c."id")
-              ORDER BY p."timestamp" ${order}, p."id" ${order} LIMIT ${reach})
-         WHERE c."id" IN (${marks})`
-    }
-    const rows = await this.db.$queryRawUnsafe<
-      { origin: number | bigint; id: number | bigint; ts: number | bigint | string; side: string }[]
-    >(`${side('before')} UNION ALL ${side('after')}`, ...ids, ...ids)
-    const timeOf = new Map(turns.map((c) => [c.id, c.timestamp.getTime()]))
-    const grouped = new Map<
-      string,
-      { before: { id: string; t: number }[]; after: { id: string; t: number }[] }
-    >()
-    for (const row of rows) {
-      const origin = String(row.origin)
-      const entry = grouped.get(origin) ?? { before: [], after: [] }
-      grouped.set(origin, entry)
-      const t = storedTime(row.ts)?.getTime() ?? 0
-      ;(row.side === 'before' ? entry.before : entry.after).push({ id: String(row.id), t })
-    }
-    const out = new Map<string, { id: string; distance: number; time: number }[]>()
-    for (const [origin, { before, after }] of grouped) {
-      const start = timeOf.get(origin) ?? 0
-      const list: { id: string; distance: number; time: number }[] = []
-      // Nearest first on each side; a long pause ends the exchange.
-      before.sort((a, b) => b.t - a.t || Number(b.id) - Number(a.id))
-      after.sort((a, b) => a.t - b.t || Number(a.id) - Number(b.id))
-      for (const sideTurns of [before, after]) {
-        let previous = start
-        for (const [index, turn] of sideTurns.entries()) {
-          if (Math.abs(turn.t - previous) > EPISODE_GAP_MS) break
-          previous = turn.t
-          list.push({ id: turn.id, distance: index + 1, time: turn.t })
-        }
-      }
-      out.set(origin, list)
-    }
-    return out
-  }
-
-  /**
-   * The episode of each turn in the span the points cover, per conversation: split at pauses
-   * longer than EPISODE_GAP_MS, read over that span (at most MAX_EPISODE_SCAN turns per
-   * conversation; a turn past it is its own episode).
-   */
-  private async episodesOf(points: { sessionId: string; time: number }[]): Promise<Map<string, string>> {
-    const bySession = new Map<string, number[]>()
-    for (const { sessionId, time } of points) {
-      const list = bySession.get(sessionId) ?? []
-      list.push(time)
-      bySession.set(sessionId, list)
-    }
-    const out = new Map<string, string>()
-    for (const [sessionId, times] of bySession) {
-      const rows = await this.db.message.findMany({
-        where: {
-          sessionId,
-          timestamp: { gte: new Date(Math.min(...times)), lte: new Date(Math.max(...times)) },
-        },
-        orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
-        select: { id: true, timestamp: true },
-        take: MAX_EPISODE_SCAN,
-      })
-      for (const [id, key] of episodes(rows.map((r) => ({ id: String(r.id), timestamp: r.timestamp }))))
-        out.set(id, `${sessionId}\u0000${key}`)
-    }
-    return out
   }
 
   private async recordAccess(agentId: string, hits: SearchHit[]): Promise<void> {
