@@ -1,4 +1,5 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
+export { AgentWrites } from './agents/agent-writes.ts'
 export { createEngine, type Engine, type EngineDeps } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {
@@ -8,6 +9,17 @@ export {
   JobWorker,
 } from './jobs/job-worker.ts'
 export { MemoryService, type SearchHit } from './memory/memory-service.ts'
+export {
+  assertOffsetPage,
+  assertPageSize,
+  beyondCursor,
+  decodeCursor,
+  encodeCursor,
+  type ListOrder,
+  type PageArgs,
+  type TimeIdCursor,
+  timeIdPage,
+} from './paging/cursor.ts'
 export {
   type OptimizerTotals,
   PARAMETER_KEYS,

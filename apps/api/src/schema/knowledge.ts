@@ -1,9 +1,9 @@
 import { DEFAULT_KNOWLEDGE_CONFIG, KNOWLEDGE_CATEGORIES, type KnowledgeCategory } from '@engram/core'
+import { assertOffsetPage } from '@engram/engine'
 import type { Knowledge as KnowledgeRow } from '@engram/store-sqlite'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import { assertOffsetPage } from '../services/cursor.ts'
 
 export const KnowledgeCategoryEnum = builder.enumType('KnowledgeCategory', {
   values: Object.fromEntries(KNOWLEDGE_CATEGORIES.map((c) => [c.toUpperCase(), { value: c }])) as Record<

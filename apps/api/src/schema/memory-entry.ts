@@ -1,10 +1,10 @@
 import { MEMORY_TYPES, type MemoryType, NotFoundError, type SuggestedAction } from '@engram/core'
 import type { SearchHit } from '@engram/engine'
+import { assertPageSize, encodeCursor, type ListOrder, timeIdPage } from '@engram/engine'
 import { type EntryView, toEntry } from '@engram/store-sqlite'
 import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
-import { assertPageSize, encodeCursor, type ListOrder, timeIdPage } from '../services/cursor.ts'
 import { RoleEnum } from './session.ts'
 
 export const MemoryTypeEnum = builder.enumType('MemoryType', {

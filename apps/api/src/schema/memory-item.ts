@@ -6,10 +6,10 @@ import {
   type MemoryCategory,
   type MemorySettings,
 } from '@engram/core'
+import { assertOffsetPage } from '@engram/engine'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import { assertOffsetPage } from '../services/cursor.ts'
 import {
   type MemoryFilter,
   type MemoryItemView,

@@ -11,6 +11,7 @@ import {
   TokenBudgetConfigSchema,
   validationErrorFromZod,
 } from '@engram/core'
+import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '@engram/engine'
 import { toMessage, toSession } from '@engram/store-sqlite'
 import {
   type ResolveCursorConnectionArgs,
@@ -19,7 +20,6 @@ import {
 } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '../services/cursor.ts'
 import type { PrivacyService } from '../services/privacy-service.ts'
 
 export const RoleEnum = builder.enumType('Role', {

@@ -14,8 +14,8 @@ import {
   type TokenCounter,
   ValidationError,
 } from '@engram/core'
+import type { AgentWrites } from '@engram/engine'
 import type { Database } from '@engram/store-sqlite'
-import type { AgentWrites } from './agent-writes.ts'
 import { type MemoryItemService, type MemoryItemView, toMemoryItem } from './memory-item-service.ts'
 import type { SearchService } from './search-service.ts'
 

@@ -10,6 +10,7 @@ import {
   type VectorIndex,
   vectorToBytes,
 } from '@engram/core'
+import type { AgentWrites } from '@engram/engine'
 import {
   buildHnswInWorker,
   type Database,
@@ -19,7 +20,6 @@ import {
   sqliteDate,
 } from '@engram/store-sqlite'
 import type { EmbeddingProgressEvent, EngramPubSub } from '../pubsub.ts'
-import type { AgentWrites } from './agent-writes.ts'
 import type { Logger } from './optimizer-service.ts'
 
 /** What gets a vector: long-term memory items, conversation messages, cross-session knowledge. */

@@ -15,11 +15,10 @@ import {
   type TokenCounter,
   validationErrorFromZod,
 } from '@engram/core'
-import type { MemoryService, ParameterStore } from '@engram/engine'
+import type { AgentWrites, MemoryService, ParameterStore } from '@engram/engine'
 import type { OptimizationSnapshot as OptimizationSnapshotRow } from '@engram/store-sqlite'
 import { type Database, directSqlite, parametersIn, sqliteDate, toEntry } from '@engram/store-sqlite'
 import type { EngramPubSub, SnapshotEvent } from '../pubsub.ts'
-import type { AgentWrites } from './agent-writes.ts'
 
 interface RawEntryRow {
   id: number

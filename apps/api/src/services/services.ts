@@ -12,7 +12,7 @@ import {
   parseWith,
   type TokenCounter,
 } from '@engram/core'
-import { createEngine, type Logger } from '@engram/engine'
+import { AgentWrites, createEngine, type Logger } from '@engram/engine'
 import { createSqliteStorage, type Database } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import {
@@ -26,7 +26,6 @@ import {
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
 import { AgentLifecycle } from './agent-lifecycle.ts'
 import { AgentService } from './agent-service.ts'
-import { AgentWrites } from './agent-writes.ts'
 import { ContextService } from './context-service.ts'
 import { EmbeddingService, type VectorIndexOptions } from './embedding-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
