@@ -1,6 +1,7 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
 import { describeFullText } from './spec/full-text.ts'
+import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
 import { describeRepositories } from './spec/repositories.ts'
 import { describeTransactions } from './spec/transactions.ts'
@@ -14,4 +15,5 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeHistory(initializer)
 }

@@ -6,6 +6,7 @@ import {
   summarizeMessages,
   type TokenCounter,
 } from '@engram/core'
+import { ConversationReads } from './conversations/conversation-reads.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -56,5 +57,18 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   // One durable queue for all background work; each kind registers its handler on the worker.
   const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs)
-  return { storage, clock, tokenCounter, limits, log, events, parameters, memory, sessions, jobs }
+  const conversations = new ConversationReads(storage.history, sessions, parameters, tokenCounter)
+  return {
+    storage,
+    clock,
+    tokenCounter,
+    limits,
+    log,
+    events,
+    parameters,
+    memory,
+    sessions,
+    conversations,
+    jobs,
+  }
 }

@@ -1,5 +1,6 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
 export { AgentWrites } from './agents/agent-writes.ts'
+export { ConversationReads } from './conversations/conversation-reads.ts'
 export { createEngine, type Engine, type EngineDeps } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {
@@ -12,12 +13,15 @@ export { MemoryService, type SearchHit } from './memory/memory-service.ts'
 export {
   assertOffsetPage,
   assertPageSize,
-  beyondCursor,
   decodeCursor,
   encodeCursor,
+  inTimeIdRange,
   type ListOrder,
   type PageArgs,
+  sortByTimeId,
   type TimeIdCursor,
+  type TimeIdPageQuery,
+  type TimeIdRange,
   timeIdPage,
 } from './paging/cursor.ts'
 export {

@@ -29,6 +29,7 @@ export {
 } from './repositories/prisma-repositories.ts'
 export { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 export * from './sessions/prisma-session-repository.ts'
+export { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
 export { buildHnswInWorker } from './vector/hnsw-build.ts'
 export * from './vector/hnsw-index.ts'

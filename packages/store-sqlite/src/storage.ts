@@ -6,6 +6,7 @@ import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
+import { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
 import { SqliteVectorStore } from './vector/sqlite-vector-store.ts'
 
 export interface SqliteStorageOptions {
@@ -42,6 +43,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
       db,
       messageJobs ? { queue: jobs, jobsFor: messageJobs } : undefined,
     ),
+    history: new SqliteConversationHistory(db),
     fullText,
     vectors: new SqliteVectorStore(db, clock, options.vectorModel ?? 'vector-store'),
     jobs,

@@ -1,7 +1,7 @@
 import { MEMORY_TYPES, type MemoryType, NotFoundError, type SuggestedAction } from '@engram/core'
 import type { SearchHit } from '@engram/engine'
 import { assertPageSize, encodeCursor, type ListOrder, timeIdPage } from '@engram/engine'
-import { type EntryView, toEntry } from '@engram/store-sqlite'
+import type { EntryView } from '@engram/engine'
 import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
@@ -124,25 +124,19 @@ builder.queryFields((t) => ({
       const scope = await agentScope(ctx, args.agentId)
       const filter = args.filter ?? {}
       const sessionId = await sessionIdFor(ctx, scope, filter.conversationId)
-      const base = {
-        agentId: scope,
+      const entryFilter = {
         ...(sessionId ? { sessionId } : {}),
         ...(filter.type ? { type: filter.type } : {}),
         ...(filter.isCompressed != null ? { isCompressed: filter.isCompressed } : {}),
-        ...(filter.minRelevance != null ? { relevance: { gte: filter.minRelevance } } : {}),
-        ...(filter.search ? { content: { contains: filter.search.slice(0, 1_000) } } : {}),
+        ...(filter.minRelevance != null ? { minRelevance: filter.minRelevance } : {}),
+        ...(filter.search ? { contentContains: filter.search.slice(0, 1_000) } : {}),
       }
       return resolveCursorConnection(
         { args, toCursor: encodeCursor, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize },
         (page: ResolveCursorConnectionArgs) =>
-          timeIdPage(page, (args.order ?? 'NEWEST_FIRST') as ListOrder, async (where, direction, take) => {
-            const rows = await ctx.services.db.memoryEntry.findMany({
-              where: { ...base, ...where },
-              orderBy: [{ timestamp: direction }, { id: direction }],
-              take,
-            })
-            return rows.map(toEntry)
-          }),
+          timeIdPage(page, (args.order ?? 'NEWEST_FIRST') as ListOrder, (query) =>
+            ctx.services.memory.entryPage(scope, entryFilter, query),
+          ),
       )
     },
   }),

@@ -2,17 +2,12 @@ import {
   type ContextWindowPlan,
   MAX_SPEAKER_CHARS,
   type Metadata,
-  NotFoundError,
-  planContextWindow,
   ROLES,
   type Role,
   type Session,
   type StoredMessage,
-  TokenBudgetConfigSchema,
-  validationErrorFromZod,
 } from '@engram/core'
 import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '@engram/engine'
-import { toMessage, toSession } from '@engram/store-sqlite'
 import {
   type ResolveCursorConnectionArgs,
   resolveCursorConnection,
@@ -71,18 +66,13 @@ export const SessionRef = builder.objectRef<Session>('Session').implement({
         return resolveCursorConnection(
           { args, toCursor: encodeCursor, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize },
           (page: ResolveCursorConnectionArgs) =>
-            timeIdPage(page, 'OLDEST_FIRST', async (where, direction, take) => {
-              const rows = await ctx.services.db.message.findMany({
-                where: {
-                  sessionId: session.id,
-                  ...(args.includeCompressed === false ? { isCompressed: false } : {}),
-                  ...where,
-                },
-                orderBy: [{ timestamp: direction }, { id: direction }],
-                take,
-              })
-              return rows.map(toMessage)
-            }),
+            timeIdPage(page, 'OLDEST_FIRST', (query) =>
+              ctx.services.engine.conversations.messagePage(
+                session.id,
+                args.includeCompressed !== false,
+                query,
+              ),
+            ),
         )
       },
     }),
@@ -265,19 +255,11 @@ builder.queryFields((t) => ({
       resolve: async (_root, args, ctx) => {
         assertOffsetPage(args, ctx.services.limits)
         const scope = await listScope(ctx, args.agentId)
-        const where = scope ? { agentId: scope } : {}
-        const totalCount = await ctx.services.db.session.count({ where })
+        const { conversations } = ctx.services.engine
+        const totalCount = await conversations.sessionCount(scope)
         const connection = await resolveOffsetConnection(
           { args, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize, totalCount },
-          async ({ offset, limit }) =>
-            (
-              await ctx.services.db.session.findMany({
-                where,
-                orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
-                skip: offset,
-                take: limit,
-              })
-            ).map(toSession),
+          async ({ offset, limit }) => conversations.sessionPage(scope, { offset, limit }),
         )
         return { ...connection, totalCount }
       },
@@ -308,24 +290,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const scope = await agentScope(ctx, args.agentId)
-      const session = await ctx.services.sessions.find(scope, args.conversationId)
-      if (!session) throw new NotFoundError('Session', args.conversationId)
-      const learned = await ctx.services.parameters.load(scope)
-      const overrides = Object.fromEntries(Object.entries(args.budget ?? {}).filter(([, v]) => v != null))
-      const parsed = TokenBudgetConfigSchema.safeParse({
-        fullMessageWindow: learned.fullMessageWindow,
-        compressionTriggerRatio: learned.compressionTrigger,
-        ...overrides,
-      })
-      if (!parsed.success) throw validationErrorFromZod(parsed.error, 'budget')
-      const rows = await ctx.services.db.message.findMany({
-        where: { sessionId: session.id, isCompressed: false },
-        orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
-      })
-      const plan = planContextWindow(rows.map(toMessage), parsed.data, {
-        countTokens: (text) => ctx.services.tokenCounter.count(text),
-      })
-      return { ...plan, budget: parsed.data }
+      return ctx.services.engine.conversations.contextWindow(scope, args.conversationId, args.budget ?? {})
     },
   }),
 }))

@@ -34,7 +34,11 @@ export class InMemorySessionRepository implements SessionRepository {
 
   async appendMessages(session: Session, messages: MessageToStore[]) {
     const stored = messages.map((m) => this.store(session, m))
-    return { session: this.bump(session, messages.length), messages: stored }
+    const newest = stored.reduce<Date | undefined>(
+      (at, m) => (at && at > m.timestamp ? at : m.timestamp),
+      undefined,
+    )
+    return { session: this.bump(session, messages.length, newest), messages: stored }
   }
 
   async listMessagesBefore(session: Session, olderThanId: string): Promise<StoredMessage[]> {
@@ -88,10 +92,12 @@ export class InMemorySessionRepository implements SessionRepository {
     return stored
   }
 
-  private bump(session: Session, count: number): Session {
+  /** Counts new messages; the session was last active when its newest message was written. */
+  private bump(session: Session, count: number, newest?: Date): Session {
     const key = `${session.scope}/${session.conversationId}`
     const current = this.sessions.get(key) ?? session
-    const updated = { ...current, messageCount: current.messageCount + count }
+    const updatedAt = newest && newest > current.updatedAt ? newest : current.updatedAt
+    const updated = { ...current, messageCount: current.messageCount + count, updatedAt }
     this.sessions.set(key, updated)
     return updated
   }

@@ -9,8 +9,9 @@ import {
   ValidationError,
   type VectorIndex,
 } from '@engram/core'
+import type { TimeIdPageQuery } from '../paging/cursor.ts'
 import type { ParameterStore } from '../parameters/parameter-store.ts'
-import type { EntryView, MemoryEntryRepository } from '../ports/repositories.ts'
+import type { EntryFilter, EntryView, MemoryEntryRepository } from '../ports/repositories.ts'
 
 export interface SearchHit {
   entry: EntryView
@@ -36,6 +37,11 @@ export class MemoryService {
     const entry = await this.entries.find(scope, id)
     if (!entry) throw new NotFoundError('MemoryEntry', id)
     return entry
+  }
+
+  /** One page of the agent's entries in (timestamp, id) order. */
+  entryPage(scope: string, filter: EntryFilter, query: TimeIdPageQuery): Promise<EntryView[]> {
+    return this.entries.page(scope, filter, query)
   }
 
   async analyze(scope: string, sessionId: string | null) {

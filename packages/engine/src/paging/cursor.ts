@@ -19,15 +19,37 @@ export function decodeCursor(cursor: string, field: string): TimeIdCursor {
   return { timestamp: new Date(Number(match[1])), id: Number(match[2]) }
 }
 
-/** Prisma `where` for rows strictly after (or before) a cursor in (timestamp, id) order. */
-export function beyondCursor(cursor: TimeIdCursor, direction: 'after' | 'before') {
-  const cmp = direction === 'after' ? 'gt' : 'lt'
-  return {
-    OR: [
-      { timestamp: { [cmp]: cursor.timestamp } },
-      { timestamp: cursor.timestamp, id: { [cmp]: cursor.id } },
-    ],
-  }
+/**
+ * Which rows of a (timestamp, id)-ordered list a page may hold: strictly after `after` and strictly
+ * before `before`, both in ascending (timestamp, id) order. Adapters turn it into their query.
+ */
+export interface TimeIdRange {
+  after?: TimeIdCursor
+  before?: TimeIdCursor
+}
+
+/** One page of a (timestamp, id)-ordered list, as a repository reads it. */
+export interface TimeIdPageQuery {
+  range: TimeIdRange
+  direction: 'asc' | 'desc'
+  take: number
+}
+
+function compareTimeId(a: TimeIdCursor, b: TimeIdCursor): number {
+  return a.timestamp.getTime() - b.timestamp.getTime() || a.id - b.id
+}
+
+/** Whether a row lies inside a range (the in-memory adapters filter with it). */
+export function inTimeIdRange(row: TimeIdCursor, range: TimeIdRange): boolean {
+  return (
+    (!range.after || compareTimeId(row, range.after) > 0) &&
+    (!range.before || compareTimeId(row, range.before) < 0)
+  )
+}
+
+/** Sorts rows in (timestamp, id) order, ascending or descending. */
+export function sortByTimeId<T extends TimeIdCursor>(rows: T[], direction: 'asc' | 'desc'): T[] {
+  return rows.sort((a, b) => (direction === 'asc' ? compareTimeId(a, b) : compareTimeId(b, a)))
 }
 
 export interface PageArgs {
@@ -71,20 +93,28 @@ export function assertOffsetPage(args: PageArgs, limits: Limits): void {
 export type ListOrder = 'OLDEST_FIRST' | 'NEWEST_FIRST'
 
 /**
- * Runs a (timestamp, id)-ordered page query for a Relay connection. `fetch` receives the extra
- * `where`, the sort direction and how many rows to take.
+ * Runs a (timestamp, id)-ordered page query for a Relay connection: the client's `after`/`before`
+ * cursors (in the list's own order) become a range in ascending (timestamp, id) order, and `fetch`
+ * reads that range in the direction and size the page needs.
  */
 export function timeIdPage<T>(
   params: { before?: string; after?: string; limit: number; inverted: boolean },
   order: ListOrder,
-  fetch: (where: Record<string, unknown>, direction: 'asc' | 'desc', take: number) => Promise<T[]>,
+  fetch: (query: TimeIdPageQuery) => Promise<T[]>,
 ): Promise<T[]> {
   const newestFirst = order === 'NEWEST_FIRST'
-  const conditions: Record<string, unknown>[] = []
-  if (params.after)
-    conditions.push(beyondCursor(decodeCursor(params.after, 'after'), newestFirst ? 'before' : 'after'))
-  if (params.before)
-    conditions.push(beyondCursor(decodeCursor(params.before, 'before'), newestFirst ? 'after' : 'before'))
+  const range: TimeIdRange = {}
+  // Both cursors may bound the same side (after and before of a newest-first list): keep the tighter.
+  const bound = (side: 'after' | 'before', cursor: TimeIdCursor) => {
+    const current = range[side]
+    const tighter =
+      side === 'after'
+        ? compareTimeId(cursor, current ?? cursor) >= 0
+        : compareTimeId(cursor, current ?? cursor) <= 0
+    if (!current || tighter) range[side] = cursor
+  }
+  if (params.after) bound(newestFirst ? 'before' : 'after', decodeCursor(params.after, 'after'))
+  if (params.before) bound(newestFirst ? 'after' : 'before', decodeCursor(params.before, 'before'))
   const ascending = newestFirst === params.inverted
-  return fetch(conditions.length ? { AND: conditions } : {}, ascending ? 'asc' : 'desc', params.limit)
+  return fetch({ range, direction: ascending ? 'asc' : 'desc', take: params.limit })
 }

@@ -1,6 +1,7 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
 export type { Clock } from './clock.ts'
+export type { ConversationHistory } from './conversation-history.ts'
 export type {
   EmbeddingProgressEvent,
   EngramEvents,
@@ -23,6 +24,7 @@ export type {
   AgentRecord,
   AgentRepository,
   EntryChanges,
+  EntryFilter,
   EntryVector,
   EntryView,
   MemoryEntryRepository,

@@ -1,4 +1,5 @@
 import type { MemoryEntry, MemoryType, Metadata } from '@engram/core'
+import type { TimeIdPageQuery } from '../paging/cursor.ts'
 
 /**
  * Repositories, one per aggregate. Each method runs in the transaction its repository was handed
@@ -38,6 +39,16 @@ export interface EntryChanges {
   isCompressed?: boolean
 }
 
+/** What a listing of memory entries narrows to; every field optional. */
+export interface EntryFilter {
+  sessionId?: string
+  type?: MemoryType
+  isCompressed?: boolean
+  minRelevance?: number
+  /** A plain substring of the content (not a search: the search operations rank). */
+  contentContains?: string
+}
+
 /** An entry's embedding as stored beside it (one per entry, the agent's dimensions throughout). */
 export interface EntryVector {
   entryId: string
@@ -52,6 +63,8 @@ export interface MemoryEntryRepository {
   /** The agent's entries (of one conversation when sessionId is given), oldest first. */
   list(agentId: string, sessionId: string | null): Promise<EntryView[]>
   findMany(agentId: string, ids: readonly string[]): Promise<EntryView[]>
+  /** One page of the agent's entries in (timestamp, id) order. */
+  page(agentId: string, filter: EntryFilter, query: TimeIdPageQuery): Promise<EntryView[]>
   update(agentId: string, id: string, changes: EntryChanges): Promise<EntryView>
   delete(agentId: string, id: string): Promise<void>
   vectors(agentId: string): Promise<EntryVector[]>

@@ -1,3 +1,4 @@
+import type { ConversationHistory } from './conversation-history.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
@@ -20,6 +21,8 @@ export interface Storage {
   /** The repositories outside any transaction: each call commits on its own. */
   repositories: Repositories
   sessions: SessionRepository
+  /** Paged reads of sessions and messages. */
+  history: ConversationHistory
   fullText: FullTextIndex
   vectors: VectorStore
   jobs: JobQueue

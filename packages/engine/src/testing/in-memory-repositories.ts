@@ -1,8 +1,10 @@
 import { NotFoundError } from '@engram/core'
+import { inTimeIdRange, sortByTimeId } from '../paging/cursor.ts'
 import type {
   AgentRecord,
   AgentRepository,
   EntryChanges,
+  EntryFilter,
   EntryVector,
   EntryView,
   MemoryEntryRepository,
@@ -132,6 +134,23 @@ export class InMemoryRepositories implements UnitOfWork {
           const entry = owned(agentId, id)
           return entry ? [{ ...entry }] : []
         }),
+      page: async (agentId, filter: EntryFilter, query) => {
+        const rows = [...this.state.entries.values()]
+          .filter(
+            (e) =>
+              e.agentId === agentId &&
+              (filter.sessionId === undefined || e.sessionId === filter.sessionId) &&
+              (filter.type === undefined || e.type === filter.type) &&
+              (filter.isCompressed === undefined || e.isCompressed === filter.isCompressed) &&
+              (filter.minRelevance === undefined || e.relevance >= filter.minRelevance) &&
+              (filter.contentContains === undefined || e.content.includes(filter.contentContains)),
+          )
+          .map((e) => ({ entry: e, timestamp: e.timestamp, id: Number(e.id) }))
+          .filter((row) => inTimeIdRange(row, query.range))
+        return sortByTimeId(rows, query.direction)
+          .slice(0, query.take)
+          .map((row) => ({ ...row.entry }))
+      },
       update: async (agentId, id, changes: EntryChanges) => {
         const entry = require(agentId, id)
         const updated = { ...entry, ...changes, updatedAt: this.now() }

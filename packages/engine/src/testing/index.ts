@@ -1,10 +1,12 @@
 import { type Clock, InMemorySessionRepository } from '@engram/core'
 import type { Storage } from '../ports/storage.ts'
+import { InMemoryConversationHistory } from './in-memory-conversation-history.ts'
 import { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 import { InMemoryJobQueue } from './in-memory-job-queue.ts'
 import { InMemoryRepositories } from './in-memory-repositories.ts'
 import { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
+export { InMemoryConversationHistory } from './in-memory-conversation-history.ts'
 export { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 export { InMemoryJobQueue } from './in-memory-job-queue.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
@@ -17,12 +19,14 @@ export interface InMemoryStorage extends Storage {
 
 export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const repositories = new InMemoryRepositories(() => clock.now())
+  const sessions = new InMemorySessionRepository()
   return {
     name: 'in-memory',
     capabilities: { backup: false, multiProcess: false },
     unitOfWork: repositories,
     repositories: repositories.repositories,
-    sessions: new InMemorySessionRepository(),
+    sessions,
+    history: new InMemoryConversationHistory(sessions),
     fullText: new InMemoryFullTextIndex(),
     vectors: new InMemoryVectorStore(),
     jobs: new InMemoryJobQueue(clock),

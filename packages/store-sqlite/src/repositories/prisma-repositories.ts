@@ -8,6 +8,7 @@ import type {
 } from '@engram/engine'
 import type { Database, Transaction } from '../db/client.ts'
 import { parseRowId, toEntry } from '../mappers.ts'
+import { timeIdWhere } from './time-id-where.ts'
 
 /** The client a repository runs on: the database (each call commits alone) or one transaction. */
 export type Executor = Database | Transaction
@@ -103,6 +104,24 @@ export function memoryEntriesIn(db: Executor): MemoryEntryRepository {
       ).map(toEntry),
     findMany: async (agentId, ids) =>
       (await db.memoryEntry.findMany({ where: { agentId, id: { in: rowIds(ids) } } })).map(toEntry),
+    page: async (agentId, filter, query) =>
+      (
+        await db.memoryEntry.findMany({
+          where: {
+            agentId,
+            ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : {}),
+            ...(filter.type !== undefined ? { type: filter.type } : {}),
+            ...(filter.isCompressed !== undefined ? { isCompressed: filter.isCompressed } : {}),
+            ...(filter.minRelevance !== undefined ? { relevance: { gte: filter.minRelevance } } : {}),
+            ...(filter.contentContains !== undefined
+              ? { content: { contains: filter.contentContains } }
+              : {}),
+            ...timeIdWhere(query.range),
+          },
+          orderBy: [{ timestamp: query.direction }, { id: query.direction }],
+          take: query.take,
+        })
+      ).map(toEntry),
     update: async (agentId, id, changes: EntryChanges) => {
       const row = await requireRow(agentId, id)
       return toEntry(await db.memoryEntry.update({ where: { id: row.id }, data: changes }))
