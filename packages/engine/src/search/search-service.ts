@@ -2,10 +2,8 @@ import {
   type Clock,
   DEFAULT_LEXICAL_PLAN,
   episodeContext,
-  type FieldIssue,
   type LexicalPlanConfig,
   type Limits,
-  type MemorySettings,
   mentionedTimes,
   mmrRerank,
   NotFoundError,
@@ -16,61 +14,34 @@ import {
   type TimeWindow,
   temporalDecay,
   timeWindows,
-  ValidationError,
   weightedStrategyScores,
   withoutParticipants,
 } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { FullTextIndex } from '../ports/full-text.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
-import type { EmbeddingKind, SearchEmbeddings, SearchMemories } from './collaborators.ts'
-import { assertMemoryFilter } from './memory-filter.ts'
+import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
+import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
+import { type Candidate, SearchCandidates } from './search-candidates.ts'
 import { episodesOf, neighbours } from './search-dialogue.ts'
 import { LexicalSearch } from './search-lexical.ts'
-import {
-  DEFAULT_CONTEXT_TURNS,
-  DEFAULT_MENTIONED_TIMES,
-  DEFAULT_SEARCH_WEIGHTS,
-  MAX_CONTEXT_TURNS,
-  MAX_WINDOW_DAYS,
-  type ScoreComponents,
-  type SearchHit,
-  type SearchOptions,
-  type SearchScope,
-  type SearchStrategy,
-  type SearchWeights,
+import { searchRequest } from './search-request.ts'
+import type {
+  ScoreComponents,
+  SearchHit,
+  SearchOptions,
+  SearchStrategy,
+  SearchWeights,
 } from './search-types.ts'
 
+export { MAX_QUERY_CHARS, type SearchRequest, searchRequest } from './search-request.ts'
 export * from './search-types.ts'
 
 /** The share of a candidate's score a turn beside it gains, over the distance. */
 const NEIGHBOUR_SHARE = 0.5
-/** Participants (speakers and memory users) recognised in queries, per agent, at most. */
-const MAX_PARTICIPANTS = 1_000
 const DAY_MS = 86_400_000
 /** Each side proposes this many times the requested hits before fusion (spec 002: candidates ×3). */
 export const CANDIDATE_FACTOR = 3
-/** Filters are applied after candidates are found: ask for this many more when they are on. */
-const FILTERED_OVERFETCH = 10
-export const MAX_QUERY_CHARS = 2_000
-
-interface Candidate {
-  scope: SearchScope
-  id: string
-  bm25: number
-  feedback: number
-  cooccurrence: number
-  vector: number
-  text: string
-  timestamp: Date
-  importance: number
-  confidence: number
-  row: RecalledMemoryItem | StoredMessage | RecalledKnowledge
-  conversationId?: string
-  sessionId?: string
-  /** The turn's speaker, or the memory's user. */
-  speaker?: string | null
-}
 
 /** What the query says besides its words: the periods and participants it names. */
 interface QuerySignals {
@@ -78,22 +49,6 @@ interface QuerySignals {
   lexicalQuery: string
   windows: TimeWindow[]
   participants: Set<string>
-}
-
-/** An agent's figures the query signals need, kept per write version. */
-interface AgentFacts {
-  version: string
-  participants: string[]
-  newest: Date | null
-  topMessageId: number
-  topMemoryId: number
-}
-
-const KIND_OF: Record<SearchScope, EmbeddingKind> = {
-  MEMORIES: 'memory',
-  MESSAGES: 'message',
-  SUMMARIES: 'message',
-  KNOWLEDGE: 'knowledge',
 }
 
 /** What search is built from: its storage ports and the services it calls. */
@@ -126,9 +81,8 @@ export class SearchService {
   private readonly memories: SearchMemories
   private readonly limits: Limits
   private readonly clock: Clock
-  private readonly writes: AgentWrites
-  private readonly lexicalSearch: LexicalSearch
-  private readonly facts = new Map<string, AgentFacts>()
+  private readonly facts: AgentFactsCache
+  private readonly sources: SearchCandidates
 
   constructor(deps: SearchServiceDeps) {
     this.fullText = deps.fullText
@@ -137,9 +91,10 @@ export class SearchService {
     this.memories = deps.memories
     this.limits = deps.limits
     this.clock = deps.clock
-    this.writes = deps.writes
     this.lexicalPlan = deps.lexicalPlan ?? DEFAULT_LEXICAL_PLAN
-    this.lexicalSearch = new LexicalSearch(deps.fullText, deps.recall, this.lexicalPlan)
+    this.facts = new AgentFactsCache(deps.recall, deps.writes)
+    const lexical = new LexicalSearch(deps.fullText, deps.recall, this.lexicalPlan)
+    this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
   }
 
   private now(): Date {
@@ -160,43 +115,12 @@ export class SearchService {
    * changed in place (a conversation, a memory): they are only ever extended from new rows.
    */
   forgetAgent(agentId: string): void {
-    this.facts.delete(agentId)
-  }
-
-  /**
-   * The agent's participants (speakers of its messages, users of its memories) and its newest
-   * message time. Recomputed only from the rows added since the last look (a seek on the agent's
-   * ids), so a search after each new message does not rescan the agent.
-   */
-  private async agentFacts(agentId: string): Promise<AgentFacts> {
-    const version = this.writes.version(agentId)
-    const known = this.facts.get(agentId)
-    if (known && known.version === version) return known
-    const from = known ?? { participants: [], newest: null, topMessageId: 0, topMemoryId: 0 }
-    const messages = await this.recall.speakersSince(agentId, from.topMessageId)
-    const users = await this.recall.memoryUsersSince(agentId, from.topMemoryId)
-    const participants = new Set(from.participants)
-    let newest = from.newest
-    let topMessageId = from.topMessageId
-    let topMemoryId = from.topMemoryId
-    for (const row of messages) {
-      if (row.speaker && participants.size < MAX_PARTICIPANTS) participants.add(row.speaker)
-      const time = row.newest
-      if (time && (!newest || time > newest)) newest = time
-      topMessageId = Math.max(topMessageId, row.topMessageId)
-    }
-    for (const row of users) {
-      if (row.userId && participants.size < MAX_PARTICIPANTS) participants.add(row.userId)
-      topMemoryId = Math.max(topMemoryId, row.topMemoryId)
-    }
-    const facts = { version, participants: [...participants], newest, topMessageId, topMemoryId }
-    this.facts.set(agentId, facts)
-    return facts
+    this.facts.forget(agentId)
   }
 
   /** The time of the agent's newest message (null without messages): where its windows count back from. */
   async newestMessageTime(agentId: string): Promise<Date | null> {
-    return (await this.agentFacts(agentId)).newest
+    return (await this.facts.of(agentId)).newest
   }
 
   /** The periods and participants a HYBRID query names (nothing for the other strategies). */
@@ -233,7 +157,7 @@ export class SearchService {
     options: SearchOptions = {},
   ): Promise<{ hits: SearchHit[]; mmrLambda: number }> {
     const { settings } = await this.memories.settings(scope)
-    const request = this.validate(query, options, settings)
+    const request = searchRequest(query, options, settings, this.limits)
     let sessionId: string | null = null
     if (options.conversationId) {
       sessionId = await this.recall.sessionIdOf(scope, options.conversationId)
@@ -244,7 +168,7 @@ export class SearchService {
     const candidateLimit = pool * CANDIDATE_FACTOR
     const needsVector = ['HYBRID', 'SIMILARITY', 'WEIGHTED', 'SIMILARITY_IMPORTANCE'].includes(strategy)
     const queryVector = needsVector ? await this.embeddings.embedQuery(scope, query) : null
-    const facts = await this.agentFacts(scope)
+    const facts = await this.facts.of(scope)
     const signals = this.querySignals(query, request, facts)
     // The conversation window counts back from the newest message, never from the clock.
     const windowStart =
@@ -257,7 +181,7 @@ export class SearchService {
 
     const scored: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
     for (const searchScope of request.scopes) {
-      const candidates = await this.candidates(scope, searchScope, {
+      const candidates = await this.sources.candidates(scope, searchScope, {
         query: signals.lexicalQuery,
         queryVector,
         strategy,
@@ -333,7 +257,7 @@ export class SearchService {
       const contextOnly = [...dialogue.context.keys()].filter((id) => !base.has(id))
       const joined = [
         ...candidates,
-        ...(await this.messageCandidates(scope, contextOnly, searchScope, filtered.since ?? null)),
+        ...(await this.sources.messageCandidates(scope, contextOnly, searchScope, filtered.since ?? null)),
       ]
       for (const c of joined) {
         const contextScore = dialogue.context.get(c.id) ?? 0
@@ -425,66 +349,6 @@ export class SearchService {
     return { hits, mmrLambda: request.mmrLambda }
   }
 
-  private validate(query: string, options: SearchOptions, settings: MemorySettings) {
-    const issues: FieldIssue[] = []
-    if (query.trim().length === 0 || query.length > MAX_QUERY_CHARS)
-      issues.push({
-        field: 'query',
-        message: `must be 1 to ${MAX_QUERY_CHARS} characters`,
-        limit: MAX_QUERY_CHARS,
-      })
-    const limit = options.limit ?? settings.recallTopK
-    if (!Number.isInteger(limit) || limit < 1 || limit > this.limits.maxSearchLimit)
-      issues.push({
-        field: 'limit',
-        message: `must be an integer from 1 to ${this.limits.maxSearchLimit}`,
-        limit: this.limits.maxSearchLimit,
-      })
-    const scopes = [...new Set(options.scopes?.length ? options.scopes : (['MESSAGES'] as SearchScope[]))]
-    const weights: SearchWeights = {
-      ...DEFAULT_SEARCH_WEIGHTS,
-      ...Object.fromEntries(Object.entries(options.weights ?? {}).filter(([, v]) => v != null)),
-    }
-    for (const [field, value] of Object.entries(weights)) {
-      if (!(value >= 0 && value <= 1))
-        issues.push({ field: `weights.${field}`, message: 'must be between 0 and 1', limit: '0..1' })
-    }
-    const strategy = options.strategy ?? 'HYBRID'
-    const mmrLambda = options.mmrLambda ?? (strategy === 'HYBRID' ? settings.mmrLambda : 1)
-    if (!(mmrLambda >= 0 && mmrLambda <= 1))
-      issues.push({ field: 'mmrLambda', message: 'must be between 0 and 1', limit: '0..1' })
-    if (options.threshold != null && !Number.isFinite(options.threshold))
-      issues.push({ field: 'threshold', message: 'must be a finite number' })
-    if (options.since && options.until && options.since > options.until)
-      issues.push({ field: 'filters.since', message: 'must not be after filters.until' })
-    const contextTurns = options.contextTurns ?? DEFAULT_CONTEXT_TURNS
-    if (!Number.isInteger(contextTurns) || contextTurns < 1 || contextTurns > MAX_CONTEXT_TURNS)
-      issues.push({
-        field: 'contextTurns',
-        message: `must be an integer from 1 to ${MAX_CONTEXT_TURNS}`,
-        limit: MAX_CONTEXT_TURNS,
-      })
-    const windowDays = options.windowDays ?? settings.conversationWindowDays
-    if (!Number.isInteger(windowDays) || windowDays < 0 || windowDays > MAX_WINDOW_DAYS)
-      issues.push({
-        field: 'windowDays',
-        message: `must be an integer from 0 (all history) to ${MAX_WINDOW_DAYS}`,
-        limit: MAX_WINDOW_DAYS,
-      })
-    if (issues.length) throw new ValidationError(issues)
-    return {
-      limit,
-      scopes,
-      weights,
-      strategy,
-      mmrLambda,
-      threshold: options.threshold ?? null,
-      contextTurns,
-      windowDays,
-      mentionedTimes: options.mentionedTimes ?? DEFAULT_MENTIONED_TIMES,
-    }
-  }
-
   /**
    * Whether a hit falls in a period the query names: a turn by its time, a memory by when it
    * became true (validFrom: a memory stored today about May is about May), or (optionally) by a
@@ -498,218 +362,6 @@ export class SearchService {
     return mentionedTimes(c.text, c.timestamp).some((m) =>
       windows.some((w) => m.start < w.end && w.start < m.end),
     )
-  }
-
-  /** One scope's candidates, each with its BM25 and vector scores (0 when it was not proposed by that side). */
-  private async candidates(
-    agentId: string,
-    scope: SearchScope,
-    request: {
-      query: string
-      queryVector: Float32Array | null
-      strategy: SearchStrategy
-      candidateLimit: number
-      sessionId: string | null
-      options: SearchOptions
-      weights: SearchWeights
-    },
-  ): Promise<Candidate[]> {
-    const { strategy, candidateLimit } = request
-    const filtered = this.isFiltered(scope, request.options, request.sessionId)
-    const wanted = filtered ? candidateLimit * FILTERED_OVERFETCH : candidateLimit
-    const lexical = new Map<string, number>()
-    const feedback = new Map<string, number>()
-    const cooccurrence = new Map<string, number>()
-    const semantic = new Map<string, number>()
-    const ordered: string[] = []
-    if (strategy === 'HYBRID' || strategy === 'LEXICAL' || strategy === 'WEIGHTED') {
-      const terms = this.lexicalSearch.queryIndexTerms(request.query)
-      const found = await this.lexicalSearch.lexical(agentId, scope, terms, wanted, request.sessionId)
-      for (const [id, bm25] of found.scores) lexical.set(id, bm25)
-      if (strategy === 'HYBRID' && found.scores.length > 0) {
-        if (request.weights.feedback > 0) {
-          for (const [id, score] of await this.lexicalSearch.feedback(
-            agentId,
-            scope,
-            terms,
-            found,
-            wanted,
-            request.sessionId,
-          ))
-            feedback.set(id, score)
-        }
-        if (request.weights.cooccurrence > 0) {
-          for (const [id, score] of await this.lexicalSearch.cooccurrence(
-            agentId,
-            terms,
-            found,
-            wanted,
-            request.sessionId,
-          ))
-            cooccurrence.set(id, score)
-        }
-      }
-    }
-    if (request.queryVector) {
-      const index = await this.embeddings.index(agentId, KIND_OF[scope])
-      if (index.dimensions === request.queryVector.length) {
-        for (const hit of index.search(request.queryVector, wanted))
-          semantic.set(hit.id, Math.max(0, hit.similarity))
-      }
-    }
-    if (strategy === 'RECENCY' || strategy === 'WEIGHTED')
-      ordered.push(...(await this.ordered(agentId, scope, 'recency', wanted)))
-    if (strategy === 'IMPORTANCE' || strategy === 'WEIGHTED')
-      ordered.push(...(await this.ordered(agentId, scope, 'importance', wanted)))
-    // The expansions' hits join the lexical side: a turn found only through them ranks on them.
-    const lexicalTotal = new Map(lexical)
-    for (const [id, score] of feedback)
-      lexicalTotal.set(id, (lexicalTotal.get(id) ?? 0) + request.weights.feedback * score)
-    for (const [id, score] of cooccurrence)
-      lexicalTotal.set(id, (lexicalTotal.get(id) ?? 0) + request.weights.cooccurrence * score)
-    const ids = [...new Set([...lexicalTotal.keys(), ...semantic.keys(), ...ordered])]
-    const rows = await this.load(agentId, scope, ids, request)
-    // Filters may have removed some; each side keeps its best candidateLimit.
-    const keep = new Set<string>()
-    const keepBest = (scores: Iterable<string>) => {
-      let n = 0
-      for (const id of scores) if (rows.has(id) && n++ < candidateLimit) keep.add(id)
-    }
-    keepBest([...lexicalTotal.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id))
-    keepBest([...semantic.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id))
-    keepBest(ordered)
-    return [...keep].map((id) => {
-      const c = rows.get(id) as Candidate
-      return {
-        ...c,
-        bm25: lexical.get(id) ?? 0,
-        feedback: feedback.get(id) ?? 0,
-        cooccurrence: cooccurrence.get(id) ?? 0,
-        vector: semantic.get(id) ?? 0,
-      }
-    })
-  }
-
-  private isFiltered(scope: SearchScope, options: SearchOptions, sessionId: string | null): boolean {
-    if (scope === 'MEMORIES') {
-      const f = options.memoryFilter ?? {}
-      return Boolean(
-        f.userId ||
-          f.categories?.length ||
-          f.tags?.length ||
-          f.minImportance != null ||
-          f.createdAfter ||
-          f.createdBefore ||
-          f.pinned != null,
-      )
-    }
-    if (scope === 'KNOWLEDGE') return false
-    return Boolean(sessionId || options.since || options.until)
-  }
-
-  private async ordered(
-    agentId: string,
-    scope: SearchScope,
-    by: 'recency' | 'importance',
-    limit: number,
-  ): Promise<string[]> {
-    if (scope === 'MEMORIES') return this.recall.memoryItemIdsBy(agentId, by, limit, this.now())
-    if (scope === 'KNOWLEDGE') return this.recall.knowledgeIdsBy(agentId, by, limit)
-    // Messages carry no importance of their own: recency orders both lists.
-    return this.recall.newestMessageIds(agentId, scope === 'SUMMARIES' ? 'summaries' : 'messages', limit)
-  }
-
-  /** Rows for candidate ids that pass the request's filters, as candidates. */
-  private async load(
-    agentId: string,
-    scope: SearchScope,
-    ids: string[],
-    request: { sessionId: string | null; options: SearchOptions },
-  ): Promise<Map<string, Candidate>> {
-    const out = new Map<string, Candidate>()
-    if (ids.length === 0) return out
-    const { options, sessionId } = request
-    if (scope === 'MEMORIES') {
-      const filter = options.memoryFilter ?? {}
-      assertMemoryFilter(filter)
-      const rows = await this.recall.memoryItems(agentId, ids, {
-        ...filter,
-        asOf: filter.asOf ?? this.now(),
-      })
-      for (const item of rows) {
-        out.set(item.id, {
-          scope,
-          id: item.id,
-          bm25: 0,
-          feedback: 0,
-          cooccurrence: 0,
-          vector: 0,
-          text: item.content,
-          timestamp: item.updatedAt,
-          importance: item.importance,
-          confidence: item.confidence,
-          row: item,
-          speaker: item.userId ?? null,
-        })
-      }
-      return out
-    }
-    if (scope === 'KNOWLEDGE') {
-      const rows = await this.recall.knowledge(agentId, ids)
-      for (const row of rows) {
-        out.set(String(row.id), {
-          scope,
-          id: String(row.id),
-          bm25: 0,
-          feedback: 0,
-          cooccurrence: 0,
-          vector: 0,
-          text: `${row.key}: ${row.value}`,
-          timestamp: row.updatedAt,
-          importance: row.confidence,
-          confidence: row.confidence,
-          row,
-        })
-      }
-      return out
-    }
-    const rows = await this.recall.messages(agentId, ids, {
-      set: scope === 'SUMMARIES' ? 'summaries' : 'messages',
-      sessionId,
-      since: options.since ?? null,
-      until: options.until ?? null,
-    })
-    for (const { message, conversationId } of rows) {
-      out.set(message.id, {
-        scope,
-        id: message.id,
-        bm25: 0,
-        feedback: 0,
-        cooccurrence: 0,
-        vector: 0,
-        text: message.content,
-        timestamp: message.timestamp,
-        importance: 0.5,
-        confidence: 1,
-        row: message,
-        conversationId,
-        sessionId: message.sessionId,
-        speaker: message.speaker,
-      })
-    }
-    return out
-  }
-
-  /** Turns brought in by dialogue context, inside the conversation window when there is one. */
-  private async messageCandidates(
-    agentId: string,
-    ids: string[],
-    scope: SearchScope,
-    since: Date | null,
-  ): Promise<Candidate[]> {
-    if (ids.length === 0) return []
-    const rows = await this.load(agentId, scope, ids, { sessionId: null, options: { since } })
-    return [...rows.values()]
   }
 
   /**
