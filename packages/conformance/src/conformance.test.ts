@@ -2,6 +2,7 @@ import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeJobs } from './spec/jobs.ts'
+import { describeRecallSources } from './spec/recall-sources.ts'
 import { describeRepositories } from './spec/repositories.ts'
 import { describeTransactions } from './spec/transactions.ts'
 import { describeVectors } from './spec/vectors.ts'
@@ -14,4 +15,5 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeRecallSources(initializer)
 }
