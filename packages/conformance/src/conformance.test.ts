@@ -3,6 +3,7 @@ import { sqliteInitializer } from './initializers/sqlite.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
+import { describeRecallSources } from './spec/recall-sources.ts'
 import { describeRepositories } from './spec/repositories.ts'
 import { describeTransactions } from './spec/transactions.ts'
 import { describeVectors } from './spec/vectors.ts'
@@ -16,4 +17,5 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeVectors(initializer)
   describeJobs(initializer)
   describeHistory(initializer)
+  describeRecallSources(initializer)
 }

@@ -11,12 +11,48 @@ export class ManualClock {
   }
 }
 
+/** A turn of a conversation as a spec writes it. */
+export interface TurnSeed {
+  content: string
+  speaker?: string | null
+  timestamp: Date
+}
+
+/** A memory item as a spec writes it (the rest takes the store's defaults). */
+export interface MemoryItemSeed {
+  content: string
+  userId?: string | null
+  importance?: number
+  tags?: string[]
+  validFrom: Date
+  validUntil?: Date | null
+  createdAt: Date
+}
+
+/** A knowledge row as a spec writes it. */
+export interface KnowledgeSeed {
+  key: string
+  value: string
+  confidence: number
+  updatedAt: Date
+}
+
 /** A fresh storage bundle, and how a spec puts documents where the adapter's full-text index sees them. */
 export interface StorageFixture {
   storage: Storage
   clock: ManualClock
   /** Stores documents of a collection the adapter's way (rows with triggers, or the index directly); returns their ids. */
   addDocuments(collection: FullTextCollection, documents: Omit<FullTextDocument, 'id'>[]): Promise<string[]>
+  /** Stores a conversation's turns the adapter's way (rows, or the recall sources directly). */
+  addTurns(
+    agentId: string,
+    conversationId: string,
+    turns: TurnSeed[],
+  ): Promise<{ sessionId: string; ids: string[] }>
+  /** Stores memory items the adapter's way; returns their ids. */
+  addMemoryItems(agentId: string, items: MemoryItemSeed[]): Promise<string[]>
+  /** Stores knowledge rows the adapter's way; returns their ids. */
+  addKnowledge(agentId: string, rows: KnowledgeSeed[]): Promise<string[]>
   /** A second bundle on the same store, as another process would open it (null when unsupported). */
   openAnother(): Promise<Storage | null>
 }

@@ -31,4 +31,5 @@ export {
   STAT_KEYS,
 } from './parameters/parameter-store.ts'
 export * from './ports/index.ts'
+export { SearchService, type SearchServiceDeps } from './search/search-service.ts'
 export { assertDimensions } from './vectors/dimensions.ts'

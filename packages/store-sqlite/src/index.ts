@@ -20,6 +20,7 @@ export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'
 export * from './jobs/sqlite-job-queue.ts'
 export * from './mappers.ts'
+export { SqliteRecallSources, storedTime, toRecalledMemoryItem } from './recall/sqlite-recall-sources.ts'
 export {
   agentsIn,
   type Executor,

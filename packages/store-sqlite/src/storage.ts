@@ -3,6 +3,7 @@ import type { Storage } from '@engram/engine'
 import type { Database } from './db/client.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
+import { SqliteRecallSources } from './recall/sqlite-recall-sources.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
@@ -24,6 +25,7 @@ export interface SqliteStorage extends Storage {
   db: Database
   sessions: PrismaSessionRepository
   fullText: SqliteFullTextIndex
+  recall: SqliteRecallSources
   vectors: SqliteVectorStore
   jobs: SqliteJobQueue
 }
@@ -45,6 +47,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     ),
     history: new SqliteConversationHistory(db),
     fullText,
+    recall: new SqliteRecallSources(db),
     vectors: new SqliteVectorStore(db, clock, options.vectorModel ?? 'vector-store'),
     jobs,
     close: async () => {

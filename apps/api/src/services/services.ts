@@ -12,7 +12,7 @@ import {
   parseWith,
   type TokenCounter,
 } from '@engram/core'
-import { AgentWrites, createEngine, type Logger } from '@engram/engine'
+import { AgentWrites, createEngine, type Logger, SearchService } from '@engram/engine'
 import { createSqliteStorage, type Database } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import {
@@ -32,7 +32,6 @@ import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
 import { OptimizerService } from './optimizer-service.ts'
 import { PrivacyService } from './privacy-service.ts'
-import { SearchService } from './search-service.ts'
 import { TransferService } from './transfer-service.ts'
 
 export interface ServicesOptions {
@@ -107,15 +106,18 @@ export function createServices(options: ServicesOptions) {
     counts: (agentId) => embedJobCounts(jobQueue, agentId),
   })
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
-  const search = new SearchService(
-    db,
-    limits,
+  // Search reads through the storage ports; vectors and memory settings through the services
+  // that own them (still in the app), which satisfy its collaborator interfaces.
+  const search = new SearchService({
+    fullText: storage.fullText,
+    recall: storage.recall,
     embeddings,
-    memoryItems,
-    () => clock.now(),
+    memories: memoryItems,
+    limits,
+    clock,
     writes,
-    parseWith(LexicalPlanConfigSchema, options.lexicalPlan ?? {}, 'lexicalPlan'),
-  )
+    lexicalPlan: parseWith(LexicalPlanConfigSchema, options.lexicalPlan ?? {}, 'lexicalPlan'),
+  })
   const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
   const optimizer = new OptimizerService(
     db,

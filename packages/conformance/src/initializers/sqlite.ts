@@ -9,7 +9,13 @@ import {
   type Database,
   migrationsDirectory,
 } from '@engram/store-sqlite'
-import { ManualClock, type StorageInitializer } from '../types.ts'
+import {
+  type KnowledgeSeed,
+  ManualClock,
+  type MemoryItemSeed,
+  type StorageInitializer,
+  type TurnSeed,
+} from '../types.ts'
 
 const directories = new WeakMap<object, { dir: string; others: Database[] }>()
 
@@ -76,6 +82,76 @@ async function addRows(
   return ids
 }
 
+/** The rows search reads back, written as the app writes them (the triggers index them too). */
+const recallRows = (db: Database) => ({
+  async addTurns(agentId: string, conversationId: string, turns: TurnSeed[]) {
+    await db.agent.upsert({ where: { id: agentId }, create: { id: agentId, name: agentId }, update: {} })
+    const session = await db.session.upsert({
+      where: { agentId_conversationId: { agentId, conversationId } },
+      create: { id: `${agentId}-${conversationId}`, agentId, conversationId },
+      update: {},
+    })
+    const ids: string[] = []
+    for (const turn of turns) {
+      const row = await db.message.create({
+        data: {
+          sessionId: session.id,
+          agentId,
+          role: 'user',
+          speaker: turn.speaker ?? null,
+          content: turn.content,
+          tokenCount: turn.content.split(/\s+/).length,
+          timestamp: turn.timestamp,
+        },
+      })
+      ids.push(String(row.id))
+    }
+    return { sessionId: session.id, ids }
+  },
+  async addMemoryItems(agentId: string, items: MemoryItemSeed[]) {
+    await db.agent.upsert({ where: { id: agentId }, create: { id: agentId, name: agentId }, update: {} })
+    const ids: string[] = []
+    for (const [i, item] of items.entries()) {
+      const row = await db.memoryItem.create({
+        data: {
+          agentId,
+          userId: item.userId ?? null,
+          content: item.content,
+          category: 'fact',
+          tags: JSON.stringify(item.tags ?? []),
+          importance: item.importance ?? 0.5,
+          validFrom: item.validFrom,
+          validUntil: item.validUntil ?? null,
+          contentHash: `recall-${agentId}-${i}-${item.content}`,
+          tokenCount: item.content.split(/\s+/).length,
+          createdAt: item.createdAt,
+          updatedAt: item.createdAt,
+        },
+      })
+      ids.push(String(row.id))
+    }
+    return ids
+  },
+  async addKnowledge(agentId: string, rows: KnowledgeSeed[]) {
+    await db.agent.upsert({ where: { id: agentId }, create: { id: agentId, name: agentId }, update: {} })
+    const ids: string[] = []
+    for (const k of rows) {
+      const row = await db.knowledge.create({
+        data: {
+          agentId,
+          category: 'fact',
+          key: k.key,
+          value: k.value,
+          confidence: k.confidence,
+          updatedAt: k.updatedAt,
+        },
+      })
+      ids.push(String(row.id))
+    }
+    return ids
+  },
+})
+
 export const sqliteInitializer: StorageInitializer = {
   name: 'sqlite',
   capabilities: { backup: true, multiProcess: true },
@@ -92,6 +168,7 @@ export const sqliteInitializer: StorageInitializer = {
       clock,
       addDocuments: (collection: FullTextCollection, documents: Omit<FullTextDocument, 'id'>[]) =>
         addRows(db, clock, collection, documents),
+      ...recallRows(db),
       async openAnother() {
         const other = createDatabase(file)
         others.push(other)

@@ -21,6 +21,17 @@ export type { ClaimOptions, Job, JobPolicy, JobQueue, JobQueueStats, JobState, N
 export type { Logger } from './logger.ts'
 export { SILENT_LOGGER } from './logger.ts'
 export type {
+  MemoryItemFilter,
+  MemoryUserActivity,
+  RecalledKnowledge,
+  RecalledMemoryItem,
+  RecalledMessage,
+  RecallSources,
+  SpeakerActivity,
+  TurnBeside,
+  TurnFilter,
+} from './recall-sources.ts'
+export type {
   AgentRecord,
   AgentRepository,
   EntryChanges,

@@ -1,6 +1,7 @@
 import type { ConversationHistory } from './conversation-history.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
+import type { RecallSources } from './recall-sources.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 import type { VectorStore } from './vector-store.ts'
@@ -24,6 +25,8 @@ export interface Storage {
   /** Paged reads of sessions and messages. */
   history: ConversationHistory
   fullText: FullTextIndex
+  /** What search reads besides the index and the vectors: rows by id, dialogue, participants. */
+  recall: RecallSources
   vectors: VectorStore
   jobs: JobQueue
   close(): Promise<void>

@@ -3,18 +3,21 @@ import type { Storage } from '../ports/storage.ts'
 import { InMemoryConversationHistory } from './in-memory-conversation-history.ts'
 import { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 import { InMemoryJobQueue } from './in-memory-job-queue.ts'
+import { InMemoryRecallSources } from './in-memory-recall-sources.ts'
 import { InMemoryRepositories } from './in-memory-repositories.ts'
 import { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
 export { InMemoryConversationHistory } from './in-memory-conversation-history.ts'
 export { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 export { InMemoryJobQueue } from './in-memory-job-queue.ts'
+export { InMemoryRecallSources } from './in-memory-recall-sources.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
 export { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
 /** Test-only storage: every port in memory, nothing persisted, one process. */
 export interface InMemoryStorage extends Storage {
   fullText: InMemoryFullTextIndex
+  recall: InMemoryRecallSources
 }
 
 export function createInMemoryStorage(clock: Clock): InMemoryStorage {
@@ -28,6 +31,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     sessions,
     history: new InMemoryConversationHistory(sessions),
     fullText: new InMemoryFullTextIndex(),
+    recall: new InMemoryRecallSources(),
     vectors: new InMemoryVectorStore(),
     jobs: new InMemoryJobQueue(clock),
     close: async () => {},

@@ -1,7 +1,6 @@
 import {
   type Bm25Term,
   bm25Scores,
-  CONTEXT_SUMMARY_PREFIX,
   cooccurringTerms,
   DEFAULT_COOCCURRENCE_OPTIONS,
   DEFAULT_FEEDBACK_OPTIONS,
@@ -10,24 +9,23 @@ import {
   planLexicalQuery,
   queryTerms,
 } from '@engram/core'
-import type { Database } from '@engram/store-sqlite'
-import {
-  type AgentTermStatistics,
-  type DocumentSet,
-  FULL_TEXT_TABLES,
-  type FullTextTable,
-  FullTextTokenizer,
-  type Posting,
-} from '@engram/store-sqlite'
+import type {
+  CorpusFigures,
+  DocumentSet,
+  FullTextCollection,
+  FullTextIndex,
+  Posting,
+} from '../ports/full-text.ts'
+import type { RecallSources } from '../ports/recall-sources.ts'
 import type { SearchScope } from './search-types.ts'
 
 /** One lexical query's hits, with what a second (expansion) query needs from it. */
 export interface LexicalRun {
-  table: FullTextTable
+  collection: FullTextCollection
   set: DocumentSet
   /** Document id and BM25, best first. */
   scores: [string, number][]
-  corpus: { documents: number; averageLength: number }
+  corpus: CorpusFigures
   postings?: Map<string, Map<string, Posting>>
 }
 
@@ -66,13 +64,6 @@ function scoreByBm25(
   return [...scores].sort((a, b) => b[1] - a[1] || Number(b[0]) - Number(a[0])).slice(0, options.limit)
 }
 
-let sharedTokenizer: FullTextTokenizer | null = null
-/** One tokenizer per process: a private in-memory database, opened on first use. */
-export function tokenizer(): FullTextTokenizer {
-  sharedTokenizer ??= new FullTextTokenizer()
-  return sharedTokenizer
-}
-
 /**
  * The lexical side of search: BM25 from each agent's own documents, and the two expansions that
  * search again with words the first hits suggest (pseudo-relevance feedback) or the agent's
@@ -80,10 +71,15 @@ export function tokenizer(): FullTextTokenizer {
  */
 export class LexicalSearch {
   constructor(
-    private readonly db: Database,
-    private readonly terms: AgentTermStatistics,
+    private readonly fullText: FullTextIndex,
+    private readonly recall: RecallSources,
     private readonly lexicalPlan: LexicalPlanConfig,
   ) {}
+
+  /** The index terms of a query: each word stemmed as the documents were; a split word counts each part. */
+  queryIndexTerms(query: string): string[] {
+    return queryTerms(query).flatMap((word) => this.fullText.terms(word))
+  }
 
   /**
    * BM25 over the agent's own documents in the scope: word rarity (document frequency) and the
@@ -102,28 +98,28 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<LexicalRun> {
-    const table: FullTextTable =
-      scope === 'MEMORIES' ? 'MemorySearch' : scope === 'KNOWLEDGE' ? 'KnowledgeSearch' : 'MessageSearch'
+    const collection: FullTextCollection =
+      scope === 'MEMORIES' ? 'memories' : scope === 'KNOWLEDGE' ? 'knowledge' : 'messages'
     const set: DocumentSet = scope === 'SUMMARIES' ? 'summaries' : scope === 'MESSAGES' ? 'messages' : 'all'
-    const empty: LexicalRun = { table, set, scores: [], corpus: { documents: 0, averageLength: 0 } }
+    const empty: LexicalRun = { collection, set, scores: [], corpus: { documents: 0, averageLength: 0 } }
     // Each query word as the index holds it (porter stems); a word the tokenizer splits counts
     // each of its parts as a word of its own.
     if (terms.length === 0) return empty
     // Summaries share the messages' index: an agent without any would pay a second full query.
-    if (scope === 'SUMMARIES' && !(await this.hasSummaries(agentId, sessionId))) return empty
-    const corpus = await this.terms.corpus(table, agentId, set)
+    if (scope === 'SUMMARIES' && !(await this.recall.hasSummaries(agentId, sessionId))) return empty
+    const corpus = await this.fullText.corpus(collection, agentId, set)
     if (corpus.documents === 0) return empty
     const postings = new Map<string, Map<string, Posting>>()
     for (const term of new Set(terms))
-      postings.set(term, await this.terms.postings(table, agentId, set, term))
+      postings.set(term, await this.fullText.postings(collection, agentId, set, term))
     const held = (term: string) => postings.get(term) as Map<string, Posting>
     const plan = planLexicalQuery(terms, (term) => held(term).size, corpus.documents, this.lexicalPlan)
     if (!plan) return { ...empty, corpus, postings }
     const run = (selective: string[], every: boolean) =>
       scoreByBm25(selective, held, corpus, { every, sessionId, limit })
     const rows = run(plan.selective, plan.mode === 'all-common')
-    if (rows.length > 0 || !plan.fallback) return { table, set, scores: rows, corpus, postings }
-    return { table, set, scores: run(terms, false), corpus, postings }
+    if (rows.length > 0 || !plan.fallback) return { collection, set, scores: rows, corpus, postings }
+    return { collection, set, scores: run(terms, false), corpus, postings }
   }
 
   /**
@@ -140,9 +136,9 @@ export class LexicalSearch {
     sessionId: string | null,
   ): Promise<[string, number][]> {
     const top = first.scores.slice(0, DEFAULT_FEEDBACK_OPTIONS.documents).map(([id]) => id)
-    const documents = await this.documentTerms(first.table, top)
+    const documents = await this.documentTerms(first.collection, top)
     const candidates = [...new Set(documents.flat())].filter((t) => !queryTerms_.includes(t))
-    const df = await this.terms.documentFrequencies(first.table, agentId, first.set, candidates)
+    const df = await this.fullText.documentFrequencies(first.collection, agentId, first.set, candidates)
     const expansion = feedbackTerms(documents, queryTerms_, (t) => df.get(t) ?? 0, first.corpus.documents)
     if (expansion.length === 0) return []
     return (await this.lexical(agentId, scope, expansion, limit, sessionId)).scores
@@ -167,11 +163,11 @@ export class LexicalSearch {
     for (const term of new Set(queryTerms_)) {
       const ids = [...(postings.get(term)?.keys() ?? [])]
       if (ids.length === 0 || ids.length > cap) continue
-      holding.set(term, await this.documentTerms(first.table, ids))
+      holding.set(term, await this.documentTerms(first.collection, ids))
     }
     if (holding.size === 0) return []
     const seen = [...new Set([...holding.values()].flat(2))].filter((t) => !queryTerms_.includes(t))
-    const df = await this.terms.documentFrequencies(first.table, agentId, first.set, seen)
+    const df = await this.fullText.documentFrequencies(first.collection, agentId, first.set, seen)
     for (const term of holding.keys()) df.set(term, postings.get(term)?.size ?? 0)
     const related = cooccurringTerms(
       queryTerms_,
@@ -184,7 +180,7 @@ export class LexicalSearch {
     const terms = related.map((r) => r.term)
     const second = new Map<string, Map<string, Posting>>()
     for (const term of terms)
-      second.set(term, await this.terms.postings(first.table, agentId, first.set, term))
+      second.set(term, await this.fullText.postings(first.collection, agentId, first.set, term))
     // Each related term's BM25 weighted by its association with the query.
     const scores = new Map<string, number>()
     for (const term of terms) {
@@ -204,34 +200,9 @@ export class LexicalSearch {
   }
 
   /** The index terms of each document (stop words left out), in the order of `ids`. */
-  async documentTerms(table: FullTextTable, ids: string[]): Promise<string[][]> {
+  async documentTerms(collection: FullTextCollection, ids: string[]): Promise<string[][]> {
     if (ids.length === 0) return []
-    const base = FULL_TEXT_TABLES[table]
-    const column = base === 'Knowledge' ? `"key" || ' ' || "value"` : `"content"`
-    const rows = await this.db.$queryRawUnsafe<{ id: number | bigint; text: string }[]>(
-      `SELECT "id" AS id, ${column} AS text FROM "${base}" WHERE "id" IN (${ids.map(() => '?').join(',')})`,
-      ...ids.map(Number),
-    )
-    const byId = new Map(rows.map((r) => [String(r.id), r.text]))
-    return ids.map((id) => queryTerms(byId.get(id) ?? '').flatMap((word) => tokenizer().terms(word)))
-  }
-
-  /**
-   * Whether the agent (or conversation) has a context summary, found through the index: every
-   * summary starts with CONTEXT_SUMMARY_PREFIX, whose words only summaries hold in the usual case.
-   */
-  async hasSummaries(agentId: string, sessionId: string | null): Promise<boolean> {
-    // "context summary" as one phrase (FTS5 tokenises it like the stored prefix).
-    const marker = queryTerms(CONTEXT_SUMMARY_PREFIX).join(' ')
-    const rows = await this.db.$queryRawUnsafe<unknown[]>(
-      `SELECT 1 FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
-        WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?
-        ${sessionId ? `AND o."sessionId" = ?` : ''} LIMIT 1`,
-      `"${marker}"`,
-      agentId,
-      CONTEXT_SUMMARY_PREFIX,
-      ...(sessionId ? [sessionId] : []),
-    )
-    return rows.length > 0
+    const byId = await this.recall.documentTexts(collection, ids)
+    return ids.map((id) => this.queryIndexTerms(byId.get(id) ?? ''))
   }
 }

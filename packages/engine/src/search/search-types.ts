@@ -1,6 +1,6 @@
 import { DEFAULT_DIALOGUE_OPTIONS, DEFAULT_WEIGHTED_STRATEGY_WEIGHTS, type StoredMessage } from '@engram/core'
-import type { Knowledge as KnowledgeRow } from '@engram/store-sqlite'
-import type { MemoryFilter, MemoryItemView } from './memory-item-service.ts'
+import type { RecalledKnowledge, RecalledMemoryItem } from '../ports/recall-sources.ts'
+import type { MemoryFilter } from './memory-filter.ts'
 
 // What search takes and gives: scopes, strategies, weights and their defaults, hits and their
 // score components. The ranking itself is in search-service.ts.
@@ -106,9 +106,9 @@ export interface SearchHit {
   components: ScoreComponents
   text: string
   timestamp: Date
-  memory?: MemoryItemView
+  memory?: RecalledMemoryItem
   message?: StoredMessage
-  knowledge?: KnowledgeRow
+  knowledge?: RecalledKnowledge
   conversationId?: string
 }
 

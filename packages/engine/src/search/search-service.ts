@@ -1,0 +1,415 @@
+import {
+  type Clock,
+  DEFAULT_LEXICAL_PLAN,
+  episodeContext,
+  type LexicalPlanConfig,
+  type Limits,
+  mentionedTimes,
+  mmrRerank,
+  NotFoundError,
+  namedParticipants,
+  neighbourContext,
+  SIMILARITY_IMPORTANCE_WEIGHTS,
+  type StoredMessage,
+  type TimeWindow,
+  temporalDecay,
+  timeWindows,
+  weightedStrategyScores,
+  withoutParticipants,
+} from '@engram/core'
+import type { AgentWrites } from '../agents/agent-writes.ts'
+import type { FullTextIndex } from '../ports/full-text.ts'
+import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
+import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
+import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
+import { type Candidate, SearchCandidates } from './search-candidates.ts'
+import { episodesOf, neighbours } from './search-dialogue.ts'
+import { LexicalSearch } from './search-lexical.ts'
+import { searchRequest } from './search-request.ts'
+import type {
+  ScoreComponents,
+  SearchHit,
+  SearchOptions,
+  SearchStrategy,
+  SearchWeights,
+} from './search-types.ts'
+
+export { MAX_QUERY_CHARS, type SearchRequest, searchRequest } from './search-request.ts'
+export * from './search-types.ts'
+
+/** The share of a candidate's score a turn beside it gains, over the distance. */
+const NEIGHBOUR_SHARE = 0.5
+const DAY_MS = 86_400_000
+/** Each side proposes this many times the requested hits before fusion (spec 002: candidates ×3). */
+export const CANDIDATE_FACTOR = 3
+
+/** What the query says besides its words: the periods and participants it names. */
+interface QuerySignals {
+  /** The query's words for lexical matching (named participants left out). */
+  lexicalQuery: string
+  windows: TimeWindow[]
+  participants: Set<string>
+}
+
+/** What search is built from: its storage ports and the services it calls. */
+export interface SearchServiceDeps {
+  /** Candidates and the agent's own BM25 statistics. */
+  fullText: FullTextIndex
+  /** Rows by id, the dialogue around a turn, participants. */
+  recall: RecallSources
+  embeddings: SearchEmbeddings
+  memories: SearchMemories
+  limits: Limits
+  clock: Clock
+  /** The agents' write versions: the participants cache is kept per version. */
+  writes: AgentWrites
+  /** When common query terms stop selecting documents (see planLexicalQuery). */
+  lexicalPlan?: LexicalPlanConfig
+}
+
+/**
+ * Ranked search over an agent's memory items, conversation messages (turn by turn), summaries and
+ * knowledge. Lexical scores are BM25 on the agent's own statistics from the full-text index;
+ * vectors come from the embedding service. Every hit carries its score's components so a caller
+ * can see why it ranked where it did.
+ */
+export class SearchService {
+  readonly lexicalPlan: LexicalPlanConfig
+  private readonly fullText: FullTextIndex
+  private readonly recall: RecallSources
+  private readonly embeddings: SearchEmbeddings
+  private readonly memories: SearchMemories
+  private readonly limits: Limits
+  private readonly clock: Clock
+  private readonly facts: AgentFactsCache
+  private readonly sources: SearchCandidates
+
+  constructor(deps: SearchServiceDeps) {
+    this.fullText = deps.fullText
+    this.recall = deps.recall
+    this.embeddings = deps.embeddings
+    this.memories = deps.memories
+    this.limits = deps.limits
+    this.clock = deps.clock
+    this.lexicalPlan = deps.lexicalPlan ?? DEFAULT_LEXICAL_PLAN
+    this.facts = new AgentFactsCache(deps.recall, deps.writes)
+    const lexical = new LexicalSearch(deps.fullText, deps.recall, this.lexicalPlan)
+    this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
+  }
+
+  private now(): Date {
+    return this.clock.now()
+  }
+
+  /**
+   * Term counts include deleted rows until they expire, and the participants and newest message
+   * are only ever extended by new rows: both are forgotten at once after a bulk delete.
+   */
+  forgetStatistics(): void {
+    this.fullText.invalidate()
+    this.facts.clear()
+  }
+
+  /**
+   * Forgets one agent's participants and newest message after some of its rows were deleted or
+   * changed in place (a conversation, a memory): they are only ever extended from new rows.
+   */
+  forgetAgent(agentId: string): void {
+    this.facts.forget(agentId)
+  }
+
+  /** The time of the agent's newest message (null without messages): where its windows count back from. */
+  async newestMessageTime(agentId: string): Promise<Date | null> {
+    return (await this.facts.of(agentId)).newest
+  }
+
+  /** The periods and participants a HYBRID query names (nothing for the other strategies). */
+  private querySignals(
+    query: string,
+    request: { strategy: SearchStrategy; weights: SearchWeights },
+    facts: AgentFacts,
+  ): QuerySignals {
+    const none: QuerySignals = { lexicalQuery: query, windows: [], participants: new Set() }
+    if (request.strategy !== 'HYBRID') return none
+    // Relative periods ("last week") are resolved against the agent's newest message, like the
+    // conversation window: an imported history behaves as it did when it was live.
+    const reference = facts.newest ?? this.now()
+    const windows = request.weights.time > 0 ? timeWindows(query, reference) : []
+    const named = request.weights.speaker > 0 ? namedParticipants(query, facts.participants) : []
+    // A named participant is a structured match (the speaker factor), not a word to find in text:
+    // names in the lexical query pulled in every turn that mentions the person.
+    const stripped = named.length ? withoutParticipants(query, named) : query
+    return {
+      lexicalQuery: stripped.trim().length > 0 ? stripped : query,
+      windows,
+      participants: new Set(named),
+    }
+  }
+
+  async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    return (await this.rank(scope, query, options)).hits
+  }
+
+  /** The hits and the MMR λ they were ordered with (1: plain score order). */
+  async rank(
+    scope: string,
+    query: string,
+    options: SearchOptions = {},
+  ): Promise<{ hits: SearchHit[]; mmrLambda: number }> {
+    const { settings } = await this.memories.settings(scope)
+    const request = searchRequest(query, options, settings, this.limits)
+    let sessionId: string | null = null
+    if (options.conversationId) {
+      sessionId = await this.recall.sessionIdOf(scope, options.conversationId)
+      if (!sessionId) throw new NotFoundError('Session', options.conversationId)
+    }
+    const strategy = request.strategy
+    const pool = Math.ceil(request.limit * (request.mmrLambda < 1 ? settings.mmrFetchMultiplier : 1))
+    const candidateLimit = pool * CANDIDATE_FACTOR
+    const needsVector = ['HYBRID', 'SIMILARITY', 'WEIGHTED', 'SIMILARITY_IMPORTANCE'].includes(strategy)
+    const queryVector = needsVector ? await this.embeddings.embedQuery(scope, query) : null
+    const facts = await this.facts.of(scope)
+    const signals = this.querySignals(query, request, facts)
+    // The conversation window counts back from the newest message, never from the clock.
+    const windowStart =
+      request.windowDays > 0 && facts.newest
+        ? new Date(facts.newest.getTime() - request.windowDays * DAY_MS)
+        : null
+    const since =
+      windowStart && (!options.since || windowStart > options.since) ? windowStart : (options.since ?? null)
+    const filtered: SearchOptions = { ...options, since }
+
+    const scored: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
+    for (const searchScope of request.scopes) {
+      const candidates = await this.sources.candidates(scope, searchScope, {
+        query: signals.lexicalQuery,
+        queryVector,
+        strategy,
+        candidateLimit,
+        sessionId,
+        options: filtered,
+        weights: request.weights,
+      })
+      const lexicalScore = (c: Candidate) =>
+        c.bm25 + request.weights.feedback * c.feedback + request.weights.cooccurrence * c.cooccurrence
+      const best = Math.max(0, ...candidates.map(lexicalScore))
+      const decayOn =
+        options.decay ??
+        (strategy === 'HYBRID' && (searchScope === 'MEMORIES' || searchScope === 'SUMMARIES'))
+      const now = this.now()
+      const byRecency = [...candidates].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime())
+      const recencyRank = new Map(byRecency.map((c, i) => [c.id, 1 - i / candidateLimit]))
+      const weighted =
+        strategy === 'WEIGHTED'
+          ? weightedStrategyScores({
+              byRecency: byRecency.map((c) => c.id),
+              bySimilarity: candidates
+                .filter((c) => c.vector > 0)
+                .map((c) => ({ id: c.id, similarity: c.vector })),
+              byImportance: [...candidates]
+                .sort((a, b) => b.importance - a.importance)
+                .map((c) => ({ id: c.id, importance: c.importance })),
+              candidateLimit,
+              weights: {
+                recency: request.weights.recency,
+                similarity: request.weights.similarity,
+                importance: request.weights.importance,
+              },
+            })
+          : null
+      const base = new Map<string, number>()
+      for (const c of candidates) {
+        let score: number
+        switch (strategy) {
+          case 'LEXICAL':
+            score = c.bm25
+            break
+          case 'SIMILARITY':
+            score = c.vector
+            break
+          case 'RECENCY':
+            score = recencyRank.get(c.id) ?? 0
+            break
+          case 'IMPORTANCE':
+            score = c.importance
+            break
+          case 'WEIGHTED':
+            score = weighted?.get(c.id)?.score ?? 0
+            break
+          case 'SIMILARITY_IMPORTANCE':
+            score =
+              SIMILARITY_IMPORTANCE_WEIGHTS.similarity * c.vector +
+              SIMILARITY_IMPORTANCE_WEIGHTS.importance * c.importance
+            break
+          default:
+            score =
+              request.weights.bm25 * (best > 0 ? lexicalScore(c) / best : 0) +
+              request.weights.vector * c.vector
+        }
+        base.set(c.id, score)
+      }
+      const dialogue =
+        strategy === 'HYBRID' &&
+        searchScope === 'MESSAGES' &&
+        (request.weights.context > 0 || request.weights.episode > 0)
+          ? await this.dialogueContext(base, candidates, request)
+          : { context: new Map<string, number>(), episode: new Map<string, number>() }
+      const contextOnly = [...dialogue.context.keys()].filter((id) => !base.has(id))
+      const joined = [
+        ...candidates,
+        ...(await this.sources.messageCandidates(scope, contextOnly, searchScope, filtered.since ?? null)),
+      ]
+      for (const c of joined) {
+        const contextScore = dialogue.context.get(c.id) ?? 0
+        const episodeScore = dialogue.episode.get(c.id) ?? 0
+        const decay = decayOn
+          ? temporalDecay(now.getTime() - c.timestamp.getTime(), settings.temporalDecayHalfLifeDays)
+          : 1
+        const time = this.inNamedPeriod(c, signals.windows, request.mentionedTimes)
+          ? 1 + request.weights.time
+          : 1
+        const speaker = c.speaker && signals.participants.has(c.speaker) ? 1 + request.weights.speaker : 1
+        const score =
+          ((base.get(c.id) ?? 0) + request.weights.context * contextScore + episodeScore) *
+          time *
+          speaker *
+          decay
+        scored.push({
+          candidate: c,
+          score,
+          components: {
+            bm25: c.bm25,
+            vector: c.vector,
+            importance: c.importance,
+            recency: recencyRank.get(c.id) ?? 0,
+            confidence: c.confidence,
+            context: contextScore,
+            episode: episodeScore,
+            time,
+            speaker,
+            feedback: c.feedback,
+            cooccurrence: c.cooccurrence,
+            decay,
+          },
+        })
+      }
+    }
+    const ranked = scored
+      .filter((s) => s.score > 0 || strategy === 'RECENCY' || strategy === 'IMPORTANCE')
+      .filter((s) => request.threshold == null || s.score >= request.threshold)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, pool)
+    // MMR puts a hit below a lower-scored one when it repeats a hit above it (0.61 listed under
+    // 0.46, issue 10): each hit carries the figures of that choice, so the order can be read off
+    // the payload. Without MMR the same figures describe plain score order.
+    const best = ranked.reduce((max, s) => Math.max(max, s.score), Number.NEGATIVE_INFINITY)
+    const scale = best > 0 ? best : 1
+    const chosen =
+      request.mmrLambda < 1
+        ? mmrRerank(
+            ranked.map((s) => ({ item: s, score: s.score, text: s.candidate.text })),
+            request.limit,
+            request.mmrLambda,
+          ).map((m) => ({
+            ...m.item,
+            relevance: m.relevance,
+            redundancy: m.redundancy,
+            redundantWith: m.redundantWith,
+            mmrScore: m.mmrScore,
+          }))
+        : ranked.slice(0, request.limit).map((s) => ({
+            ...s,
+            relevance: s.score / scale,
+            redundancy: 0,
+            redundantWith: null,
+            mmrScore: s.score / scale,
+          }))
+
+    const hits: SearchHit[] = chosen.map(
+      ({ candidate: c, score, components, relevance, redundancy, redundantWith, mmrScore }, index) => ({
+        scope: c.scope,
+        id: c.id,
+        rank: index + 1,
+        score,
+        relevance,
+        redundancy,
+        redundantWithRank: redundantWith === null ? null : redundantWith + 1,
+        mmrScore,
+        components,
+        text: c.text,
+        timestamp: c.timestamp,
+        ...(c.scope === 'MEMORIES' ? { memory: c.row as RecalledMemoryItem } : {}),
+        ...(c.scope === 'MESSAGES' || c.scope === 'SUMMARIES'
+          ? { message: c.row as StoredMessage, conversationId: c.conversationId }
+          : {}),
+        ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as RecalledKnowledge } : {}),
+      }),
+    )
+    if (options.track !== false) await this.recordAccess(scope, hits)
+    return { hits, mmrLambda: request.mmrLambda }
+  }
+
+  /**
+   * Whether a hit falls in a period the query names: a turn by its time, a memory by when it
+   * became true (validFrom: a memory stored today about May is about May), or (optionally) by a
+   * period its text names.
+   */
+  private inNamedPeriod(c: Candidate, windows: readonly TimeWindow[], mentioned: boolean): boolean {
+    if (windows.length === 0) return false
+    const time = c.scope === 'MEMORIES' ? (c.row as RecalledMemoryItem).validFrom : c.timestamp
+    if (windows.some((w) => time >= w.start && time < w.end)) return true
+    if (!mentioned) return false
+    return mentionedTimes(c.text, c.timestamp).some((m) =>
+      windows.some((w) => m.start < w.end && w.start < m.end),
+    )
+  }
+
+  /**
+   * Dialogue context: the turn that answers is often beside the one that matches (a question and
+   * its reply), and a short turn ("It's a mix of drama and romance!") means what its exchange
+   * means. Each turn up to `contextTurns` away from a candidate, in the same episode (no pause
+   * longer than EPISODE_GAP_MS in between), gains half the candidate's score over the distance; each
+   * turn gains weights.episode of the best score in its episode.
+   */
+  private async dialogueContext(
+    base: Map<string, number>,
+    candidates: Candidate[],
+    request: { contextTurns: number; weights: SearchWeights },
+  ): Promise<{ context: Map<string, number>; episode: Map<string, number> }> {
+    const context = new Map<string, number>()
+    const episode = new Map<string, number>()
+    const turns = candidates.filter((c) => c.sessionId && (base.get(c.id) ?? 0) > 0)
+    if (turns.length === 0) return { context, episode }
+    const near = await neighbours(this.recall, turns, request.contextTurns)
+    if (request.weights.context > 0) {
+      // Half the candidate's score over the distance: a turn between two matches gains their
+      // mean at distance 1, as before reach grew past one turn, and never outranks them on it.
+      for (const [id, score] of neighbourContext(base, near, { neighbourDistance: request.contextTurns }))
+        context.set(id, score * NEIGHBOUR_SHARE)
+    }
+    if (request.weights.episode > 0) {
+      // The span of each conversation's candidates and of the turns beside them.
+      const points = turns.map((c) => ({ sessionId: c.sessionId as string, time: c.timestamp.getTime() }))
+      for (const c of turns)
+        for (const n of near.get(c.id) ?? []) points.push({ sessionId: c.sessionId as string, time: n.time })
+      const episodeOf = await episodesOf(this.recall, points)
+      for (const [id, share] of episodeContext(base, episodeOf, { episodeShare: request.weights.episode }))
+        episode.set(id, share)
+    }
+    return { context, episode }
+  }
+
+  private async recordAccess(agentId: string, hits: SearchHit[]): Promise<void> {
+    const memoryIds = hits.filter((h) => h.scope === 'MEMORIES').map((h) => Number(h.id))
+    if (memoryIds.length) {
+      const updated = new Map((await this.memories.recordAccess(agentId, memoryIds)).map((m) => [m.id, m]))
+      for (const hit of hits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
+    }
+    const knowledgeIds = hits.filter((h) => h.scope === 'KNOWLEDGE').map((h) => Number(h.id))
+    if (knowledgeIds.length) {
+      // A search hit is a use for decay purposes (it was recalled), not a confirmation: confidence
+      // only grows through recordKnowledgeUse.
+      await this.recall.recordKnowledgeRecall(agentId, knowledgeIds, this.now())
+    }
+  }
+}

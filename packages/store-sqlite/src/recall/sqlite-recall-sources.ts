@@ -1,0 +1,282 @@
+import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory, queryTerms } from '@engram/core'
+import type {
+  FullTextCollection,
+  MemoryItemFilter,
+  MemoryUserActivity,
+  RecalledKnowledge,
+  RecalledMemoryItem,
+  RecalledMessage,
+  RecallSources,
+  SpeakerActivity,
+  TurnBeside,
+  TurnFilter,
+} from '@engram/engine'
+import type { Database } from '../db/client.ts'
+import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
+import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
+import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
+import { parseMetadata, toMessage } from '../mappers.ts'
+
+/** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
+export function storedTime(value: number | bigint | string): Date | null {
+  const time = typeof value === 'string' && !/^\d+$/.test(value) ? new Date(value) : new Date(Number(value))
+  return Number.isNaN(time.getTime()) ? null : time
+}
+
+function parseTags(text: string): string[] {
+  try {
+    const value = JSON.parse(text) as unknown
+    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : []
+  } catch {
+    return []
+  }
+}
+
+/** A memory item row as a hit shows it (tags and metadata parsed, ids as strings). */
+export function toRecalledMemoryItem(row: MemoryItemRow): RecalledMemoryItem {
+  return {
+    id: String(row.id),
+    agentId: row.agentId,
+    userId: row.userId,
+    content: row.content,
+    category: row.category as MemoryCategory,
+    tags: parseTags(row.tags),
+    importance: row.importance,
+    confidence: row.confidence,
+    pinned: row.pinned,
+    sourceConversationId: row.sourceConversationId,
+    sourceMessageId: row.sourceMessageId,
+    accessCount: row.accessCount,
+    lastAccessedAt: row.lastAccessedAt,
+    validFrom: row.validFrom,
+    validUntil: row.validUntil,
+    supersededById: row.supersededById == null ? null : String(row.supersededById),
+    metadata: parseMetadata(row.metadata),
+    tokenCount: row.tokenCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }
+}
+
+/** The memory item filter as a Prisma condition (the memory items' listing builds the same). */
+function memoryItemWhere(agentId: string, filter: MemoryItemFilter): Prisma.MemoryItemWhereInput {
+  const asOf = filter.asOf
+  return {
+    agentId,
+    ...(filter.userId ? { userId: filter.userId } : {}),
+    ...(filter.categories?.length ? { category: { in: [...filter.categories] } } : {}),
+    ...(filter.minImportance != null ? { importance: { gte: filter.minImportance } } : {}),
+    ...(filter.pinned != null ? { pinned: filter.pinned } : {}),
+    ...(filter.search ? { content: { contains: filter.search } } : {}),
+    createdAt: {
+      ...(filter.createdAfter ? { gte: filter.createdAfter } : {}),
+      ...(filter.createdBefore ? { lte: filter.createdBefore } : {}),
+    },
+    AND: [
+      ...(filter.tags ?? []).map((tag) => ({ tags: { contains: JSON.stringify(tag) } })),
+      ...(filter.includeSuperseded
+        ? []
+        : [{ validFrom: { lte: asOf } }, { OR: [{ validUntil: null }, { validUntil: { gt: asOf } }] }]),
+    ],
+  }
+}
+
+/** Summaries are the turns starting with the summary prefix; ordinary turns are the others. */
+function turnSet(set: TurnFilter['set']): Prisma.MessageWhereInput['content'] {
+  return set === 'summaries'
+    ? { startsWith: CONTEXT_SUMMARY_PREFIX }
+    : { not: { startsWith: CONTEXT_SUMMARY_PREFIX } }
+}
+
+/** The RecallSources port on SQLite: the reads search made itself before it moved into the engine. */
+export class SqliteRecallSources implements RecallSources {
+  constructor(private readonly db: Database) {}
+
+  async speakersSince(agentId: string, afterMessageId: number): Promise<SpeakerActivity[]> {
+    // One pass over the agent's new rows on the (agentId) index; GROUP BY keeps it one row a speaker.
+    const rows = await this.db.$queryRawUnsafe<
+      { speaker: string | null; newest: number | bigint | string | null; top: number | bigint | null }[]
+    >(
+      `SELECT "speaker" AS speaker, max("timestamp") AS newest, max("id") AS top FROM "Message"
+        WHERE "agentId" = ? AND "id" > ? GROUP BY "speaker"`,
+      agentId,
+      afterMessageId,
+    )
+    return rows.map((row) => ({
+      speaker: row.speaker,
+      newest: row.newest == null ? null : storedTime(row.newest),
+      topMessageId: Number(row.top ?? 0),
+    }))
+  }
+
+  async memoryUsersSince(agentId: string, afterMemoryId: number): Promise<MemoryUserActivity[]> {
+    const rows = await this.db.$queryRawUnsafe<{ userId: string | null; top: number | bigint | null }[]>(
+      `SELECT "userId" AS userId, max("id") AS top FROM "MemoryItem"
+        WHERE "agentId" = ? AND "id" > ? AND "userId" IS NOT NULL GROUP BY "userId"`,
+      agentId,
+      afterMemoryId,
+    )
+    return rows.flatMap((row) =>
+      row.userId ? [{ userId: row.userId, topMemoryId: Number(row.top ?? 0) }] : [],
+    )
+  }
+
+  async documentTexts(collection: FullTextCollection, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map()
+    const base = FULL_TEXT_TABLES[COLLECTION_TABLES[collection]]
+    // What the index holds of a knowledge row is its key and value (see the migrations' triggers).
+    const column = base === 'Knowledge' ? `"key" || ' ' || "value"` : `"content"`
+    const rows = await this.db.$queryRawUnsafe<{ id: number | bigint; text: string }[]>(
+      `SELECT "id" AS id, ${column} AS text FROM "${base}" WHERE "id" IN (${ids.map(() => '?').join(',')})`,
+      ...ids.map(Number),
+    )
+    return new Map(rows.map((r) => [String(r.id), r.text]))
+  }
+
+  async hasSummaries(agentId: string, sessionId: string | null): Promise<boolean> {
+    // Found through the index: every summary starts with CONTEXT_SUMMARY_PREFIX, whose words only
+    // summaries hold in the usual case; "context summary" as one phrase (FTS5 tokenises it like
+    // the stored prefix), then the prefix itself checked on the row.
+    const marker = queryTerms(CONTEXT_SUMMARY_PREFIX).join(' ')
+    const rows = await this.db.$queryRawUnsafe<unknown[]>(
+      `SELECT 1 FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
+        WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?
+        ${sessionId ? `AND o."sessionId" = ?` : ''} LIMIT 1`,
+      `"${marker}"`,
+      agentId,
+      CONTEXT_SUMMARY_PREFIX,
+      ...(sessionId ? [sessionId] : []),
+    )
+    return rows.length > 0
+  }
+
+  async memoryItemIdsBy(
+    agentId: string,
+    order: 'recency' | 'importance',
+    limit: number,
+    asOf: Date,
+  ): Promise<string[]> {
+    const rows = await this.db.memoryItem.findMany({
+      where: memoryItemWhere(agentId, { asOf }),
+      orderBy:
+        order === 'recency'
+          ? [{ createdAt: 'desc' }, { id: 'desc' }]
+          : [{ importance: 'desc' }, { createdAt: 'desc' }],
+      take: limit,
+      select: { id: true },
+    })
+    return rows.map((r) => String(r.id))
+  }
+
+  async knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]> {
+    const rows = await this.db.knowledge.findMany({
+      where: { agentId },
+      orderBy: order === 'recency' ? [{ updatedAt: 'desc' }] : [{ confidence: 'desc' }],
+      take: limit,
+      select: { id: true },
+    })
+    return rows.map((r) => String(r.id))
+  }
+
+  async newestMessageIds(agentId: string, set: TurnFilter['set'], limit: number): Promise<string[]> {
+    const rows = await this.db.message.findMany({
+      where: { agentId, content: turnSet(set) },
+      orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
+      take: limit,
+      select: { id: true },
+    })
+    return rows.map((r) => String(r.id))
+  }
+
+  async memoryItems(
+    agentId: string,
+    ids: readonly string[],
+    filter: MemoryItemFilter,
+  ): Promise<RecalledMemoryItem[]> {
+    if (ids.length === 0) return []
+    const rows = await this.db.memoryItem.findMany({
+      where: { ...memoryItemWhere(agentId, filter), id: { in: ids.map(Number) } },
+    })
+    return rows.map(toRecalledMemoryItem)
+  }
+
+  async knowledge(agentId: string, ids: readonly string[]): Promise<RecalledKnowledge[]> {
+    if (ids.length === 0) return []
+    return this.db.knowledge.findMany({ where: { agentId, id: { in: ids.map(Number) } } })
+  }
+
+  async messages(agentId: string, ids: readonly string[], filter: TurnFilter): Promise<RecalledMessage[]> {
+    if (ids.length === 0) return []
+    const rows = await this.db.message.findMany({
+      where: {
+        agentId,
+        id: { in: ids.map(Number) },
+        content: turnSet(filter.set),
+        ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
+        timestamp: {
+          ...(filter.since ? { gte: filter.since } : {}),
+          ...(filter.until ? { lte: filter.until } : {}),
+        },
+      },
+      include: { session: { select: { conversationId: true } } },
+    })
+    return rows.map((row) => ({ message: toMessage(row), conversationId: row.session.conversationId }))
+  }
+
+  async turnsBeside(turnIds: readonly string[], reach: number): Promise<TurnBeside[]> {
+    if (turnIds.length === 0) return []
+    const ids = turnIds.map(Number)
+    const marks = ids.map(() => '?').join(',')
+    // Two seeks per turn on the (sessionId, timestamp, id) index in one statement, not a window
+    // over whole conversations.
+    const side = (direction: 'before' | 'after') => {
+      const [cmp, order] = direction === 'before' ? ['<', 'DESC'] : ['>', 'ASC']
+      return `SELECT c."id" AS origin, n."id" AS id, n."timestamp" AS ts, '${direction}' AS side
+          FROM "Message" c JOIN "Message" n ON n."id" IN (
+            SELECT p."id" FROM "Message" p WHERE p."sessionId" = c."sessionId"
+              AND (p."timestamp", p."id") ${cmp} (c."timestamp", c."id")
+              ORDER BY p."timestamp" ${order}, p."id" ${order} LIMIT ${Math.trunc(reach)})
+         WHERE c."id" IN (${marks})`
+    }
+    const rows = await this.db.$queryRawUnsafe<
+      { origin: number | bigint; id: number | bigint; ts: number | bigint | string; side: string }[]
+    >(`${side('before')} UNION ALL ${side('after')}`, ...ids, ...ids)
+    return rows.map((row) => ({
+      origin: String(row.origin),
+      id: String(row.id),
+      timestamp: storedTime(row.ts),
+      side: row.side === 'before' ? 'before' : 'after',
+    }))
+  }
+
+  async turnTimes(
+    sessionId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+  ): Promise<{ id: string; timestamp: Date }[]> {
+    const rows = await this.db.message.findMany({
+      where: { sessionId, timestamp: { gte: from, lte: to } },
+      orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+      select: { id: true, timestamp: true },
+      take: limit,
+    })
+    return rows.map((r) => ({ id: String(r.id), timestamp: r.timestamp }))
+  }
+
+  async sessionIdOf(agentId: string, conversationId: string): Promise<string | null> {
+    const session = await this.db.session.findUnique({
+      where: { agentId_conversationId: { agentId, conversationId } },
+      select: { id: true },
+    })
+    return session?.id ?? null
+  }
+
+  async recordKnowledgeRecall(agentId: string, ids: readonly number[], at: Date): Promise<void> {
+    if (ids.length === 0) return
+    await this.db.knowledge.updateMany({
+      where: { agentId, id: { in: [...ids] } },
+      data: { useCount: { increment: 1 }, lastUsedAt: at },
+    })
+  }
+}
