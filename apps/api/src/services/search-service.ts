@@ -21,10 +21,9 @@ import {
   weightedStrategyScores,
   withoutParticipants,
 } from '@engram/core'
-import type { AgentWrites } from '@engram/engine'
+import type { AgentWrites, EmbeddingKind, EmbeddingService } from '@engram/engine'
 import type { Database, Knowledge as KnowledgeRow } from '@engram/store-sqlite'
 import { AgentTermStatistics, toMessage } from '@engram/store-sqlite'
-import type { EmbeddingKind, EmbeddingService } from './embedding-service.ts'
 import { type MemoryItemService, type MemoryItemView, toMemoryItem } from './memory-item-service.ts'
 import { episodesOf, neighbours, storedTime } from './search-dialogue.ts'
 import { LexicalSearch, tokenizer } from './search-lexical.ts'

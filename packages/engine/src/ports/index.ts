@@ -2,6 +2,14 @@
 // implement them, and only start-up code chooses which.
 export type { Clock } from './clock.ts'
 export type {
+  CachedVector,
+  EmbeddingKind,
+  EmbeddingRepository,
+  OwnerText,
+  OwnerToFill,
+} from './embeddings.ts'
+export { EMBEDDING_KINDS } from './embeddings.ts'
+export type {
   EmbeddingProgressEvent,
   EngramEvents,
   EventBus,
@@ -33,4 +41,4 @@ export type {
 } from './repositories.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
 export type { UnitOfWork } from './unit-of-work.ts'
-export type { StoredVector, VectorHit, VectorStore } from './vector-store.ts'
+export type { SearchIndexOptions, StoredVector, VectorHit, VectorStore } from './vector-store.ts'

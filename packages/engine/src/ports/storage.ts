@@ -1,3 +1,4 @@
+import type { EmbeddingRepository } from './embeddings.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
@@ -22,6 +23,8 @@ export interface Storage {
   sessions: SessionRepository
   fullText: FullTextIndex
   vectors: VectorStore
+  /** Owner texts, the per-agent vector cache and other models' vectors, for embedding. */
+  embeddings: EmbeddingRepository
   jobs: JobQueue
   close(): Promise<void>
 }

@@ -1,10 +1,12 @@
 import { type Clock, InMemorySessionRepository } from '@engram/core'
 import type { Storage } from '../ports/storage.ts'
+import { InMemoryEmbeddingRepository } from './in-memory-embeddings.ts'
 import { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 import { InMemoryJobQueue } from './in-memory-job-queue.ts'
 import { InMemoryRepositories } from './in-memory-repositories.ts'
 import { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
+export { InMemoryEmbeddingRepository } from './in-memory-embeddings.ts'
 export { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 export { InMemoryJobQueue } from './in-memory-job-queue.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
@@ -13,10 +15,14 @@ export { InMemoryVectorStore } from './in-memory-vector-store.ts'
 /** Test-only storage: every port in memory, nothing persisted, one process. */
 export interface InMemoryStorage extends Storage {
   fullText: InMemoryFullTextIndex
+  vectors: InMemoryVectorStore
+  embeddings: InMemoryEmbeddingRepository
 }
 
 export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const repositories = new InMemoryRepositories(() => clock.now())
+  const vectors = new InMemoryVectorStore()
+  const jobs = new InMemoryJobQueue(clock)
   return {
     name: 'in-memory',
     capabilities: { backup: false, multiProcess: false },
@@ -24,8 +30,9 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     repositories: repositories.repositories,
     sessions: new InMemorySessionRepository(),
     fullText: new InMemoryFullTextIndex(),
-    vectors: new InMemoryVectorStore(),
-    jobs: new InMemoryJobQueue(clock),
+    vectors,
+    jobs,
+    embeddings: new InMemoryEmbeddingRepository(vectors, jobs),
     close: async () => {},
   }
 }
