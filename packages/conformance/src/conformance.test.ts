@@ -1,5 +1,6 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeEmbeddings } from './spec/embeddings.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeJobs } from './spec/jobs.ts'
 import { describeRepositories } from './spec/repositories.ts'
@@ -14,4 +15,5 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeEmbeddings(initializer)
 }

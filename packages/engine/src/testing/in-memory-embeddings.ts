@@ -82,13 +82,13 @@ export class InMemoryEmbeddingRepository implements EmbeddingRepository {
     }
   }
 
-  async hasOtherModels(): Promise<boolean> {
-    // The in-memory vector store holds one model's vectors only.
-    return false
+  async hasOtherModels(model: string): Promise<boolean> {
+    // The in-memory vector store holds one model's vectors: they are another model's, or none are.
+    return model !== this.vectors.model && this.vectors.total() > 0
   }
 
-  async removeOtherModels(): Promise<number> {
-    return 0
+  async removeOtherModels(model: string): Promise<number> {
+    return model === this.vectors.model ? 0 : this.vectors.clear()
   }
 
   private unembedded(agentId: string | null, kind: EmbeddingKind, model: string): OwnerToFill[] {

@@ -66,9 +66,9 @@ export class InMemoryVectorStore implements VectorStore {
   /** Nothing here is derived from a durable copy, so there is nothing to drop. */
   reset(): void {}
 
-  held(agentId: string): number {
-    return [...this.indexes].filter(([key, index]) => key.startsWith(`${agentId}\u0000`) && index.size > 0)
-      .length
+  /** No index here is derived from a durable copy: the vectors themselves are the store. */
+  held(): number {
+    return 0
   }
 
   persisted(): string[] {
@@ -90,6 +90,21 @@ export class InMemoryVectorStore implements VectorStore {
   /** The content hash the owner's vector was stored with; undefined when it has none. */
   contentHashOf(agentId: string, kind: string, id: string): string | undefined {
     return this.hashes.get(`${agentId}\u0000${kind}`)?.get(id)
+  }
+
+  /** How many vectors are stored, of every agent and kind. */
+  total(): number {
+    let total = 0
+    for (const index of this.indexes.values()) total += index.size
+    return total
+  }
+
+  /** Drops every vector; returns how many there were. */
+  clear(): number {
+    const removed = this.total()
+    this.indexes.clear()
+    this.hashes.clear()
+    return removed
   }
 
   private hashesOf(agentId: string, kind: string): Map<string, string> {
