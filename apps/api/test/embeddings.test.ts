@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { bytesToVector, type Embedder } from '@engram/core'
+import { contentHash } from '@engram/engine'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EmbeddingProgressEvent } from '../src/pubsub.ts'
-import { contentHash } from '../src/services/embedding-service.ts'
 import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import type { Embedder, Job } from '@engram/core'
+import { EMBED_JOB } from '@engram/engine'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { EMBED_JOB } from '../src/jobs/embed-jobs.ts'
 import { createAgentKey, createTestApp, ManualClock, type TestApp } from './helpers.ts'
 
 /**

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Embedder } from '@engram/core'
+import { contentHash } from '@engram/engine'
 import Database3 from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { contentHash } from '../src/services/embedding-service.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const CONTEXT = `query($input: MemoryContextInput!) { memoryContext(input: $input) {

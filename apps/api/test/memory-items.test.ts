@@ -1,6 +1,6 @@
 import type { HashingEmbedder } from '@engram/core'
+import { contentHash } from '@engram/engine'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { contentHash } from '../src/services/embedding-service.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 /**

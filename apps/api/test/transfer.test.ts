@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import { contentHash } from '@engram/engine'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { contentHash } from '../src/services/embedding-service.ts'
 import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const EXPORT = `query($a: ID) { exportMemory(agentId: $a) {

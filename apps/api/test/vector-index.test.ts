@@ -1,9 +1,16 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { type AdaptiveVectorIndex, createHashingEmbedder, ExactVectorIndex, recallAtK } from '@engram/core'
-import { HnswVectorIndex } from '@engram/store-sqlite'
+import { EmbeddingService } from '@engram/engine'
+import {
+  HnswVectorIndex,
+  SqliteEmbeddingRepository,
+  SqliteJobQueue,
+  SqliteVectorStore,
+  type VectorIndexOptions,
+} from '@engram/store-sqlite'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { EmbeddingService, type VectorIndexOptions } from '../src/services/embedding-service.ts'
+import { asEventBus } from '../src/pubsub.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const quiet = { info() {}, warn() {}, error() {} }
@@ -26,7 +33,16 @@ describe('EmbeddingService vector indexes: HNSW above a threshold, saved and rel
     approximateAbove: 100,
     hnsw: { initialCapacity: 64 },
   })
-  const service = () => new EmbeddingService(t.db, embedder, t.clock, t.app.services.pubsub, quiet, options())
+  // A fresh service and vector store each time: what a restarted process would have.
+  const service = () =>
+    new EmbeddingService({
+      vectors: new SqliteVectorStore(t.db, t.clock, embedder.model, options(), quiet),
+      repository: new SqliteEmbeddingRepository(t.db, new SqliteJobQueue(t.db, t.clock)),
+      embedder,
+      clock: t.clock,
+      events: asEventBus(t.app.services.pubsub),
+      log: quiet,
+    })
   const owners = (from: number, to: number, text = textOf) =>
     Array.from({ length: to - from }, (_, k) => ({ id: from + k, text: text(from + k) }))
   const graphs = () => fs.readdirSync(directory).filter((f) => f.endsWith('.graph'))

@@ -1,5 +1,6 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeEmbeddings } from './spec/embeddings.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
@@ -18,4 +19,5 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeJobs(initializer)
   describeHistory(initializer)
   describeRecallSources(initializer)
+  describeEmbeddings(initializer)
 }

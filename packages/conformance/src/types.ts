@@ -64,6 +64,8 @@ export interface StorageFixture {
 export interface StorageInitializer {
   name: string
   capabilities: StorageCapabilities
+  /** Whether its vector store saves index graphs beside the rows (persisted() then lists them). */
+  persistsVectorIndexes?: boolean
   create(): Promise<StorageFixture>
   destroy(fixture: StorageFixture): Promise<void>
 }

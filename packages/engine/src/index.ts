@@ -1,6 +1,27 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
 export { AgentWrites } from './agents/agent-writes.ts'
 export { ConversationReads } from './conversations/conversation-reads.ts'
+export { type AgentText, CachedEmbedder } from './embeddings/cached-embedder.ts'
+export { contentHash } from './embeddings/content-hash.ts'
+export {
+  EMBED_JOB,
+  EMBED_JOB_BATCH,
+  EMBED_JOBS_PER_SEARCH,
+  type EmbedPayload,
+  embedJob,
+  embedJobCounts,
+  enqueueMissingEmbeddings,
+  registerEmbedJobs,
+  wireEmbedJobs,
+} from './embeddings/embed-jobs.ts'
+export {
+  EMBEDDING_BATCH_SIZE,
+  type EmbeddingCoverage,
+  type EmbeddingJobs,
+  EmbeddingService,
+  type EmbeddingServiceDeps,
+  type OwnerToEmbed,
+} from './embeddings/embedding-service.ts'
 export { createEngine, type Engine, type EngineDeps } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {

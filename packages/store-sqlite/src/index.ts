@@ -15,6 +15,7 @@ export {
   type Transaction,
 } from './db/client.ts'
 export { applyMigrations, MigrationError, migrationsDirectory } from './db/migrate.ts'
+export { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 export { COLLECTION_TABLES, SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'
@@ -34,4 +35,5 @@ export { SqliteConversationHistory } from './sessions/sqlite-conversation-histor
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
 export { buildHnswInWorker } from './vector/hnsw-build.ts'
 export * from './vector/hnsw-index.ts'
+export type { VectorIndexOptions } from './vector/sqlite-vector-store.ts'
 export { SqliteVectorStore } from './vector/sqlite-vector-store.ts'

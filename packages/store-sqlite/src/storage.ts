@@ -1,6 +1,7 @@
 import type { Clock, NewJob } from '@engram/core'
-import type { Storage } from '@engram/engine'
+import type { Logger, Storage } from '@engram/engine'
 import type { Database } from './db/client.ts'
+import { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { SqliteRecallSources } from './recall/sqlite-recall-sources.ts'
@@ -8,7 +9,7 @@ import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
 import { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
-import { SqliteVectorStore } from './vector/sqlite-vector-store.ts'
+import { SqliteVectorStore, type VectorIndexOptions } from './vector/sqlite-vector-store.ts'
 
 export interface SqliteStorageOptions {
   /** An open, migrated database (createDatabase + applyMigrations). */
@@ -18,6 +19,10 @@ export interface SqliteStorageOptions {
   messageJobs?: (agentId: string, messageIds: number[]) => NewJob[]
   /** The embedding model the vector store's rows belong to. */
   vectorModel?: string
+  /** How the vector indexes are kept: the folder for saved HNSW graphs, when HNSW takes over. */
+  vectorIndex?: VectorIndexOptions
+  /** Where index maintenance reports failures and rebuilds. */
+  log?: Logger
 }
 
 /** The SQLite adapter's bundle; the concrete types stay visible to code that needs SQLite's extras. */
@@ -28,6 +33,7 @@ export interface SqliteStorage extends Storage {
   recall: SqliteRecallSources
   vectors: SqliteVectorStore
   jobs: SqliteJobQueue
+  embeddings: SqliteEmbeddingRepository
 }
 
 export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
@@ -48,8 +54,15 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     history: new SqliteConversationHistory(db),
     fullText,
     recall: new SqliteRecallSources(db),
-    vectors: new SqliteVectorStore(db, clock, options.vectorModel ?? 'vector-store'),
+    vectors: new SqliteVectorStore(
+      db,
+      clock,
+      options.vectorModel ?? 'vector-store',
+      options.vectorIndex,
+      options.log,
+    ),
     jobs,
+    embeddings: new SqliteEmbeddingRepository(db, jobs),
     close: async () => {
       fullText.close()
       await db.$disconnect()

@@ -1,7 +1,6 @@
 import { MEMORY_TYPES, type MemoryType, NotFoundError, type SuggestedAction } from '@engram/core'
-import type { SearchHit } from '@engram/engine'
+import type { EntryView, SearchHit } from '@engram/engine'
 import { assertPageSize, encodeCursor, type ListOrder, timeIdPage } from '@engram/engine'
-import type { EntryView } from '@engram/engine'
 import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'

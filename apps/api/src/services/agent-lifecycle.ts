@@ -1,10 +1,9 @@
 import type { PersistentSessionManager } from '@engram/core'
-import type { AgentWrites, MemoryService } from '@engram/engine'
+import type { AgentWrites, EmbeddingService, MemoryService } from '@engram/engine'
 import { type Database, directSqlite, FULL_TEXT_TABLES } from '@engram/store-sqlite'
 import type { EngramPubSub } from '../pubsub.ts'
 import type { AgentService } from './agent-service.ts'
 import type { ContextService } from './context-service.ts'
-import type { EmbeddingService } from './embedding-service.ts'
 import type { Logger, OptimizerService } from './optimizer-service.ts'
 import type { SearchService } from './search-service.ts'
 

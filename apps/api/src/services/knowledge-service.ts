@@ -10,9 +10,9 @@ import {
   rankKnowledge,
   ValidationError,
 } from '@engram/core'
+import type { EmbeddingService } from '@engram/engine'
 import type { Database, Knowledge as KnowledgeRow } from '@engram/store-sqlite'
 import { parseRowId } from '@engram/store-sqlite'
-import type { EmbeddingService } from './embedding-service.ts'
 
 export interface KnowledgeInput {
   category: KnowledgeCategory

@@ -18,10 +18,10 @@ import {
   validationErrorFromZod,
   verifyMemory,
 } from '@engram/core'
+import { contentHash, type EmbeddingService } from '@engram/engine'
 import type { Database, MemoryItem as MemoryItemRow, Prisma, Transaction } from '@engram/store-sqlite'
 import { parseMetadata, parseRowId } from '@engram/store-sqlite'
 import { z } from 'zod'
-import { contentHash, type EmbeddingService } from './embedding-service.ts'
 import type { PrivacyService } from './privacy-service.ts'
 
 export const MAX_TAGS = 20

@@ -12,22 +12,21 @@ import {
   parseWith,
   type TokenCounter,
 } from '@engram/core'
-import { AgentWrites, createEngine, type Logger, SearchService } from '@engram/engine'
-import { createSqliteStorage, type Database } from '@engram/store-sqlite'
-import { LiveTokens } from '../auth.ts'
 import {
-  EMBED_JOB,
-  EMBED_JOBS_PER_SEARCH,
+  AgentWrites,
+  createEngine,
+  EmbeddingService,
   embedJob,
-  embedJobCounts,
-  enqueueMissingEmbeddings,
-  registerEmbedJobs,
-} from '../jobs/embed-jobs.ts'
+  type Logger,
+  SearchService,
+  wireEmbedJobs,
+} from '@engram/engine'
+import { createSqliteStorage, type Database, type VectorIndexOptions } from '@engram/store-sqlite'
+import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
 import { AgentLifecycle } from './agent-lifecycle.ts'
 import { AgentService } from './agent-service.ts'
 import { ContextService } from './context-service.ts'
-import { EmbeddingService, type VectorIndexOptions } from './embedding-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
 import { OptimizerService } from './optimizer-service.ts'
@@ -66,10 +65,19 @@ export function createServices(options: ServicesOptions) {
   const log = options.log ?? console
   // The SQLite adapter's bundle. Each message's embed job is queued in the transaction that
   // stores the message.
+  const embedder = options.embedder ?? createHashingEmbedder()
   const storage = createSqliteStorage({
     db,
     clock,
     messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    // The vector store holds the embedder's vectors; its HNSW graphs are saved beside the
+    // database, so a restart loads them.
+    vectorModel: embedder.model,
+    vectorIndex: {
+      directory: options.databaseFile ? path.join(path.dirname(options.databaseFile), 'vectors') : null,
+      ...options.vectorIndex,
+    },
+    log,
   })
   const engine = createEngine({
     storage,
@@ -85,26 +93,16 @@ export function createServices(options: ServicesOptions) {
   const sessionRepository = storage.sessions
   const writes = new AgentWrites()
   const privacy = new PrivacyService(db)
-  const embeddings = new EmbeddingService(
-    db,
-    options.embedder ?? createHashingEmbedder(),
+  const embeddings = new EmbeddingService({
+    vectors: storage.vectors,
+    repository: storage.embeddings,
+    embedder,
     clock,
-    pubsub,
+    events: asEventBus(pubsub),
     log,
-    {
-      // HNSW graphs of large indexes are saved beside the database, so a restart loads them.
-      directory: options.databaseFile ? path.join(path.dirname(options.databaseFile), 'vectors') : null,
-      ...options.vectorIndex,
-    },
     writes,
-  )
-  registerEmbedJobs(jobs, embeddings)
-  embeddings.useJobs({
-    enqueue: (agentId, kind, ownerIds) => jobQueue.enqueue(ownerIds.map((id) => embedJob(agentId, kind, id))),
-    enqueueMissing: (agentId) => enqueueMissingEmbeddings(jobQueue, embeddings.model, agentId),
-    runFor: (agentId) => jobs.runFor(EMBED_JOB, agentId, EMBED_JOBS_PER_SEARCH),
-    counts: (agentId) => embedJobCounts(jobQueue, agentId),
   })
+  wireEmbedJobs(embeddings, jobs, jobQueue, storage.embeddings)
   const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
   // Search reads through the storage ports; vectors and memory settings through the services
   // that own them (still in the app), which satisfy its collaborator interfaces.

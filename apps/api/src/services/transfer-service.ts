@@ -18,13 +18,18 @@ import {
   ValidationError,
   validationErrorFromZod,
 } from '@engram/core'
-import { type AgentWrites, PARAMETER_KEYS, STAT_KEYS } from '@engram/engine'
+import {
+  type AgentWrites,
+  contentHash,
+  type EmbeddingService,
+  PARAMETER_KEYS,
+  STAT_KEYS,
+} from '@engram/engine'
 import type { Database } from '@engram/store-sqlite'
 import { parseMetadata } from '@engram/store-sqlite'
 import Database3 from 'better-sqlite3'
 import { z } from 'zod'
 import type { AgentLifecycle } from './agent-lifecycle.ts'
-import { contentHash, type EmbeddingService } from './embedding-service.ts'
 import { safeJson } from './memory-item-service.ts'
 import type { PrivacyService, StoredPrivacyPolicy } from './privacy-service.ts'
 

@@ -1,5 +1,12 @@
+import type { EmbeddingKind, FullTextCollection } from '@engram/engine'
 import { createInMemoryStorage } from '@engram/engine/testing'
 import { ManualClock, type StorageInitializer } from '../types.ts'
+
+const EMBEDDING_KIND_OF: Record<FullTextCollection, EmbeddingKind> = {
+  messages: 'message',
+  memories: 'memory',
+  knowledge: 'knowledge',
+}
 
 export const inMemoryInitializer: StorageInitializer = {
   name: 'in-memory',
@@ -14,6 +21,11 @@ export const inMemoryInitializer: StorageInitializer = {
       async addDocuments(collection, documents) {
         const withIds = documents.map((d) => ({ ...d, id: String(nextId++) }))
         storage.fullText.index(collection, withIds)
+        // The in-memory store has no owner tables: the embedding repository is told of them.
+        storage.embeddings.putOwners(
+          EMBEDDING_KIND_OF[collection],
+          withIds.map((d) => ({ id: Number(d.id), agentId: d.agentId, text: d.text })),
+        )
         return withIds.map((d) => d.id)
       },
       async addTurns(agentId, conversationId, turns) {

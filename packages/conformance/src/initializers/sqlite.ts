@@ -151,17 +151,26 @@ const recallRows = (db: Database) => ({
     return ids
   },
 })
+/** More vectors than this in one (agent, kind) and the SQLite store moves to an HNSW graph. */
+export const VECTOR_APPROXIMATE_ABOVE = 16
 
 export const sqliteInitializer: StorageInitializer = {
   name: 'sqlite',
   capabilities: { backup: true, multiProcess: true },
+  persistsVectorIndexes: true,
   async create() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-conformance-'))
     const file = path.join(dir, 'store.db')
     applyMigrations(file, migrationsDirectory())
     const clock = new ManualClock()
     const db = createDatabase(file)
-    const storage = createSqliteStorage({ db, clock })
+    // Graphs saved beside the database and a low HNSW threshold, so the specs reach both indexes.
+    const vectorIndex = {
+      directory: path.join(dir, 'vectors'),
+      approximateAbove: VECTOR_APPROXIMATE_ABOVE,
+      hnsw: { initialCapacity: 64 },
+    }
+    const storage = createSqliteStorage({ db, clock, vectorIndex })
     const others: Database[] = []
     const fixture = {
       storage,
@@ -179,6 +188,8 @@ export const sqliteInitializer: StorageInitializer = {
     return fixture
   },
   async destroy(fixture) {
+    // An index build still running on its worker would write into the folder removed below.
+    await fixture.storage.vectors.settled()
     await fixture.storage.close()
     const held = directories.get(fixture)
     if (!held) return

@@ -3,6 +3,14 @@
 export type { Clock } from './clock.ts'
 export type { ConversationHistory } from './conversation-history.ts'
 export type {
+  CachedVector,
+  EmbeddingKind,
+  EmbeddingRepository,
+  OwnerText,
+  OwnerToFill,
+} from './embeddings.ts'
+export { EMBEDDING_KINDS } from './embeddings.ts'
+export type {
   EmbeddingProgressEvent,
   EngramEvents,
   EventBus,
@@ -46,4 +54,4 @@ export type {
 } from './repositories.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
 export type { UnitOfWork } from './unit-of-work.ts'
-export type { StoredVector, VectorHit, VectorStore } from './vector-store.ts'
+export type { SearchIndexOptions, StoredVector, VectorHit, VectorStore } from './vector-store.ts'

@@ -1,4 +1,4 @@
-import type { JobQueue as CoreJobQueue, JobQueueStats } from '@engram/core'
+import type { JobQueue as CoreJobQueue, JobQueueStats, JobState } from '@engram/core'
 
 // The queue's contract and retry arithmetic live in core (every adapter backs off the same way);
 // the engine adds what a worker needs to wake up without polling.
@@ -15,4 +15,13 @@ export interface JobQueue extends Omit<CoreJobQueue, 'stats'> {
   hasDue(kind: string, agentId: string): Promise<boolean>
   /** Depth and lag of every kind with jobs, and of the `kinds` named even when they have none. */
   stats(kinds?: readonly string[]): Promise<JobQueueStats[]>
+  /**
+   * Jobs of a kind counted by state and by one field of their payload (of an agent, or all): how
+   * many embed jobs each kind of row has queued or dead-lettered, without reading the jobs.
+   */
+  countByPayload(
+    kind: string,
+    field: string,
+    agentId: string | null,
+  ): Promise<{ value: string; state: JobState; count: number }[]>
 }

@@ -1,4 +1,5 @@
 import type { ConversationHistory } from './conversation-history.ts'
+import type { EmbeddingRepository } from './embeddings.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { RecallSources } from './recall-sources.ts'
@@ -28,6 +29,8 @@ export interface Storage {
   /** What search reads besides the index and the vectors: rows by id, dialogue, participants. */
   recall: RecallSources
   vectors: VectorStore
+  /** Owner texts, the per-agent vector cache and other models' vectors, for embedding. */
+  embeddings: EmbeddingRepository
   jobs: JobQueue
   close(): Promise<void>
 }

@@ -1,4 +1,4 @@
-import type { ClaimOptions, Clock, Job, JobQueueStats, NewJob } from '@engram/core'
+import type { ClaimOptions, Clock, Job, JobQueueStats, JobState, NewJob } from '@engram/core'
 import type { JobQueue } from '../ports/job-queue.ts'
 
 /**
@@ -116,5 +116,22 @@ export class InMemoryJobQueue implements JobQueue {
       byKind.set(job.kind, stats)
     }
     return [...byKind.values()].sort((a, b) => a.kind.localeCompare(b.kind))
+  }
+
+  async countByPayload(
+    kind: string,
+    field: string,
+    agentId: string | null,
+  ): Promise<{ value: string; state: JobState; count: number }[]> {
+    const counts = new Map<string, { value: string; state: JobState; count: number }>()
+    for (const job of this.jobs.values()) {
+      if (job.kind !== kind || (agentId && job.agentId !== agentId)) continue
+      const value = String((job.payload as Record<string, unknown> | null)?.[field] ?? null)
+      const key = `${value}\u0000${job.state}`
+      const entry = counts.get(key) ?? { value, state: job.state, count: 0 }
+      entry.count++
+      counts.set(key, entry)
+    }
+    return [...counts.values()]
   }
 }

@@ -1,55 +1,129 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
 import {
+  AdaptiveVectorIndex,
   bytesToVector,
   type Clock,
-  ExactVectorIndex,
+  DEFAULT_APPROXIMATE_ABOVE,
   ValidationError,
   type VectorIndex,
   vectorToBytes,
 } from '@engram/core'
-import { assertDimensions, type StoredVector, type VectorHit, type VectorStore } from '@engram/engine'
-import type { Database } from '../db/client.ts'
+import {
+  assertDimensions,
+  type Logger,
+  type SearchIndexOptions,
+  type StoredVector,
+  type VectorHit,
+  type VectorStore,
+} from '@engram/engine'
+import { type Database, directSqlite } from '../db/client.ts'
 import { parseRowId } from '../mappers.ts'
+import { buildHnswInWorker } from './hnsw-build.ts'
+import { type HnswConfig, HnswVectorIndex } from './hnsw-index.ts'
+
+/** How each (agent, kind) vector index is kept: exact while small, HNSW above a size, saved. */
+export interface VectorIndexOptions {
+  /**
+   * Folder for the saved HNSW graphs (`<agent>-<kind>-<model hash>.hnsw`), so a restart loads
+   * instead of rebuilding; null keeps them in memory only.
+   */
+  directory: string | null
+  /** More vectors than this in one (agent, kind): HNSW instead of the exact scan. */
+  approximateAbove?: number
+  hnsw?: Partial<HnswConfig>
+}
+
+/**
+ * Share of a saved graph that may have changed (vectors replaced, added or removed) for it to be
+ * patched rather than rebuilt. Patching costs about one insert per change, the same as building,
+ * and many deletions leave the graph full of tombstones that searches must walk through.
+ */
+const PATCHABLE_SHARE = 0.5
+
+/** Vectors read per query when patching a loaded graph. */
+const PATCH_BATCH = 500
+
+/** Unsaved changes to an HNSW index, as a share of its size, that trigger a save. */
+const SAVE_AFTER_SHARE = 0.05
+
+interface KindIndex {
+  key: string
+  index: AdaptiveVectorIndex
+  /** Embedding rows of this agent, kind and model when the index was last brought up to date. */
+  rows: number
+  /** Where its HNSW graph is saved; null when not persisted. */
+  file: string | null
+  /** Changes since the graph was last saved (a reload patches them in from the table). */
+  unsaved: number
+  /** What changeVersion() said then: while it says the same, nothing can have changed. */
+  version: string | null
+}
 
 /**
  * The VectorStore port on the `Embedding` table: rows are the durable copy (keyed by kind, owner
- * row id and model), an exact index per (agent, kind) loaded on first search is kept in step with
- * this process's writes. Ids are the owners' row ids, unique across agents, as the table's key
+ * row id and model), and an index per (agent, kind) loaded on first search is kept in step with
+ * this process's writes: an exact scan while small, an HNSW graph (built off the event loop and
+ * saved beside the database, so a restart loads and patches it instead of rebuilding) above
+ * `approximateAbove`. Ids are the owners' row ids, unique across agents, as the table's key
  * requires. `model` separates the vectors of two embedders (they are never compared).
  */
 export class SqliteVectorStore implements VectorStore {
-  private readonly indexes = new Map<string, VectorIndex>()
+  private readonly indexes = new Map<string, KindIndex>()
+  /** Background index builds and saves, so settled() can wait for them. */
+  private readonly maintenance = new Set<Promise<void>>()
+  private readonly loading = new Map<string, Promise<KindIndex>>()
+  /** The HNSW build running on its worker thread, if any: the next one starts after it. */
+  private builds: Promise<void> = Promise.resolve()
+  /** Bumped by reset(): an index loaded across a reset is not kept. */
+  private generation = 0
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
-    private readonly model: string,
+    readonly model: string,
+    private readonly options: VectorIndexOptions = { directory: null },
+    private readonly log: Logger = console,
   ) {}
 
   async upsert(agentId: string, kind: string, vectors: readonly StoredVector[]): Promise<void> {
     if (vectors.length === 0) return
-    const expected = (await this.dimensions(agentId, kind)) ?? vectors[0]?.vector.length ?? null
+    const cached = this.indexes.get(this.key(agentId, kind))
+    // The index in memory knows the dimensions without a query.
+    const expected =
+      (cached && cached.index.size > 0 ? cached.index.dimensions : await this.dimensions(agentId, kind)) ??
+      vectors[0]?.vector.length ??
+      null
     // Checked before the first write, so a bad batch changes nothing.
     for (const { vector } of vectors) assertDimensions(expected, vector)
-    const rows = vectors.map(({ id, vector }) => ({ ownerId: this.ownerId(id), vector }))
     const createdAt = this.clock.now()
-    await this.db.$transaction(async (tx) => {
-      for (const { ownerId, vector } of rows) {
-        const data = {
-          agentId,
-          dimensions: vector.length,
-          vector: new Uint8Array(vectorToBytes(vector)),
-          contentHash: '',
-          createdAt,
-        }
-        await tx.embedding.upsert({
-          where: { kind_ownerId_model: { kind, ownerId, model: this.model } },
-          create: { kind, ownerId, model: this.model, ...data },
-          update: data,
-        })
-      }
-    })
-    const index = this.indexes.get(this.key(agentId, kind))
-    for (const { id, vector } of vectors) index?.upsert(id, vector)
+    const rows = vectors.map(({ id, vector, contentHash }) => ({
+      kind,
+      ownerId: this.ownerId(id),
+      agentId,
+      model: this.model,
+      dimensions: vector.length,
+      vector: vectorToBytes(vector) as Uint8Array<ArrayBuffer>,
+      contentHash: contentHash ?? '',
+      createdAt,
+    }))
+    // One delete and one multi-row insert: a batch of 256 in two statements, not 256 upserts.
+    await this.db.$transaction([
+      this.db.embedding.deleteMany({
+        where: { kind, model: this.model, ownerId: { in: rows.map((r) => r.ownerId) } },
+      }),
+      this.db.embedding.createMany({ data: rows }),
+    ])
+    if (cached) {
+      // Keep the in-memory index in step; `rows` tells the next search nothing was missed.
+      cached.version = null
+      const before = cached.index.size
+      for (const [i, { id, vector }] of vectors.entries())
+        cached.index.upsert(id, vector, rows[i]?.contentHash)
+      cached.rows += cached.index.size - before
+      this.changed(cached, vectors.length)
+    }
   }
 
   async remove(agentId: string, kind: string, ids: readonly string[]): Promise<number> {
@@ -57,13 +131,12 @@ export class SqliteVectorStore implements VectorStore {
     const { count } = await this.db.embedding.deleteMany({
       where: { agentId, kind, model: this.model, ownerId: { in: ownerIds } },
     })
-    const index = this.indexes.get(this.key(agentId, kind))
-    for (const id of ids) index?.remove(id)
+    this.forget(agentId, kind, ids)
     return count
   }
 
   async topK(agentId: string, kind: string, query: Float32Array, limit: number): Promise<VectorHit[]> {
-    const index = await this.index(agentId, kind)
+    const index = await this.searchIndex(agentId, kind, { writeVersion: null })
     if (index.size === 0) return []
     assertDimensions(index.dimensions, query, 'query')
     return index.search(query, limit)
@@ -81,26 +154,250 @@ export class SqliteVectorStore implements VectorStore {
     return row?.dimensions ?? null
   }
 
-  /** Forgets loaded indexes (another process wrote, or rows were deleted in bulk). */
-  invalidate(agentId: string | null): void {
-    if (agentId === null) this.indexes.clear()
-    else
-      for (const key of [...this.indexes.keys()])
-        if (key.startsWith(`${agentId}\u0000`)) this.indexes.delete(key)
+  forget(agentId: string, kind: string, ids: readonly string[]): void {
+    const cached = this.indexes.get(this.key(agentId, kind))
+    if (!cached) return
+    let removed = 0
+    for (const id of ids) if (cached.index.remove(id)) removed++
+    cached.rows -= removed
+    this.changed(cached, removed)
   }
 
-  private async index(agentId: string, kind: string): Promise<VectorIndex> {
+  reset(agentId?: string): void {
+    this.generation++
+    for (const [key, entry] of this.indexes) {
+      if (agentId !== undefined && !key.startsWith(`${agentId}\u0000`)) continue
+      // A build of the old contents would only be thrown away.
+      entry.index.abandonBuild()
+      this.indexes.delete(key)
+    }
+  }
+
+  /** Forgets loaded indexes (another process wrote, or rows were deleted in bulk). */
+  invalidate(agentId: string | null): void {
+    this.reset(agentId ?? undefined)
+  }
+
+  held(agentId: string): number {
+    const prefix = `${agentId}\u0000`
+    return [...this.indexes.keys(), ...this.loading.keys()].filter((key) => key.startsWith(prefix)).length
+  }
+
+  /** The agent's saved graph files (manifests and graphs, of any model) in the vector folder. */
+  persisted(agentId: string): string[] {
+    const { directory } = this.options
+    if (!directory) return []
+    const prefix = `${agentFilePrefix(agentId)}-`
+    return listFolder(directory)
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => path.join(directory, name))
+  }
+
+  removePersisted(agentId?: string): number {
+    const { directory } = this.options
+    if (!directory) return 0
+    const doomed = agentId
+      ? this.persisted(agentId)
+      : listFolder(directory).map((name) => path.join(directory, name))
+    for (const file of doomed) fs.rmSync(file, { force: true })
+    return doomed.length
+  }
+
+  removeOrphans(agentIds: readonly string[]): number {
+    const { directory } = this.options
+    if (!directory) return 0
+    const owned = agentIds.map((id) => `${agentFilePrefix(id)}-`)
+    const orphans = listFolder(directory).filter((name) => !owned.some((prefix) => name.startsWith(prefix)))
+    for (const name of orphans) fs.rmSync(path.join(directory, name), { force: true })
+    return orphans.length
+  }
+
+  /**
+   * Changes when anything may have changed an agent's vectors: any write through the engine for
+   * the agent (its write counter), or a commit by another connection (SQLite's data_version).
+   * Null when it cannot tell (no direct connection, no write counter).
+   */
+  private async changeVersion(writeVersion: string | null): Promise<string | null> {
+    const direct = directSqlite(this.db)
+    if (!direct || writeVersion === null) return null
+    const row = await direct.get<{ data_version: number }>('PRAGMA data_version')
+    return `${writeVersion}|${row?.data_version}`
+  }
+
+  async searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<VectorIndex> {
     const key = this.key(agentId, kind)
+    // Read before anything else: a write while this runs changes it, and the next search looks again.
+    const version = await this.changeVersion(options.writeVersion)
     const cached = this.indexes.get(key)
-    if (cached) return cached
-    const index = new ExactVectorIndex()
-    const rows = await this.db.embedding.findMany({
-      where: { agentId, kind, model: this.model },
-      select: { ownerId: true, vector: true },
+    // Nothing written since the index was checked: no fill to do, no count to take.
+    if (cached && version !== null && cached.version === version) return cached.index
+    if (options.catchUp) await options.catchUp()
+    const rows = await this.count(agentId, kind)
+    if (cached && cached.rows === rows && cached.index.size === rows) {
+      cached.version = version
+      return cached.index
+    }
+    // Written or deleted elsewhere (another process, a restore, cascades), or not loaded yet. One
+    // load per index at a time: two concurrent searches must not build two graphs.
+    let loading = this.loading.get(key)
+    if (!loading) {
+      const generation = this.generation
+      loading = (async () => {
+        const loaded =
+          (await this.loadSaved(agentId, kind, rows)) ?? (await this.loadFromTable(agentId, kind))
+        loaded.version = version
+        // A reset while this loaded (the agent deleted, a restore) leaves it to this search alone.
+        if (generation !== this.generation) return loaded
+        this.indexes.set(key, loaded)
+        this.maintain(loaded)
+        return loaded
+      })().finally(() => this.loading.delete(key))
+      this.loading.set(key, loading)
+    }
+    return (await loading).index
+  }
+
+  /** The (agent, kind) index, exact, from every vector row. */
+  private async loadFromTable(agentId: string, kind: string): Promise<KindIndex> {
+    const file = this.indexFile(agentId, kind)
+    const index = this.newIndex(file)
+    let rows = 0
+    const direct = directSqlite(this.db)
+    if (direct) {
+      // Streamed: all rows at once would hold every vector twice more (the row buffers, ~1.5 KB
+      // each), and the allocator keeps that peak as resident memory long after (bench: load, RSS).
+      rows = await direct.forEachRow<{ ownerId: number; vector: Uint8Array; contentHash: string }>(
+        `SELECT "ownerId", "vector", "contentHash" FROM "Embedding" WHERE "agentId" = ? AND "kind" = ? AND "model" = ?`,
+        [agentId, kind, this.model],
+        (row) => index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash),
+      )
+    } else {
+      const stored = await this.db.embedding.findMany({
+        where: { agentId, kind, model: this.model },
+        select: { ownerId: true, vector: true, contentHash: true },
+      })
+      for (const row of stored) index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
+      rows = stored.length
+    }
+    return { key: this.key(agentId, kind), index, rows, file, unsaved: 0, version: null }
+  }
+
+  /**
+   * The saved HNSW graph, patched to match the table: vectors whose row is gone are removed, rows
+   * with no vector in the graph or another content hash are read and inserted. Null (rebuild from
+   * the table) when nothing usable is saved, the index would be exact anyway, or too much changed.
+   */
+  private async loadSaved(agentId: string, kind: string, rows: number): Promise<KindIndex | null> {
+    const file = this.indexFile(agentId, kind)
+    if (!file || rows <= this.approximateAbove) return null
+    const graph = await HnswVectorIndex.load(file, this.options.hnsw)
+    if (!graph) return null
+    const where = { agentId, kind, model: this.model }
+    const current = await this.db.embedding.findMany({ where, select: { ownerId: true, contentHash: true } })
+    const wanted = new Map(current.map((row) => [String(row.ownerId), row.contentHash]))
+    const gone = [...graph.stampEntries()].filter(([id]) => !wanted.has(id)).map(([id]) => id)
+    const stale = [...wanted].filter(([id, hash]) => graph.stampOf(id) !== hash).map(([id]) => Number(id))
+    const changes = gone.length + stale.length
+    if (changes > current.length * PATCHABLE_SHARE || graph.deletedCount + gone.length > current.length) {
+      this.log.info(`[embeddings] ${path.basename(file)}: ${changes} changes since saved, rebuilding`)
+      return null
+    }
+    for (const id of gone) graph.remove(id)
+    for (let start = 0; start < stale.length; start += PATCH_BATCH) {
+      const batch = await this.db.embedding.findMany({
+        where: { ...where, ownerId: { in: stale.slice(start, start + PATCH_BATCH) } },
+        select: { ownerId: true, vector: true, contentHash: true },
+      })
+      for (const row of batch) graph.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
+    }
+    const index = this.newIndex(file, graph)
+    return { key: this.key(agentId, kind), index, rows: index.size, file, unsaved: changes, version: null }
+  }
+
+  private newIndex(file: string | null, approximate?: HnswVectorIndex): AdaptiveVectorIndex {
+    const hnsw = this.options.hnsw ?? {}
+    return new AdaptiveVectorIndex({
+      createApproximate: () => new HnswVectorIndex(hnsw),
+      // Off the event loop, one build at a time (each holds its vectors twice while it runs); the
+      // graph lands saved at `file`.
+      buildApproximate: (snapshot, signal) => {
+        const build = this.builds.then(() => buildHnswInWorker(snapshot, signal, { hnsw, file }))
+        this.builds = build.then(
+          () => undefined,
+          () => undefined,
+        )
+        return build
+      },
+      // Between build batches, requests get their turn.
+      pause: () => new Promise((resolve) => setImmediate(resolve)),
+      ...(approximate ? { approximate } : {}),
+      config: { approximateAbove: this.approximateAbove },
     })
-    for (const row of rows) index.upsert(String(row.ownerId), bytesToVector(row.vector))
-    this.indexes.set(key, index)
-    return index
+  }
+
+  private get approximateAbove(): number {
+    return this.options.approximateAbove ?? DEFAULT_APPROXIMATE_ABOVE
+  }
+
+  private indexFile(agentId: string, kind: string): string | null {
+    const { directory } = this.options
+    if (!directory) return null
+    return path.join(directory, `${agentFilePrefix(agentId)}-${kind}-${hash(this.model).slice(0, 12)}.hnsw`)
+  }
+
+  /** Counts changes to a cached index and saves its graph when enough piled up. */
+  private changed(entry: KindIndex, changes: number): void {
+    if (changes === 0) return
+    entry.unsaved += changes
+    this.maintain(entry)
+  }
+
+  /**
+   * In the background: moves the index to exact or HNSW as its size calls for, and saves the graph
+   * after a patch or once unsaved changes pass SAVE_AFTER_SHARE of it (a build saves its own).
+   */
+  private maintain(entry: KindIndex): void {
+    const run = entry.index
+      .maintain()
+      .then((built) => {
+        // A build saved its graph on its own thread (buildHnswInWorker); the few writes caught up
+        // since are patched from the table by the next load, like any unsaved change.
+        if (built) entry.unsaved = 0
+        else if (entry.unsaved >= Math.max(1, entry.index.size * SAVE_AFTER_SHARE)) this.save(entry)
+      })
+      .catch((error) => this.log.warn(`[embeddings] vector index maintenance failed:`, error))
+    const tracked: Promise<void> = run.finally(() => this.maintenance.delete(tracked))
+    this.maintenance.add(tracked)
+  }
+
+  /** Writes the graph of an HNSW-backed index that is still current; exact ones are not saved. */
+  private save(entry: KindIndex): void {
+    const graph = entry.index.active
+    if (!entry.file || this.indexes.get(entry.key) !== entry || !(graph instanceof HnswVectorIndex)) return
+    if (entry.unsaved === 0) return
+    graph.save(entry.file)
+    entry.unsaved = 0
+  }
+
+  async settled(): Promise<void> {
+    while (this.maintenance.size > 0) await Promise.all([...this.maintenance])
+  }
+
+  /**
+   * At shutdown: abandons HNSW builds in progress (a 1M-vector build takes many minutes; the next
+   * start begins it again), waits for the rest of the background work, and saves every graph with
+   * unsaved changes, so the next start patches less.
+   */
+  async flush(): Promise<void> {
+    for (const entry of this.indexes.values()) entry.index.abandonBuild()
+    await this.settled()
+    for (const entry of this.indexes.values()) {
+      try {
+        this.save(entry)
+      } catch (error) {
+        this.log.warn(`[embeddings] saving ${entry.file} failed:`, error)
+      }
+    }
   }
 
   private ownerId(id: string): number {
@@ -112,5 +409,26 @@ export class SqliteVectorStore implements VectorStore {
 
   private key(agentId: string, kind: string): string {
     return `${agentId}\u0000${kind}`
+  }
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+/**
+ * How an agent's saved graphs are named: readable where the agent id allows it; the hash keeps two
+ * ids that read alike apart, and tells an agent's files from every other agent's.
+ */
+function agentFilePrefix(agentId: string): string {
+  const readable = agentId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 48)
+  return `${readable}~${hash(agentId).slice(0, 8)}`
+}
+
+function listFolder(directory: string): string[] {
+  try {
+    return fs.readdirSync(directory)
+  } catch {
+    return []
   }
 }

@@ -1,7 +1,7 @@
-import type { NewJob } from '@engram/core'
-import type { JobWorker } from '@engram/engine'
-import type { SqliteJobQueue } from '@engram/store-sqlite'
-import { EMBEDDING_KINDS, type EmbeddingKind, type EmbeddingService } from '../services/embedding-service.ts'
+import type { JobWorker } from '../jobs/job-worker.ts'
+import { EMBEDDING_KINDS, type EmbeddingKind, type EmbeddingRepository } from '../ports/embeddings.ts'
+import type { JobQueue, NewJob } from '../ports/job-queue.ts'
+import type { EmbeddingJobs, EmbeddingService } from './embedding-service.ts'
 
 /** Gives a memory, message or knowledge row its vector (of the current model). */
 export const EMBED_JOB = 'embed'
@@ -25,41 +25,22 @@ export function embedJob(agentId: string, kind: EmbeddingKind, ownerId: number):
   return { kind: EMBED_JOB, agentId, key: `${kind}:${ownerId}`, payload: { kind, ownerId } }
 }
 
-/** The rows a kind's embed jobs are about (table, and the text column expression for SELECTs). */
-const OWNER_TABLE: Record<EmbeddingKind, string> = {
-  memory: 'MemoryItem',
-  message: 'Message',
-  knowledge: 'Knowledge',
-}
-
 /**
  * Queues a job for every row (of an agent, or of all when null) that has no vector of the model:
  * after an import, after a start (anything a crash or an outage left behind), after a re-embed
  * that failed for some rows.
  */
-export async function enqueueMissingEmbeddings(
-  queue: SqliteJobQueue,
+export function enqueueMissingEmbeddings(
+  repository: EmbeddingRepository,
   model: string,
   agentId: string | null,
 ): Promise<number> {
-  let added = 0
-  for (const kind of EMBEDDING_KINDS) {
-    added += await queue.enqueueSelect(
-      EMBED_JOB,
-      `SELECT o."agentId" AS agentId, '${kind}:' || o."id" AS key,
-          json_object('kind', '${kind}', 'ownerId', o."id") AS payload
-        FROM "${OWNER_TABLE[kind]}" o
-        WHERE ${agentId ? 'o."agentId" = ? AND ' : ''}NOT EXISTS (
-          SELECT 1 FROM "Embedding" e WHERE e."kind" = '${kind}' AND e."ownerId" = o."id" AND e."model" = ?)`,
-      [...(agentId ? [agentId] : []), model],
-    )
-  }
-  return added
+  return repository.queueMissing(agentId, model, EMBED_JOB)
 }
 
 /** Embed jobs per kind of row (of an agent, or all): queued (pending or running) and dead-lettered. */
 export async function embedJobCounts(
-  queue: SqliteJobQueue,
+  queue: JobQueue,
   agentId: string | null,
 ): Promise<Map<EmbeddingKind, { queued: number; failed: number }>> {
   const rows = await queue.countByPayload(EMBED_JOB, 'kind', agentId)
@@ -91,4 +72,25 @@ export function registerEmbedJobs(worker: JobWorker, embeddings: EmbeddingServic
     },
     { batchSize: EMBED_JOB_BATCH, maxAttempts: 8, backoffBaseMs: 5_000, backoffMaxMs: 15 * 60_000 },
   )
+}
+
+/**
+ * The embedding service's side of the queue, wired: writes queue embed jobs, a search runs its
+ * agent's, coverage counts them. Registers the embed job kind on the worker.
+ */
+export function wireEmbedJobs(
+  embeddings: EmbeddingService,
+  worker: JobWorker,
+  queue: JobQueue,
+  repository: EmbeddingRepository,
+): EmbeddingJobs {
+  registerEmbedJobs(worker, embeddings)
+  const jobs: EmbeddingJobs = {
+    enqueue: (agentId, kind, ownerIds) => queue.enqueue(ownerIds.map((id) => embedJob(agentId, kind, id))),
+    enqueueMissing: (agentId) => enqueueMissingEmbeddings(repository, embeddings.model, agentId),
+    runFor: (agentId) => worker.runFor(EMBED_JOB, agentId, EMBED_JOBS_PER_SEARCH),
+    counts: (agentId) => embedJobCounts(queue, agentId),
+  }
+  embeddings.useJobs(jobs)
+  return jobs
 }
