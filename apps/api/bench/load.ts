@@ -25,7 +25,7 @@ import {
   seededRandom,
   writeReport,
 } from '../../../packages/core/bench/report.ts'
-import { hashApiKey, keyPrefix } from '../src/auth.ts'
+import { hashApiKey, keyPrefix } from '@engram/engine'
 import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import { contentHash } from '../src/services/embedding-service.ts'
 import type { LoadServerCommand } from './load-server.ts'

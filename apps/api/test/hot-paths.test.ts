@@ -2,7 +2,7 @@
 // the optimizer reusing its redundancy join and search reusing its vector index.
 import Database3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { hashApiKey } from '../src/auth.ts'
+import { hashApiKey } from '@engram/engine'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const apps: TestApp[] = []

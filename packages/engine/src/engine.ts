@@ -6,6 +6,7 @@ import {
   summarizeMessages,
   type TokenCounter,
 } from '@engram/core'
+import { AgentService } from './agents/agent-service.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -13,6 +14,7 @@ import { ParameterStore } from './parameters/parameter-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { Logger } from './ports/logger.ts'
 import type { Storage } from './ports/storage.ts'
+import { PrivacyService } from './privacy/privacy-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
   /** The storage adapter's bundle (store-sqlite's, or the in-memory one in tests). */
@@ -56,5 +58,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   // One durable queue for all background work; each kind registers its handler on the worker.
   const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs)
-  return { storage, clock, tokenCounter, limits, log, events, parameters, memory, sessions, jobs }
+  // Every write an agent makes passes its sensitive-data policy.
+  const privacy = new PrivacyService(storage.privacyPolicies)
+  const agents = new AgentService(storage.repositories.agents, storage.apiKeys)
+  return { storage, clock, tokenCounter, limits, log, events, parameters, memory, sessions, jobs, privacy, agents }
 }

@@ -1,5 +1,7 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
 export { AgentWrites } from './agents/agent-writes.ts'
+export { AgentService, assertAgentId, type KeyHolder, MAX_LABEL_CHARS } from './agents/agent-service.ts'
+export { generateApiKey, hashApiKey, keyPrefix } from './agents/api-keys.ts'
 export { createEngine, type Engine, type EngineDeps } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {
@@ -8,7 +10,36 @@ export {
   type JobHandler,
   JobWorker,
 } from './jobs/job-worker.ts'
+export type { KnowledgeEmbeddings } from './knowledge/collaborators.ts'
+export {
+  type KnowledgeFilter,
+  type KnowledgeInput,
+  type KnowledgeMatch,
+  KnowledgeService,
+} from './knowledge/knowledge-service.ts'
 export { MemoryService, type SearchHit } from './memory/memory-service.ts'
+export type { MemoryEmbeddingCoverage, MemoryEmbeddings } from './memory-items/collaborators.ts'
+export {
+  assertMemoryFilter,
+  MAX_FILTER_SEARCH_CHARS,
+  MAX_MEMORY_CHARS,
+  MAX_SOURCE_ID_CHARS,
+  MAX_TAG_CHARS,
+  MAX_TAGS,
+  MAX_USER_ID_CHARS,
+  type MemoryFilter,
+  type MemoryItemInput,
+  parseStoredSettings,
+  parseTags,
+  safeJson,
+  type StoredSettings,
+} from './memory-items/memory-item-rules.ts'
+export {
+  contentHash,
+  MemoryItemService,
+  type MemoryWriteResult,
+  type WriteOutcome,
+} from './memory-items/memory-item-service.ts'
 export {
   assertOffsetPage,
   assertPageSize,
@@ -27,4 +58,9 @@ export {
   STAT_KEYS,
 } from './parameters/parameter-store.ts'
 export * from './ports/index.ts'
+export {
+  MAX_GUARDED_METADATA_DEPTH,
+  PrivacyService,
+  readStoredPrivacyPolicy,
+} from './privacy/privacy-service.ts'
 export { assertDimensions } from './vectors/dimensions.ts'

@@ -1,8 +1,11 @@
 import type { Clock, NewJob } from '@engram/core'
 import type { Storage } from '@engram/engine'
+import { sqliteApiKeys, sqlitePrivacyPolicies } from './agents/sqlite-agent-records.ts'
 import type { Database } from './db/client.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
+import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
+import { sqliteMemoryItems } from './memory-items/sqlite-memory-items.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
@@ -45,6 +48,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     fullText,
     vectors: new SqliteVectorStore(db, clock, options.vectorModel ?? 'vector-store'),
     jobs,
+    memoryItems: sqliteMemoryItems(db),
+    knowledge: sqliteKnowledge(db),
+    privacyPolicies: sqlitePrivacyPolicies(db),
+    apiKeys: sqliteApiKeys(db),
     close: async () => {
       fullText.close()
       await db.$disconnect()

@@ -1,10 +1,13 @@
 import { PRIVACY_MODES, type PrivacyMode } from '@engram/core'
-import type { Agent as AgentRow, ApiKey as ApiKeyRow } from '@engram/store-sqlite'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { DeletionReport, StoreRemainder } from '../services/agent-lifecycle.ts'
-import { assertAgentId } from '../services/agent-service.ts'
-import type { StoredPrivacyPolicy } from '../services/privacy-service.ts'
+import {
+  type AgentRecord,
+  type ApiKeyRecord,
+  assertAgentId,
+  type StoredPrivacyPolicy,
+} from '@engram/engine'
 
 const PrivacyModeEnum = builder.enumType('PrivacyMode', {
   description: 'What happens to sensitive data (SSNs, payment cards, own patterns) written for an agent.',
@@ -36,7 +39,7 @@ const PrivacyPatternInput = builder.inputType('PrivacyPatternInput', {
   }),
 })
 
-const AgentRef = builder.objectRef<AgentRow>('Agent').implement({
+const AgentRef = builder.objectRef<AgentRecord>('Agent').implement({
   description: 'An agent: the owner of every session, entry, vector, fact and snapshot.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -49,7 +52,7 @@ const AgentRef = builder.objectRef<AgentRow>('Agent').implement({
   }),
 })
 
-const ApiKeyRef = builder.objectRef<ApiKeyRow>('ApiKey').implement({
+const ApiKeyRef = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
   description: 'A key as stored: its hash and prefix, never the key itself.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -62,7 +65,7 @@ const ApiKeyRef = builder.objectRef<ApiKeyRow>('ApiKey').implement({
   }),
 })
 
-const CreatedApiKey = builder.objectRef<{ key: string; apiKey: ApiKeyRow }>('CreatedApiKey').implement({
+const CreatedApiKey = builder.objectRef<{ key: string; apiKey: ApiKeyRecord }>('CreatedApiKey').implement({
   fields: (t) => ({
     key: t.exposeString('key', {
       description: 'The secret, shown this once. Send it as Authorization: Bearer <key>.',

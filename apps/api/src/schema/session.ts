@@ -20,7 +20,7 @@ import {
 } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import type { PrivacyService } from '../services/privacy-service.ts'
+import type { PrivacyService } from '@engram/engine'
 
 export const RoleEnum = builder.enumType('Role', {
   values: Object.fromEntries(ROLES.map((role) => [role.toUpperCase(), { value: role }])) as Record<

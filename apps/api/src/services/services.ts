@@ -12,7 +12,7 @@ import {
   parseWith,
   type TokenCounter,
 } from '@engram/core'
-import { AgentWrites, createEngine, type Logger } from '@engram/engine'
+import { AgentWrites, createEngine, KnowledgeService, type Logger } from '@engram/engine'
 import { createSqliteStorage, type Database } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import {
@@ -25,13 +25,10 @@ import {
 } from '../jobs/embed-jobs.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
 import { AgentLifecycle } from './agent-lifecycle.ts'
-import { AgentService } from './agent-service.ts'
 import { ContextService } from './context-service.ts'
 import { EmbeddingService, type VectorIndexOptions } from './embedding-service.ts'
-import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
 import { OptimizerService } from './optimizer-service.ts'
-import { PrivacyService } from './privacy-service.ts'
 import { SearchService } from './search-service.ts'
 import { TransferService } from './transfer-service.ts'
 
@@ -81,11 +78,10 @@ export function createServices(options: ServicesOptions) {
     limits,
     jobPollIntervalMs: options.jobPollIntervalMs,
   })
-  const { parameters, memory, sessions, jobs } = engine
+  const { parameters, memory, sessions, jobs, privacy, agents } = engine
   const jobQueue = storage.jobs
   const sessionRepository = storage.sessions
   const writes = new AgentWrites()
-  const privacy = new PrivacyService(db)
   const embeddings = new EmbeddingService(
     db,
     options.embedder ?? createHashingEmbedder(),
@@ -106,7 +102,7 @@ export function createServices(options: ServicesOptions) {
     runFor: (agentId) => jobs.runFor(EMBED_JOB, agentId, EMBED_JOBS_PER_SEARCH),
     counts: (agentId) => embedJobCounts(jobQueue, agentId),
   })
-  const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
+  const memoryItems = new MemoryItemService(storage.memoryItems, clock, tokenCounter, limits, privacy, embeddings)
   const search = new SearchService(
     db,
     limits,
@@ -132,7 +128,6 @@ export function createServices(options: ServicesOptions) {
     log,
     writes,
   )
-  const agents = new AgentService(db)
   const lifecycle = new AgentLifecycle({
     db,
     agents,
@@ -171,7 +166,7 @@ export function createServices(options: ServicesOptions) {
     sessions,
     sessionRepository,
     optimizer,
-    knowledge: new KnowledgeService(db, clock, limits, embeddings),
+    knowledge: new KnowledgeService(storage.knowledge, clock, limits, embeddings),
     agents,
     lifecycle,
     liveTokens: new LiveTokens(clock, undefined, (agentId) => writes.incarnation(agentId)),

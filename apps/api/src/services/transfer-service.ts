@@ -26,7 +26,7 @@ import { z } from 'zod'
 import type { AgentLifecycle } from './agent-lifecycle.ts'
 import { contentHash, type EmbeddingService } from './embedding-service.ts'
 import { safeJson } from './memory-item-service.ts'
-import type { PrivacyService, StoredPrivacyPolicy } from './privacy-service.ts'
+import type { PrivacyService, StoredPrivacyPolicy } from '@engram/engine'
 
 export const EXPORT_FORMAT = 'engram.export'
 // 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots;

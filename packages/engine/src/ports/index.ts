@@ -17,6 +17,15 @@ export type {
 } from './full-text.ts'
 export { FULL_TEXT_COLLECTIONS } from './full-text.ts'
 export type { ClaimOptions, Job, JobPolicy, JobQueue, JobQueueStats, JobState, NewJob } from './job-queue.ts'
+export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
+export type {
+  KnowledgeChanges,
+  KnowledgeOrder,
+  KnowledgeQuery,
+  KnowledgeRecord,
+  KnowledgeRepository,
+  NewKnowledge,
+} from './knowledge.ts'
 export type { Logger } from './logger.ts'
 export { SILENT_LOGGER } from './logger.ts'
 export type {
@@ -31,6 +40,18 @@ export type {
   Repositories,
   SessionRepository,
 } from './repositories.ts'
+export type {
+  MemoryItemChanges,
+  MemoryItemFigures,
+  MemoryItemOrder,
+  MemoryItemQuery,
+  MemoryItemRepository,
+  MemoryItemView,
+  NewMemoryItem,
+  StoredMemorySettings,
+  VerificationCandidate,
+} from './memory-items.ts'
+export type { PrivacyPolicyRepository, StoredPrivacyPolicy } from './privacy-policies.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
 export type { UnitOfWork } from './unit-of-work.ts'
 export type { StoredVector, VectorHit, VectorStore } from './vector-store.ts'

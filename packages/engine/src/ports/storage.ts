@@ -1,5 +1,9 @@
+import type { ApiKeyRepository } from './api-keys.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
+import type { KnowledgeRepository } from './knowledge.ts'
+import type { MemoryItemRepository } from './memory-items.ts'
+import type { PrivacyPolicyRepository } from './privacy-policies.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 import type { VectorStore } from './vector-store.ts'
@@ -23,5 +27,13 @@ export interface Storage {
   fullText: FullTextIndex
   vectors: VectorStore
   jobs: JobQueue
+  /** Long-term memory items (spec 003), with their verification reads and the agent's memory settings. */
+  memoryItems: MemoryItemRepository
+  /** The cross-session knowledge tier. */
+  knowledge: KnowledgeRepository
+  /** Each agent's sensitive-data policy (spec 001). */
+  privacyPolicies: PrivacyPolicyRepository
+  /** API keys (agents themselves are in `repositories.agents`). */
+  apiKeys: ApiKeyRepository
   close(): Promise<void>
 }
