@@ -1,7 +1,10 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeAgentRecords } from './spec/agent-records.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeJobs } from './spec/jobs.ts'
+import { describeKnowledge } from './spec/knowledge.ts'
+import { describeMemoryItems } from './spec/memory-items.ts'
 import { describeRepositories } from './spec/repositories.ts'
 import { describeTransactions } from './spec/transactions.ts'
 import { describeVectors } from './spec/vectors.ts'
@@ -14,4 +17,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeMemoryItems(initializer)
+  describeKnowledge(initializer)
+  describeAgentRecords(initializer)
 }

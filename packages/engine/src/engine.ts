@@ -61,5 +61,18 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   // Every write an agent makes passes its sensitive-data policy.
   const privacy = new PrivacyService(storage.privacyPolicies)
   const agents = new AgentService(storage.repositories.agents, storage.apiKeys)
-  return { storage, clock, tokenCounter, limits, log, events, parameters, memory, sessions, jobs, privacy, agents }
+  return {
+    storage,
+    clock,
+    tokenCounter,
+    limits,
+    log,
+    events,
+    parameters,
+    memory,
+    sessions,
+    jobs,
+    privacy,
+    agents,
+  }
 }

@@ -1,6 +1,7 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
-export { AgentWrites } from './agents/agent-writes.ts'
+
 export { AgentService, assertAgentId, type KeyHolder, MAX_LABEL_CHARS } from './agents/agent-service.ts'
+export { AgentWrites } from './agents/agent-writes.ts'
 export { generateApiKey, hashApiKey, keyPrefix } from './agents/api-keys.ts'
 export { createEngine, type Engine, type EngineDeps } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
@@ -31,8 +32,8 @@ export {
   type MemoryItemInput,
   parseStoredSettings,
   parseTags,
-  safeJson,
   type StoredSettings,
+  safeJson,
 } from './memory-items/memory-item-rules.ts'
 export {
   contentHash,

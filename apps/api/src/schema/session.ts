@@ -11,6 +11,7 @@ import {
   TokenBudgetConfigSchema,
   validationErrorFromZod,
 } from '@engram/core'
+import type { PrivacyService } from '@engram/engine'
 import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '@engram/engine'
 import { toMessage, toSession } from '@engram/store-sqlite'
 import {
@@ -20,7 +21,6 @@ import {
 } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import type { PrivacyService } from '@engram/engine'
 
 export const RoleEnum = builder.enumType('Role', {
   values: Object.fromEntries(ROLES.map((role) => [role.toUpperCase(), { value: role }])) as Record<

@@ -102,7 +102,14 @@ export function createServices(options: ServicesOptions) {
     runFor: (agentId) => jobs.runFor(EMBED_JOB, agentId, EMBED_JOBS_PER_SEARCH),
     counts: (agentId) => embedJobCounts(jobQueue, agentId),
   })
-  const memoryItems = new MemoryItemService(storage.memoryItems, clock, tokenCounter, limits, privacy, embeddings)
+  const memoryItems = new MemoryItemService(
+    storage.memoryItems,
+    clock,
+    tokenCounter,
+    limits,
+    privacy,
+    embeddings,
+  )
   const search = new SearchService(
     db,
     limits,

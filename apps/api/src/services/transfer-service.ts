@@ -18,6 +18,7 @@ import {
   ValidationError,
   validationErrorFromZod,
 } from '@engram/core'
+import type { PrivacyService, StoredPrivacyPolicy } from '@engram/engine'
 import { type AgentWrites, PARAMETER_KEYS, STAT_KEYS } from '@engram/engine'
 import type { Database } from '@engram/store-sqlite'
 import { parseMetadata } from '@engram/store-sqlite'
@@ -26,7 +27,6 @@ import { z } from 'zod'
 import type { AgentLifecycle } from './agent-lifecycle.ts'
 import { contentHash, type EmbeddingService } from './embedding-service.ts'
 import { safeJson } from './memory-item-service.ts'
-import type { PrivacyService, StoredPrivacyPolicy } from '@engram/engine'
 
 export const EXPORT_FORMAT = 'engram.export'
 // 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots;

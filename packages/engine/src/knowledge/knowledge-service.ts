@@ -169,7 +169,12 @@ export class KnowledgeService {
   }
 
   /** Spec data flow, step 10: the knowledge that bears on a domain or a piece of text. */
-  async relevant(scope: string, text: string, limit: number, minConfidence: number): Promise<KnowledgeMatch[]> {
+  async relevant(
+    scope: string,
+    text: string,
+    limit: number,
+    minConfidence: number,
+  ): Promise<KnowledgeMatch[]> {
     const issues: FieldIssue[] = []
     if (text.trim().length === 0) issues.push({ field: 'text', message: 'must not be empty', limit: 1 })
     if (text.length > this.limits.maxContentChars) {

@@ -1,5 +1,7 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
+
+export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
 export type { Clock } from './clock.ts'
 export type {
   EmbeddingProgressEvent,
@@ -17,7 +19,6 @@ export type {
 } from './full-text.ts'
 export { FULL_TEXT_COLLECTIONS } from './full-text.ts'
 export type { ClaimOptions, Job, JobPolicy, JobQueue, JobQueueStats, JobState, NewJob } from './job-queue.ts'
-export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
 export type {
   KnowledgeChanges,
   KnowledgeOrder,
@@ -28,18 +29,6 @@ export type {
 } from './knowledge.ts'
 export type { Logger } from './logger.ts'
 export { SILENT_LOGGER } from './logger.ts'
-export type {
-  AgentRecord,
-  AgentRepository,
-  EntryChanges,
-  EntryVector,
-  EntryView,
-  MemoryEntryRepository,
-  NewEntry,
-  ParameterRepository,
-  Repositories,
-  SessionRepository,
-} from './repositories.ts'
 export type {
   MemoryItemChanges,
   MemoryItemFigures,
@@ -52,6 +41,18 @@ export type {
   VerificationCandidate,
 } from './memory-items.ts'
 export type { PrivacyPolicyRepository, StoredPrivacyPolicy } from './privacy-policies.ts'
+export type {
+  AgentRecord,
+  AgentRepository,
+  EntryChanges,
+  EntryVector,
+  EntryView,
+  MemoryEntryRepository,
+  NewEntry,
+  ParameterRepository,
+  Repositories,
+  SessionRepository,
+} from './repositories.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
 export type { UnitOfWork } from './unit-of-work.ts'
 export type { StoredVector, VectorHit, VectorStore } from './vector-store.ts'

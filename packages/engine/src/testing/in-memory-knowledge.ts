@@ -26,7 +26,8 @@ export class InMemoryKnowledge {
   }
 
   forgetAgent(agentId: string): void {
-    for (const [id, fact] of this.store.state.facts) if (fact.agentId === agentId) this.store.state.facts.delete(id)
+    for (const [id, fact] of this.store.state.facts)
+      if (fact.agentId === agentId) this.store.state.facts.delete(id)
   }
 
   private build(): KnowledgeRepository {
@@ -81,7 +82,12 @@ export class InMemoryKnowledge {
       },
       recordUse: async (agentId, id, confidence, at) => {
         const fact = require(agentId, id)
-        Object.assign(fact, { confidence, useCount: fact.useCount + 1, lastUsedAt: at, updatedAt: this.now() })
+        Object.assign(fact, {
+          confidence,
+          useCount: fact.useCount + 1,
+          lastUsedAt: at,
+          updatedAt: this.now(),
+        })
         return copy(fact)
       },
       update: async (agentId, id, changes) => {

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@engram/core'
+import { contentWords, NotFoundError } from '@engram/core'
 import type {
   MemoryItemOrder,
   MemoryItemQuery,
@@ -16,8 +16,9 @@ interface State {
 }
 
 /**
- * Memory items in memory. Words shared with a write are found by plain lower-cased word overlap
- * (SQLite ranks them with FTS5's bm25): the verification pipeline only needs the candidates. No
+ * Memory items in memory. Words shared with a write are content words (stop words aside) in
+ * common, ranked by how many (SQLite ranks them with FTS5's bm25): the verification pipeline only
+ * needs the candidates. No
  * vectors are kept here, so `figures` reports none.
  */
 export class InMemoryMemoryItems {
@@ -110,11 +111,11 @@ export class InMemoryMemoryItems {
         }
       },
       sharingWords: async (agentId, text, limit) => {
-        const words = wordsOf(text)
+        const words = contentWords(text)
         if (words.size === 0) return []
         return [...items().values()]
           .filter((i) => i.agentId === agentId)
-          .map((i) => ({ id: i.id, shared: [...wordsOf(i.content)].filter((w) => words.has(w)).length }))
+          .map((i) => ({ id: i.id, shared: [...contentWords(i.content)].filter((w) => words.has(w)).length }))
           .filter((c) => c.shared > 0)
           .sort((a, b) => b.shared - a.shared || Number(a.id) - Number(b.id))
           .slice(0, limit)
@@ -179,10 +180,6 @@ export class InMemoryMemoryItems {
     }
     return repository
   }
-}
-
-function wordsOf(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
 }
 
 /** Largest first, a missing time after every present one. */

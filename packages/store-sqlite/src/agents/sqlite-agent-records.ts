@@ -65,7 +65,10 @@ export function sqliteApiKeys(db: Database): ApiKeyRepository {
         return row ? toApiKey(row) : null
       }
       const row = await direct.get<
-        Omit<ApiKeyRecord, 'createdAt' | 'revokedAt'> & { createdAt: string | number; revokedAt: string | number | null }
+        Omit<ApiKeyRecord, 'createdAt' | 'revokedAt'> & {
+          createdAt: string | number
+          revokedAt: string | number | null
+        }
       >(
         `SELECT "id", "agentId", "role", "label", "keyHash", "keyPrefix", "createdAt", "revokedAt" FROM "ApiKey" WHERE "keyHash" = ?`,
         keyHash,
@@ -77,7 +80,11 @@ export function sqliteApiKeys(db: Database): ApiKeyRepository {
     issueForAgent: async (agentId, key) =>
       toApiKey(
         await db.$transaction(async (tx) => {
-          await tx.agent.upsert({ where: { id: agentId }, create: { id: agentId, name: agentId }, update: {} })
+          await tx.agent.upsert({
+            where: { id: agentId },
+            create: { id: agentId, name: agentId },
+            update: {},
+          })
           return tx.apiKey.create({ data: { ...key, agentId, role: 'AGENT' } })
         }),
       ),

@@ -27,7 +27,9 @@ export function knowledgeWhere(agentId: string | null, query: KnowledgeQuery): P
     ...(agentId ? { agentId } : {}),
     ...(query.category ? { category: query.category } : {}),
     ...(query.minConfidence != null ? { confidence: { gte: query.minConfidence } } : {}),
-    ...(query.search ? { OR: [{ key: { contains: query.search } }, { value: { contains: query.search } }] } : {}),
+    ...(query.search
+      ? { OR: [{ key: { contains: query.search } }, { value: { contains: query.search } }] }
+      : {}),
   }
 }
 
@@ -75,7 +77,9 @@ function knowledgeIn(
       return row ? toKnowledge(row) : null
     },
     findByKey: async (agentId, category, key) => {
-      const row = await db.knowledge.findUnique({ where: { agentId_category_key: { agentId, category, key } } })
+      const row = await db.knowledge.findUnique({
+        where: { agentId_category_key: { agentId, category, key } },
+      })
       return row ? toKnowledge(row) : null
     },
     create: async (agentId, fact) => toKnowledge(await db.knowledge.create({ data: { agentId, ...fact } })),
@@ -95,7 +99,8 @@ function knowledgeIn(
           data: { confidence, useCount: { increment: 1 }, lastUsedAt: at },
         }),
       ),
-    update: (agentId, id, changes) => write(id, db.knowledge.update({ where: owned(agentId, id), data: changes })),
+    update: (agentId, id, changes) =>
+      write(id, db.knowledge.update({ where: owned(agentId, id), data: changes })),
     delete: async (agentId, id) => {
       await write(id, db.knowledge.delete({ where: owned(agentId, id) }))
     },
@@ -103,9 +108,12 @@ function knowledgeIn(
       (await db.knowledge.findMany({ where: scoped(agentId, ids), select: { id: true } })).map((f) =>
         String(f.id),
       ),
-    deleteMany: async (agentId, ids) => (await db.knowledge.deleteMany({ where: scoped(agentId, ids) })).count,
+    deleteMany: async (agentId, ids) =>
+      (await db.knowledge.deleteMany({ where: scoped(agentId, ids) })).count,
     confident: async (agentId, minConfidence) =>
-      (await db.knowledge.findMany({ where: { agentId, confidence: { gte: minConfidence } } })).map(toKnowledge),
+      (await db.knowledge.findMany({ where: { agentId, confidence: { gte: minConfidence } } })).map(
+        toKnowledge,
+      ),
     count: (agentId, query) => db.knowledge.count({ where: knowledgeWhere(agentId, query) }),
     page: async (agentId, query, order, offset, limit) =>
       (

@@ -8,7 +8,7 @@ import {
   safeJson,
 } from '@engram/engine'
 import type { Database, Transaction } from '../db/client.ts'
-import type { Prisma, MemoryItem as MemoryItemRow } from '../generated/prisma/client.ts'
+import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
 import { parseMetadata, parseRowId } from '../mappers.ts'
 
 export function toMemoryItem(row: MemoryItemRow): MemoryItemView {
