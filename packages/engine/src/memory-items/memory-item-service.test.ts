@@ -1,6 +1,7 @@
 import { type Clock, createTokenCounter, DEFAULT_LIMITS, NotFoundError, ValidationError } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { AgentService } from '../agents/agent-service.ts'
+import type { KnowledgeEmbeddings } from '../knowledge/collaborators.ts'
 import { KnowledgeService } from '../knowledge/knowledge-service.ts'
 import { PrivacyService } from '../privacy/privacy-service.ts'
 import { createInMemoryStorage } from '../testing/index.ts'
@@ -15,12 +16,12 @@ const clock: Clock = { now: () => new Date('2026-01-15T10:00:00.000Z') }
 function setUp() {
   const storage = createInMemoryStorage(clock)
   const queued: string[] = []
-  const embeddings: MemoryEmbeddings = {
+  const embeddings: MemoryEmbeddings & KnowledgeEmbeddings = {
     model: 'none',
     embedTexts: async (_agentId, texts) => texts.map(() => null),
     index: async () => ({ search: () => [] }),
     store: async () => 0,
-    enqueue: async (_agentId, kind, ids) => {
+    enqueue: async (_agentId: string, kind: string, ids: readonly number[]) => {
       queued.push(...ids.map((id) => `${kind}:${id}`))
     },
     forget: () => {},
