@@ -130,10 +130,9 @@ builder.queryFields((t) => ({
     type: [AgentRef],
     description: 'Admin: every agent. Agent key: its own agent.',
     resolve: (_root, _args, ctx) =>
-      ctx.services.db.agent.findMany({
-        where: ctx.viewer.kind === 'admin' ? {} : { id: ctx.viewer.agentId ?? '' },
-        orderBy: { id: 'asc' },
-      }),
+      ctx.services.agents.listAgents(
+        ctx.viewer.kind === 'admin' ? 'admin' : { agentId: ctx.viewer.agentId ?? '' },
+      ),
   }),
   apiKeys: t.field({
     type: [ApiKeyRef],
@@ -142,10 +141,7 @@ builder.queryFields((t) => ({
     args: { agentId: t.arg.id() },
     resolve: (_root, args, ctx) => {
       requireAdmin(ctx.viewer)
-      return ctx.services.db.apiKey.findMany({
-        where: args.agentId ? { agentId: String(args.agentId) } : {},
-        orderBy: { createdAt: 'asc' },
-      })
+      return ctx.services.agents.listApiKeys(args.agentId ? String(args.agentId) : null)
     },
   }),
 }))

@@ -13,7 +13,6 @@ import {
   type MemoryWriteResult,
   type StoredSettings,
 } from '@engram/engine'
-import { toMemoryItem } from '@engram/store-sqlite'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
@@ -51,13 +50,8 @@ MemoryItemRef.implement({
     supersededBy: t.field({
       type: MemoryItemRef,
       nullable: true,
-      resolve: async (m, _args, ctx) => {
-        if (!m.supersededById) return null
-        const row = await ctx.services.db.memoryItem.findFirst({
-          where: { id: Number(m.supersededById), agentId: m.agentId },
-        })
-        return row ? toMemoryItem(row) : null
-      },
+      resolve: (m, _args, ctx) =>
+        m.supersededById ? ctx.services.memoryItems.find(m.agentId, m.supersededById) : null,
     }),
     isCurrent: t.boolean({
       description: 'Valid now: validFrom has passed and validUntil has not.',

@@ -67,6 +67,26 @@ export function describeAgentRecords(initializer: StorageInitializer): void {
       expect(await storage.apiKeys.countActiveAdmins()).toBe(2)
     })
 
+    it('lists agents by id, and keys of one agent or all, oldest first', async () => {
+      const { storage, clock } = fixture()
+      const { agents } = storage.repositories
+      await agents.upsert('agent-b', 'Bee')
+      await agents.upsert('agent-a', null)
+      expect((await agents.list()).map((a) => [a.id, a.name])).toEqual([
+        ['agent-a', 'agent-a'],
+        ['agent-b', 'Bee'],
+      ])
+      await storage.apiKeys.issueForAgent('agent-b', key('k1', 'hash-1'))
+      clock.advance(1_000)
+      await storage.apiKeys.putAdmin(key('admin', 'admin-hash'))
+      clock.advance(1_000)
+      await storage.apiKeys.issueForAgent('agent-b', key('k2', 'hash-2'))
+      await storage.apiKeys.issueForAgent('agent-a', key('k3', 'hash-3'))
+      expect((await storage.apiKeys.list('agent-b')).map((k) => k.id)).toEqual(['k1', 'k2'])
+      expect((await storage.apiKeys.list(null)).map((k) => k.id).sort()).toEqual(['admin', 'k1', 'k2', 'k3'])
+      expect(await storage.apiKeys.list('nobody')).toEqual([])
+    })
+
     it("deletes an agent's keys with it", async () => {
       const { storage } = fixture()
       await storage.apiKeys.issueForAgent('agent-a', key('k1', 'hash-1'))

@@ -55,6 +55,18 @@ export class AgentService {
     return this.keys.revoke(id, this.now())
   }
 
+  /** Every agent for an operator; an agent sees only itself. */
+  async listAgents(viewer: { agentId: string } | 'admin'): Promise<AgentRecord[]> {
+    if (viewer === 'admin') return this.agents.list()
+    const own = await this.agents.find(viewer.agentId)
+    return own ? [own] : []
+  }
+
+  /** The keys of one agent, or every key. */
+  listApiKeys(agentId: string | null): Promise<ApiKeyRecord[]> {
+    return this.keys.list(agentId)
+  }
+
   async deleteAgent(id: string): Promise<AgentRecord> {
     const agent = await this.requireAgent(id)
     await this.agents.delete(id)

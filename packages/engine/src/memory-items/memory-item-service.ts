@@ -94,6 +94,11 @@ export class MemoryItemService {
     return row
   }
 
+  /** An item of the agent, or null, without counting an access (a link followed, not a recall). */
+  find(scope: string, id: string): Promise<MemoryItemView | null> {
+    return this.items.find(scope, id)
+  }
+
   /** A filter validated and its time resolved (valid now unless it says otherwise). */
   query(filter: MemoryFilter): MemoryItemQuery {
     assertMemoryFilter(filter)

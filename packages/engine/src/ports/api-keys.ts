@@ -37,4 +37,6 @@ export interface ApiKeyRepository {
   /** Admin keys not revoked, other than `exceptId` (the last one must never be revoked). */
   countActiveAdmins(exceptId?: string): Promise<number>
   revoke(id: string, at: Date): Promise<ApiKeyRecord>
+  /** Keys of one agent, or every key (admin keys too) for null; oldest first. */
+  list(agentId: string | null): Promise<ApiKeyRecord[]>
 }

@@ -63,6 +63,9 @@ export class InMemoryAgentRecords {
         key.revokedAt = at
         return copy(key)
       },
+      // Insertion order is creation order here.
+      list: async (agentId) =>
+        [...this.keys.values()].filter((k) => agentId == null || k.agentId === agentId).map(copy),
     }
   }
 

@@ -101,5 +101,9 @@ export function sqliteApiKeys(db: Database): ApiKeyRepository {
         where: { role: 'ADMIN', revokedAt: null, ...(exceptId ? { id: { not: exceptId } } : {}) },
       }),
     revoke: async (id, at) => toApiKey(await db.apiKey.update({ where: { id }, data: { revokedAt: at } })),
+    list: async (agentId) =>
+      (await db.apiKey.findMany({ where: agentId ? { agentId } : {}, orderBy: { createdAt: 'asc' } })).map(
+        toApiKey,
+      ),
   }
 }
