@@ -1,6 +1,5 @@
 // Behaviour kept by the performance work (issue 5): the prepared-statement paths, group commit,
 // the optimizer reusing its redundancy join and search reusing its vector index.
-
 import { hashApiKey } from '@engram/engine'
 import Database3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'

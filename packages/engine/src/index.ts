@@ -1,5 +1,4 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
-
 export { AgentService, assertAgentId, type KeyHolder, MAX_LABEL_CHARS } from './agents/agent-service.ts'
 export { AgentWrites } from './agents/agent-writes.ts'
 export { generateApiKey, hashApiKey, keyPrefix } from './agents/api-keys.ts'

@@ -1,6 +1,5 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
-
 export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
 export type { Clock } from './clock.ts'
 export type {
