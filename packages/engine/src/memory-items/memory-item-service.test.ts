@@ -12,6 +12,8 @@ import { MemoryItemService } from './memory-item-service.ts'
 // collaborator that never has a vector (every write is left to the queue, as when a provider fails).
 
 const clock: Clock = { now: () => new Date('2026-01-15T10:00:00.000Z') }
+// Token counts do not matter here; the heuristic counter spares loading a tokenizer's tables.
+const tokenCounter = createTokenCounter('heuristic')
 
 function setUp() {
   const storage = createInMemoryStorage(clock)
@@ -31,7 +33,7 @@ function setUp() {
   const memories = new MemoryItemService(
     storage.memoryItems,
     clock,
-    createTokenCounter(),
+    tokenCounter,
     DEFAULT_LIMITS,
     privacy,
     embeddings,
@@ -41,7 +43,11 @@ function setUp() {
   return { storage, memories, knowledge, agents, privacy, queued }
 }
 
-describe('the memory-item, knowledge, privacy and agent use cases on the in-memory storage', () => {
+// The first write compiles the privacy patterns and loads the verification's word lists: slow on a
+// loaded machine, hence the timeout.
+describe('the memory-item, knowledge, privacy and agent use cases on the in-memory storage', {
+  timeout: 60_000,
+}, () => {
   it('stores a memory, skips a near-duplicate and queues only the stored one for embedding', async () => {
     const { storage, memories, queued } = setUp()
     await storage.repositories.agents.upsert('a', null)
