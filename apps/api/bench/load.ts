@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHashingEmbedder, createTokenCounter, scoreRelevance, vectorToBytes } from '@engram/core'
-import { contentHash } from '@engram/engine'
+import { contentHash, hashApiKey, keyPrefix } from '@engram/engine'
 import { applyMigrations, migrationsDirectory } from '@engram/store-sqlite'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
@@ -26,7 +26,6 @@ import {
   seededRandom,
   writeReport,
 } from '../../../packages/core/bench/report.ts'
-import { hashApiKey, keyPrefix } from '../src/auth.ts'
 import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import type { LoadServerCommand } from './load-server.ts'
 

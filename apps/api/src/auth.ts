@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { type Clock, ForbiddenError, ValidationError } from '@engram/core'
-import { type Database, directSqlite } from '@engram/store-sqlite'
+import { AgentService } from '@engram/engine'
+import { agentsIn, type Database, sqliteApiKeys } from '@engram/store-sqlite'
 
 /** Who is calling: an operator with the admin key, or one agent with its own key. */
 export type Viewer =
@@ -64,22 +65,6 @@ export class LiveTokens {
   }
 }
 
-const KEY_PREFIX = 'engram_'
-
-/** Keys are random 32-byte secrets; only their SHA-256 is stored, so a leaked database leaks no key. */
-export function generateApiKey(): string {
-  return `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`
-}
-
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex')
-}
-
-/** The first characters, kept in clear so an operator can tell keys apart in a list. */
-export function keyPrefix(key: string): string {
-  return key.slice(0, KEY_PREFIX.length + 6)
-}
-
 export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
@@ -105,25 +90,7 @@ export async function resolveViewer(
     const live = liveTokens?.verify(key)
     return live ? { kind: 'live', ...live } : null
   }
-  const hash = hashApiKey(key)
-  // Every request asks: a prepared statement, not a Prisma query. Read each time (no cache), so
-  // a revoked key stops working with the very next request.
-  const direct = directSqlite(db)
-  const row = direct
-    ? await direct.get<{
-        id: string
-        role: string
-        agentId: string | null
-        keyHash: string
-        revokedAt: string | null
-      }>(`SELECT "id", "role", "agentId", "keyHash", "revokedAt" FROM "ApiKey" WHERE "keyHash" = ?`, hash)
-    : await db.apiKey.findUnique({ where: { keyHash: hash } })
-  // findUnique matched on the hash already; the constant-time compare guards against a future
-  // lookup that is not an exact index match.
-  if (!row || row.revokedAt || !timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(hash))) return null
-  if (row.role === 'ADMIN') return { kind: 'admin', keyId: row.id }
-  if (!row.agentId) return null
-  return { kind: 'agent', keyId: row.id, agentId: row.agentId }
+  return (await keyHolders(db).holderOf(key)) ?? null
 }
 
 /**
@@ -134,34 +101,12 @@ export async function ensureAdminKey(
   db: Database,
   configuredKey: string | undefined,
 ): Promise<string | null> {
-  if (configuredKey) {
-    const keyHash = hashApiKey(configuredKey)
-    await db.apiKey.upsert({
-      where: { keyHash },
-      create: {
-        id: randomUUID(),
-        role: 'ADMIN',
-        label: 'ENGRAM_ADMIN_KEY',
-        keyHash,
-        keyPrefix: keyPrefix(configuredKey),
-      },
-      update: { revokedAt: null },
-    })
-    return null
-  }
-  const existing = await db.apiKey.findFirst({ where: { role: 'ADMIN', revokedAt: null } })
-  if (existing) return null
-  const key = generateApiKey()
-  await db.apiKey.create({
-    data: {
-      id: randomUUID(),
-      role: 'ADMIN',
-      label: 'generated on first start',
-      keyHash: hashApiKey(key),
-      keyPrefix: keyPrefix(key),
-    },
-  })
-  return key
+  return keyHolders(db).ensureAdminKey(configuredKey)
+}
+
+/** The engine's key rules on the database's key store (each request looks its key up afresh). */
+function keyHolders(db: Database): AgentService {
+  return new AgentService(agentsIn(db), sqliteApiKeys(db))
 }
 
 /**

@@ -1,8 +1,8 @@
 // Behaviour kept by the performance work (issue 5): the prepared-statement paths, group commit,
 // the optimizer reusing its redundancy join and search reusing its vector index.
+import { hashApiKey } from '@engram/engine'
 import Database3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { hashApiKey } from '../src/auth.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const apps: TestApp[] = []

@@ -1,6 +1,6 @@
 import { ValidationError } from '@engram/core'
+import { MAX_GUARDED_METADATA_DEPTH } from '@engram/engine'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_GUARDED_METADATA_DEPTH } from '../src/services/privacy-service.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const ADD = `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename ... on Message { content metadata } ... on ValidationError { issues { field message limit } } } }`

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { generateApiKey, hashApiKey, keyPrefix } from '@engram/engine'
 import { type Client, createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { generateApiKey, hashApiKey, keyPrefix } from '../src/auth.ts'
 import { listen, type RunningServer } from '../src/server.ts'
 import { ADMIN_KEY, createAgentKey, createTestApp, publishUntil, type TestApp } from './helpers.ts'
 

@@ -1,9 +1,12 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeAgentRecords } from './spec/agent-records.ts'
 import { describeEmbeddings } from './spec/embeddings.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
+import { describeKnowledge } from './spec/knowledge.ts'
+import { describeMemoryItems } from './spec/memory-items.ts'
 import { describeRecallSources } from './spec/recall-sources.ts'
 import { describeRepositories } from './spec/repositories.ts'
 import { describeTransactions } from './spec/transactions.ts'
@@ -20,4 +23,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeHistory(initializer)
   describeRecallSources(initializer)
   describeEmbeddings(initializer)
+  describeMemoryItems(initializer)
+  describeKnowledge(initializer)
+  describeAgentRecords(initializer)
 }

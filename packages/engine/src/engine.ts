@@ -6,6 +6,7 @@ import {
   summarizeMessages,
   type TokenCounter,
 } from '@engram/core'
+import { AgentService } from './agents/agent-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
 import { JobWorker } from './jobs/job-worker.ts'
@@ -14,6 +15,7 @@ import { ParameterStore } from './parameters/parameter-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { Logger } from './ports/logger.ts'
 import type { Storage } from './ports/storage.ts'
+import { PrivacyService } from './privacy/privacy-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
   /** The storage adapter's bundle (store-sqlite's, or the in-memory one in tests). */
@@ -58,6 +60,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   // One durable queue for all background work; each kind registers its handler on the worker.
   const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs)
   const conversations = new ConversationReads(storage.history, sessions, parameters, tokenCounter)
+  // Every write an agent makes passes its sensitive-data policy.
+  const privacy = new PrivacyService(storage.privacyPolicies)
+  const agents = new AgentService(storage.repositories.agents, storage.apiKeys)
   return {
     storage,
     clock,
@@ -70,5 +75,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     sessions,
     conversations,
     jobs,
+    privacy,
+    agents,
   }
 }

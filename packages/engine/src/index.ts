@@ -1,5 +1,7 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
+export { AgentService, assertAgentId, type KeyHolder, MAX_LABEL_CHARS } from './agents/agent-service.ts'
 export { AgentWrites } from './agents/agent-writes.ts'
+export { generateApiKey, hashApiKey, keyPrefix } from './agents/api-keys.ts'
 export { ConversationReads } from './conversations/conversation-reads.ts'
 export { type AgentText, CachedEmbedder } from './embeddings/cached-embedder.ts'
 export { contentHash } from './embeddings/content-hash.ts'
@@ -30,7 +32,35 @@ export {
   type JobHandler,
   JobWorker,
 } from './jobs/job-worker.ts'
+export type { KnowledgeEmbeddings } from './knowledge/collaborators.ts'
+export {
+  type KnowledgeFilter,
+  type KnowledgeInput,
+  type KnowledgeMatch,
+  KnowledgeService,
+} from './knowledge/knowledge-service.ts'
 export { MemoryService, type SearchHit } from './memory/memory-service.ts'
+export type { MemoryEmbeddingCoverage, MemoryEmbeddings } from './memory-items/collaborators.ts'
+export {
+  assertMemoryFilter,
+  MAX_FILTER_SEARCH_CHARS,
+  MAX_MEMORY_CHARS,
+  MAX_SOURCE_ID_CHARS,
+  MAX_TAG_CHARS,
+  MAX_TAGS,
+  MAX_USER_ID_CHARS,
+  type MemoryFilter,
+  type MemoryItemInput,
+  parseStoredSettings,
+  parseTags,
+  type StoredSettings,
+  safeJson,
+} from './memory-items/memory-item-rules.ts'
+export {
+  MemoryItemService,
+  type MemoryWriteResult,
+  type WriteOutcome,
+} from './memory-items/memory-item-service.ts'
 export {
   assertOffsetPage,
   assertPageSize,
@@ -52,5 +82,10 @@ export {
   STAT_KEYS,
 } from './parameters/parameter-store.ts'
 export * from './ports/index.ts'
+export {
+  MAX_GUARDED_METADATA_DEPTH,
+  PrivacyService,
+  readStoredPrivacyPolicy,
+} from './privacy/privacy-service.ts'
 export { SearchService, type SearchServiceDeps } from './search/search-service.ts'
 export { assertDimensions } from './vectors/dimensions.ts'

@@ -1,5 +1,10 @@
 // The SQLite adapter's public surface. Start-up code (the API server) opens the database, applies
 // the migrations and builds the storage bundle; the engine sees only the ports.
+export {
+  sqliteApiKeys,
+  sqlitePrivacyPolicies,
+  toApiKey,
+} from './agents/sqlite-agent-records.ts'
 export { CHECKPOINT_INTERVAL_MS, startCheckpointer } from './db/checkpointer.ts'
 export {
   CONNECTION_PRAGMAS,
@@ -20,7 +25,9 @@ export { COLLECTION_TABLES, SqliteFullTextIndex } from './full-text/sqlite-full-
 export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'
 export * from './jobs/sqlite-job-queue.ts'
+export { knowledgeWhere, sqliteKnowledge, toKnowledge } from './knowledge/sqlite-knowledge.ts'
 export * from './mappers.ts'
+export { memoryItemWhere, sqliteMemoryItems, toMemoryItem } from './memory-items/sqlite-memory-items.ts'
 export { SqliteRecallSources, storedTime, toRecalledMemoryItem } from './recall/sqlite-recall-sources.ts'
 export {
   agentsIn,

@@ -1,9 +1,12 @@
 import type { Clock, NewJob } from '@engram/core'
 import type { Logger, Storage } from '@engram/engine'
+import { sqliteApiKeys, sqlitePrivacyPolicies } from './agents/sqlite-agent-records.ts'
 import type { Database } from './db/client.ts'
 import { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
+import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
+import { sqliteMemoryItems } from './memory-items/sqlite-memory-items.ts'
 import { SqliteRecallSources } from './recall/sqlite-recall-sources.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
@@ -63,6 +66,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     ),
     jobs,
     embeddings: new SqliteEmbeddingRepository(db, jobs),
+    memoryItems: sqliteMemoryItems(db),
+    knowledge: sqliteKnowledge(db),
+    privacyPolicies: sqlitePrivacyPolicies(db),
+    apiKeys: sqliteApiKeys(db),
     close: async () => {
       fullText.close()
       await db.$disconnect()

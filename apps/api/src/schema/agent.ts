@@ -1,10 +1,8 @@
 import { PRIVACY_MODES, type PrivacyMode } from '@engram/core'
-import type { Agent as AgentRow, ApiKey as ApiKeyRow } from '@engram/store-sqlite'
+import { type AgentRecord, type ApiKeyRecord, assertAgentId, type StoredPrivacyPolicy } from '@engram/engine'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { DeletionReport, StoreRemainder } from '../services/agent-lifecycle.ts'
-import { assertAgentId } from '../services/agent-service.ts'
-import type { StoredPrivacyPolicy } from '../services/privacy-service.ts'
 
 const PrivacyModeEnum = builder.enumType('PrivacyMode', {
   description: 'What happens to sensitive data (SSNs, payment cards, own patterns) written for an agent.',
@@ -36,7 +34,7 @@ const PrivacyPatternInput = builder.inputType('PrivacyPatternInput', {
   }),
 })
 
-const AgentRef = builder.objectRef<AgentRow>('Agent').implement({
+const AgentRef = builder.objectRef<AgentRecord>('Agent').implement({
   description: 'An agent: the owner of every session, entry, vector, fact and snapshot.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -49,7 +47,7 @@ const AgentRef = builder.objectRef<AgentRow>('Agent').implement({
   }),
 })
 
-const ApiKeyRef = builder.objectRef<ApiKeyRow>('ApiKey').implement({
+const ApiKeyRef = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
   description: 'A key as stored: its hash and prefix, never the key itself.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -62,7 +60,7 @@ const ApiKeyRef = builder.objectRef<ApiKeyRow>('ApiKey').implement({
   }),
 })
 
-const CreatedApiKey = builder.objectRef<{ key: string; apiKey: ApiKeyRow }>('CreatedApiKey').implement({
+const CreatedApiKey = builder.objectRef<{ key: string; apiKey: ApiKeyRecord }>('CreatedApiKey').implement({
   fields: (t) => ({
     key: t.exposeString('key', {
       description: 'The secret, shown this once. Send it as Authorization: Bearer <key>.',
@@ -132,10 +130,9 @@ builder.queryFields((t) => ({
     type: [AgentRef],
     description: 'Admin: every agent. Agent key: its own agent.',
     resolve: (_root, _args, ctx) =>
-      ctx.services.db.agent.findMany({
-        where: ctx.viewer.kind === 'admin' ? {} : { id: ctx.viewer.agentId ?? '' },
-        orderBy: { id: 'asc' },
-      }),
+      ctx.services.agents.listAgents(
+        ctx.viewer.kind === 'admin' ? 'admin' : { agentId: ctx.viewer.agentId ?? '' },
+      ),
   }),
   apiKeys: t.field({
     type: [ApiKeyRef],
@@ -144,10 +141,7 @@ builder.queryFields((t) => ({
     args: { agentId: t.arg.id() },
     resolve: (_root, args, ctx) => {
       requireAdmin(ctx.viewer)
-      return ctx.services.db.apiKey.findMany({
-        where: args.agentId ? { agentId: String(args.agentId) } : {},
-        orderBy: { createdAt: 'asc' },
-      })
+      return ctx.services.agents.listApiKeys(args.agentId ? String(args.agentId) : null)
     },
   }),
 }))

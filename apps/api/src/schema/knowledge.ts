@@ -1,6 +1,5 @@
 import { DEFAULT_KNOWLEDGE_CONFIG, KNOWLEDGE_CATEGORIES, type KnowledgeCategory } from '@engram/core'
-import { assertOffsetPage } from '@engram/engine'
-import type { Knowledge as KnowledgeRow } from '@engram/store-sqlite'
+import { assertOffsetPage, type KnowledgeRecord as KnowledgeRow } from '@engram/engine'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
@@ -113,23 +112,14 @@ builder.queryFields((t) => ({
       resolve: async (_root, args, ctx) => {
         assertOffsetPage(args, ctx.services.limits)
         const scope = await listScope(ctx, args.agentId)
-        const where = ctx.services.knowledge.where(scope, args.filter ?? {})
-        const field = args.orderBy ?? 'confidence'
-        const totalCount = await ctx.services.db.knowledge.count({ where })
+        const { totalCount, page } = await ctx.services.knowledge.list(
+          scope,
+          args.filter ?? {},
+          args.orderBy ?? 'confidence',
+        )
         const connection = await resolveOffsetConnection(
           { args, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize, totalCount },
-          ({ offset, limit }) =>
-            ctx.services.db.knowledge.findMany({
-              where,
-              orderBy: [
-                field === 'lastUsedAt'
-                  ? { lastUsedAt: { sort: 'desc', nulls: 'last' } }
-                  : { [field]: 'desc' },
-                { id: 'asc' },
-              ],
-              skip: offset,
-              take: limit,
-            }),
+          ({ offset, limit }) => page(offset, limit),
         )
         return { ...connection, totalCount }
       },

@@ -6,17 +6,16 @@ import {
   type MemoryCategory,
   type MemorySettings,
 } from '@engram/core'
-import { assertOffsetPage } from '@engram/engine'
-import { resolveOffsetConnection } from '@pothos/plugin-relay'
-import { builder } from '../builder.ts'
-import { agentScope, listScope } from '../scope.ts'
 import {
+  assertOffsetPage,
   type MemoryFilter,
   type MemoryItemView,
   type MemoryWriteResult,
   type StoredSettings,
-  toMemoryItem,
-} from '../services/memory-item-service.ts'
+} from '@engram/engine'
+import { resolveOffsetConnection } from '@pothos/plugin-relay'
+import { builder } from '../builder.ts'
+import { agentScope, listScope } from '../scope.ts'
 
 export const MemoryCategoryEnum = builder.enumType('MemoryCategory', {
   description: "A memory's kind: the union of spec 001's and spec 003's categories.",
@@ -51,13 +50,8 @@ MemoryItemRef.implement({
     supersededBy: t.field({
       type: MemoryItemRef,
       nullable: true,
-      resolve: async (m, _args, ctx) => {
-        if (!m.supersededById) return null
-        const row = await ctx.services.db.memoryItem.findFirst({
-          where: { id: Number(m.supersededById), agentId: m.agentId },
-        })
-        return row ? toMemoryItem(row) : null
-      },
+      resolve: (m, _args, ctx) =>
+        m.supersededById ? ctx.services.memoryItems.find(m.agentId, m.supersededById) : null,
     }),
     isCurrent: t.boolean({
       description: 'Valid now: validFrom has passed and validUntil has not.',
@@ -230,7 +224,7 @@ const EmbeddingCoverageRef = builder
     }),
   })
 
-type Stats = Awaited<ReturnType<import('../services/memory-item-service.ts').MemoryItemService['stats']>>
+type Stats = Awaited<ReturnType<import('@engram/engine').MemoryItemService['stats']>>
 const MemoryStatsRef = builder.objectRef<Stats>('MemoryStats').implement({
   fields: (t) => ({
     agentId: t.exposeID('agentId'),
@@ -326,25 +320,14 @@ builder.queryFields((t) => ({
       resolve: async (_root, args, ctx) => {
         assertOffsetPage(args, ctx.services.limits)
         const scope = await listScope(ctx, args.agentId)
-        const where = ctx.services.memoryItems.where(scope, toMemoryFilter(args.filter))
-        const field = args.orderBy ?? 'createdAt'
-        const totalCount = await ctx.services.db.memoryItem.count({ where })
+        const { totalCount, page } = await ctx.services.memoryItems.list(
+          scope,
+          toMemoryFilter(args.filter),
+          args.orderBy ?? 'createdAt',
+        )
         const connection = await resolveOffsetConnection(
           { args, defaultSize: 50, maxSize: ctx.services.limits.maxPageSize, totalCount },
-          async ({ offset, limit }) =>
-            (
-              await ctx.services.db.memoryItem.findMany({
-                where,
-                orderBy: [
-                  field === 'lastAccessedAt'
-                    ? { lastAccessedAt: { sort: 'desc', nulls: 'last' } }
-                    : { [field]: 'desc' },
-                  { id: 'desc' },
-                ],
-                skip: offset,
-                take: limit,
-              })
-            ).map(toMemoryItem),
+          ({ offset, limit }) => page(offset, limit),
         )
         return { ...connection, totalCount }
       },

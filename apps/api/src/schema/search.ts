@@ -1,3 +1,4 @@
+import { toKnowledge } from '@engram/store-sqlite'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
 import {
@@ -124,7 +125,12 @@ const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
     conversationId: t.exposeString('conversationId', { nullable: true }),
     memory: t.field({ type: MemoryItemRef, nullable: true, resolve: (h) => h.memory ?? null }),
     message: t.field({ type: MessageRef, nullable: true, resolve: (h) => h.message ?? null }),
-    knowledge: t.field({ type: KnowledgeRef, nullable: true, resolve: (h) => h.knowledge ?? null }),
+    // The search service still reads Prisma's rows; the engine's knowledge record has string ids.
+    knowledge: t.field({
+      type: KnowledgeRef,
+      nullable: true,
+      resolve: (h) => (h.knowledge ? toKnowledge(h.knowledge) : null),
+    }),
   }),
 })
 

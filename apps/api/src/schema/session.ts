@@ -7,6 +7,7 @@ import {
   type Session,
   type StoredMessage,
 } from '@engram/core'
+import type { PrivacyService } from '@engram/engine'
 import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '@engram/engine'
 import {
   type ResolveCursorConnectionArgs,
@@ -15,7 +16,6 @@ import {
 } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
-import type { PrivacyService } from '../services/privacy-service.ts'
 
 export const RoleEnum = builder.enumType('Role', {
   values: Object.fromEntries(ROLES.map((role) => [role.toUpperCase(), { value: role }])) as Record<

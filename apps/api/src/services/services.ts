@@ -17,6 +17,7 @@ import {
   createEngine,
   EmbeddingService,
   embedJob,
+  KnowledgeService,
   type Logger,
   SearchService,
   wireEmbedJobs,
@@ -25,12 +26,9 @@ import { createSqliteStorage, type Database, type VectorIndexOptions } from '@en
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
 import { AgentLifecycle } from './agent-lifecycle.ts'
-import { AgentService } from './agent-service.ts'
 import { ContextService } from './context-service.ts'
-import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
 import { OptimizerService } from './optimizer-service.ts'
-import { PrivacyService } from './privacy-service.ts'
 import { TransferService } from './transfer-service.ts'
 
 export interface ServicesOptions {
@@ -88,11 +86,10 @@ export function createServices(options: ServicesOptions) {
     limits,
     jobPollIntervalMs: options.jobPollIntervalMs,
   })
-  const { parameters, memory, sessions, jobs } = engine
+  const { parameters, memory, sessions, jobs, privacy, agents } = engine
   const jobQueue = storage.jobs
   const sessionRepository = storage.sessions
   const writes = new AgentWrites()
-  const privacy = new PrivacyService(db)
   const embeddings = new EmbeddingService({
     vectors: storage.vectors,
     repository: storage.embeddings,
@@ -103,7 +100,14 @@ export function createServices(options: ServicesOptions) {
     writes,
   })
   wireEmbedJobs(embeddings, jobs, jobQueue, storage.embeddings)
-  const memoryItems = new MemoryItemService(db, clock, tokenCounter, limits, privacy, embeddings)
+  const memoryItems = new MemoryItemService(
+    storage.memoryItems,
+    clock,
+    tokenCounter,
+    limits,
+    privacy,
+    embeddings,
+  )
   // Search reads through the storage ports; vectors and memory settings through the services
   // that own them (still in the app), which satisfy its collaborator interfaces.
   const search = new SearchService({
@@ -132,7 +136,6 @@ export function createServices(options: ServicesOptions) {
     log,
     writes,
   )
-  const agents = new AgentService(db)
   const lifecycle = new AgentLifecycle({
     db,
     agents,
@@ -171,7 +174,7 @@ export function createServices(options: ServicesOptions) {
     sessions,
     sessionRepository,
     optimizer,
-    knowledge: new KnowledgeService(db, clock, limits, embeddings),
+    knowledge: new KnowledgeService(storage.knowledge, clock, limits, embeddings),
     agents,
     lifecycle,
     liveTokens: new LiveTokens(clock, undefined, (agentId) => writes.incarnation(agentId)),

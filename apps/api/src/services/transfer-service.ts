@@ -23,7 +23,9 @@ import {
   contentHash,
   type EmbeddingService,
   PARAMETER_KEYS,
+  type PrivacyService,
   STAT_KEYS,
+  type StoredPrivacyPolicy,
 } from '@engram/engine'
 import type { Database } from '@engram/store-sqlite'
 import { parseMetadata } from '@engram/store-sqlite'
@@ -31,7 +33,6 @@ import Database3 from 'better-sqlite3'
 import { z } from 'zod'
 import type { AgentLifecycle } from './agent-lifecycle.ts'
 import { safeJson } from './memory-item-service.ts'
-import type { PrivacyService, StoredPrivacyPolicy } from './privacy-service.ts'
 
 export const EXPORT_FORMAT = 'engram.export'
 // 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots;

@@ -1,5 +1,6 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
+export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
 export type { Clock } from './clock.ts'
 export type { ConversationHistory } from './conversation-history.ts'
 export type {
@@ -26,8 +27,28 @@ export type {
 } from './full-text.ts'
 export { FULL_TEXT_COLLECTIONS } from './full-text.ts'
 export type { ClaimOptions, Job, JobPolicy, JobQueue, JobQueueStats, JobState, NewJob } from './job-queue.ts'
+export type {
+  KnowledgeChanges,
+  KnowledgeOrder,
+  KnowledgeQuery,
+  KnowledgeRecord,
+  KnowledgeRepository,
+  NewKnowledge,
+} from './knowledge.ts'
 export type { Logger } from './logger.ts'
 export { SILENT_LOGGER } from './logger.ts'
+export type {
+  MemoryItemChanges,
+  MemoryItemFigures,
+  MemoryItemOrder,
+  MemoryItemQuery,
+  MemoryItemRepository,
+  MemoryItemView,
+  NewMemoryItem,
+  StoredMemorySettings,
+  VerificationCandidate,
+} from './memory-items.ts'
+export type { PrivacyPolicyRepository, StoredPrivacyPolicy } from './privacy-policies.ts'
 export type {
   MemoryItemFilter,
   MemoryUserActivity,

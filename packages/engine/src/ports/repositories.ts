@@ -92,6 +92,8 @@ export interface AgentRepository {
   /** Creates the agent, or renames it when `name` is given and it exists. */
   upsert(id: string, name: string | null): Promise<AgentRecord>
   delete(id: string): Promise<boolean>
+  /** Every agent, by id (an operator's list). */
+  list(): Promise<AgentRecord[]>
 }
 
 /** The repositories a unit of work hands out, all bound to one transaction. */

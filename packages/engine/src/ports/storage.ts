@@ -1,7 +1,11 @@
+import type { ApiKeyRepository } from './api-keys.ts'
 import type { ConversationHistory } from './conversation-history.ts'
 import type { EmbeddingRepository } from './embeddings.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
+import type { KnowledgeRepository } from './knowledge.ts'
+import type { MemoryItemRepository } from './memory-items.ts'
+import type { PrivacyPolicyRepository } from './privacy-policies.ts'
 import type { RecallSources } from './recall-sources.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
@@ -32,5 +36,13 @@ export interface Storage {
   /** Owner texts, the per-agent vector cache and other models' vectors, for embedding. */
   embeddings: EmbeddingRepository
   jobs: JobQueue
+  /** Long-term memory items (spec 003), with their verification reads and the agent's memory settings. */
+  memoryItems: MemoryItemRepository
+  /** The cross-session knowledge tier. */
+  knowledge: KnowledgeRepository
+  /** Each agent's sensitive-data policy (spec 001). */
+  privacyPolicies: PrivacyPolicyRepository
+  /** API keys (agents themselves are in `repositories.agents`). */
+  apiKeys: ApiKeyRepository
   close(): Promise<void>
 }

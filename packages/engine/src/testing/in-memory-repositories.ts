@@ -82,6 +82,8 @@ export class InMemoryRepositories implements UnitOfWork {
         this.state.parameters.delete(id)
         return true
       },
+      list: async () =>
+        [...this.state.agents.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     }
   }
 

@@ -13,6 +13,14 @@ export { InMemoryEmbeddingRepository } from './in-memory-embeddings.ts'
 export { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 export { InMemoryJobQueue } from './in-memory-job-queue.ts'
 export { InMemoryRecallSources } from './in-memory-recall-sources.ts'
+
+import { InMemoryAgentRecords } from './in-memory-agent-records.ts'
+import { InMemoryKnowledge } from './in-memory-knowledge.ts'
+import { InMemoryMemoryItems } from './in-memory-memory-items.ts'
+
+export { InMemoryAgentRecords } from './in-memory-agent-records.ts'
+export { InMemoryKnowledge } from './in-memory-knowledge.ts'
+export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
 export { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
@@ -29,6 +37,17 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const sessions = new InMemorySessionRepository()
   const vectors = new InMemoryVectorStore()
   const jobs = new InMemoryJobQueue(clock)
+  const agents = repositories.repositories.agents
+  const agentRecords = new InMemoryAgentRecords(agents, () => clock.now())
+  const memoryItems = new InMemoryMemoryItems(agents)
+  const knowledge = new InMemoryKnowledge(agents, () => clock.now())
+  // What an agent owns in these repositories goes with it, as the SQLite schema's cascades do.
+  const deleteAgent = agents.delete
+  agents.delete = async (id) => {
+    const deleted = await deleteAgent(id)
+    if (deleted) for (const owner of [agentRecords, memoryItems, knowledge]) owner.forgetAgent(id)
+    return deleted
+  }
   return {
     name: 'in-memory',
     capabilities: { backup: false, multiProcess: false },
@@ -41,6 +60,10 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     vectors,
     jobs,
     embeddings: new InMemoryEmbeddingRepository(vectors, jobs),
+    memoryItems: memoryItems.repository,
+    knowledge: knowledge.repository,
+    privacyPolicies: agentRecords.privacyPolicies,
+    apiKeys: agentRecords.apiKeys,
     close: async () => {},
   }
 }

@@ -41,6 +41,7 @@ export function agentsIn(db: Executor): AgentRepository {
         }),
       ),
     delete: async (id) => (await db.agent.deleteMany({ where: { id } })).count > 0,
+    list: async () => (await db.agent.findMany({ orderBy: { id: 'asc' } })).map(view),
   }
 }
 

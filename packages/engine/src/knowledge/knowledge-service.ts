@@ -10,9 +10,13 @@ import {
   rankKnowledge,
   ValidationError,
 } from '@engram/core'
-import type { EmbeddingService } from '@engram/engine'
-import type { Database, Knowledge as KnowledgeRow } from '@engram/store-sqlite'
-import { parseRowId } from '@engram/store-sqlite'
+import type {
+  KnowledgeOrder,
+  KnowledgeQuery,
+  KnowledgeRecord,
+  KnowledgeRepository,
+} from '../ports/knowledge.ts'
+import type { KnowledgeEmbeddings } from './collaborators.ts'
 
 export interface KnowledgeInput {
   category: KnowledgeCategory
@@ -27,70 +31,59 @@ export interface KnowledgeFilter {
   minConfidence?: number | null
 }
 
+export interface KnowledgeMatch {
+  knowledge: KnowledgeRecord
+  score: number
+  matchedTerms: string[]
+}
+
 /** The cross-session tier: unique per (agent, category, key), with confidence that learns. */
 export class KnowledgeService {
   constructor(
-    private readonly db: Database,
+    private readonly facts: KnowledgeRepository,
     private readonly clock: Clock,
     private readonly limits: Limits,
-    private readonly embeddings?: EmbeddingService,
+    private readonly embeddings?: KnowledgeEmbeddings,
   ) {}
 
-  async store(scope: string, input: KnowledgeInput): Promise<KnowledgeRow> {
+  async store(scope: string, input: KnowledgeInput): Promise<KnowledgeRecord> {
     this.assertValid(input)
-    const row = await this.db.$transaction(async (tx) => {
-      const where = { agentId_category_key: { agentId: scope, category: input.category, key: input.key } }
-      const existing = await tx.knowledge.findUnique({ where })
+    const row = await this.facts.transaction(async (facts) => {
+      const existing = await facts.findByKey(scope, input.category, input.key)
       const confidence = confidenceOnStore(existing?.confidence ?? null, input.confidence ?? undefined)
       if (!existing) {
-        return tx.knowledge.create({
-          // createdAt from the engine's clock: decay measures time since creation with the same clock.
-          data: {
-            agentId: scope,
-            category: input.category,
-            key: input.key,
-            value: input.value,
-            confidence,
-            createdAt: this.clock.now(),
-          },
+        return facts.create(scope, {
+          category: input.category,
+          key: input.key,
+          value: input.value,
+          confidence,
+          createdAt: this.clock.now(),
         })
       }
-      return tx.knowledge.update({
-        where: { id: existing.id },
-        data: { value: input.value, confidence, storeCount: { increment: 1 } },
-      })
+      return facts.restore(scope, existing.id, input.value, confidence)
     })
     // Embedded off the request path (a job that finds the vector current does nothing).
-    await this.embeddings?.enqueue(scope, 'knowledge', [row.id])
+    await this.embeddings?.enqueue(scope, 'knowledge', [Number(row.id)])
     return row
   }
 
-  async recordUse(scope: string, id: string): Promise<KnowledgeRow> {
+  async recordUse(scope: string, id: string): Promise<KnowledgeRecord> {
     const item = await this.get(scope, id)
-    return this.db.knowledge.update({
-      where: { id: item.id },
-      data: {
-        confidence: confidenceOnUse(item.confidence),
-        useCount: { increment: 1 },
-        lastUsedAt: this.clock.now(),
-      },
-    })
+    return this.facts.recordUse(scope, item.id, confidenceOnUse(item.confidence), this.clock.now())
   }
 
-  async update(scope: string, id: string, changes: Partial<KnowledgeInput>): Promise<KnowledgeRow> {
+  async update(scope: string, id: string, changes: Partial<KnowledgeInput>): Promise<KnowledgeRecord> {
     const item = await this.get(scope, id)
     const next = {
-      category: changes.category ?? (item.category as KnowledgeCategory),
+      category: changes.category ?? item.category,
       key: changes.key ?? item.key,
       value: changes.value ?? item.value,
       confidence: changes.confidence ?? item.confidence,
     }
     this.assertValid(next)
-    const row = await this.db.$transaction(async (tx) => {
-      const clash = await tx.knowledge.findFirst({
-        where: { agentId: scope, category: next.category, key: next.key, id: { not: item.id } },
-      })
-      if (clash) {
+    const row = await this.facts.transaction(async (facts) => {
+      const clash = await facts.findByKey(scope, next.category, next.key)
+      if (clash && clash.id !== item.id) {
         throw new ValidationError([
           {
             field: 'key',
@@ -98,23 +91,21 @@ export class KnowledgeService {
           },
         ])
       }
-      return tx.knowledge.update({ where: { id: item.id }, data: next })
+      return facts.update(scope, item.id, next)
     })
     if (row.key !== item.key || row.value !== item.value)
-      await this.embeddings?.enqueue(scope, 'knowledge', [row.id])
+      await this.embeddings?.enqueue(scope, 'knowledge', [Number(row.id)])
     return row
   }
 
-  async delete(scope: string, id: string): Promise<KnowledgeRow> {
+  async delete(scope: string, id: string): Promise<KnowledgeRecord> {
     const item = await this.get(scope, id)
-    await this.db.knowledge.delete({ where: { id: item.id } })
+    await this.facts.delete(scope, item.id)
     return item
   }
 
-  async get(scope: string, id: string): Promise<KnowledgeRow> {
-    const rowId = parseRowId(id)
-    const row =
-      rowId == null ? null : await this.db.knowledge.findFirst({ where: { id: rowId, agentId: scope } })
+  async get(scope: string, id: string): Promise<KnowledgeRecord> {
+    const row = await this.facts.find(scope, id)
     if (!row) throw new NotFoundError('Knowledge', id)
     return row
   }
@@ -130,22 +121,20 @@ export class KnowledgeService {
         },
       ])
     }
-    const rowIds = ids.map((id) => parseRowId(id))
-    const bad = rowIds.findIndex((id) => id == null)
+    const bad = ids.findIndex((id) => !isRowId(id))
     if (bad >= 0) throw new NotFoundError('Knowledge', ids[bad] as string)
-    return this.db.$transaction(async (tx) => {
-      const where = { id: { in: rowIds as number[] }, ...(scope ? { agentId: scope } : {}) }
-      const found = await tx.knowledge.findMany({ where, select: { id: true } })
-      if (found.length !== new Set(rowIds).size) {
-        const missing = ids.find((id) => !found.some((f) => String(f.id) === id)) as string
+    return this.facts.transaction(async (facts) => {
+      const found = new Set(await facts.existing(scope, ids))
+      if (found.size !== new Set(ids.map(Number)).size) {
+        const missing = ids.find((id) => !found.has(String(Number(id)))) as string
         throw new NotFoundError('Knowledge', missing)
       }
-      const { count } = await tx.knowledge.deleteMany({ where })
-      return { deletedCount: count }
+      return { deletedCount: await facts.deleteMany(scope, ids) }
     })
   }
 
-  where(scope: string | null, filter: KnowledgeFilter) {
+  /** The list's query, validated (a search longer than any key or value can match nothing useful). */
+  query(filter: KnowledgeFilter): KnowledgeQuery {
     const search = filter.search?.trim()
     if (search && search.length > this.limits.maxKnowledgeKeyChars) {
       throw new ValidationError([
@@ -157,15 +146,35 @@ export class KnowledgeService {
       ])
     }
     return {
-      ...(scope ? { agentId: scope } : {}),
-      ...(filter.category ? { category: filter.category } : {}),
-      ...(filter.minConfidence != null ? { confidence: { gte: filter.minConfidence } } : {}),
-      ...(search ? { OR: [{ key: { contains: search } }, { value: { contains: search } }] } : {}),
+      category: filter.category || null,
+      minConfidence: filter.minConfidence ?? null,
+      search: search || null,
+    }
+  }
+
+  /** One page of the agent's facts (every agent's for a null scope) and how many match in all. */
+  async list(
+    scope: string | null,
+    filter: KnowledgeFilter,
+    order: KnowledgeOrder,
+  ): Promise<{
+    totalCount: number
+    page: (offset: number, limit: number) => Promise<KnowledgeRecord[]>
+  }> {
+    const query = this.query(filter)
+    return {
+      totalCount: await this.facts.count(scope, query),
+      page: (offset, limit) => this.facts.page(scope, query, order, offset, limit),
     }
   }
 
   /** Spec data flow, step 10: the knowledge that bears on a domain or a piece of text. */
-  async relevant(scope: string, text: string, limit: number, minConfidence: number) {
+  async relevant(
+    scope: string,
+    text: string,
+    limit: number,
+    minConfidence: number,
+  ): Promise<KnowledgeMatch[]> {
     const issues: FieldIssue[] = []
     if (text.trim().length === 0) issues.push({ field: 'text', message: 'must not be empty', limit: 1 })
     if (text.length > this.limits.maxContentChars) {
@@ -183,16 +192,10 @@ export class KnowledgeService {
       })
     }
     if (issues.length > 0) throw new ValidationError(issues)
-    const rows = await this.db.knowledge.findMany({
-      where: { agentId: scope, confidence: { gte: minConfidence } },
-    })
-    const byId = new Map(rows.map((row) => [String(row.id), row]))
-    return rankKnowledge(
-      rows.map((row) => ({ ...row, id: String(row.id), category: row.category as KnowledgeCategory })),
-      text,
-      { limit, minConfidence },
-    ).map((match) => ({
-      knowledge: byId.get(match.item.id) as KnowledgeRow,
+    const rows = await this.facts.confident(scope, minConfidence)
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    return rankKnowledge(rows, text, { limit, minConfidence }).map((match) => ({
+      knowledge: byId.get(match.item.id) as KnowledgeRecord,
       score: match.score,
       matchedTerms: match.matchedTerms,
     }))
@@ -228,4 +231,9 @@ export class KnowledgeService {
     }
     if (issues.length > 0) throw new ValidationError(issues)
   }
+}
+
+/** The ids facts are stored under travel as decimal strings; anything else names no fact. */
+function isRowId(id: string): boolean {
+  return /^[1-9]\d{0,15}$/.test(id) && Number.isSafeInteger(Number(id))
 }

@@ -9,12 +9,9 @@ import {
   type PrivacyPattern,
   ValidationError,
 } from '@engram/core'
-import { type Database, directSqlite } from '@engram/store-sqlite'
+import type { PrivacyPolicyRepository, StoredPrivacyPolicy } from '../ports/privacy-policies.ts'
 
-export interface StoredPrivacyPolicy {
-  mode: PrivacyMode
-  patterns: PrivacyPattern[]
-}
+export type { StoredPrivacyPolicy }
 
 /** Applies each agent's sensitive-data policy (spec 001) to everything written for it. */
 export class PrivacyService {
@@ -22,7 +19,7 @@ export class PrivacyService {
   private readonly compiled = new Map<string, CompiledPattern[]>()
 
   constructor(
-    private readonly db: Database,
+    private readonly policies: PrivacyPolicyRepository,
     /** A CPU stopwatch for the scan's time limit (not the domain clock, which tests hold still). */
     private readonly scanTimer: { now: () => number; timeLimitMs: number } = {
       now: () => performance.now(),
@@ -31,18 +28,8 @@ export class PrivacyService {
   ) {}
 
   async policy(scope: string): Promise<StoredPrivacyPolicy> {
-    // Read on every write: a prepared statement rather than a Prisma query.
-    const direct = directSqlite(this.db)
-    const agent = direct
-      ? await direct.get<{ privacyMode: string; privacyPatterns: string }>(
-          `SELECT "privacyMode", "privacyPatterns" FROM "Agent" WHERE "id" = ?`,
-          scope,
-        )
-      : await this.db.agent.findUnique({
-          where: { id: scope },
-          select: { privacyMode: true, privacyPatterns: true },
-        })
-    return parsePolicy(agent?.privacyMode, agent?.privacyPatterns)
+    // An agent not stored (yet) gets the default policy, as a damaged row does.
+    return (await this.policies.find(scope)) ?? readStoredPrivacyPolicy(undefined, undefined)
   }
 
   async setPolicy(
@@ -54,10 +41,7 @@ export class PrivacyService {
       throw new ValidationError([{ field: 'mode', message: `must be one of ${PRIVACY_MODES.join(', ')}` }])
     }
     compilePrivacyPatterns(patterns)
-    await this.db.agent.update({
-      where: { id: scope },
-      data: { privacyMode: mode, privacyPatterns: JSON.stringify(patterns) },
-    })
+    await this.policies.save(scope, { mode, patterns })
     return { mode, patterns }
   }
 
@@ -200,7 +184,14 @@ function copyWithLeaves(value: unknown, field: string, leaves: MetadataLeaf[]): 
 // Far more than the agents one process serves at once; past it the cache simply starts over.
 const MAX_CACHED_POLICIES = 1_000
 
-function parsePolicy(mode: string | undefined, patterns: string | undefined): StoredPrivacyPolicy {
+/**
+ * A policy from its stored text (a mode name, the patterns as JSON), for adapters that keep it so.
+ * An unknown mode reads as `redact` and unreadable patterns as none: a damaged row fails safe.
+ */
+export function readStoredPrivacyPolicy(
+  mode: string | undefined,
+  patterns: string | undefined,
+): StoredPrivacyPolicy {
   const safeMode = (PRIVACY_MODES as readonly string[]).includes(mode ?? '')
     ? (mode as PrivacyMode)
     : 'redact'

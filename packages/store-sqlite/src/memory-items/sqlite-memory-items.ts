@@ -1,0 +1,283 @@
+import { ftsMatchExpression, type MemoryCategory, NotFoundError } from '@engram/core'
+import {
+  type MemoryItemOrder,
+  type MemoryItemQuery,
+  type MemoryItemRepository,
+  type MemoryItemView,
+  parseTags,
+  safeJson,
+} from '@engram/engine'
+import type { Database, Transaction } from '../db/client.ts'
+import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
+import { parseMetadata, parseRowId } from '../mappers.ts'
+
+export function toMemoryItem(row: MemoryItemRow): MemoryItemView {
+  return {
+    id: String(row.id),
+    agentId: row.agentId,
+    userId: row.userId,
+    content: row.content,
+    category: row.category as MemoryCategory,
+    tags: parseTags(row.tags),
+    importance: row.importance,
+    confidence: row.confidence,
+    pinned: row.pinned,
+    sourceConversationId: row.sourceConversationId,
+    sourceMessageId: row.sourceMessageId,
+    accessCount: row.accessCount,
+    lastAccessedAt: row.lastAccessedAt,
+    validFrom: row.validFrom,
+    validUntil: row.validUntil,
+    supersededById: row.supersededById == null ? null : String(row.supersededById),
+    metadata: parseMetadata(row.metadata),
+    tokenCount: row.tokenCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }
+}
+
+/** Valid at `at`: begun, and not yet ended. */
+function validAt(at: Date): Prisma.MemoryItemWhereInput[] {
+  return [{ validFrom: { lte: at } }, { OR: [{ validUntil: null }, { validUntil: { gt: at } }] }]
+}
+
+/**
+ * A memory query as Prisma's where (every agent's items for a null agent). Exported because the
+ * search and context services, still in apps/api, narrow their own Prisma reads with it.
+ */
+export function memoryItemWhere(agentId: string | null, query: MemoryItemQuery): Prisma.MemoryItemWhereInput {
+  return {
+    ...(agentId ? { agentId } : {}),
+    ...(query.userId ? { userId: query.userId } : {}),
+    ...(query.categories?.length ? { category: { in: [...query.categories] } } : {}),
+    ...(query.minImportance != null ? { importance: { gte: query.minImportance } } : {}),
+    ...(query.pinned != null ? { pinned: query.pinned } : {}),
+    ...(query.search ? { content: { contains: query.search } } : {}),
+    createdAt: {
+      ...(query.createdAfter ? { gte: query.createdAfter } : {}),
+      ...(query.createdBefore ? { lte: query.createdBefore } : {}),
+    },
+    AND: [
+      // Tags are a JSON array: a tag is present when its quoted form is.
+      ...(query.tags ?? []).map((tag) => ({ tags: { contains: JSON.stringify(tag) } })),
+      ...(query.validAt ? validAt(query.validAt) : []),
+    ],
+  }
+}
+
+function orderBy(order: MemoryItemOrder): Prisma.MemoryItemOrderByWithRelationInput[] {
+  return [
+    order === 'lastAccessedAt' ? { lastAccessedAt: { sort: 'desc', nulls: 'last' } } : { [order]: 'desc' },
+    { id: 'desc' },
+  ]
+}
+
+/** The memory-item repository on SQLite: Prisma, and FTS5's bm25() for the words a write shares. */
+export function sqliteMemoryItems(db: Database): MemoryItemRepository {
+  return memoryItemsIn(db, (fn) => db.$transaction((tx) => fn(memoryItemsIn(tx, null))))
+}
+
+function memoryItemsIn(
+  db: Database | Transaction,
+  transaction: MemoryItemRepository['transaction'] | null,
+): MemoryItemRepository {
+  const rowIds = (ids: readonly string[]) => ids.flatMap((id) => parseRowId(id) ?? [])
+  // One statement per write, scoped by agent: an item of another agent is not found.
+  const owned = (agentId: string, id: string) => {
+    const rowId = parseRowId(id)
+    if (rowId == null) throw new NotFoundError('MemoryItem', id)
+    return { id: rowId, agentId }
+  }
+  const orNotFound = async <T>(id: string, write: Promise<T>): Promise<T> => {
+    try {
+      return await write
+    } catch (error) {
+      if ((error as { code?: string }).code === 'P2025') throw new NotFoundError('MemoryItem', id)
+      throw error
+    }
+  }
+  const repository: MemoryItemRepository = {
+    // Inside a transaction already: the work joins it.
+    transaction: transaction ?? ((fn) => fn(repository)),
+    settings: async (agentId) => {
+      const agent = await db.agent.findUnique({ where: { id: agentId }, select: { memorySettings: true } })
+      return safeJson(agent?.memorySettings ?? '{}')
+    },
+    saveSettings: async (agentId, stored) => {
+      await db.agent.update({ where: { id: agentId }, data: { memorySettings: JSON.stringify(stored) } })
+    },
+    find: async (agentId, id) => {
+      const rowId = parseRowId(id)
+      const row = rowId == null ? null : await db.memoryItem.findFirst({ where: { id: rowId, agentId } })
+      return row ? toMemoryItem(row) : null
+    },
+    recordAccess: async (agentId, ids, at) => {
+      const numeric = rowIds(ids)
+      await db.memoryItem.updateMany({
+        where: { agentId, id: { in: numeric } },
+        data: { accessCount: { increment: 1 }, lastAccessedAt: at },
+      })
+      const rows = await db.memoryItem.findMany({ where: { agentId, id: { in: numeric } } })
+      const byId = new Map(rows.map((r) => [String(r.id), toMemoryItem(r)]))
+      return ids.flatMap((id) => byId.get(id) ?? [])
+    },
+    count: (agentId, query) => db.memoryItem.count({ where: memoryItemWhere(agentId, query) }),
+    page: async (agentId, query, order, offset, limit) =>
+      (
+        await db.memoryItem.findMany({
+          where: memoryItemWhere(agentId, query),
+          orderBy: orderBy(order),
+          skip: offset,
+          take: limit,
+        })
+      ).map(toMemoryItem),
+    figures: async (agentId, at, embeddingModel) => {
+      const current = memoryItemWhere(agentId, { validAt: at })
+      const [byCategory, total, valid, pinned, storage] = await Promise.all([
+        db.memoryItem.groupBy({ by: ['category'], where: current, _count: { _all: true } }),
+        db.memoryItem.count({ where: { agentId } }),
+        db.memoryItem.count({ where: current }),
+        db.memoryItem.count({ where: { ...current, pinned: true } }),
+        db.$queryRawUnsafe<{ contentBytes: number | null; vectorBytes: number | null }[]>(
+          `SELECT (SELECT SUM(LENGTH(CAST("content" AS BLOB)) + LENGTH("tags") + LENGTH("metadata")) FROM "MemoryItem" WHERE "agentId" = ?) AS contentBytes,
+                  (SELECT SUM(LENGTH("vector")) FROM "Embedding" WHERE "agentId" = ? AND "kind" = 'memory' AND "model" = ?) AS vectorBytes`,
+          agentId,
+          agentId,
+          embeddingModel,
+        ),
+      ])
+      return {
+        total,
+        current: valid,
+        pinned,
+        byCategory: new Map(byCategory.map((g) => [g.category, g._count._all])),
+        contentBytes: Number(storage[0]?.contentBytes ?? 0),
+        vectorBytes: Number(storage[0]?.vectorBytes ?? 0),
+      }
+    },
+    sharingWords: async (agentId, text, limit) => {
+      const match = ftsMatchExpression(text)
+      if (!match) return []
+      const rows = await db.$queryRawUnsafe<{ id: number }[]>(
+        `SELECT o."id" AS id FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
+          WHERE "MemorySearch" MATCH ? AND o."agentId" = ? ORDER BY bm25("MemorySearch") LIMIT ?`,
+        match,
+        agentId,
+        limit,
+      )
+      return rows.map((row) => String(Number(row.id)))
+    },
+    currentAmong: async (agentId, userId, at, ids) => {
+      const rows = await db.memoryItem.findMany({
+        where: {
+          agentId,
+          userId,
+          validFrom: { lte: at },
+          OR: [{ validUntil: null }, { validUntil: { gt: at } }],
+          id: { in: rowIds(ids) },
+        },
+        select: { id: true, content: true, category: true, createdAt: true },
+      })
+      return rows.map((r) => ({
+        id: String(r.id),
+        content: r.content,
+        category: r.category as MemoryCategory,
+        createdAt: r.createdAt,
+      }))
+    },
+    create: async (agentId, item) =>
+      toMemoryItem(
+        await db.memoryItem.create({
+          data: {
+            agentId,
+            userId: item.userId,
+            content: item.content,
+            category: item.category,
+            tags: JSON.stringify(item.tags),
+            importance: item.importance,
+            confidence: item.confidence,
+            pinned: item.pinned,
+            sourceConversationId: item.sourceConversationId,
+            sourceMessageId: item.sourceMessageId,
+            validFrom: item.validFrom,
+            validUntil: item.validUntil,
+            metadata: JSON.stringify(item.metadata),
+            contentHash: item.contentHash,
+            tokenCount: item.tokenCount,
+            createdAt: item.createdAt,
+            updatedAt: item.createdAt,
+          },
+        }),
+      ),
+    supersede: async (agentId, id, byId, at) => {
+      const row = await orNotFound(
+        id,
+        db.memoryItem.update({
+          where: owned(agentId, id),
+          data: { validUntil: at, supersededById: parseRowId(byId), updatedAt: at },
+        }),
+      )
+      return toMemoryItem(row)
+    },
+    countCurrent: (agentId, at) =>
+      db.memoryItem.count({
+        where: { agentId, validFrom: { lte: at }, OR: [{ validUntil: null }, { validUntil: { gt: at } }] },
+      }),
+    expireLeastValued: async (agentId, at, keepId, limit) => {
+      const victims = await db.memoryItem.findMany({
+        where: {
+          agentId,
+          validFrom: { lte: at },
+          OR: [{ validUntil: null }, { validUntil: { gt: at } }],
+          pinned: false,
+          id: { not: parseRowId(keepId) ?? -1 },
+        },
+        orderBy: [
+          { importance: 'asc' },
+          { lastAccessedAt: { sort: 'asc', nulls: 'first' } },
+          { createdAt: 'asc' },
+        ],
+        take: limit,
+        select: { id: true },
+      })
+      await db.memoryItem.updateMany({
+        where: { id: { in: victims.map((v) => v.id) } },
+        data: { validUntil: at, updatedAt: at },
+      })
+      const rows = await db.memoryItem.findMany({ where: { id: { in: victims.map((v) => v.id) } } })
+      return rows.map(toMemoryItem)
+    },
+    update: async (agentId, id, changes) => {
+      const row = await orNotFound(
+        id,
+        db.memoryItem.update({
+          where: owned(agentId, id),
+          data: {
+            content: changes.content,
+            category: changes.category,
+            tags: JSON.stringify(changes.tags),
+            importance: changes.importance,
+            confidence: changes.confidence,
+            pinned: changes.pinned,
+            userId: changes.userId,
+            validFrom: changes.validFrom,
+            validUntil: changes.validUntil,
+            metadata: JSON.stringify(changes.metadata),
+            contentHash: changes.contentHash,
+            tokenCount: changes.tokenCount,
+            updatedAt: changes.updatedAt,
+          },
+        }),
+      )
+      return toMemoryItem(row)
+    },
+    delete: async (agentId, id) => {
+      await orNotFound(id, db.memoryItem.delete({ where: owned(agentId, id) }))
+    },
+    discardVectors: async (_agentId, id) => {
+      const rowId = parseRowId(id)
+      if (rowId != null) await db.embedding.deleteMany({ where: { kind: 'memory', ownerId: rowId } })
+    },
+  }
+  return repository
+}
