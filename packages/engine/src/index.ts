@@ -1,5 +1,23 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
+export {
+  AgentLifecycle,
+  type AgentLifecycleDeps,
+  type DeletionReport,
+} from './agents/agent-lifecycle.ts'
 export { AgentWrites } from './agents/agent-writes.ts'
+export type { LifecycleAgents, LifecycleEmbeddings, LifecycleSearch } from './agents/collaborators.ts'
+export type {
+  ContextMemoryItems,
+  ContextSearch,
+  ContextSearchHit,
+  ContextSearchOptions,
+} from './context/collaborators.ts'
+export {
+  CONTEXT_CACHE_TTL_MS,
+  ContextService,
+  type MemoryContextRequest,
+  type MemoryContextResult,
+} from './context/context-service.ts'
 export { createEngine, type Engine, type EngineDeps } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {
@@ -9,6 +27,11 @@ export {
   JobWorker,
 } from './jobs/job-worker.ts'
 export { MemoryService, type SearchHit } from './memory/memory-service.ts'
+export {
+  MAX_SNAPSHOT_HISTORY,
+  OptimizerService,
+  type OptimizerServiceConfig,
+} from './optimizer/optimizer-service.ts'
 export {
   assertOffsetPage,
   assertPageSize,

@@ -1,5 +1,7 @@
 // The SQLite adapter's public surface. Start-up code (the API server) opens the database, applies
 // the migrations and builds the storage bundle; the engine sees only the ports.
+export { SqliteAgentData } from './agents/sqlite-agent-data.ts'
+export { SqliteContextSources } from './context/sqlite-context-sources.ts'
 export { CHECKPOINT_INTERVAL_MS, startCheckpointer } from './db/checkpointer.ts'
 export {
   CONNECTION_PRAGMAS,
@@ -20,6 +22,7 @@ export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'
 export * from './jobs/sqlite-job-queue.ts'
 export * from './mappers.ts'
+export { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
 export {
   agentsIn,
   type Executor,

@@ -1,8 +1,11 @@
 import type { Clock, NewJob } from '@engram/core'
-import type { Storage } from '@engram/engine'
+import type { Logger, Storage } from '@engram/engine'
+import { SqliteAgentData } from './agents/sqlite-agent-data.ts'
+import { SqliteContextSources } from './context/sqlite-context-sources.ts'
 import type { Database } from './db/client.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
+import { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
@@ -16,6 +19,8 @@ export interface SqliteStorageOptions {
   messageJobs?: (agentId: string, messageIds: number[]) => NewJob[]
   /** The embedding model the vector store's rows belong to. */
   vectorModel?: string
+  /** Where the purge reports a WAL it could not truncate (console when none is given). */
+  log?: Logger
 }
 
 /** The SQLite adapter's bundle; the concrete types stay visible to code that needs SQLite's extras. */
@@ -45,6 +50,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     fullText,
     vectors: new SqliteVectorStore(db, clock, options.vectorModel ?? 'vector-store'),
     jobs,
+    optimizer: new SqliteOptimizerRepository(db),
+    contextSources: new SqliteContextSources(db),
+    agentData: new SqliteAgentData(db, options.log),
     close: async () => {
       fullText.close()
       await db.$disconnect()

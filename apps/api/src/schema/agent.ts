@@ -1,8 +1,8 @@
 import { PRIVACY_MODES, type PrivacyMode } from '@engram/core'
+import type { DeletionReport, StoreRemainder } from '@engram/engine'
 import type { Agent as AgentRow, ApiKey as ApiKeyRow } from '@engram/store-sqlite'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
-import type { DeletionReport, StoreRemainder } from '../services/agent-lifecycle.ts'
 import { assertAgentId } from '../services/agent-service.ts'
 import type { StoredPrivacyPolicy } from '../services/privacy-service.ts'
 

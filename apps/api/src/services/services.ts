@@ -12,7 +12,14 @@ import {
   parseWith,
   type TokenCounter,
 } from '@engram/core'
-import { AgentWrites, createEngine, type Logger } from '@engram/engine'
+import {
+  AgentLifecycle,
+  AgentWrites,
+  ContextService,
+  createEngine,
+  type Logger,
+  OptimizerService,
+} from '@engram/engine'
 import { createSqliteStorage, type Database } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import {
@@ -24,13 +31,10 @@ import {
   registerEmbedJobs,
 } from '../jobs/embed-jobs.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
-import { AgentLifecycle } from './agent-lifecycle.ts'
 import { AgentService } from './agent-service.ts'
-import { ContextService } from './context-service.ts'
 import { EmbeddingService, type VectorIndexOptions } from './embedding-service.ts'
 import { KnowledgeService } from './knowledge-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
-import { OptimizerService } from './optimizer-service.ts'
 import { PrivacyService } from './privacy-service.ts'
 import { SearchService } from './search-service.ts'
 import { TransferService } from './transfer-service.ts'
@@ -71,6 +75,7 @@ export function createServices(options: ServicesOptions) {
     db,
     clock,
     messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    log,
   })
   const engine = createEngine({
     storage,
@@ -116,14 +121,14 @@ export function createServices(options: ServicesOptions) {
     writes,
     parseWith(LexicalPlanConfigSchema, options.lexicalPlan ?? {}, 'lexicalPlan'),
   )
-  const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
+  const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
   const optimizer = new OptimizerService(
-    db,
+    storage.optimizer,
     clock,
     tokenCounter,
     parameters,
     memory,
-    pubsub,
+    engine.events,
     {
       intervalMs: options.optimizerIntervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
       snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
@@ -134,7 +139,7 @@ export function createServices(options: ServicesOptions) {
   )
   const agents = new AgentService(db)
   const lifecycle = new AgentLifecycle({
-    db,
+    data: storage.agentData,
     agents,
     writes,
     context,
@@ -143,8 +148,7 @@ export function createServices(options: ServicesOptions) {
     memory,
     search,
     optimizer,
-    pubsub,
-    log,
+    events: engine.events,
   })
   const transfer = new TransferService(
     db,

@@ -1,6 +1,14 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
+export type { AgentDataStore, StoreKind, StoreRemainder } from './agent-data.ts'
 export type { Clock } from './clock.ts'
+export type {
+  ContextMemory,
+  ContextMemoryOrder,
+  ContextMemoryQuery,
+  ContextSources,
+  ContextTurn,
+} from './context-sources.ts'
 export type {
   EmbeddingProgressEvent,
   EngramEvents,
@@ -19,6 +27,7 @@ export { FULL_TEXT_COLLECTIONS } from './full-text.ts'
 export type { ClaimOptions, Job, JobPolicy, JobQueue, JobQueueStats, JobState, NewJob } from './job-queue.ts'
 export type { Logger } from './logger.ts'
 export { SILENT_LOGGER } from './logger.ts'
+export type { EntryCompression, OptimizerRepository, OptimizerRunChanges } from './optimizer.ts'
 export type {
   AgentRecord,
   AgentRepository,

@@ -1,5 +1,8 @@
+import type { AgentDataStore } from './agent-data.ts'
+import type { ContextSources } from './context-sources.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
+import type { OptimizerRepository } from './optimizer.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 import type { VectorStore } from './vector-store.ts'
@@ -23,5 +26,11 @@ export interface Storage {
   fullText: FullTextIndex
   vectors: VectorStore
   jobs: JobQueue
+  /** The optimizer's entries, knowledge decay and snapshot history. */
+  optimizer: OptimizerRepository
+  /** What memoryContext's sections read. */
+  contextSources: ContextSources
+  /** The physical purge of deleted agents' data and the count of what remains. */
+  agentData: AgentDataStore
   close(): Promise<void>
 }
