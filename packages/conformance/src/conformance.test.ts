@@ -1,7 +1,10 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeAgentData, describeSqlitePurge } from './spec/agent-data.ts'
+import { describeContextSources } from './spec/context-sources.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeJobs } from './spec/jobs.ts'
+import { describeOptimizer, describeOptimizerKnowledge } from './spec/optimizer.ts'
 import { describeRepositories } from './spec/repositories.ts'
 import { describeTransactions } from './spec/transactions.ts'
 import { describeVectors } from './spec/vectors.ts'
@@ -14,4 +17,12 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeOptimizer(initializer)
+  describeAgentData(initializer)
 }
+
+// Specs that write their rows through SQLite's client (knowledge, memory items, messages and the
+// file itself), for which the in-memory adapter holds nothing.
+describeOptimizerKnowledge(sqliteInitializer)
+describeContextSources(sqliteInitializer)
+describeSqlitePurge(sqliteInitializer)
