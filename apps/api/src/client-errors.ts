@@ -1,7 +1,7 @@
 import { EngramError, ValidationError } from '@engram/core'
+import type { Logger } from '@engram/engine'
 import { PothosValidationError } from '@pothos/core'
 import { GraphQLError } from 'graphql'
-import type { Logger } from './services/optimizer-service.ts'
 
 /**
  * Codes a client can act on. Anything else reaching the mask is a server fault: logged once with

@@ -1,4 +1,5 @@
 import { type Clock, createTokenCounter, type Embedder, type Limits } from '@engram/core'
+import type { Logger } from '@engram/engine'
 import type { Database } from '@engram/store-sqlite'
 import { startCheckpointer } from '@engram/store-sqlite'
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
@@ -21,7 +22,6 @@ import { type Env, introspectionEnabled } from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
 import { optimizerStatusRoute } from './rest.ts'
 import { schema } from './schema/index.ts'
-import type { Logger } from './services/optimizer-service.ts'
 import { createServices, type ServicesOptions } from './services/services.ts'
 
 export const API_VERSION = '0.1.0'

@@ -1,12 +1,15 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeAgentData, describeSqlitePurge } from './spec/agent-data.ts'
 import { describeAgentRecords } from './spec/agent-records.ts'
+import { describeContextSources } from './spec/context-sources.ts'
 import { describeEmbeddings } from './spec/embeddings.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
 import { describeKnowledge } from './spec/knowledge.ts'
 import { describeMemoryItems } from './spec/memory-items.ts'
+import { describeOptimizer, describeOptimizerKnowledge } from './spec/optimizer.ts'
 import { describeRecallSources } from './spec/recall-sources.ts'
 import { describeRepositories } from './spec/repositories.ts'
 import { describeTransactions } from './spec/transactions.ts'
@@ -26,4 +29,12 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeMemoryItems(initializer)
   describeKnowledge(initializer)
   describeAgentRecords(initializer)
+  describeOptimizer(initializer)
+  describeAgentData(initializer)
 }
+
+// Specs that write their rows through SQLite's client (knowledge, memory items, messages and the
+// file itself), for which the in-memory adapter holds nothing.
+describeOptimizerKnowledge(sqliteInitializer)
+describeContextSources(sqliteInitializer)
+describeSqlitePurge(sqliteInitializer)

@@ -1,7 +1,26 @@
 // The engine's public surface: the facade, the use cases the doors and adapters name, and the ports.
+
+export {
+  AgentLifecycle,
+  type AgentLifecycleDeps,
+  type DeletionReport,
+} from './agents/agent-lifecycle.ts'
 export { AgentService, assertAgentId, type KeyHolder, MAX_LABEL_CHARS } from './agents/agent-service.ts'
 export { AgentWrites } from './agents/agent-writes.ts'
 export { generateApiKey, hashApiKey, keyPrefix } from './agents/api-keys.ts'
+export type { LifecycleAgents, LifecycleEmbeddings, LifecycleSearch } from './agents/collaborators.ts'
+export type {
+  ContextMemoryItems,
+  ContextSearch,
+  ContextSearchHit,
+  ContextSearchOptions,
+} from './context/collaborators.ts'
+export {
+  CONTEXT_CACHE_TTL_MS,
+  ContextService,
+  type MemoryContextRequest,
+  type MemoryContextResult,
+} from './context/context-service.ts'
 export { ConversationReads } from './conversations/conversation-reads.ts'
 export { type AgentText, CachedEmbedder } from './embeddings/cached-embedder.ts'
 export { contentHash } from './embeddings/content-hash.ts'
@@ -61,6 +80,11 @@ export {
   type MemoryWriteResult,
   type WriteOutcome,
 } from './memory-items/memory-item-service.ts'
+export {
+  MAX_SNAPSHOT_HISTORY,
+  OptimizerService,
+  type OptimizerServiceConfig,
+} from './optimizer/optimizer-service.ts'
 export {
   assertOffsetPage,
   assertPageSize,

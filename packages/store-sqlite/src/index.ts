@@ -1,10 +1,13 @@
 // The SQLite adapter's public surface. Start-up code (the API server) opens the database, applies
 // the migrations and builds the storage bundle; the engine sees only the ports.
+
+export { SqliteAgentData } from './agents/sqlite-agent-data.ts'
 export {
   sqliteApiKeys,
   sqlitePrivacyPolicies,
   toApiKey,
 } from './agents/sqlite-agent-records.ts'
+export { SqliteContextSources } from './context/sqlite-context-sources.ts'
 export { CHECKPOINT_INTERVAL_MS, startCheckpointer } from './db/checkpointer.ts'
 export {
   CONNECTION_PRAGMAS,
@@ -28,6 +31,7 @@ export * from './jobs/sqlite-job-queue.ts'
 export { knowledgeWhere, sqliteKnowledge, toKnowledge } from './knowledge/sqlite-knowledge.ts'
 export * from './mappers.ts'
 export { memoryItemWhere, sqliteMemoryItems, toMemoryItem } from './memory-items/sqlite-memory-items.ts'
+export { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
 export { SqliteRecallSources, storedTime, toRecalledMemoryItem } from './recall/sqlite-recall-sources.ts'
 export {
   agentsIn,

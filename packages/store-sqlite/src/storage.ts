@@ -1,12 +1,15 @@
 import type { Clock, NewJob } from '@engram/core'
 import type { Logger, Storage } from '@engram/engine'
+import { SqliteAgentData } from './agents/sqlite-agent-data.ts'
 import { sqliteApiKeys, sqlitePrivacyPolicies } from './agents/sqlite-agent-records.ts'
+import { SqliteContextSources } from './context/sqlite-context-sources.ts'
 import type { Database } from './db/client.ts'
 import { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
 import { sqliteMemoryItems } from './memory-items/sqlite-memory-items.ts'
+import { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
 import { SqliteRecallSources } from './recall/sqlite-recall-sources.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
@@ -25,6 +28,7 @@ export interface SqliteStorageOptions {
   /** How the vector indexes are kept: the folder for saved HNSW graphs, when HNSW takes over. */
   vectorIndex?: VectorIndexOptions
   /** Where index maintenance reports failures and rebuilds. */
+  /** Where the purge reports a WAL it could not truncate (console when none is given). */
   log?: Logger
 }
 
@@ -70,6 +74,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     knowledge: sqliteKnowledge(db),
     privacyPolicies: sqlitePrivacyPolicies(db),
     apiKeys: sqliteApiKeys(db),
+    optimizer: new SqliteOptimizerRepository(db),
+    contextSources: new SqliteContextSources(db),
+    agentData: new SqliteAgentData(db, options.log),
     close: async () => {
       fullText.close()
       await db.$disconnect()

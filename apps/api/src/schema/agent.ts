@@ -1,8 +1,14 @@
 import { PRIVACY_MODES, type PrivacyMode } from '@engram/core'
-import { type AgentRecord, type ApiKeyRecord, assertAgentId, type StoredPrivacyPolicy } from '@engram/engine'
+import {
+  type AgentRecord,
+  type ApiKeyRecord,
+  assertAgentId,
+  type DeletionReport,
+  type StoredPrivacyPolicy,
+  type StoreRemainder,
+} from '@engram/engine'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
-import type { DeletionReport, StoreRemainder } from '../services/agent-lifecycle.ts'
 
 const PrivacyModeEnum = builder.enumType('PrivacyMode', {
   description: 'What happens to sensitive data (SSNs, payment cards, own patterns) written for an agent.',

@@ -1,7 +1,7 @@
 import { CONTEXT_SECTIONS, type ContextSectionName, type ContextSectionReport } from '@engram/core'
+import type { MemoryContextResult } from '@engram/engine'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
-import type { MemoryContextResult } from '../services/context-service.ts'
 
 const ContextSectionEnum = builder.enumType('ContextSection', {
   description: 'Sections of the assembled context, in priority order (lower priorities are trimmed first).',

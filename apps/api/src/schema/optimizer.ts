@@ -8,12 +8,12 @@ import {
   type PromotionExplanation,
   ValidationError,
 } from '@engram/core'
+import { MAX_SNAPSHOT_HISTORY } from '@engram/engine'
 import { filter, pipe } from 'graphql-yoga'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import type { SnapshotEvent } from '../pubsub.ts'
 import { agentScope, listScope } from '../scope.ts'
-import { MAX_SNAPSHOT_HISTORY } from '../services/optimizer-service.ts'
 import { guardSubscription, resolveGuarded } from '../subscription-access.ts'
 
 const OptimizerRuleEnum = builder.enumType('OptimizerRule', {

@@ -13,22 +13,22 @@ import {
   type TokenCounter,
 } from '@engram/core'
 import {
+  AgentLifecycle,
   AgentWrites,
+  ContextService,
   createEngine,
   EmbeddingService,
   embedJob,
   KnowledgeService,
   type Logger,
+  OptimizerService,
   SearchService,
   wireEmbedJobs,
 } from '@engram/engine'
 import { createSqliteStorage, type Database, type VectorIndexOptions } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
-import { AgentLifecycle } from './agent-lifecycle.ts'
-import { ContextService } from './context-service.ts'
 import { MemoryItemService } from './memory-item-service.ts'
-import { OptimizerService } from './optimizer-service.ts'
 import { TransferService } from './transfer-service.ts'
 
 export interface ServicesOptions {
@@ -120,14 +120,14 @@ export function createServices(options: ServicesOptions) {
     writes,
     lexicalPlan: parseWith(LexicalPlanConfigSchema, options.lexicalPlan ?? {}, 'lexicalPlan'),
   })
-  const context = new ContextService(db, clock, tokenCounter, memoryItems, search, writes)
+  const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
   const optimizer = new OptimizerService(
-    db,
+    storage.optimizer,
     clock,
     tokenCounter,
     parameters,
     memory,
-    pubsub,
+    engine.events,
     {
       intervalMs: options.optimizerIntervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
       snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
@@ -137,7 +137,7 @@ export function createServices(options: ServicesOptions) {
     writes,
   )
   const lifecycle = new AgentLifecycle({
-    db,
+    data: storage.agentData,
     agents,
     writes,
     context,
@@ -146,9 +146,9 @@ export function createServices(options: ServicesOptions) {
     memory,
     search,
     optimizer,
-    pubsub,
-    log,
+    events: engine.events,
   })
+
   const transfer = new TransferService(
     db,
     options.databaseFile ?? null,

@@ -1,7 +1,16 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
+
+export type { AgentDataStore, StoreKind, StoreRemainder } from './agent-data.ts'
 export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
 export type { Clock } from './clock.ts'
+export type {
+  ContextMemory,
+  ContextMemoryOrder,
+  ContextMemoryQuery,
+  ContextSources,
+  ContextTurn,
+} from './context-sources.ts'
 export type { ConversationHistory } from './conversation-history.ts'
 export type {
   CachedVector,
@@ -48,6 +57,7 @@ export type {
   StoredMemorySettings,
   VerificationCandidate,
 } from './memory-items.ts'
+export type { EntryCompression, OptimizerRepository, OptimizerRunChanges } from './optimizer.ts'
 export type { PrivacyPolicyRepository, StoredPrivacyPolicy } from './privacy-policies.ts'
 export type {
   MemoryItemFilter,

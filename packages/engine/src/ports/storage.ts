@@ -1,10 +1,13 @@
+import type { AgentDataStore } from './agent-data.ts'
 import type { ApiKeyRepository } from './api-keys.ts'
+import type { ContextSources } from './context-sources.ts'
 import type { ConversationHistory } from './conversation-history.ts'
 import type { EmbeddingRepository } from './embeddings.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { KnowledgeRepository } from './knowledge.ts'
 import type { MemoryItemRepository } from './memory-items.ts'
+import type { OptimizerRepository } from './optimizer.ts'
 import type { PrivacyPolicyRepository } from './privacy-policies.ts'
 import type { RecallSources } from './recall-sources.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
@@ -44,5 +47,11 @@ export interface Storage {
   privacyPolicies: PrivacyPolicyRepository
   /** API keys (agents themselves are in `repositories.agents`). */
   apiKeys: ApiKeyRepository
+  /** The optimizer's entries, knowledge decay and snapshot history. */
+  optimizer: OptimizerRepository
+  /** What memoryContext's sections read. */
+  contextSources: ContextSources
+  /** The physical purge of deleted agents' data and the count of what remains. */
+  agentData: AgentDataStore
   close(): Promise<void>
 }

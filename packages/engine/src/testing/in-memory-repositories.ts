@@ -61,6 +61,23 @@ export class InMemoryRepositories implements UnitOfWork {
     return result
   }
 
+  /** The agents that exist (the in-memory agent data store sweeps and purges against them). */
+  agentIds(): string[] {
+    return [...this.state.agents.keys()]
+  }
+
+  /** What an agent owns here, per kind of record (the in-memory deletion report's rows). */
+  owned(agentId: string): { agents: number; entries: number; vectors: number; parameters: number } {
+    const entries = [...this.state.entries.values()].filter((e) => e.agentId === agentId)
+    const ids = new Set(entries.map((e) => e.id))
+    return {
+      agents: this.state.agents.has(agentId) ? 1 : 0,
+      entries: entries.length,
+      vectors: [...this.state.vectors.keys()].filter((id) => ids.has(id)).length,
+      parameters: this.state.parameters.get(agentId)?.size ?? 0,
+    }
+  }
+
   private agents(): AgentRepository {
     return {
       find: async (id) => this.state.agents.get(id) ?? null,

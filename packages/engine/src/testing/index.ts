@@ -21,6 +21,14 @@ import { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 export { InMemoryAgentRecords } from './in-memory-agent-records.ts'
 export { InMemoryKnowledge } from './in-memory-knowledge.ts'
 export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
+
+import { InMemoryAgentData } from './in-memory-agent-data.ts'
+import { InMemoryContextSources } from './in-memory-context-sources.ts'
+import { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
+
+export { InMemoryAgentData } from './in-memory-agent-data.ts'
+export { InMemoryContextSources } from './in-memory-context-sources.ts'
+export { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
 export { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
@@ -48,6 +56,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     if (deleted) for (const owner of [agentRecords, memoryItems, knowledge]) owner.forgetAgent(id)
     return deleted
   }
+  const optimizer = new InMemoryOptimizerRepository(repositories)
   return {
     name: 'in-memory',
     capabilities: { backup: false, multiProcess: false },
@@ -64,6 +73,9 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     knowledge: knowledge.repository,
     privacyPolicies: agentRecords.privacyPolicies,
     apiKeys: agentRecords.apiKeys,
+    optimizer,
+    contextSources: new InMemoryContextSources(),
+    agentData: new InMemoryAgentData(repositories, optimizer),
     close: async () => {},
   }
 }

@@ -14,10 +14,14 @@ import {
   type TokenCounter,
   ValidationError,
 } from '@engram/core'
-import type { AgentWrites } from '@engram/engine'
-import type { Database } from '@engram/store-sqlite'
-import { type MemoryItemService, type MemoryItemView, toMemoryItem } from './memory-item-service.ts'
-import type { SearchService } from './search-service.ts'
+import type { AgentWrites } from '../agents/agent-writes.ts'
+import type {
+  ContextMemory,
+  ContextMemoryOrder,
+  ContextMemoryQuery,
+  ContextSources,
+} from '../ports/context-sources.ts'
+import type { ContextMemoryItems, ContextSearch } from './collaborators.ts'
 
 /** Spec 003: assembled context is cached 10 s per agent (and here per request). */
 export const CONTEXT_CACHE_TTL_MS = 10_000
@@ -70,11 +74,11 @@ export class ContextService {
   private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
 
   constructor(
-    private readonly db: Database,
+    private readonly sources: ContextSources,
     private readonly clock: Clock,
     private readonly tokenCounter: TokenCounter,
-    private readonly memories: MemoryItemService,
-    private readonly search: SearchService,
+    private readonly memories: ContextMemoryItems,
+    private readonly search: ContextSearch,
     private readonly writes: AgentWrites,
   ) {}
 
@@ -106,8 +110,9 @@ export class ContextService {
     }
 
     const { contextBudgets, settings } = await this.memories.settings(scope)
-    const current = this.memories.where(scope, { userId: request.userId })
-    const memoryLines = (rows: MemoryItemView[]): ContextItem[] =>
+    // The time memories must be valid at, taken once for every section.
+    const asOf = this.clock.now()
+    const memoryLines = (rows: ContextMemory[]): ContextItem[] =>
       rows.map((m) => ({ id: `memory:${m.id}`, text: m.content }))
     const sections: ContextSectionInput[] = []
     const version = this.writes.version(scope)
@@ -131,27 +136,30 @@ export class ContextService {
       this.standing.set(standingKey, { at: now.getTime(), items })
       sections.push({ name, items })
     }
-    const findMemories = async (where: object, orderBy: object[], skip = 0) => {
-      const rows = await this.db.memoryItem.findMany({
-        where: { ...current, ...where },
-        orderBy,
+    // Memories valid at asOf (neither superseded nor valid only later), the user's when one is named.
+    const findMemories = (
+      query: Pick<ContextMemoryQuery, 'pinned' | 'categories'>,
+      order: ContextMemoryOrder,
+      skip = 0,
+    ) =>
+      this.sources.memories(scope, {
+        ...query,
+        userId: request.userId,
+        asOf,
+        order,
         skip,
-        take: SECTION_CANDIDATES,
+        limit: SECTION_CANDIDATES,
       })
-      return rows.map(toMemoryItem)
-    }
 
-    await add('user_overrides', async () =>
-      memoryLines(await findMemories({ pinned: true }, [{ createdAt: 'asc' }])),
-    )
+    await add('user_overrides', async () => memoryLines(await findMemories({ pinned: true }, 'oldest')))
     await add('profile', async () => {
       // "Marco Ruiz is the on-call SRE" is a FACT but not who the user is: such facts are left to
       // the relevant memories, which the query selects (issue 10).
-      const profile: MemoryItemView[] = []
+      const profile: ContextMemory[] = []
       for (let skip = 0; profile.length < SECTION_CANDIDATES && skip < PROFILE_SCAN_LIMIT; ) {
         const rows = await findMemories(
-          { pinned: false, category: { in: [...PROFILE_CANDIDATE_CATEGORIES] } },
-          [{ importance: 'desc' }, { confidence: 'desc' }, { updatedAt: 'desc' }, { id: 'asc' }],
+          { pinned: false, categories: PROFILE_CANDIDATE_CATEGORIES },
+          'profile',
           skip,
         )
         profile.push(...rows.filter((m) => isUserProfileMemory(m, request.userId)))
@@ -161,12 +169,7 @@ export class ContextService {
       return memoryLines(profile.slice(0, SECTION_CANDIDATES))
     })
     await add('working_memory', async () =>
-      memoryLines(
-        await findMemories({ pinned: false, category: { in: [...WORKING_CATEGORIES] } }, [
-          { updatedAt: 'desc' },
-          { importance: 'desc' },
-        ]),
-      ),
+      memoryLines(await findMemories({ pinned: false, categories: WORKING_CATEGORIES }, 'recent')),
     )
     await add('summaries', async () => {
       // Counted back from the agent's newest message, like search's windowDays: an imported
@@ -175,27 +178,14 @@ export class ContextService {
       const since = newest
         ? new Date(newest.getTime() - settings.conversationWindowDays * 86_400_000)
         : undefined
-      const rows = await this.db.message.findMany({
-        where: {
-          agentId: scope,
-          content: { startsWith: CONTEXT_SUMMARY_PREFIX },
-          ...(since ? { timestamp: { gte: since } } : {}),
-        },
-        orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
-        take: SECTION_CANDIDATES,
-      })
+      const rows = await this.sources.summaries(scope, { since, limit: SECTION_CANDIDATES })
       return rows.map((r) => ({
         id: `message:${r.id}`,
         text: r.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim(),
       }))
     })
     await add('relationships', async () =>
-      memoryLines(
-        await findMemories({ pinned: false, category: 'relationship' }, [
-          { importance: 'desc' },
-          { updatedAt: 'desc' },
-        ]),
-      ),
+      memoryLines(await findMemories({ pinned: false, categories: ['relationship'] }, 'important')),
     )
     const query = request.query?.trim()
     // Filled after the sections above are assembled: what they include is not repeated here.
@@ -218,16 +208,9 @@ export class ContextService {
     })
     await add('conversation', async () => {
       if (!request.conversationId) return []
-      const session = await this.db.session.findUnique({
-        where: { agentId_conversationId: { agentId: scope, conversationId: request.conversationId } },
-      })
-      if (!session) throw new NotFoundError('Session', request.conversationId)
+      const rows = await this.sources.recentTurns(scope, request.conversationId, SECTION_CANDIDATES)
+      if (!rows) throw new NotFoundError('Session', request.conversationId)
       // Newest turns first until the section budget is spent, then back in reading order.
-      const rows = await this.db.message.findMany({
-        where: { sessionId: session.id, isCompressed: false },
-        orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
-        take: SECTION_CANDIDATES,
-      })
       let spent = 0
       const recent = []
       for (const row of rows) {

@@ -1,0 +1,120 @@
+import fs from 'node:fs'
+import type { Storage } from '@engram/engine'
+import type { SqliteStorage } from '@engram/store-sqlite'
+import { describe, expect, it } from 'vitest'
+import type { StorageInitializer } from '../types.ts'
+import { useFixture } from './fixture.ts'
+import { emptyRun } from './optimizer.ts'
+
+const nonZero = (stores: { store: string; count: number }[]) =>
+  Object.fromEntries(stores.filter((s) => s.count > 0).map((s) => [s.store, s.count]))
+
+/** An agent with an entry, its vector, a parameter and an optimizer snapshot, through the ports. */
+async function agentWithRecords(storage: Storage, agentId: string, text: string, at: Date): Promise<void> {
+  const { agents, memoryEntries, parameters } = storage.repositories
+  await agents.upsert(agentId, null)
+  const entry = await memoryEntries.create(agentId, {
+    type: 'short_term',
+    role: 'user',
+    content: text,
+    tokenCount: 3,
+    relevance: 0.5,
+    timestamp: at,
+  })
+  await memoryEntries.upsertVector(agentId, entry.id, Float32Array.from([1, 0, 0]))
+  await parameters.put(agentId, 'minRelevance', 0.3)
+  await storage.optimizer.applyRun(agentId, emptyRun(at), async () => {})
+}
+
+/** The end of an agent's data: the store's count of what remains, and its purge. */
+export function describeAgentData(initializer: StorageInitializer): void {
+  describe(`${initializer.name}: agent data`, () => {
+    const fixture = useFixture(initializer)
+
+    it('counts what an agent has in every store, and nothing remains once it is deleted and purged', async () => {
+      const { storage, clock } = fixture()
+      await agentWithRecords(storage, 'agent-gone', 'going away', clock.now())
+      await agentWithRecords(storage, 'agent-kept', 'staying', clock.now())
+      const before = await storage.agentData.remains('agent-gone')
+      // The count sees the records (so all zeros later means something), in more than one store.
+      expect(Object.keys(nonZero(before)).length).toBeGreaterThanOrEqual(3)
+      const kept = nonZero(await storage.agentData.remains('agent-kept'))
+      expect((await storage.agentData.agentIds()).sort()).toEqual(['agent-gone', 'agent-kept'])
+
+      expect(await storage.repositories.agents.delete('agent-gone')).toBe(true)
+      await storage.agentData.purge('agent-gone')
+
+      const after = await storage.agentData.remains('agent-gone')
+      expect(nonZero(after)).toEqual({})
+      // Every store is still listed, with its zero.
+      expect(after.map((s) => s.store)).toEqual(before.map((s) => s.store))
+      expect(nonZero(await storage.agentData.remains('agent-kept'))).toEqual(kept)
+      expect(await storage.agentData.agentIds()).toEqual(['agent-kept'])
+      // A purge of every agent (after a restore or a clear of all) runs too.
+      await storage.agentData.purge()
+      expect(nonZero(await storage.agentData.remains('agent-kept'))).toEqual(kept)
+    })
+  })
+}
+
+/** Occurrences of `needle` in the files (those that exist). */
+function filesHolding(files: string[], needle: string): string[] {
+  return files.filter((file) => fs.existsSync(file) && fs.readFileSync(file).includes(Buffer.from(needle)))
+}
+
+/**
+ * SQLite: no row of a deleted agent in any table or full-text index, and no byte of its text left
+ * in the database file or its WAL once purged.
+ */
+export function describeSqlitePurge(initializer: StorageInitializer): void {
+  describe(`${initializer.name}: agent purge on disk`, () => {
+    const fixture = useFixture(initializer)
+
+    it('leaves no row in any table or full-text index, and no byte of the text in the file or WAL', async () => {
+      const { storage, clock } = fixture()
+      const db = (storage as SqliteStorage).db
+      const [main] = await db.$queryRawUnsafe<{ file: string }[]>(
+        `SELECT "file" FROM pragma_database_list WHERE "name" = 'main'`,
+      )
+      const files = [main?.file ?? '', `${main?.file}-wal`]
+      const marker = 'zqxpurgemarker'
+      for (const agentId of ['agent-gone', 'agent-kept']) {
+        const text = `${marker}${agentId.replace(/-/g, '')} is in the garden shed`
+        await agentWithRecords(storage, agentId, text, clock.now())
+        await fixture().addDocuments('messages', [{ agentId, text }])
+        await fixture().addDocuments('memories', [{ agentId, text }])
+        await fixture().addDocuments('knowledge', [{ agentId, text }])
+      }
+      const gone = `${marker}agentgone`
+      const before = nonZero(await storage.agentData.remains('agent-gone'))
+      expect(before).toMatchObject({
+        Agent: 1,
+        MemoryEntry: 1,
+        MemoryVector: 1,
+        AdaptiveParameter: 1,
+        OptimizationSnapshot: 1,
+        Session: 1,
+        Message: 1,
+        MemoryItem: 1,
+        Knowledge: 1,
+        MessageSearch: 1,
+        MemorySearch: 1,
+        KnowledgeSearch: 1,
+      })
+      expect(filesHolding(files, gone)).not.toEqual([])
+
+      await storage.repositories.agents.delete('agent-gone')
+      await storage.agentData.purge('agent-gone')
+
+      const after = await storage.agentData.remains('agent-gone')
+      expect(nonZero(after)).toEqual({})
+      expect(after.map((s) => s.kind)).toEqual(expect.arrayContaining(['TABLE', 'FULL_TEXT', 'QUEUE']))
+      expect(after.map((s) => s.store)).toEqual(
+        expect.arrayContaining(['MessageSearch (rows deleted)', 'MemorySearch (rows deleted)']),
+      )
+      expect(filesHolding(files, gone)).toEqual([])
+      expect(filesHolding(files, 'agent-gone')).toEqual([])
+      expect(filesHolding(files, `${marker}agentkept`)).not.toEqual([])
+    })
+  })
+}

@@ -1,0 +1,114 @@
+import type { PersistentSessionManager } from '@engram/core'
+import type { ContextService } from '../context/context-service.ts'
+import type { MemoryService } from '../memory/memory-service.ts'
+import type { OptimizerService } from '../optimizer/optimizer-service.ts'
+import type { AgentDataStore, StoreRemainder } from '../ports/agent-data.ts'
+import type { EventBus } from '../ports/event-bus.ts'
+import type { AgentWrites } from './agent-writes.ts'
+import type { LifecycleAgents, LifecycleEmbeddings, LifecycleSearch } from './collaborators.ts'
+
+/** What remains of an agent, store by store: every count is zero once it is deleted. */
+export interface DeletionReport {
+  agentId: string
+  remaining: number
+  stores: StoreRemainder[]
+}
+
+export interface AgentLifecycleDeps<A extends { id: string }> {
+  /** The store's purge and count of what remains (the adapter's physical side of a deletion). */
+  data: AgentDataStore
+  agents: LifecycleAgents<A>
+  writes: AgentWrites
+  context: ContextService
+  embeddings: LifecycleEmbeddings
+  sessions: Pick<PersistentSessionManager, 'forgetCached' | 'cachedCount'>
+  memory: MemoryService
+  search: LifecycleSearch
+  optimizer: OptimizerService
+  events: EventBus
+}
+
+/**
+ * The end of an agent's data: deleting an agent, clearing, importing over it or restoring a backup
+ * deletes rows, and everything derived from them must go too — in-memory caches (a new owner of
+ * the same id must not be served them), saved vector graphs, and the bytes of deleted text in the
+ * store. The deletion report lets an operator check that nothing remains.
+ */
+export class AgentLifecycle<A extends { id: string } = { id: string }> {
+  constructor(private readonly deps: AgentLifecycleDeps<A>) {}
+
+  /** Deletes an agent with all of its data and keys, and everything derived from them. */
+  async deleteAgent(id: string): Promise<A> {
+    const agent = await this.deps.agents.deleteAgent(id)
+    this.ended(agent.id)
+    await this.purge(agent.id)
+    return agent
+  }
+
+  /** Its keys and tokens are gone: open subscriptions check again and end. */
+  accessChanged(): void {
+    this.deps.events.publish('access:changed', {})
+  }
+
+  /**
+   * An agent (every agent when none is named) no longer exists as it was: a new incarnation of its
+   * id, and nothing held in memory for the old one.
+   */
+  ended(agentId?: string): void {
+    if (agentId) this.deps.writes.ended(agentId)
+    else this.deps.writes.touchAll()
+    this.forget(agentId)
+    this.accessChanged()
+  }
+
+  /**
+   * Drops everything held in memory that was derived from an agent's rows (every agent's when none
+   * is named), after they were deleted or replaced behind the caches.
+   */
+  forget(agentId?: string): void {
+    const { writes, context, embeddings, sessions, memory, search, optimizer } = this.deps
+    if (agentId) writes.touch(agentId)
+    else writes.touchAll()
+    context.forget(agentId)
+    embeddings.reset(agentId)
+    sessions.forgetCached(agentId)
+    memory.invalidate(agentId ?? null)
+    optimizer.forget(agentId)
+    search.forgetStatistics()
+  }
+
+  /**
+   * After rows were deleted in bulk: removes the agent's saved vector graphs (every agent's when
+   * none is named), then has the store erase what it still keeps of deleted rows physically.
+   */
+  async purge(agentId?: string): Promise<void> {
+    this.deps.embeddings.removeFiles(agentId)
+    await this.deps.data.purge(agentId)
+  }
+
+  /**
+   * At start: saved vector graphs of agents that no longer exist are removed (left by a deletion
+   * that a crash interrupted, or by a server without this sweep). Returns how many files.
+   */
+  async removeOrphanFiles(): Promise<number> {
+    return this.deps.embeddings.removeOrphanFiles(await this.deps.data.agentIds())
+  }
+
+  /** What remains of an agent in every store; all zero once it is deleted. */
+  async report(agentId: string): Promise<DeletionReport> {
+    const { data, context, embeddings, sessions, memory, optimizer } = this.deps
+    const stores: StoreRemainder[] = [
+      ...(await data.remains(agentId)),
+      { store: 'vector graph files', kind: 'FILE', count: embeddings.files(agentId).length },
+      { store: 'context cache', kind: 'CACHE', count: context.cachedEntries(agentId) },
+      { store: 'session cache', kind: 'CACHE', count: sessions.cachedCount(agentId) },
+      {
+        store: 'vector indexes in memory',
+        kind: 'CACHE',
+        count: embeddings.held(agentId).indexes + (memory.holdsIndex(agentId) ? 1 : 0),
+      },
+      { store: 'optimizer redundancy joins', kind: 'CACHE', count: optimizer.cachedJoins(agentId) },
+    ]
+    return { agentId, remaining: stores.reduce((sum, s) => sum + s.count, 0), stores }
+  }
+}

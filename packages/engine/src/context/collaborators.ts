@@ -1,0 +1,35 @@
+import type { ContextBudgets, MemorySettings } from '@engram/core'
+
+/**
+ * What memoryContext calls on services other groups are still moving into the engine. Declared
+ * here narrowly (exactly what is called) and satisfied structurally by the apps/api classes, so
+ * this code never imports apps/api; the whole services replace them once they move.
+ */
+
+/** The memory items' service: the agent's settings, and access counting of what was shown. */
+export interface ContextMemoryItems {
+  settings(agentId: string): Promise<{ settings: MemorySettings; contextBudgets: ContextBudgets }>
+  /** Counts the memories (by row id) as accessed now. */
+  recordAccess(agentId: string, ids: readonly number[]): Promise<unknown>
+}
+
+/** The search options memoryContext uses: one scope, no access tracking (access is counted once, here). */
+export interface ContextSearchOptions {
+  scopes: ('MEMORIES' | 'KNOWLEDGE')[]
+  limit: number
+  memoryFilter?: { userId?: string | null }
+  track: false
+}
+
+/** A search hit as memoryContext reads it: a memory hit carries its memory. */
+export interface ContextSearchHit {
+  id: string
+  text: string
+  memory?: unknown
+}
+
+export interface ContextSearch {
+  search(agentId: string, query: string, options: ContextSearchOptions): Promise<ContextSearchHit[]>
+  /** The time of the agent's newest message, which conversation windows count back from. */
+  newestMessageTime(agentId: string): Promise<Date | null>
+}
