@@ -27,4 +27,19 @@ export {
   STAT_KEYS,
 } from './parameters/parameter-store.ts'
 export * from './ports/index.ts'
+export type {
+  TransferEmbeddings,
+  TransferLifecycle,
+  TransferPrivacy,
+  TransferPrivacyPolicy,
+} from './transfer/collaborators.ts'
+export {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  type ExportDocument,
+  type ImportMode,
+  type ImportReport,
+  MAX_IMPORT_ITEMS,
+} from './transfer/document.ts'
+export { TransferService, type TransferServiceDeps } from './transfer/transfer-service.ts'
 export { assertDimensions } from './vectors/dimensions.ts'

@@ -30,6 +30,8 @@ export {
 export { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 export * from './sessions/prisma-session-repository.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
+export { agentArchiveIn } from './transfer/prisma-agent-archive.ts'
+export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'
 export { buildHnswInWorker } from './vector/hnsw-build.ts'
 export * from './vector/hnsw-index.ts'
 export { SqliteVectorStore } from './vector/sqlite-vector-store.ts'

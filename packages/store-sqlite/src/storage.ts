@@ -6,6 +6,7 @@ import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
+import { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'
 import { SqliteVectorStore } from './vector/sqlite-vector-store.ts'
 
 export interface SqliteStorageOptions {
@@ -16,6 +17,8 @@ export interface SqliteStorageOptions {
   messageJobs?: (agentId: string, messageIds: number[]) => NewJob[]
   /** The embedding model the vector store's rows belong to. */
   vectorModel?: string
+  /** The database file and the folder for backups; without them the store declares no backup. */
+  backups?: SqliteBackupOptions | null
 }
 
 /** The SQLite adapter's bundle; the concrete types stay visible to code that needs SQLite's extras. */
@@ -25,6 +28,7 @@ export interface SqliteStorage extends Storage {
   fullText: SqliteFullTextIndex
   vectors: SqliteVectorStore
   jobs: SqliteJobQueue
+  backups?: SqliteBackupStore
 }
 
 export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
@@ -34,7 +38,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const fullText = new SqliteFullTextIndex(db)
   return {
     name: 'sqlite',
-    capabilities: { backup: true, multiProcess: true },
+    capabilities: { backup: options.backups != null, multiProcess: true },
     db,
     unitOfWork: new PrismaUnitOfWork(db),
     repositories: prismaRepositories(db),
@@ -45,6 +49,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     fullText,
     vectors: new SqliteVectorStore(db, clock, options.vectorModel ?? 'vector-store'),
     jobs,
+    ...(options.backups ? { backups: new SqliteBackupStore(db, clock, options.backups) } : {}),
     close: async () => {
       fullText.close()
       await db.$disconnect()

@@ -12,7 +12,7 @@ import {
   parseWith,
   type TokenCounter,
 } from '@engram/core'
-import { AgentWrites, createEngine, type Logger } from '@engram/engine'
+import { AgentWrites, createEngine, type Logger, TransferService } from '@engram/engine'
 import { createSqliteStorage, type Database } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import {
@@ -33,7 +33,6 @@ import { MemoryItemService } from './memory-item-service.ts'
 import { OptimizerService } from './optimizer-service.ts'
 import { PrivacyService } from './privacy-service.ts'
 import { SearchService } from './search-service.ts'
-import { TransferService } from './transfer-service.ts'
 
 export interface ServicesOptions {
   db: Database
@@ -71,6 +70,11 @@ export function createServices(options: ServicesOptions) {
     db,
     clock,
     messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    // Backups need a file to copy and a folder to put copies in; without them the store has none.
+    backups:
+      options.databaseFile && options.backupDirectory
+        ? { databaseFile: options.databaseFile, directory: options.backupDirectory }
+        : null,
   })
   const engine = createEngine({
     storage,
@@ -146,10 +150,8 @@ export function createServices(options: ServicesOptions) {
     pubsub,
     log,
   })
-  const transfer = new TransferService(
-    db,
-    options.databaseFile ?? null,
-    options.backupDirectory ?? null,
+  const transfer = new TransferService({
+    storage,
     clock,
     tokenCounter,
     limits,
@@ -157,7 +159,7 @@ export function createServices(options: ServicesOptions) {
     embeddings,
     writes,
     lifecycle,
-  )
+  })
   return {
     engine,
     storage,

@@ -1,5 +1,23 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
+export type {
+  AgentArchive,
+  AgentArchiveRepository,
+  ArchivedEntry,
+  ArchivedKnowledge,
+  ArchivedMemory,
+  ArchivedMessage,
+  ArchivedPrivacyPolicy,
+  ArchivedSession,
+  ArchivedSnapshot,
+  ArchivedVector,
+  ClearedCounts,
+  NewArchivedMemory,
+  NewArchivedSession,
+  NewArchivedVector,
+  StoredMemorySettings,
+} from './agent-archive.ts'
+export type { BackupInfo, BackupStore, RestoreResult } from './backup-store.ts'
 export type { Clock } from './clock.ts'
 export type {
   EmbeddingProgressEvent,
@@ -32,5 +50,5 @@ export type {
   SessionRepository,
 } from './repositories.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
-export type { UnitOfWork } from './unit-of-work.ts'
+export type { TransactionOptions, UnitOfWork } from './unit-of-work.ts'
 export type { StoredVector, VectorHit, VectorStore } from './vector-store.ts'

@@ -1,4 +1,5 @@
 import type { MemoryEntry, MemoryType, Metadata } from '@engram/core'
+import type { AgentArchiveRepository } from './agent-archive.ts'
 
 /**
  * Repositories, one per aggregate. Each method runs in the transaction its repository was handed
@@ -86,4 +87,5 @@ export interface Repositories {
   agents: AgentRepository
   memoryEntries: MemoryEntryRepository
   parameters: ParameterRepository
+  archive: AgentArchiveRepository
 }

@@ -1,3 +1,4 @@
+import type { BackupStore } from './backup-store.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
@@ -23,5 +24,7 @@ export interface Storage {
   fullText: FullTextIndex
   vectors: VectorStore
   jobs: JobQueue
+  /** Present exactly when `capabilities.backup` is declared. */
+  backups?: BackupStore
   close(): Promise<void>
 }
