@@ -1,5 +1,7 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeAgentArchive } from './spec/agent-archive.ts'
+import { describeBackups } from './spec/backups.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeJobs } from './spec/jobs.ts'
 import { describeRepositories } from './spec/repositories.ts'
@@ -14,4 +16,6 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeAgentArchive(initializer)
+  describeBackups(initializer)
 }

@@ -85,7 +85,11 @@ export const sqliteInitializer: StorageInitializer = {
     applyMigrations(file, migrationsDirectory())
     const clock = new ManualClock()
     const db = createDatabase(file)
-    const storage = createSqliteStorage({ db, clock })
+    const storage = createSqliteStorage({
+      db,
+      clock,
+      backups: { databaseFile: file, directory: path.join(dir, 'backups') },
+    })
     const others: Database[] = []
     const fixture = {
       storage,
