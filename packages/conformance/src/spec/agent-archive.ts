@@ -258,13 +258,13 @@ export function describeAgentArchive(initializer: StorageInitializer): void {
           'agent-copy',
           original.knowledge.map(({ id: _id, ...k }) => k),
         )
-        original.knowledge.forEach((k, i) => newId.set(k.id, factIds[i] as string))
+        for (const [i, k] of original.knowledge.entries()) newId.set(k.id, factIds[i] as string)
         for (const s of original.sessions) {
           const messageIds = await archive.addConversation('agent-copy', {
             ...s,
             messages: s.messages.map(({ id: _id, ...m }) => m),
           })
-          s.messages.forEach((m, i) => newId.set(m.id, messageIds[i] as string))
+          for (const [i, m] of s.messages.entries()) newId.set(m.id, messageIds[i] as string)
         }
         await archive.addSnapshots('agent-copy', original.snapshots ?? [])
         await archive.addVectors(

@@ -19,7 +19,7 @@ export class Backups {
     return store
   }
 
-  create(): Promise<BackupInfo> {
+  async create(): Promise<BackupInfo> {
     return this.store().create()
   }
 
@@ -27,7 +27,7 @@ export class Backups {
     return this.store().list()
   }
 
-  restore(name: string): Promise<RestoreResult> {
+  async restore(name: string): Promise<RestoreResult> {
     return this.store().restore(name)
   }
 }

@@ -131,11 +131,11 @@ export class TransferService {
   }
 
   /** A consistent copy of the whole store while it serves. */
-  backup(): Promise<BackupInfo> {
+  async backup(): Promise<BackupInfo> {
     return this.backups.create()
   }
 
-  listBackups(): Promise<BackupInfo[]> {
+  async listBackups(): Promise<BackupInfo[]> {
     return this.backups.list()
   }
 
