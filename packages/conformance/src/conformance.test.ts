@@ -1,7 +1,9 @@
 import { inMemoryInitializer } from './initializers/in-memory.ts'
 import { sqliteInitializer } from './initializers/sqlite.ts'
+import { describeAgentArchive } from './spec/agent-archive.ts'
 import { describeAgentData, describeSqlitePurge } from './spec/agent-data.ts'
 import { describeAgentRecords } from './spec/agent-records.ts'
+import { describeBackups } from './spec/backups.ts'
 import { describeContextSources } from './spec/context-sources.ts'
 import { describeEmbeddings } from './spec/embeddings.ts'
 import { describeFullText } from './spec/full-text.ts'
@@ -31,6 +33,8 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeAgentRecords(initializer)
   describeOptimizer(initializer)
   describeAgentData(initializer)
+  describeAgentArchive(initializer)
+  describeBackups(initializer)
 }
 
 // Specs that write their rows through SQLite's client (knowledge, memory items, messages and the

@@ -1,6 +1,8 @@
 // The conformance suite: one spec per port, each run against every adapter's initializer.
 export { inMemoryInitializer } from './initializers/in-memory.ts'
 export { sqliteInitializer } from './initializers/sqlite.ts'
+export { describeAgentArchive } from './spec/agent-archive.ts'
+export { describeBackups } from './spec/backups.ts'
 export { describeFullText } from './spec/full-text.ts'
 export { describeJobs } from './spec/jobs.ts'
 export { describeRepositories } from './spec/repositories.ts'

@@ -112,4 +112,19 @@ export {
   readStoredPrivacyPolicy,
 } from './privacy/privacy-service.ts'
 export { SearchService, type SearchServiceDeps } from './search/search-service.ts'
+export type {
+  TransferEmbeddings,
+  TransferLifecycle,
+  TransferPrivacy,
+  TransferPrivacyPolicy,
+} from './transfer/collaborators.ts'
+export {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  type ExportDocument,
+  type ImportMode,
+  type ImportReport,
+  MAX_IMPORT_ITEMS,
+} from './transfer/document.ts'
+export { TransferService, type TransferServiceDeps } from './transfer/transfer-service.ts'
 export { assertDimensions } from './vectors/dimensions.ts'

@@ -15,6 +15,7 @@ import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
 import { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
+import { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'
 import { SqliteVectorStore, type VectorIndexOptions } from './vector/sqlite-vector-store.ts'
 
 export interface SqliteStorageOptions {
@@ -30,6 +31,8 @@ export interface SqliteStorageOptions {
   /** Where index maintenance reports failures and rebuilds. */
   /** Where the purge reports a WAL it could not truncate (console when none is given). */
   log?: Logger
+  /** The database file and the folder for backups; without them the store declares no backup. */
+  backups?: SqliteBackupOptions | null
 }
 
 /** The SQLite adapter's bundle; the concrete types stay visible to code that needs SQLite's extras. */
@@ -41,6 +44,7 @@ export interface SqliteStorage extends Storage {
   vectors: SqliteVectorStore
   jobs: SqliteJobQueue
   embeddings: SqliteEmbeddingRepository
+  backups?: SqliteBackupStore
 }
 
 export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
@@ -50,7 +54,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const fullText = new SqliteFullTextIndex(db)
   return {
     name: 'sqlite',
-    capabilities: { backup: true, multiProcess: true },
+    capabilities: { backup: options.backups != null, multiProcess: true },
     db,
     unitOfWork: new PrismaUnitOfWork(db),
     repositories: prismaRepositories(db),
@@ -77,6 +81,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     optimizer: new SqliteOptimizerRepository(db),
     contextSources: new SqliteContextSources(db),
     agentData: new SqliteAgentData(db, options.log),
+    ...(options.backups ? { backups: new SqliteBackupStore(db, clock, options.backups) } : {}),
     close: async () => {
       fullText.close()
       await db.$disconnect()

@@ -1,7 +1,7 @@
+import type { BackupInfo, ExportDocument, ImportReport } from '@engram/engine'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
-import type { BackupInfo, ExportDocument, ImportReport } from '../services/transfer-service.ts'
 
 const ExportRef = builder
   .objectRef<{

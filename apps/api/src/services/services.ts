@@ -23,13 +23,13 @@ import {
   type Logger,
   OptimizerService,
   SearchService,
+  TransferService,
   wireEmbedJobs,
 } from '@engram/engine'
 import { createSqliteStorage, type Database, type VectorIndexOptions } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
 import { MemoryItemService } from './memory-item-service.ts'
-import { TransferService } from './transfer-service.ts'
 
 export interface ServicesOptions {
   db: Database
@@ -76,6 +76,11 @@ export function createServices(options: ServicesOptions) {
       ...options.vectorIndex,
     },
     log,
+    // Backups need a file to copy and a folder to put copies in; without them the store has none.
+    backups:
+      options.databaseFile && options.backupDirectory
+        ? { databaseFile: options.databaseFile, directory: options.backupDirectory }
+        : null,
   })
   const engine = createEngine({
     storage,
@@ -148,11 +153,8 @@ export function createServices(options: ServicesOptions) {
     optimizer,
     events: engine.events,
   })
-
-  const transfer = new TransferService(
-    db,
-    options.databaseFile ?? null,
-    options.backupDirectory ?? null,
+  const transfer = new TransferService({
+    storage,
     clock,
     tokenCounter,
     limits,
@@ -160,7 +162,7 @@ export function createServices(options: ServicesOptions) {
     embeddings,
     writes,
     lifecycle,
-  )
+  })
   return {
     engine,
     storage,

@@ -170,7 +170,12 @@ export const sqliteInitializer: StorageInitializer = {
       approximateAbove: VECTOR_APPROXIMATE_ABOVE,
       hnsw: { initialCapacity: 64 },
     }
-    const storage = createSqliteStorage({ db, clock, vectorIndex })
+    const storage = createSqliteStorage({
+      db,
+      clock,
+      vectorIndex,
+      backups: { databaseFile: file, directory: path.join(dir, 'backups') },
+    })
     const others: Database[] = []
     const fixture = {
       storage,

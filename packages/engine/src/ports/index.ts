@@ -1,8 +1,25 @@
 // The ports the engine is written against; adapters (store-sqlite, the in-memory testing store)
 // implement them, and only start-up code chooses which.
 
+export type {
+  AgentArchive,
+  AgentArchiveRepository,
+  ArchivedEntry,
+  ArchivedKnowledge,
+  ArchivedMemory,
+  ArchivedMessage,
+  ArchivedPrivacyPolicy,
+  ArchivedSession,
+  ArchivedSnapshot,
+  ArchivedVector,
+  ClearedCounts,
+  NewArchivedMemory,
+  NewArchivedSession,
+  NewArchivedVector,
+} from './agent-archive.ts'
 export type { AgentDataStore, StoreKind, StoreRemainder } from './agent-data.ts'
 export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
+export type { BackupInfo, BackupStore, RestoreResult } from './backup-store.ts'
 export type { Clock } from './clock.ts'
 export type {
   ContextMemory,
@@ -84,5 +101,10 @@ export type {
   SessionRepository,
 } from './repositories.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
-export type { UnitOfWork } from './unit-of-work.ts'
-export type { SearchIndexOptions, StoredVector, VectorHit, VectorStore } from './vector-store.ts'
+export type { TransactionOptions, UnitOfWork } from './unit-of-work.ts'
+export type {
+  SearchIndexOptions,
+  StoredVector,
+  VectorHit,
+  VectorStore,
+} from './vector-store.ts'

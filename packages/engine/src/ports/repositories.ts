@@ -1,5 +1,6 @@
 import type { MemoryEntry, MemoryType, Metadata } from '@engram/core'
 import type { TimeIdPageQuery } from '../paging/cursor.ts'
+import type { AgentArchiveRepository } from './agent-archive.ts'
 
 /**
  * Repositories, one per aggregate. Each method runs in the transaction its repository was handed
@@ -101,4 +102,5 @@ export interface Repositories {
   agents: AgentRepository
   memoryEntries: MemoryEntryRepository
   parameters: ParameterRepository
+  archive: AgentArchiveRepository
 }

@@ -1,5 +1,6 @@
 import type { AgentDataStore } from './agent-data.ts'
 import type { ApiKeyRepository } from './api-keys.ts'
+import type { BackupStore } from './backup-store.ts'
 import type { ContextSources } from './context-sources.ts'
 import type { ConversationHistory } from './conversation-history.ts'
 import type { EmbeddingRepository } from './embeddings.ts'
@@ -53,5 +54,7 @@ export interface Storage {
   contextSources: ContextSources
   /** The physical purge of deleted agents' data and the count of what remains. */
   agentData: AgentDataStore
+  /** Present exactly when `capabilities.backup` is declared. */
+  backups?: BackupStore
   close(): Promise<void>
 }

@@ -13,6 +13,7 @@ import type {
   Repositories,
 } from '../ports/repositories.ts'
 import type { UnitOfWork } from '../ports/unit-of-work.ts'
+import { type AgentMemoryState, inMemoryArchive } from './in-memory-archive.ts'
 
 interface State {
   agents: Map<string, AgentRecord>
@@ -21,10 +22,21 @@ interface State {
   /** agentId → key → value */
   parameters: Map<string, Map<string, number>>
   nextEntryId: number
+  /** agentId → what the agent remembers beyond entries and parameters (the archive's rows) */
+  archives: Map<string, AgentMemoryState>
+  nextArchiveId: number
 }
 
 function emptyState(): State {
-  return { agents: new Map(), entries: new Map(), vectors: new Map(), parameters: new Map(), nextEntryId: 1 }
+  return {
+    agents: new Map(),
+    entries: new Map(),
+    vectors: new Map(),
+    parameters: new Map(),
+    nextEntryId: 1,
+    archives: new Map(),
+    nextArchiveId: 1,
+  }
 }
 
 /**
@@ -43,6 +55,7 @@ export class InMemoryRepositories implements UnitOfWork {
       agents: this.agents(),
       memoryEntries: this.memoryEntries(),
       parameters: this.parameters(),
+      archive: inMemoryArchive(() => this.state),
     }
   }
 
@@ -97,6 +110,7 @@ export class InMemoryRepositories implements UnitOfWork {
         for (const [key, vector] of this.state.vectors)
           if (!this.state.entries.has(vector.entryId)) this.state.vectors.delete(key)
         this.state.parameters.delete(id)
+        this.state.archives.delete(id)
         return true
       },
       list: async () =>

@@ -8,6 +8,7 @@ import type {
 } from '@engram/engine'
 import type { Database, Transaction } from '../db/client.ts'
 import { parseRowId, toEntry } from '../mappers.ts'
+import { agentArchiveIn } from '../transfer/prisma-agent-archive.ts'
 import { timeIdWhere } from './time-id-where.ts'
 
 /** The client a repository runs on: the database (each call commits alone) or one transaction. */
@@ -18,7 +19,12 @@ export type Executor = Database | Transaction
  * another tenant finds nothing; ids that are not row ids find nothing rather than throwing.
  */
 export function prismaRepositories(db: Executor): Repositories {
-  return { agents: agentsIn(db), memoryEntries: memoryEntriesIn(db), parameters: parametersIn(db) }
+  return {
+    agents: agentsIn(db),
+    memoryEntries: memoryEntriesIn(db),
+    parameters: parametersIn(db),
+    archive: agentArchiveIn(db),
+  }
 }
 
 export function agentsIn(db: Executor): AgentRepository {

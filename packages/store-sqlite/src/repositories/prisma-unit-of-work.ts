@@ -1,4 +1,4 @@
-import type { Repositories, UnitOfWork } from '@engram/engine'
+import type { Repositories, TransactionOptions, UnitOfWork } from '@engram/engine'
 import type { Database } from '../db/client.ts'
 import { prismaRepositories } from './prisma-repositories.ts'
 
@@ -6,7 +6,10 @@ import { prismaRepositories } from './prisma-repositories.ts'
 export class PrismaUnitOfWork implements UnitOfWork {
   constructor(private readonly db: Database) {}
 
-  transaction<T>(fn: (repositories: Repositories) => Promise<T>): Promise<T> {
-    return this.db.$transaction((tx) => fn(prismaRepositories(tx)))
+  transaction<T>(fn: (repositories: Repositories) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.db.$transaction((tx) => fn(prismaRepositories(tx)), {
+      ...(options?.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      ...(options?.maxWaitMs ? { maxWait: options.maxWaitMs } : {}),
+    })
   }
 }
