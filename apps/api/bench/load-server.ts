@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
 import { applyMigrations, createDatabase, migrationsDirectory } from '@engram/store-sqlite'
-import { ensureAdminKey } from '../src/auth.ts'
+import { ensureAdminKey } from '../src/admin-key.ts'
 import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import { listen } from '../src/server.ts'
 import { createApp } from '../src/yoga.ts'

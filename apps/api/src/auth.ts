@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { type Clock, ForbiddenError, ValidationError } from '@engram/core'
-import { AgentService } from '@engram/engine'
-import { agentsIn, type Database, sqliteApiKeys } from '@engram/store-sqlite'
+import type { AgentService } from '@engram/engine'
 
 /** Who is calling: an operator with the admin key, or one agent with its own key. */
 export type Viewer =
@@ -80,8 +79,9 @@ export function keyFromConnectionParams(params: unknown): string | null {
   return typeof record.apiKey === 'string' ? record.apiKey : null
 }
 
+/** The caller of a request or connection, from its key (looked up afresh each time: revoking works at once). */
 export async function resolveViewer(
-  db: Database,
+  keys: AgentService,
   key: string | null,
   liveTokens?: LiveTokens,
 ): Promise<Viewer | null> {
@@ -90,23 +90,7 @@ export async function resolveViewer(
     const live = liveTokens?.verify(key)
     return live ? { kind: 'live', ...live } : null
   }
-  return (await keyHolders(db).holderOf(key)) ?? null
-}
-
-/**
- * Makes sure an admin key exists. A key given in ENGRAM_ADMIN_KEY is registered (hashed); with
- * none configured and none stored, one is generated and returned so the caller can print it once.
- */
-export async function ensureAdminKey(
-  db: Database,
-  configuredKey: string | undefined,
-): Promise<string | null> {
-  return keyHolders(db).ensureAdminKey(configuredKey)
-}
-
-/** The engine's key rules on the database's key store (each request looks its key up afresh). */
-function keyHolders(db: Database): AgentService {
-  return new AgentService(agentsIn(db), sqliteApiKeys(db))
+  return (await keys.holderOf(key)) ?? null
 }
 
 /**

@@ -30,7 +30,7 @@ export function optimizerStatusRoute(services: Services): Plugin {
 
       if (request.method !== 'GET') return error(405, 'METHOD_NOT_ALLOWED', 'only GET is served here')
       const viewer = await resolveViewer(
-        services.db,
+        services.agents,
         bearerToken(request.headers.get('authorization')),
         services.liveTokens,
       )

@@ -6,7 +6,8 @@ import { applyMigrations, createDatabase, migrationsDirectory } from '@engram/st
 import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
-import { ensureAdminKey, keyFromConnectionParams, resolveViewer } from './auth.ts'
+import { ensureAdminKey } from './admin-key.ts'
+import { keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { maskError } from './client-errors.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
 import { loadWordNetLexicon } from './embedding/wordnet-lexicon.ts'
@@ -98,7 +99,7 @@ export function listen(
       // A connection without a valid key is closed at once (4403), before any operation.
       onConnect: async (ctx) => {
         const key = keyFromConnectionParams(ctx.connectionParams)
-        return (await resolveViewer(app.services.db, key, app.services.liveTokens)) !== null
+        return (await resolveViewer(app.services.agents, key, app.services.liveTokens)) !== null
       },
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = app.yoga.getEnveloped({

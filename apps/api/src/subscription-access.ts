@@ -1,5 +1,4 @@
 import { type EngramError, ForbiddenError } from '@engram/core'
-import { directSqlite } from '@engram/store-sqlite'
 import { map, Repeater } from 'graphql-yoga'
 import type { Context } from './context.ts'
 
@@ -68,14 +67,8 @@ async function accessCheck(ctx: Context, agentId: string | null): Promise<() => 
         return new ForbiddenError(`the live token expired at ${viewer.expiresAt.toISOString()}`)
     } else {
       // Read each time, like every request's key: a key revoked by another process counts too.
-      const direct = directSqlite(services.db)
-      const key = direct
-        ? await direct.get<{ revokedAt: unknown }>(
-            `SELECT "revokedAt" FROM "ApiKey" WHERE "id" = ?`,
-            viewer.keyId,
-          )
-        : await services.db.apiKey.findUnique({ where: { id: viewer.keyId }, select: { revokedAt: true } })
-      if (!key || key.revokedAt) return new ForbiddenError('the API key of this subscription was revoked')
+      if (!(await services.agents.isKeyActive(viewer.keyId)))
+        return new ForbiddenError('the API key of this subscription was revoked')
     }
     if (agentId) {
       const now = await agentCreatedAt(ctx, agentId)
@@ -87,10 +80,7 @@ async function accessCheck(ctx: Context, agentId: string | null): Promise<() => 
 }
 
 async function agentCreatedAt(ctx: Context, agentId: string): Promise<number | null> {
-  const agent = await ctx.services.db.agent.findUnique({
-    where: { id: agentId },
-    select: { createdAt: true },
-  })
+  const agent = await ctx.services.agents.findAgent(agentId)
   return agent ? agent.createdAt.getTime() : null
 }
 

@@ -167,7 +167,7 @@ export function createApp(options: AppOptions) {
       const key =
         bearerToken(request?.headers.get('authorization')) ??
         keyFromConnectionParams((initial as { connectionParams?: unknown }).connectionParams)
-      const viewer = await resolveViewer(db, key, services.liveTokens)
+      const viewer = await resolveViewer(services.agents, key, services.liveTokens)
       if (!viewer) {
         throw new GraphQLError('Missing or invalid API key: send "Authorization: Bearer <key>".', {
           extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },

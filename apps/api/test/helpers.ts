@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Clock, Embedder } from '@engram/core'
 import { applyMigrations, createDatabase, type Database, migrationsDirectory } from '@engram/store-sqlite'
-import { ensureAdminKey } from '../src/auth.ts'
+import { ensureAdminKey } from '../src/admin-key.ts'
 import { type App, type AppOptions, createApp } from '../src/yoga.ts'
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef'

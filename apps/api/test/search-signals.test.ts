@@ -1,8 +1,9 @@
 // Issue 11's ranking signals through the API: dates in the query, the participant it names,
 // dialogue context and episodes, pseudo-relevance feedback, co-occurrence, the conversation
 // window. Each signal is checked on, off (weight 0) and in its score component.
+
+import { DEFAULT_SEARCH_WEIGHTS } from '@engram/engine/search'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_SEARCH_WEIGHTS } from '../src/services/search-service.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const TIME = 1 + DEFAULT_SEARCH_WEIGHTS.time

@@ -168,7 +168,7 @@ describe('sessions, messages and the context window over GraphQL', () => {
   })
 
   it('stores a generated admin key hashed only', async () => {
-    const { ensureAdminKey } = await import('../src/auth.ts')
+    const { ensureAdminKey } = await import('../src/admin-key.ts')
     const { hashApiKey } = await import('@engram/engine')
     const fresh = await createTestApp()
     try {

@@ -1,10 +1,8 @@
-import { toKnowledge } from '@engram/store-sqlite'
-import { builder } from '../builder.ts'
-import { agentScope } from '../scope.ts'
 import {
   DEFAULT_CONTEXT_TURNS,
   DEFAULT_MENTIONED_TIMES,
   DEFAULT_SEARCH_WEIGHTS,
+  knowledgeRecordOf,
   MAX_CONTEXT_TURNS,
   MAX_WINDOW_DAYS,
   type ScoreComponents,
@@ -13,7 +11,9 @@ import {
   type SearchHit,
   type SearchScope,
   type SearchStrategy,
-} from '../services/search-service.ts'
+} from '@engram/engine/search'
+import { builder } from '../builder.ts'
+import { agentScope } from '../scope.ts'
 import { KnowledgeRef } from './knowledge.ts'
 import { MemoryFilterInput, MemoryItemRef, toMemoryFilter } from './memory-item.ts'
 import { MessageRef } from './session.ts'
@@ -125,11 +125,10 @@ const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
     conversationId: t.exposeString('conversationId', { nullable: true }),
     memory: t.field({ type: MemoryItemRef, nullable: true, resolve: (h) => h.memory ?? null }),
     message: t.field({ type: MessageRef, nullable: true, resolve: (h) => h.message ?? null }),
-    // The search service still reads Prisma's rows; the engine's knowledge record has string ids.
     knowledge: t.field({
       type: KnowledgeRef,
       nullable: true,
-      resolve: (h) => (h.knowledge ? toKnowledge(h.knowledge) : null),
+      resolve: (h) => (h.knowledge ? knowledgeRecordOf(h.knowledge) : null),
     }),
   }),
 })

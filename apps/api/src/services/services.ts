@@ -21,6 +21,7 @@ import {
   embedJob,
   KnowledgeService,
   type Logger,
+  MemoryItemService,
   OptimizerService,
   SearchService,
   TransferService,
@@ -29,7 +30,6 @@ import {
 import { createSqliteStorage, type Database, type VectorIndexOptions } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
-import { MemoryItemService } from './memory-item-service.ts'
 
 export interface ServicesOptions {
   db: Database

@@ -24,6 +24,17 @@ export class AgentService {
     return this.agents.upsert(id, name ?? null)
   }
 
+  /** The agent, or null (a subscription asks whether the agent it was opened for still exists). */
+  findAgent(id: string): Promise<AgentRecord | null> {
+    return this.agents.find(id)
+  }
+
+  /** Whether a key still exists unrevoked (read afresh: another process may have revoked it). */
+  async isKeyActive(keyId: string): Promise<boolean> {
+    const key = await this.keys.find(keyId)
+    return key !== null && !key.revokedAt
+  }
+
   async requireAgent(id: string): Promise<AgentRecord> {
     assertAgentId(id)
     const agent = await this.agents.find(id)

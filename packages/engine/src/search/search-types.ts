@@ -1,4 +1,10 @@
-import { DEFAULT_DIALOGUE_OPTIONS, DEFAULT_WEIGHTED_STRATEGY_WEIGHTS, type StoredMessage } from '@engram/core'
+import {
+  DEFAULT_DIALOGUE_OPTIONS,
+  DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
+  type KnowledgeCategory,
+  type StoredMessage,
+} from '@engram/core'
+import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { RecalledKnowledge, RecalledMemoryItem } from '../ports/recall-sources.ts'
 import type { MemoryFilter } from './memory-filter.ts'
 
@@ -139,4 +145,9 @@ export interface SearchOptions {
   windowDays?: number | null
   /** Count hits as accesses (default true). */
   track?: boolean
+}
+
+/** A knowledge hit as the knowledge tier shows it elsewhere (string ids, the category typed). */
+export function knowledgeRecordOf(recalled: RecalledKnowledge): KnowledgeRecord {
+  return { ...recalled, id: String(recalled.id), category: recalled.category as KnowledgeCategory }
 }
