@@ -1,21 +1,38 @@
 import {
   type Clock,
+  createHashingEmbedder,
   DEFAULT_LIMITS,
+  DEFAULT_OPTIMIZER_CONFIG,
+  type Embedder,
+  type KeyFactMode,
+  type LexicalPlanConfig,
+  LexicalPlanConfigSchema,
   type Limits,
   PersistentSessionManager,
+  parseWith,
   summarizeMessages,
   type TokenCounter,
 } from '@engram/core'
+import { AgentLifecycle } from './agents/agent-lifecycle.ts'
 import { AgentService } from './agents/agent-service.ts'
+import { AgentWrites } from './agents/agent-writes.ts'
+import { ContextService } from './context/context-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
+import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
+import { EmbeddingService } from './embeddings/embedding-service.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
 import { JobWorker } from './jobs/job-worker.ts'
+import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
+import { MemoryItemService } from './memory-items/memory-item-service.ts'
+import { OptimizerService } from './optimizer/optimizer-service.ts'
 import { ParameterStore } from './parameters/parameter-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { Logger } from './ports/logger.ts'
 import type { Storage } from './ports/storage.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
+import { SearchService } from './search/search-service.ts'
+import { TransferService } from './transfer/transfer-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
   /** The storage adapter's bundle (store-sqlite's, or the in-memory one in tests). */
@@ -28,14 +45,19 @@ export interface EngineDeps<S extends Storage = Storage> {
   limits?: Limits
   /** How often a started job worker looks for due jobs (ms); see JobWorker. */
   jobPollIntervalMs?: number
+  /** The embedding provider; the offline hashing embedder when none is given. */
+  embedder?: Embedder
+  /** When common query terms stop selecting documents (see planLexicalQuery). */
+  lexicalPlan?: Partial<LexicalPlanConfig>
+  /** The scheduled optimizer: how often it runs (0: never on its own) and what counts as an error key fact. */
+  optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode }
 }
 
 export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine<S>>
 
 /**
- * The engine's facade: the use cases wired to one storage adapter. Doors (the GraphQL API, later
- * the SDK, MCP and CLI) call these and nothing below them. The use cases still in apps/api (see
- * docs/architecture.md) are wired beside it until they move here.
+ * The engine's facade: every use case of memory wired to one storage adapter. Doors (the GraphQL
+ * API, the embedded SDK, MCP and the CLI through them) call these and nothing below them.
  */
 export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const { storage, clock, tokenCounter } = deps
@@ -63,6 +85,75 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   // Every write an agent makes passes its sensitive-data policy.
   const privacy = new PrivacyService(storage.privacyPolicies)
   const agents = new AgentService(storage.repositories.agents, storage.apiKeys)
+  // Caches of derived data are keyed by each agent's write version.
+  const writes = new AgentWrites()
+  const embeddings = new EmbeddingService({
+    vectors: storage.vectors,
+    repository: storage.embeddings,
+    embedder: deps.embedder ?? createHashingEmbedder(),
+    clock,
+    events,
+    log,
+    writes,
+  })
+  wireEmbedJobs(embeddings, jobs, storage.jobs, storage.embeddings)
+  const memoryItems = new MemoryItemService(
+    storage.memoryItems,
+    clock,
+    tokenCounter,
+    limits,
+    privacy,
+    embeddings,
+  )
+  const search = new SearchService({
+    fullText: storage.fullText,
+    recall: storage.recall,
+    embeddings,
+    memories: memoryItems,
+    limits,
+    clock,
+    writes,
+    lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
+  })
+  const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
+  const optimizer = new OptimizerService(
+    storage.optimizer,
+    clock,
+    tokenCounter,
+    parameters,
+    memory,
+    events,
+    {
+      intervalMs: deps.optimizer?.intervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
+      snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
+      keyFactMode: deps.optimizer?.keyFactMode ?? 'spec',
+    },
+    log,
+    writes,
+  )
+  const knowledge = new KnowledgeService(storage.knowledge, clock, limits, embeddings)
+  const lifecycle = new AgentLifecycle({
+    data: storage.agentData,
+    agents,
+    writes,
+    context,
+    embeddings,
+    sessions,
+    memory,
+    search,
+    optimizer,
+    events,
+  })
+  const transfer = new TransferService({
+    storage,
+    clock,
+    tokenCounter,
+    limits,
+    privacy,
+    embeddings,
+    writes,
+    lifecycle,
+  })
   return {
     storage,
     clock,
@@ -70,6 +161,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
     log,
     events,
+    writes,
     parameters,
     memory,
     sessions,
@@ -77,5 +169,13 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     jobs,
     privacy,
     agents,
+    embeddings,
+    memoryItems,
+    search,
+    context,
+    optimizer,
+    knowledge,
+    lifecycle,
+    transfer,
   }
 }
