@@ -45,7 +45,7 @@ export function analyseText(text: string): AnalysedSentence[] {
       for (const [index, word] of words.entries()) {
         // "I" is tagged PRON, but a capitalised sentence-initial word can be tagged PROPN: keep only
         // capitalised words, so "Painting is fun" does not make "Painting" a name.
-        if (tags[index] === 'PROPN' && /^[A-Z]/.test(word) && index > 0) run.push(word)
+        if (tags[index] === 'PROPN' && /^[A-Z][\p{L}\p{N}-]*$/u.test(word) && word !== 'I' && index > 0) run.push(word)
         else flush()
       }
       flush()

@@ -128,7 +128,7 @@ const FAMILIES: Family[] = [
   {
     family: 'personal event',
     pattern:
-      /\b(?:i|we|my \w+)(?: just| finally| recently| also| even)? (?:\w+ed|went|got|took|made|lost|won|ran|met|saw|began|bought|came|did|found|gave|had|heard|left|sold|spent|wrote|broke|built|drew|grew|became|threw|flew|swam|sang|taught)\b|\b(?:yesterday|last (?:week|weekend|month|year|night|summer|winter|spring|fall|friday|saturday|sunday|monday|tuesday|wednesday|thursday)|\w+ (?:days|weeks|months|years) ago)\b/,
+      /\b(?:i|we|my \w+)(?:'ve| have)?(?: just| finally| recently| also| even)? (?:\w+ed|went|got|took|made|lost|won|ran|met|saw|began|bought|came|did|found|gave|had|heard|left|sold|spent|wrote|broke|built|drew|grew|became|threw|flew|swam|sang|taught)\b|\b(?:yesterday|last (?:week|weekend|month|year|night|summer|winter|spring|fall|friday|saturday|sunday|monday|tuesday|wednesday|thursday)|\w+ (?:days|weeks|months|years) ago)\b/,
     memoryType: 'fact',
     category: 'fact',
     tier: 'episodic',

@@ -32,6 +32,8 @@ export const OfflineExtractorSettingsSchema = z.object({
   /** Longer sentences are cut before matching: a pasted log is not a statement about the speaker. */
   maxSentenceChars: z.number().int().min(40).max(5_000).default(400),
   maxItemsPerTurn: z.number().int().min(1).max(50).default(6),
+  /** Assistant turns say what the assistant thinks, not who the user is: off unless asked for. */
+  extractFromAssistant: z.boolean().default(false),
   /** Whether sentences without a first-person subject (tool results, third-person facts) may yield memories. */
   keepThirdPerson: z.boolean().default(true),
 })
