@@ -4,7 +4,13 @@ import { contentWords } from '../retrieval/lexical.ts'
 import { initialImportance } from './importance.ts'
 import { analyseText } from './language.ts'
 import type { MemoryType } from './llm-provider.ts'
-import { classifySentence, type SentenceKind, type SpeakerRole, stripOpeners } from './patterns.ts'
+import {
+  classifySentence,
+  restoreElidedSubject,
+  type SentenceKind,
+  type SpeakerRole,
+  stripOpeners,
+} from './patterns.ts'
 import { displayName, toThirdPerson } from './perspective.ts'
 import {
   DEFAULT_IMPORTANCE_WEIGHTS,
@@ -68,11 +74,12 @@ export function extractMemoriesOffline(
   const settings = parseOfflineExtractorSettings(options.settings ?? {})
   const weights = options.importanceWeights ?? DEFAULT_IMPORTANCE_WEIGHTS
   const seen = new Set<string>()
+  const vocative = vocativePattern(turns.map((turn) => turn.speaker))
   const memories: CandidateMemory[] = []
   for (const turn of turns) {
     const role = turn.role ?? 'user'
     if (role === 'system' || (role === 'assistant' && !settings.extractFromAssistant)) continue
-    const fromTurn = extractFromTurn(turn, role, settings, weights, options.now)
+    const fromTurn = extractFromTurn(turn, role, settings, weights, options.now, vocative)
     for (const memory of fromTurn) {
       const key = memory.content.toLowerCase()
       if (seen.has(key)) continue
@@ -89,12 +96,13 @@ function extractFromTurn(
   settings: OfflineExtractorSettings,
   weights: ImportanceWeights,
   now: Date,
+  vocative: RegExp | null,
 ): CandidateMemory[] {
   const speaker = displayName(turn.speaker)
   const speakerWord = speaker.toLowerCase()
   const found: CandidateMemory[] = []
   for (const sentence of analyseText(turn.content)) {
-    const text = stripOpeners(sentence.text.slice(0, settings.maxSentenceChars))
+    const text = restoreElidedSubject(stripOpeners(withoutVocative(sentence.text.slice(0, settings.maxSentenceChars), vocative)))
     const explicit = role !== 'tool' && isExplicitRememberRequest(text)
     const body = explicit ? interpretRememberThis(text).content : text
     let kind: SentenceKind | null = classifySentence(body, role)
@@ -135,4 +143,24 @@ function extractFromTurn(
     .slice(0, settings.maxItemsPerTurn)
     .sort((a, b) => a.index - b.index)
     .map(({ memory }) => memory)
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * A sentence that opens by addressing another participant ("Caroline, since we talked…", "Hey Mel,
+ * …"): the name is not part of the statement, and left in it would read as its subject.
+ */
+function vocativePattern(speakers: readonly string[]): RegExp | null {
+  const names = [...new Set(speakers.flatMap((speaker) => displayName(speaker).split(' ')))].filter(
+    (name) => name.length > 1,
+  )
+  if (names.length === 0) return null
+  return new RegExp(`^(?:(?:hey|hi|oh|wow|thanks|yes|yeah)[\\s,!]+)?(?:${names.map(escapeRegExp).join('|')})\\s*[,!:-]\\s*`, 'i')
+}
+
+function withoutVocative(sentence: string, vocative: RegExp | null): string {
+  if (!vocative) return sentence
+  const stripped = sentence.replace(vocative, '')
+  return stripped.length > 0 ? stripped.charAt(0).toUpperCase() + stripped.slice(1) : sentence
 }

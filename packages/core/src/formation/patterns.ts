@@ -32,6 +32,20 @@ interface Family {
 const FIRST_PERSON = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|we'll|our|us|let's)\b/
 const SUBJECT_I = /(?:^|[,;:]\s*|\b(?:and|but|so|because|since|when|now|then)\s+)(?:i|we)\b/
 
+const SECOND_PERSON = /\b(?:you|your|yours|you're|you've|you'll|ya)\b/
+export const SECOND_PERSON_PENALTY = 0.15
+
+/**
+ * Chat drops the subject ("Lost my job yesterday", "Gonna continue my studies", "Love the colors"):
+ * such a sentence is the speaker's, and "I" is put back so the families and the restatement see it.
+ */
+const ELIDED_SUBJECT =
+  /^(?:gonna|wanna|going to|just|finally|lost|got|went|started|finished|had|made|took|bought|tried|visited)\b/i
+
+export function restoreElidedSubject(sentence: string): string {
+  return ELIDED_SUBJECT.test(sentence) ? `I ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}` : sentence
+}
+
 /** Reactions to the other speaker and conversational glue: said in the moment, remembered by no one. */
 const CHIT_CHAT = [
   /^(?:hi|hey|hello|bye|thanks|thank you|wow|haha+|lol|ok|okay|sure|yes|yeah|yep|nope|no|great|awesome|cool|nice|congrats|congratulations|good (?:morning|night|luck|point)|oh|aww+|hmm+)\b[\s!.,]*(?:\w+[\s!.,]*)?$/,
@@ -39,6 +53,8 @@ const CHIT_CHAT = [
   /^i (?:totally |completely |really )?(?:agree|see what you mean|understand|bet|hope so|know,? right)\b/,
   /^i (?:think|guess|feel) (?:that's|it's|this is|so|you)\b/,
   /^(?:let me|i'll) (?:think|check|get back)\b/,
+  // Showing a photo: the picture is not in the text, and the words alone say nothing lasting.
+  /^(?:here's|here is|here are|check (?:it |this )?out|look at)\b/,
   /^(?:you|your|you're|you've|that's|that sounds|sounds|this is|it's|what a|how)\b/,
 ]
 
@@ -47,7 +63,7 @@ const FAMILIES: Family[] = [
   {
     family: 'correction',
     pattern:
-      /^(?:actually|correction|sorry,? i meant|scratch that|that's wrong|i was wrong|no,? i said|not \w+,)|\b(?:no longer|not \w+ anymore|anymore,|i meant\b|changed my mind|used to (?:be|live|work)\b.*\bbut now|, not [\w.]+\.?$)/,
+      /^actually\b.*(?:\bnot\b|n't\b|\bno\b|\binstead\b|\bmoved\b|\bchanged\b|\bnow\b)|^(?:correction|sorry,? i meant|scratch that|that's wrong|i was wrong|no,? i said|not \w+,)|\b(?:no longer|not \w+ anymore|anymore,|i meant\b|changed my mind|used to (?:be|live|work)\b.*\bbut now|, not [\w.]+\.?$)/,
     memoryType: 'correction',
     category: 'correction',
     tier: 'semantic',
@@ -74,16 +90,16 @@ const FAMILIES: Family[] = [
   {
     family: 'commitment',
     pattern:
-      /\b(?:i|we)(?:'ll| will| shall)\b|\b(?:i'm|i am|we're|we are) (?:going to|gonna|planning|thinking (?:of|about)|about to|starting)\b|\b(?:i|we) (?:plan|intend|promise|want|hope|need|have|aim) to\b|\bdon't forget that i\b/,
+      /\b(?:i|we)(?:'ll| will| shall)\b|\b(?:i'm|i am|we're|we are) (?:going to|gonna|planning|thinking (?:of|about)|about to|starting)\b|\b(?:i|we) (?:plan|intend|promise|want|hope|need|have|aim) to\b|\b(?:i|we) (?:gonna|wanna)\b|\bdon't forget that i\b/,
     memoryType: 'commitment',
     category: 'commitment',
     tier: 'episodic',
-    confidence: 0.75,
+    confidence: 0.6,
   },
   {
     family: 'relationship',
     pattern:
-      /\bmy (?:wife|husband|partner|spouse|son|daughter|kids?|children|mom|mum|mother|dad|father|parents|brother|sister|siblings|grand(?:ma|pa|mother|father|parents)|aunt|uncle|cousin|(?:best )?friends?|boyfriend|girlfriend|fianc[eé]e?|roommate|neighbou?r|boss|manager|mentor|colleagues?|co-?workers?|co-?founder|family)\b|\b(?:i'm|i am) married\b|\breports to\b|\bworks? (?:closely )?with\b|\bis (?:the|my) (?:tech )?(?:lead|owner|manager|head|founder|co-?founder)\b|\b(?:i|we) have (?:\w+ )?(?:kids|children|sons?|daughters?)\b|\b\w+ and i (?:used to|have been|are|were|met)\b|\bapproves\b/,
+      /\bmy (?:wife|husband|partner|spouse|son|daughter|kids?|children|mom|mum|mother|dad|father|parents|brother|sister|siblings|grand(?:ma|pa|mother|father|parents)|aunt|uncle|cousin|(?:best )?friends?|boyfriend|girlfriend|fianc[eé]e?|roommate|neighbou?r|boss|manager|mentor|colleagues?|co-?workers?|co-?founder|family)\b|\b(?:i'm|i am) married\b|\breports to\b|\b(?:i|we) (?:work|worked) (?:closely )?with\b|\bworks closely with\b|\bis (?:the|my) (?:tech )?(?:lead|owner|manager|head|founder|co-?founder)\b|\b(?:i|we) have (?:\w+ )?(?:kids|children|sons?|daughters?)\b|\b\w+ and i (?:used to|have been|are|were|met)\b|\bapproves\b/,
     memoryType: 'relationship',
     category: 'relationship',
     tier: 'semantic',
@@ -105,7 +121,7 @@ const FAMILIES: Family[] = [
     memoryType: 'preference',
     category: 'preference',
     tier: 'semantic',
-    confidence: 0.8,
+    confidence: 0.7,
   },
   {
     family: 'current context',
@@ -132,7 +148,7 @@ const FAMILIES: Family[] = [
     memoryType: 'fact',
     category: 'fact',
     tier: 'episodic',
-    confidence: 0.6,
+    confidence: 0.65,
   },
 ]
 
@@ -172,8 +188,11 @@ export function normaliseSentence(sentence: string): string {
 const OPENER =
   /^(?:(?:hey|hi|oh|ah|aww+|wow|haha+|lol|yes|yeah|yep|ok|okay|so|well|also|and|but|btw|by the way|anyway|thanks|honestly|sounds great|nice|cool)\b[\s,!.:-]*)+/i
 
+/** "Much has happened since we last spoke - I went…": the catching-up clause before the news. */
+const CATCHING_UP = /^.{0,60}?\bsince we (?:last )?(?:spoke|talked|chatted|caught up)\b\s*(?:[-\u2013\u2014:,!.]\s*)+/i
+
 export function stripOpeners(sentence: string): string {
-  const stripped = sentence.replace(OPENER, '')
+  const stripped = sentence.replace(OPENER, '').replace(CATCHING_UP, '')
   return stripped.length > 0 ? stripped.charAt(0).toUpperCase() + stripped.slice(1) : sentence
 }
 
@@ -200,8 +219,14 @@ export function classifySentence(sentence: string, role: SpeakerRole = 'user'): 
         family: `third-person ${family.family}`,
       }
     const { pattern: _pattern, ...kind } = family
+    // Said to the listener ("I'll do my best to make you proud", "I love your painting"): more often
+    // about the exchange than about the speaker, so worth less than the same words said plainly.
+    if (SECOND_PERSON.test(text)) return { ...kind, confidence: kind.confidence - SECOND_PERSON_PENALTY }
     return kind
   }
-  if (firstPerson && SUBJECT_I.test(text)) return { ...FIRST_PERSON_STATEMENT }
+  if (firstPerson && SUBJECT_I.test(text))
+    return SECOND_PERSON.test(text)
+      ? { ...FIRST_PERSON_STATEMENT, confidence: FIRST_PERSON_STATEMENT.confidence - SECOND_PERSON_PENALTY }
+      : { ...FIRST_PERSON_STATEMENT }
   return { ...THIRD_PERSON_STATEMENT }
 }

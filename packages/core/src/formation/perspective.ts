@@ -106,6 +106,11 @@ const INVARIANT = new Set([
   'threw',
   'woke',
   'used',
+  // Informal contractions of a modal or a participle: "I gonna" never becomes "gonnas".
+  'gonna',
+  'wanna',
+  'gotta',
+  'been',
   'am', // handled before: never reached
   "can't",
   "couldn't",

@@ -2,7 +2,14 @@ import type { MemoryCategory } from '../memory/memory-item.ts'
 import { interpretRememberThis, isExplicitRememberRequest } from '../memory/remember.ts'
 import { initialImportance } from './importance.ts'
 import type { MemoryType } from './llm-provider.ts'
-import { classifySentence, type SentenceKind, type SpeakerRole, stripOpeners, type Tier } from './patterns.ts'
+import {
+  classifySentence,
+  restoreElidedSubject,
+  type SentenceKind,
+  type SpeakerRole,
+  stripOpeners,
+  type Tier,
+} from './patterns.ts'
 import { DEFAULT_IMPORTANCE_WEIGHTS, type ImportanceWeights } from './settings.ts'
 
 /**
@@ -65,7 +72,7 @@ export function classifyTurn(input: TurnInput, options: ClassifyOptions): TurnCl
   )
   let best: { kind: SentenceKind; explicit: boolean } | null = null
   for (const raw of roughSentences(input.content)) {
-    const sentence = stripOpeners(raw)
+    const sentence = restoreElidedSubject(stripOpeners(raw))
     const explicit = role !== 'tool' && isExplicitRememberRequest(sentence)
     const kind = classifySentence(explicit ? interpretRememberThis(sentence).content : sentence, role)
     if (!kind) continue

@@ -23,12 +23,15 @@ export const ImportanceWeightsSchema = z.object({
 export type ImportanceWeights = z.infer<typeof ImportanceWeightsSchema>
 export const DEFAULT_IMPORTANCE_WEIGHTS: ImportanceWeights = ImportanceWeightsSchema.parse({})
 
-/** What the offline extractor keeps. The defaults are the ones the bench's cross-validation chose. */
+/**
+ * What the offline extractor keeps. `minConfidence` and `minContentWords` are what the bench's
+ * cross-validation chose in both directions (docs/memory-formation.md).
+ */
 export const OfflineExtractorSettingsSchema = z.object({
   /** Candidates below this confidence are dropped: the precision/recall dial. */
-  minConfidence: z.number().min(0).max(1).default(0.5),
+  minConfidence: z.number().min(0).max(1).default(0.4),
   /** Sentences with fewer content words (after stop words) carry no memory ("I know, right?"). */
-  minContentWords: z.number().int().min(1).max(20).default(3),
+  minContentWords: z.number().int().min(1).max(20).default(4),
   /** Longer sentences are cut before matching: a pasted log is not a statement about the speaker. */
   maxSentenceChars: z.number().int().min(40).max(5_000).default(400),
   maxItemsPerTurn: z.number().int().min(1).max(50).default(6),

@@ -54,7 +54,7 @@ const CATEGORY_RULES: [RegExp, MemoryCategory][] = [
  * the concert?", "Note the time") is not a request to store anything.
  */
 const EXPLICIT_REQUEST =
-  /^\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*(?:for (?:next time|later|the future|future reference)\s*)?(?:that\b|this\s*:|:|,)/i
+  /^\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*(?:for (?:next time|later|the future|future reference)\s*)?(?:that\b|this\s*:|:)/i
 
 export function isExplicitRememberRequest(sentence: string): boolean {
   return EXPLICIT_REQUEST.test(sentence) && sentence.replace(REQUEST, '').trim().length > 0
