@@ -116,11 +116,19 @@ function score(conversation: Conversation, memories: CandidateMemory[], threshol
 /** The settings tried when tuning: the dials that trade precision for recall. */
 function grid(): OfflineExtractorSettings[] {
   const out: OfflineExtractorSettings[] = []
-  for (const minConfidence of [0.4, 0.5, 0.6, 0.7, 0.8])
-    for (const minContentWords of [2, 3, 4])
-      for (const maxItemsPerTurn of [1, 2, 6])
-        for (const keepThirdPerson of [true, false])
-          out.push({ ...DEFAULT_OFFLINE_EXTRACTOR_SETTINGS, minConfidence, minContentWords, maxItemsPerTurn, keepThirdPerson })
+  for (const minConfidence of [0.4, 0.5, 0.6, 0.7])
+    for (const minContentWords of [3, 4, 5])
+      for (const minContentWordsNamed of [2, 3, 4])
+        for (const maxItemsPerTurn of [2, 6])
+          for (const keepThirdPerson of [true, false])
+            out.push({
+              ...DEFAULT_OFFLINE_EXTRACTOR_SETTINGS,
+              minConfidence,
+              minContentWords,
+              minContentWordsNamed,
+              maxItemsPerTurn,
+              keepThirdPerson,
+            })
   return out
 }
 
@@ -130,7 +138,8 @@ function grid(): OfflineExtractorSettings[] {
  * observations) that reach the precision by keeping almost nothing.
  */
 function choose(scored: { settings: OfflineExtractorSettings; score: Score }[]) {
-  const f = (s: Score) => (s.recall + s.precision === 0 ? 0 : (2 * s.recall * s.precision) / (s.recall + s.precision))
+  const f = (s: Score) =>
+    s.recall + s.precision === 0 ? 0 : (2 * s.recall * s.precision) / (s.recall + s.precision)
   return scored.reduce((best, entry) => (f(entry.score) > f(best.score) ? entry : best))
 }
 
@@ -143,7 +152,7 @@ function turnsPerSecond(conversation: Conversation): number {
 }
 
 const settingsNote = (s: OfflineExtractorSettings) =>
-  `minConfidence ${s.minConfidence}, minContentWords ${s.minContentWords}, maxItemsPerTurn ${s.maxItemsPerTurn}, keepThirdPerson ${s.keepThirdPerson}`
+  `minConfidence ${s.minConfidence}, minContentWords ${s.minContentWords}, minContentWordsNamed ${s.minContentWordsNamed}, maxItemsPerTurn ${s.maxItemsPerTurn}, keepThirdPerson ${s.keepThirdPerson}`
 
 function main() {
   const dataset = argument('dataset')
@@ -159,15 +168,37 @@ function main() {
   ] as const) {
     const tune = conversations[tuneIndex] as Conversation
     const report = conversations[reportIndex] as Conversation
-    const scored = grid().map((settings) => ({ settings, score: score(tune, extract(tune, settings), MATCH_THRESHOLD) }))
+    const scored = grid().map((settings) => ({
+      settings,
+      score: score(tune, extract(tune, settings), MATCH_THRESHOLD),
+    }))
     const chosen = choose(scored)
     const held = score(report, extract(report, chosen.settings), MATCH_THRESHOLD)
     const direction = `tuned on ${tune.id}, reported on ${report.id}`
     const note = `${direction}; ${settingsNote(chosen.settings)}; ${held.memories} memories, ${held.observations} observations`
     rows.push(
-      { name: `recall (${direction})`, value: pct(held.recall), unit: '%', note, better: 'higher', target: { op: '>=', value: RECALL_TARGET * 100 } },
-      { name: `precision (${direction})`, value: pct(held.precision), unit: '%', note, better: 'higher', target: { op: '>=', value: PRECISION_TARGET * 100 } },
-      { name: `tuning fit on ${tune.id}`, value: pct(chosen.score.recall), unit: '% recall', note: `precision ${pct(chosen.score.precision)}%` },
+      {
+        name: `recall (${direction})`,
+        value: pct(held.recall),
+        unit: '%',
+        note,
+        better: 'higher',
+        target: { op: '>=', value: RECALL_TARGET * 100 },
+      },
+      {
+        name: `precision (${direction})`,
+        value: pct(held.precision),
+        unit: '%',
+        note,
+        better: 'higher',
+        target: { op: '>=', value: PRECISION_TARGET * 100 },
+      },
+      {
+        name: `tuning fit on ${tune.id}`,
+        value: pct(chosen.score.recall),
+        unit: '% recall',
+        note: `precision ${pct(chosen.score.precision)}%`,
+      },
     )
   }
 
@@ -182,10 +213,17 @@ function main() {
         note: `precision ${pct(s.precision)}%, ${s.memories} memories`,
       })
     }
-    rows.push({ name: `turns/s on ${conversation.id}`, value: Math.round(turnsPerSecond(conversation)), unit: 'turns/s', better: 'higher' })
+    rows.push({
+      name: `turns/s on ${conversation.id}`,
+      value: Math.round(turnsPerSecond(conversation)),
+      unit: 'turns/s',
+      better: 'higher',
+    })
     const examples = Number(argument('examples') ?? 0)
     for (const memory of memories.slice(0, examples))
-      console.info(`${memory.sourceMessageIds.join(',')} [${memory.type}/${memory.family} ${memory.confidence}] ${memory.content}`)
+      console.info(
+        `${memory.sourceMessageIds.join(',')} [${memory.type}/${memory.family} ${memory.confidence}] ${memory.content}`,
+      )
   }
 
   writeReport('formation', 'Memory formation: offline extractor on LoCoMo observations', rows, {

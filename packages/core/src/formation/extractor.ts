@@ -3,7 +3,7 @@ import { interpretRememberThis, isExplicitRememberRequest } from '../memory/reme
 import { contentWords } from '../retrieval/lexical.ts'
 import { initialImportance } from './importance.ts'
 import { analyseText } from './language.ts'
-import type { MemoryType } from './llm-provider.ts'
+import type { MemoryEntryType } from './llm-provider.ts'
 import {
   classifySentence,
   restoreElidedSubject,
@@ -34,7 +34,7 @@ export interface ConversationTurn {
 
 /** A memory the extractor proposes; the caller still runs verification and the privacy policy on it. */
 export interface CandidateMemory {
-  type: MemoryType
+  type: MemoryEntryType
   category: MemoryCategory
   content: string
   confidence: number
@@ -102,7 +102,9 @@ function extractFromTurn(
   const speakerWord = speaker.toLowerCase()
   const found: CandidateMemory[] = []
   for (const sentence of analyseText(turn.content)) {
-    const text = restoreElidedSubject(stripOpeners(withoutVocative(sentence.text.slice(0, settings.maxSentenceChars), vocative)))
+    const text = restoreElidedSubject(
+      stripOpeners(withoutVocative(sentence.text.slice(0, settings.maxSentenceChars), vocative)),
+    )
     const explicit = role !== 'tool' && isExplicitRememberRequest(text)
     const body = explicit ? interpretRememberThis(text).content : text
     let kind: SentenceKind | null = classifySentence(body, role)
@@ -112,7 +114,11 @@ function extractFromTurn(
       kind.family = `explicit ${kind.family}`
     }
     if (!kind || kind.confidence < settings.minConfidence) continue
-    if (!explicit && contentWords(body).size < settings.minContentWords) continue
+    const minimumWords =
+      kind.confidence >= settings.namedFamilyConfidence
+        ? settings.minContentWordsNamed
+        : settings.minContentWords
+    if (!explicit && contentWords(body).size < minimumWords) continue
     if (!explicit && kind.family.startsWith('third-person') && !settings.keepThirdPerson) continue
     const content = role === 'tool' ? body : toThirdPerson(body, speaker)
     const validity = extractValidity(body, turn.timestamp)
@@ -121,7 +127,9 @@ function extractFromTurn(
       now,
       weights,
     )
-    const entities = sentence.properNouns.map((name) => name.toLowerCase()).filter((name) => name !== speakerWord)
+    const entities = sentence.properNouns
+      .map((name) => name.toLowerCase())
+      .filter((name) => name !== speakerWord)
     found.push({
       type: kind.memoryType,
       category: kind.category,
@@ -156,7 +164,10 @@ function vocativePattern(speakers: readonly string[]): RegExp | null {
     (name) => name.length > 1,
   )
   if (names.length === 0) return null
-  return new RegExp(`^(?:(?:hey|hi|oh|wow|thanks|yes|yeah)[\\s,!]+)?(?:${names.map(escapeRegExp).join('|')})\\s*[,!:-]\\s*`, 'i')
+  return new RegExp(
+    `^(?:(?:hey|hi|oh|wow|thanks|yes|yeah)[\\s,!]+)?(?:${names.map(escapeRegExp).join('|')})\\s*[,!:-]\\s*`,
+    'i',
+  )
 }
 
 function withoutVocative(sentence: string, vocative: RegExp | null): string {

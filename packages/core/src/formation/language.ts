@@ -1,5 +1,5 @@
 import model from 'wink-eng-lite-web-model'
-import winkNLP, { type WinkMethods } from 'wink-nlp'
+import winkNLP, { type ItemSentence, type WinkMethods } from 'wink-nlp'
 
 /**
  * The NLP package behind the offline extractor: wink-nlp with its light English model, chosen over
@@ -32,7 +32,7 @@ export function analyseText(text: string): AnalysedSentence[] {
   wink
     .readDoc(text)
     .sentences()
-    .each((sentence) => {
+    .each((sentence: ItemSentence) => {
       const words = sentence.tokens().out() as string[]
       const tags = sentence.tokens().out(its.pos) as string[]
       const properNouns: string[] = []
@@ -45,7 +45,8 @@ export function analyseText(text: string): AnalysedSentence[] {
       for (const [index, word] of words.entries()) {
         // "I" is tagged PRON, but a capitalised sentence-initial word can be tagged PROPN: keep only
         // capitalised words, so "Painting is fun" does not make "Painting" a name.
-        if (tags[index] === 'PROPN' && /^[A-Z][\p{L}\p{N}-]*$/u.test(word) && word !== 'I' && index > 0) run.push(word)
+        if (tags[index] === 'PROPN' && /^[A-Z][\p{L}\p{N}-]*$/u.test(word) && word !== 'I' && index > 0)
+          run.push(word)
         else flush()
       }
       flush()

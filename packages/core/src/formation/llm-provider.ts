@@ -40,7 +40,7 @@ export interface LlmProvider {
 }
 
 /** Spec 003's seven working-memory entry types: what a memory is, as opposed to its category. */
-export const MEMORY_TYPES = [
+export const MEMORY_ENTRY_TYPES = [
   'fact',
   'preference',
   'decision',
@@ -49,7 +49,7 @@ export const MEMORY_TYPES = [
   'relationship',
   'skill',
 ] as const
-export type MemoryType = (typeof MEMORY_TYPES)[number]
+export type MemoryEntryType = (typeof MEMORY_ENTRY_TYPES)[number]
 
 /** Bounds of one extracted item: a model answer is data from outside and is held to limits. */
 export const EXTRACTION_LIMITS = {
@@ -63,7 +63,7 @@ export const EXTRACTION_LIMITS = {
 const isoDate = z.iso.datetime({ offset: true })
 
 export const ExtractedItemSchema = z.object({
-  type: z.enum(MEMORY_TYPES),
+  type: z.enum(MEMORY_ENTRY_TYPES),
   category: z.enum(MEMORY_CATEGORIES),
   content: z.string().trim().min(1).max(EXTRACTION_LIMITS.maxContentChars),
   confidence: z.number().min(0).max(1),

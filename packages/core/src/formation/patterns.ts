@@ -1,5 +1,5 @@
 import type { MemoryCategory } from '../memory/memory-item.ts'
-import type { MemoryType } from './llm-provider.ts'
+import type { MemoryEntryType } from './llm-provider.ts'
 
 /**
  * The pattern families of the offline extractor and router: which kind of memory a sentence holds,
@@ -12,7 +12,7 @@ import type { MemoryType } from './llm-provider.ts'
 export type Tier = 'working' | 'episodic' | 'semantic'
 
 export interface SentenceKind {
-  memoryType: MemoryType
+  memoryType: MemoryEntryType
   category: MemoryCategory
   tier: Tier
   confidence: number
@@ -23,7 +23,7 @@ export interface SentenceKind {
 interface Family {
   family: string
   pattern: RegExp
-  memoryType: MemoryType
+  memoryType: MemoryEntryType
   category: MemoryCategory
   tier: Tier
   confidence: number
@@ -43,7 +43,9 @@ const ELIDED_SUBJECT =
   /^(?:gonna|wanna|going to|just|finally|lost|got|went|started|finished|had|made|took|bought|tried|visited)\b/i
 
 export function restoreElidedSubject(sentence: string): string {
-  return ELIDED_SUBJECT.test(sentence) ? `I ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}` : sentence
+  return ELIDED_SUBJECT.test(sentence)
+    ? `I ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`
+    : sentence
 }
 
 /** Reactions to the other speaker and conversational glue: said in the moment, remembered by no one. */
@@ -189,7 +191,8 @@ const OPENER =
   /^(?:(?:hey|hi|oh|ah|aww+|wow|haha+|lol|yes|yeah|yep|ok|okay|so|well|also|and|but|btw|by the way|anyway|thanks|honestly|sounds great|nice|cool)\b[\s,!.:-]*)+/i
 
 /** "Much has happened since we last spoke - I went…": the catching-up clause before the news. */
-const CATCHING_UP = /^.{0,60}?\bsince we (?:last )?(?:spoke|talked|chatted|caught up)\b\s*(?:[-\u2013\u2014:,!.]\s*)+/i
+const CATCHING_UP =
+  /^.{0,60}?\bsince we (?:last )?(?:spoke|talked|chatted|caught up)\b\s*(?:[-\u2013\u2014:,!.]\s*)+/i
 
 export function stripOpeners(sentence: string): string {
   const stripped = sentence.replace(OPENER, '').replace(CATCHING_UP, '')

@@ -1,7 +1,7 @@
 import type { MemoryCategory } from '../memory/memory-item.ts'
 import { interpretRememberThis, isExplicitRememberRequest } from '../memory/remember.ts'
 import { initialImportance } from './importance.ts'
-import type { MemoryType } from './llm-provider.ts'
+import type { MemoryEntryType } from './llm-provider.ts'
 import {
   classifySentence,
   restoreElidedSubject,
@@ -39,7 +39,7 @@ export interface ClassifyOptions {
 export interface TurnClassification {
   tier: Tier
   category: MemoryCategory
-  memoryType: MemoryType
+  memoryType: MemoryEntryType
   importance: number
   reasons: string[]
 }

@@ -30,8 +30,18 @@ export const DEFAULT_IMPORTANCE_WEIGHTS: ImportanceWeights = ImportanceWeightsSc
 export const OfflineExtractorSettingsSchema = z.object({
   /** Candidates below this confidence are dropped: the precision/recall dial. */
   minConfidence: z.number().min(0).max(1).default(0.4),
-  /** Sentences with fewer content words (after stop words) carry no memory ("I know, right?"). */
+  /**
+   * Sentences with fewer content words (after stop words) carry no memory ("I know, right?"). This
+   * bound is for the weak evidence (a bare first-person statement): chat is wordy, and its short
+   * sentences are mostly reactions.
+   */
   minContentWords: z.number().int().min(1).max(20).default(4),
+  /**
+   * The same bound for a sentence a pattern family names (confidence at or above
+   * `namedFamilyConfidence`): "I prefer tea over coffee" has three content words and is a memory.
+   */
+  minContentWordsNamed: z.number().int().min(1).max(20).default(2),
+  namedFamilyConfidence: z.number().min(0).max(1).default(0.6),
   /** Longer sentences are cut before matching: a pasted log is not a statement about the speaker. */
   maxSentenceChars: z.number().int().min(40).max(5_000).default(400),
   maxItemsPerTurn: z.number().int().min(1).max(50).default(6),

@@ -35,8 +35,17 @@ export function extractValidity(sentence: string, reference: Date): Validity {
       validFrom ??= start
     }
   }
+  // chrono reads no bare year ("since 2019"): a year after a bounding word is the whole year.
+  const yearFrom = YEAR_FROM.exec(text)
+  if (yearFrom && !validFrom) validFrom = new Date(Date.UTC(Number(yearFrom[1]), 0, 1))
+  const yearUntil = YEAR_UNTIL.exec(text)
+  if (yearUntil && !validUntil) validUntil = new Date(Date.UTC(Number(yearUntil[1]), 11, 31, 23, 59, 59, 999))
   return { validFrom, validUntil }
 }
+
+const YEAR_FROM =
+  /\b(?:since|from|as of|starting(?: in)?|beginning(?: in)?)\s+((?:19|20)\d{2})\b(?!\s*(?:-|to|until|through)\s*\d)/i
+const YEAR_UNTIL = /\b(?:until|till|through|by)\s+(?:the end of\s+)?((?:19|20)\d{2})\b/i
 
 function endOfUtcDay(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate(), 23, 59, 59, 999))
