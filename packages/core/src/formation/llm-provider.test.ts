@@ -19,7 +19,7 @@ const item = {
 describe('extraction answer', () => {
   it('parses a valid answer, filling the optional fields', () => {
     const answer = parseExtractionAnswer(JSON.stringify({ items: [item] }))
-    expect(answer.items[0]).toEqual({ ...item, validFrom: null, validUntil: null })
+    expect(answer.items[0]).toEqual({ ...item, validFrom: null, validUntil: null, supersedesMemoryId: null })
   })
 
   it('accepts an answer wrapped in a markdown fence', () => {

@@ -75,6 +75,8 @@ export const ExtractedItemSchema = z.object({
   validUntil: isoDate.nullable().default(null),
   /** The ids of the turns the item comes from, as given in the prompt: provenance, and the bench's recall. */
   sourceMessageIds: z.array(z.string().min(1)).min(1).max(EXTRACTION_LIMITS.maxSourceIds),
+  /** The id of an existing memory (shown in the prompt) this item corrects or replaces. */
+  supersedesMemoryId: z.string().min(1).nullable().default(null),
 })
 export type ExtractedItem = z.infer<typeof ExtractedItemSchema>
 
@@ -96,11 +98,15 @@ const FENCE = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i
  * Parses a model's answer: JSON (optionally fenced), then the zod schema. Throws a ValidationError
  * naming what is wrong, so the caller retries once and then records a failure; an answer is applied
  * whole or not at all. `allowedSourceIds`, when given, rejects items citing turns that were not in
- * the prompt: the model cannot attach a memory to a conversation it was not shown.
+ * the prompt: the model cannot attach a memory to a conversation it was not shown. An item may
+ * supersede only a memory listed in `allowedMemoryIds` (the ones the prompt showed); without the
+ * set, no item may supersede anything. Keys the schema does not know (an "agentId" a hostile turn
+ * talked the model into) are dropped: who a memory belongs to is never the model's to say.
  */
 export function parseExtractionAnswer(
   text: string,
   allowedSourceIds?: ReadonlySet<string>,
+  allowedMemoryIds?: ReadonlySet<string>,
 ): ExtractionAnswer {
   const body = FENCE.exec(text)?.[1] ?? text
   let json: unknown
@@ -129,5 +135,11 @@ export function parseExtractionAnswer(
     )
     if (foreign.length > 0) throw new ValidationError(foreign)
   }
+  const superseding = parsed.data.items.flatMap((item, index) =>
+    item.supersedesMemoryId !== null && !allowedMemoryIds?.has(item.supersedesMemoryId)
+      ? [{ field: `answer.items.${index}.supersedesMemoryId`, message: `unknown memory id ${item.supersedesMemoryId}` }]
+      : [],
+  )
+  if (superseding.length > 0) throw new ValidationError(superseding)
   return parsed.data
 }
