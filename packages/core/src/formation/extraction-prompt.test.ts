@@ -29,7 +29,9 @@ describe('extraction prompt', () => {
       timestamp: '2026-03-04T10:00:00.000Z',
       text: 'I prefer dark mode',
     })
-    expect(json.existingMemories).toEqual([{ id: 'mem-7', type: 'preference', content: 'Dana prefers light mode' }])
+    expect(json.existingMemories).toEqual([
+      { id: 'mem-7', type: 'preference', content: 'Dana prefers light mode' },
+    ])
   })
 
   it('cuts long turns and the list of existing memories', () => {
@@ -53,15 +55,29 @@ describe('extraction prompt', () => {
       confidence: 1,
       sourceMessageIds: ['m2'],
     }
-    const answer = parseExtractionAnswer(JSON.stringify({ items: [{ ...item, agentId: 'B' }] }), turnIds, memoryIds)
+    const answer = parseExtractionAnswer(
+      JSON.stringify({ items: [{ ...item, agentId: 'B' }] }),
+      turnIds,
+      memoryIds,
+    )
     expect(answer.items[0]).not.toHaveProperty('agentId')
     expect(() =>
-      parseExtractionAnswer(JSON.stringify({ items: [{ ...item, sourceMessageIds: ['b-1'] }] }), turnIds, memoryIds),
+      parseExtractionAnswer(
+        JSON.stringify({ items: [{ ...item, sourceMessageIds: ['b-1'] }] }),
+        turnIds,
+        memoryIds,
+      ),
     ).toThrow(/unknown message id b-1/)
     expect(() =>
-      parseExtractionAnswer(JSON.stringify({ items: [{ ...item, supersedesMemoryId: 'b-mem' }] }), turnIds, memoryIds),
+      parseExtractionAnswer(
+        JSON.stringify({ items: [{ ...item, supersedesMemoryId: 'b-mem' }] }),
+        turnIds,
+        memoryIds,
+      ),
     ).toThrow(/unknown memory id b-mem/)
     const correction = { ...item, type: 'correction', category: 'correction', supersedesMemoryId: 'mem-7' }
-    expect(parseExtractionAnswer(JSON.stringify({ items: [correction] }), turnIds, memoryIds).items).toHaveLength(1)
+    expect(
+      parseExtractionAnswer(JSON.stringify({ items: [correction] }), turnIds, memoryIds).items,
+    ).toHaveLength(1)
   })
 })

@@ -137,7 +137,12 @@ export function parseExtractionAnswer(
   }
   const superseding = parsed.data.items.flatMap((item, index) =>
     item.supersedesMemoryId !== null && !allowedMemoryIds?.has(item.supersedesMemoryId)
-      ? [{ field: `answer.items.${index}.supersedesMemoryId`, message: `unknown memory id ${item.supersedesMemoryId}` }]
+      ? [
+          {
+            field: `answer.items.${index}.supersedesMemoryId`,
+            message: `unknown memory id ${item.supersedesMemoryId}`,
+          },
+        ]
       : [],
   )
   if (superseding.length > 0) throw new ValidationError(superseding)
