@@ -205,6 +205,12 @@ function main() {
         target: { op: '>=', value: PRECISION_TARGET * 100 },
       },
       {
+        name: `precision on annotated turns (${direction})`,
+        value: pct(held.precisionOnAnnotatedTurns),
+        unit: '%',
+        note: 'memories from turns without any observation left out',
+      },
+      {
         name: `tuning fit on ${tune.id}`,
         value: pct(chosen.score.recall),
         unit: '% recall',
