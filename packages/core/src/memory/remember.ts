@@ -47,6 +47,19 @@ const CATEGORY_RULES: [RegExp, MemoryCategory][] = [
   [/\b(working on|currently|this week|right now|at the moment)\b/i, 'context'],
 ]
 
+/**
+ * An explicit request at the start of a sentence ("remember that…", "don't forget: …", "note that
+ * …"), found inside a message by the extractors (issue 13). Narrower than REQUEST, which strips the
+ * words of a request already known to be one: a sentence that merely starts with "remember" ("Remember
+ * the concert?", "Note the time") is not a request to store anything.
+ */
+const EXPLICIT_REQUEST =
+  /^\s*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)\s*(?:for (?:next time|later|the future|future reference)\s*)?(?:that\b|this\s*:|:)/i
+
+export function isExplicitRememberRequest(sentence: string): boolean {
+  return EXPLICIT_REQUEST.test(sentence) && sentence.replace(REQUEST, '').trim().length > 0
+}
+
 export interface RememberedStatement {
   content: string
   category: MemoryCategory

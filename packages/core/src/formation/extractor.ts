@@ -1,0 +1,177 @@
+import type { MemoryCategory } from '../memory/memory-item.ts'
+import { interpretRememberThis, isExplicitRememberRequest } from '../memory/remember.ts'
+import { contentWords } from '../retrieval/lexical.ts'
+import { initialImportance } from './importance.ts'
+import { analyseText } from './language.ts'
+import type { MemoryEntryType } from './llm-provider.ts'
+import {
+  classifySentence,
+  restoreElidedSubject,
+  type SentenceKind,
+  type SpeakerRole,
+  stripOpeners,
+} from './patterns.ts'
+import { displayName, toThirdPerson } from './perspective.ts'
+import {
+  DEFAULT_IMPORTANCE_WEIGHTS,
+  type ImportanceWeights,
+  type OfflineExtractorSettings,
+  parseOfflineExtractorSettings,
+} from './settings.ts'
+import { extractValidity } from './temporal.ts'
+
+/** One turn of a conversation as the extractor sees it. */
+export interface ConversationTurn {
+  /** The message id: becomes the memory's source, so a memory always leads back to what was said. */
+  id: string
+  /** Who said it: a user id or display name, used to restate "I" ("dana" → "Dana"). */
+  speaker: string
+  role?: SpeakerRole
+  content: string
+  /** When it was said: dates in the text are read relative to this, and recency counts from it. */
+  timestamp: Date
+}
+
+/** A memory the extractor proposes; the caller still runs verification and the privacy policy on it. */
+export interface CandidateMemory {
+  type: MemoryEntryType
+  category: MemoryCategory
+  content: string
+  confidence: number
+  tags: string[]
+  validFrom: Date | null
+  validUntil: Date | null
+  importance: number
+  sourceMessageIds: string[]
+  /** The speaker the memory is about (the turn's speaker), for the profile and the injection guard. */
+  speaker: string
+  /** The pattern family that produced it. */
+  family: string
+}
+
+export interface OfflineExtractorOptions {
+  /** Recency in the initial importance counts up to here; inject the server's clock. */
+  now: Date
+  settings?: Partial<OfflineExtractorSettings>
+  importanceWeights?: ImportanceWeights
+}
+
+/** Confidence of an explicit request: the speaker said outright that this is to be kept. */
+const EXPLICIT_CONFIDENCE = 0.95
+const MAX_TAGS = 10
+
+/**
+ * The offline extractor (issue 13 §2): no model, no network, the same output for the same input.
+ * Each turn is split into sentences; each sentence is classified by the pattern families; what is
+ * kept is restated about its speaker, tagged with the entities it names, given the validity its
+ * words state and spec 002's initial importance, and linked to the turn it came from. Assistant
+ * turns are skipped unless `extractFromAssistant`: what the assistant says is not what the user is.
+ */
+export function extractMemoriesOffline(
+  turns: readonly ConversationTurn[],
+  options: OfflineExtractorOptions,
+): CandidateMemory[] {
+  const settings = parseOfflineExtractorSettings(options.settings ?? {})
+  const weights = options.importanceWeights ?? DEFAULT_IMPORTANCE_WEIGHTS
+  const seen = new Set<string>()
+  const vocative = vocativePattern(turns.map((turn) => turn.speaker))
+  const memories: CandidateMemory[] = []
+  for (const turn of turns) {
+    const role = turn.role ?? 'user'
+    if (role === 'system' || (role === 'assistant' && !settings.extractFromAssistant)) continue
+    const fromTurn = extractFromTurn(turn, role, settings, weights, options.now, vocative)
+    for (const memory of fromTurn) {
+      const key = memory.content.toLowerCase()
+      if (seen.has(key)) continue
+      seen.add(key)
+      memories.push(memory)
+    }
+  }
+  return memories
+}
+
+function extractFromTurn(
+  turn: ConversationTurn,
+  role: SpeakerRole,
+  settings: OfflineExtractorSettings,
+  weights: ImportanceWeights,
+  now: Date,
+  vocative: RegExp | null,
+): CandidateMemory[] {
+  const speaker = displayName(turn.speaker)
+  const speakerWord = speaker.toLowerCase()
+  const found: CandidateMemory[] = []
+  for (const sentence of analyseText(turn.content)) {
+    const text = restoreElidedSubject(
+      stripOpeners(withoutVocative(sentence.text.slice(0, settings.maxSentenceChars), vocative)),
+    )
+    const explicit = role !== 'tool' && isExplicitRememberRequest(text)
+    const body = explicit ? interpretRememberThis(text).content : text
+    let kind: SentenceKind | null = classifySentence(body, role)
+    if (explicit) {
+      kind ??= { memoryType: 'fact', category: 'fact', tier: 'semantic', confidence: 0, family: 'explicit' }
+      kind.confidence = Math.max(kind.confidence, EXPLICIT_CONFIDENCE)
+      kind.family = `explicit ${kind.family}`
+    }
+    if (!kind || kind.confidence < settings.minConfidence) continue
+    const minimumWords =
+      kind.confidence >= settings.namedFamilyConfidence
+        ? settings.minContentWordsNamed
+        : settings.minContentWords
+    if (!explicit && contentWords(body).size < minimumWords) continue
+    if (!explicit && kind.family.startsWith('third-person') && !settings.keepThirdPerson) continue
+    const content = role === 'tool' ? body : toThirdPerson(body, speaker)
+    const validity = extractValidity(body, turn.timestamp)
+    const { importance } = initialImportance(
+      { content: text, kind: role === 'tool' ? 'tool_result' : 'message', timestamp: turn.timestamp },
+      now,
+      weights,
+    )
+    const entities = sentence.properNouns
+      .map((name) => name.toLowerCase())
+      .filter((name) => name !== speakerWord)
+    found.push({
+      type: kind.memoryType,
+      category: kind.category,
+      content,
+      confidence: kind.confidence,
+      tags: [...new Set([kind.memoryType, ...entities])].slice(0, MAX_TAGS),
+      validFrom: validity.validFrom,
+      validUntil: validity.validUntil,
+      importance: explicit ? weights.explicitRequest : importance,
+      sourceMessageIds: [turn.id],
+      speaker: turn.speaker,
+      family: kind.family,
+    })
+  }
+  // The strongest first when a turn says more than the limit allows; ties keep the text's order.
+  return found
+    .map((memory, index) => ({ memory, index }))
+    .sort((a, b) => b.memory.confidence - a.memory.confidence || a.index - b.index)
+    .slice(0, settings.maxItemsPerTurn)
+    .sort((a, b) => a.index - b.index)
+    .map(({ memory }) => memory)
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * A sentence that opens by addressing another participant ("Caroline, since we talked…", "Hey Mel,
+ * …"): the name is not part of the statement, and left in it would read as its subject.
+ */
+function vocativePattern(speakers: readonly string[]): RegExp | null {
+  const names = [...new Set(speakers.flatMap((speaker) => displayName(speaker).split(' ')))].filter(
+    (name) => name.length > 1,
+  )
+  if (names.length === 0) return null
+  return new RegExp(
+    `^(?:(?:hey|hi|oh|wow|thanks|yes|yeah)[\\s,!]+)?(?:${names.map(escapeRegExp).join('|')})\\s*[,!:-]\\s*`,
+    'i',
+  )
+}
+
+function withoutVocative(sentence: string, vocative: RegExp | null): string {
+  if (!vocative) return sentence
+  const stripped = sentence.replace(vocative, '')
+  return stripped.length > 0 ? stripped.charAt(0).toUpperCase() + stripped.slice(1) : sentence
+}
