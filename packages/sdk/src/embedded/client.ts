@@ -23,6 +23,12 @@ export interface EmbeddedEngram extends EngramClient {
   forAgent(agentId: string): EmbeddedEngram
   /** A client acting as the operator (an admin key's rights), on the same engine. */
   operator(): EmbeddedEngram
+  /**
+   * Waits until what was written so far is searchable by vector and background index work is
+   * done (the job worker does this by itself; a search of an agent does it for that agent).
+   * For tests, benchmarks and a clean shutdown.
+   */
+  settled(): Promise<void>
   /** The agent this client acts for; null for the operator. */
   readonly agentId: string | null
 }
@@ -143,6 +149,7 @@ export function embeddedClient(
     agentId: principal.kind === 'agent' ? principal.agentId : null,
     forAgent: (agentId: string) => embeddedClient(runtime, { kind: 'agent', agentId }, false),
     operator: () => embeddedClient(runtime, { kind: 'operator' }, false),
+    settled: () => runtime.settle(principal.kind === 'agent' ? principal.agentId : null),
     async close() {
       if (closed) return
       closed = true

@@ -47,5 +47,10 @@ export interface EmbeddedRuntime {
     | { next(): Promise<IteratorResult<ExecutionAnswer>>; return(): Promise<IteratorResult<ExecutionAnswer>> }
     | ExecutionAnswer
   >
+  /**
+   * Waits for the background work queued so far: what the agent (every agent: null) wrote gets its
+   * vector, and index builds finish.
+   */
+  settle(agentId: string | null): Promise<void>
   close(): Promise<void>
 }

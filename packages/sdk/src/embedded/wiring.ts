@@ -18,6 +18,7 @@ import { maskError } from '../../../../apps/api/src/client-errors.ts'
 import type { Context } from '../../../../apps/api/src/context.ts'
 import { loadWordNetLexicon } from '../../../../apps/api/src/embedding/wordnet-lexicon.ts'
 import { schema } from '../../../../apps/api/src/schema/index.ts'
+import { EMBEDDING_KINDS } from '../../../../apps/api/src/services/embedding-service.ts'
 import { createApp } from '../../../../apps/api/src/yoga.ts'
 import type { EmbeddedRuntime, ExecutionAnswer, OpenOptions, Principal } from './runtime.ts'
 
@@ -150,6 +151,14 @@ export async function openRuntime(options: OpenOptions): Promise<EmbeddedRuntime
         }
       }
       return { data: result.data as ExecutionAnswer['data'], errors: masked(result.errors) as never }
+    },
+    async settle(agentId) {
+      const agents = agentId
+        ? [agentId]
+        : (await db.agent.findMany({ select: { id: true } })).map((a) => a.id)
+      for (const agent of agents)
+        for (const kind of EMBEDDING_KINDS) await services.embeddings.fill(agent, kind)
+      await services.embeddings.settled()
     },
     async close() {
       await app.close()
