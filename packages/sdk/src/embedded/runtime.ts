@@ -3,7 +3,18 @@
  * operation's document for a principal, subscribe to one, and close. `wiring.ts` provides it
  * (TEMPORARY: today over apps/api's services and schema; at the merge over `createEngine`).
  */
-import type { Clock, Embedder } from '@engram/core'
+/** The engine's clock (@engram/core's Clock), restated so the published types need no engine. */
+export interface Clock {
+  now(): Date
+}
+
+/** An embedding provider (@engram/core's Embedder), restated for the same reason. */
+export interface Embedder {
+  /** Identifies the vectors' space: vectors of two models are never compared. */
+  readonly model: string
+  readonly dimensions: number
+  embed(texts: readonly string[]): Promise<Float32Array[]>
+}
 
 export interface OpenOptions {
   /** The SQLite file; created and migrated when new. */

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type Clock, createHashingEmbedder, DEFAULT_OPTIMIZER_CONFIG, type Embedder } from '@engram/core'
 import { applyMigrations, createDatabase, migrationsDirectory } from '@engram/store-sqlite'
 import { type DocumentNode, execute, type GraphQLError, getOperationAST, parse, subscribe } from 'graphql'
@@ -28,7 +29,7 @@ const QUIET = { info() {}, warn() {}, error() {} }
 export async function openRuntime(options: OpenOptions): Promise<EmbeddedRuntime> {
   const databaseFile = path.resolve(options.path)
   fs.mkdirSync(path.dirname(databaseFile), { recursive: true })
-  applyMigrations(databaseFile, migrationsDirectory())
+  applyMigrations(databaseFile, migrations())
   const db = createDatabase(databaseFile)
   const log = options.log ?? QUIET
   const clock: Clock = options.clock ?? { now: () => new Date() }
@@ -165,6 +166,12 @@ export async function openRuntime(options: OpenOptions): Promise<EmbeddedRuntime
       await db.$disconnect()
     },
   }
+}
+
+/** The published bundle carries the migrations beside it (scripts/build.ts); the sources use the repository's. */
+function migrations(): string {
+  const beside = fileURLToPath(new URL('./migrations', import.meta.url))
+  return fs.existsSync(beside) ? beside : migrationsDirectory()
 }
 
 const EMBEDDED_KEY_LABEL = 'embedded (Engram.open)'
