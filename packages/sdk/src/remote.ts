@@ -5,7 +5,6 @@ import {
   type EngramFailure,
   type EngramSubscription,
   ERROR_CODES,
-  type ErrorCode,
   type OperationName,
   type OperationSpec,
   type OutputOf,
