@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // The tests run the built command: built once, here.
+    globalSetup: ['test/build.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

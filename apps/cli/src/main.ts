@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import { describeFailure, type EngramClient, type Result } from '@engram/contract'
 import { Engram } from '@engram/sdk'
@@ -289,7 +290,16 @@ export function buildProgram(): Command {
         dataset,
         ...(options.quick ? ['--quick'] : []),
       ]
-      await runChild('evaluating', apiDir, args, {})
+      if (!globals().json) return void (await runChild('evaluating', apiDir, args, {}))
+      // --json: the harness's own report (title, machine, rows) on stdout, its progress on stderr.
+      const results = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-eval-'))
+      try {
+        await runChild('evaluating', apiDir, args, { ENGRAM_BENCH_RESULTS_DIR: results }, { quiet: true })
+        const report = fs.readFileSync(path.join(results, 'quality.json'), 'utf8')
+        process.stdout.write(report.endsWith('\n') ? report : `${report}\n`)
+      } finally {
+        fs.rmSync(results, { recursive: true, force: true })
+      }
     })
 
   program
@@ -307,17 +317,26 @@ export function buildProgram(): Command {
 
   program
     .command('mcp')
-    .description('start the MCP server for the agent of --api-key')
+    .description(
+      'start the MCP server: for the agent of --api-key (remote), or on a database file (--db, embedded)',
+    )
     .addOption(
       new Option('--transport <transport>', 'stdio or http').choices(['stdio', 'http']).default('stdio'),
     )
     .option('--port <port>', 'for http (default 4100)', positiveInt)
-    .action(async (options: { transport: string; port?: number }) => {
-      const { url, apiKey } = globals()
-      if (!apiKey) throw new CliError('no key: pass --api-key KEY or set ENGRAM_API_KEY')
+    .addOption(new Option('--db <file>', 'embedded: the SQLite file (no server)').env('ENGRAM_DB'))
+    .option('--agent <id>', 'embedded: the agent every tool acts for (default "default")')
+    .action(async (options: { transport: string; port?: number; db?: string; agent?: string }) => {
       const mcpDir = path.dirname(path.dirname(require.resolve('@engram/mcp')))
-      const args = [path.join(mcpDir, 'src', 'main.ts'), '--url', url, '--transport', options.transport]
+      const args = [path.join(mcpDir, 'src', 'main.ts'), '--transport', options.transport]
       if (options.port !== undefined) args.push('--port', String(options.port))
+      if (options.db) {
+        args.push('--db', path.resolve(options.db), ...(options.agent ? ['--agent', options.agent] : []))
+        return void (await runChild(null, mcpDir, args, {}))
+      }
+      const { url, apiKey } = globals()
+      if (!apiKey) throw new CliError('no key: pass --api-key KEY or set ENGRAM_API_KEY (or --db FILE)')
+      args.push('--url', url)
       // The key goes by environment, not argv, so it does not show in a process list.
       await runChild(null, mcpDir, args, { ENGRAM_API_KEY: apiKey })
     })
@@ -333,7 +352,14 @@ function appDirectory(packageJson: string): string {
  * Runs a TypeScript entry point of a workspace app under tsx, passing signals on; its exit code
  * becomes ours. With a label, its output lines feed the progress line and are kept for the end.
  */
-function runChild(label: string | null, cwd: string, args: string[], env: Record<string, string>) {
+function runChild(
+  label: string | null,
+  cwd: string,
+  args: string[],
+  env: Record<string, string>,
+  /** The child's stdout goes to our stderr (stdout is kept for --json). */
+  { quiet = false }: { quiet?: boolean } = {},
+) {
   return new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
       cwd,
@@ -346,7 +372,7 @@ function runChild(label: string | null, cwd: string, args: string[], env: Record
         const text = chunk.toString()
         const last = text.trim().split('\n').pop()
         if (last) bar?.update(last)
-        ;(stream === child.stdout ? process.stdout : process.stderr).write(text)
+        ;(stream === child.stdout && !quiet ? process.stdout : process.stderr).write(text)
       })
     const forward = (signal: NodeJS.Signals) => child.kill(signal)
     process.on('SIGINT', forward)

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -35,7 +35,6 @@ describe('the engram command (built, as a child process, against a real server)'
     })
 
   beforeAll(async () => {
-    execFileSync('pnpm', ['run', 'build'], { cwd: appDir, stdio: 'ignore' })
     server = await startServer()
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-cli-'))
   }, 120_000)

@@ -1,7 +1,10 @@
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CONTRACT_LIMITS } from '@engram/contract'
+import { CONTRACT_LIMITS, type EngramClient } from '@engram/contract'
 import { Engram, unwrap } from '@engram/sdk'
+import { open } from '@engram/sdk/embedded'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -12,10 +15,54 @@ import { listenHttp } from '../src/server.ts'
 const appDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
 type Transport = 'stdio' | 'http'
+/** Remote: against a running API with an agent key. Embedded: on a database file, no server. */
+type Mode = 'remote' | 'embedded'
 
-describe.each<Transport>(['stdio', 'http'])('MCP server over %s', (transport) => {
-  let api: Awaited<ReturnType<typeof startServer>>
+/**
+ * Where the MCP server's memory lives: a running API (agent keys) or a file (agent ids). `clientOf`
+ * is an agent's client in this process (to seed another agent's data); `args` the flags the
+ * stdio server is started with for an agent.
+ */
+interface Backend {
+  clientOf(agentId: string): Promise<EngramClient>
+  args(agentId: string): Promise<string[]>
+  close(): Promise<void>
+}
+
+async function backend(mode: Mode): Promise<Backend> {
+  if (mode === 'remote') {
+    const api = await startServer()
+    const keys = new Map<string, string>()
+    const keyOf = async (agentId: string) => {
+      if (!keys.has(agentId)) keys.set(agentId, await api.agentKey(agentId))
+      return keys.get(agentId) as string
+    }
+    return {
+      clientOf: async (agentId) => Engram.connect({ url: api.url, apiKey: await keyOf(agentId) }),
+      args: async (agentId) => ['--url', api.url, '--api-key', await keyOf(agentId)],
+      close: () => api.close(),
+    }
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-mcp-'))
+  const file = path.join(dir, 'memory.db')
+  return {
+    clientOf: (agentId) => open({ path: file, agentId, optimizerIntervalMs: 0 }),
+    args: async (agentId) => ['--db', file, '--agent', agentId],
+    async close() {
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+describe.each<[Transport, Mode]>([
+  ['stdio', 'remote'],
+  ['http', 'remote'],
+  ['stdio', 'embedded'],
+  ['http', 'embedded'],
+])('MCP server over %s, %s', (transport, mode) => {
+  let api: Backend
   let mcp: Client
+  let clientA: EngramClient | null = null
   let stopHttp: (() => Promise<void>) | null = null
   let theirMemoryId: string
   const agentA = `mcp-a-${transport}`
@@ -31,10 +78,8 @@ describe.each<Transport>(['stdio', 'http'])('MCP server over %s', (transport) =>
   }
 
   beforeAll(async () => {
-    api = await startServer()
-    const keyA = await api.agentKey(agentA)
-    const keyB = await api.agentKey(agentB)
-    const b = Engram.connect({ url: api.url, apiKey: keyB })
+    api = await backend(mode)
+    const b = await api.clientOf(agentB)
     theirMemoryId = unwrap(
       await b.createMemory({ content: 'B keeps a secret about a purple giraffe', category: 'FACT' }),
     ).memory.id
@@ -45,13 +90,14 @@ describe.each<Transport>(['stdio', 'http'])('MCP server over %s', (transport) =>
       await mcp.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ['--import', 'tsx', 'src/main.ts', '--url', api.url, '--api-key', keyA],
+          args: ['--import', 'tsx', 'src/main.ts', ...(await api.args(agentA))],
           cwd: appDir,
           stderr: 'ignore',
         }),
       )
     } else {
-      const server = await listenHttp(Engram.connect({ url: api.url, apiKey: keyA }), 0)
+      clientA = await api.clientOf(agentA)
+      const server = await listenHttp(clientA, 0)
       stopHttp = server.close
       await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url)))
     }
@@ -59,6 +105,7 @@ describe.each<Transport>(['stdio', 'http'])('MCP server over %s', (transport) =>
   afterAll(async () => {
     await mcp?.close()
     await stopHttp?.()
+    await clientA?.close()
     await api?.close()
   })
 

@@ -11,6 +11,7 @@ import type { BenchRow } from '../../../packages/core/bench/report.ts'
 import { loadWorkload, recallAt, sessionBatches, subsetWorkload, type Workload } from './dataset.ts'
 import { EMBEDDING_SERVER_MODEL, startEmbeddingServer } from './embedding-server.ts'
 import {
+  engramEmbeddedSystem,
   engramGraphqlFloor,
   engramSystem,
   langGraphSystem,
@@ -118,6 +119,8 @@ export async function peerBenchmarks(options: PeerBenchmarkOptions): Promise<Ben
     engramSystem({ scope: 'MEMORIES', addMode: 'single', embedding: 'in-process', embedder: inProcess }),
     engramSystem({ scope: 'MESSAGES', addMode: 'single', embedding: 'in-process', embedder: inProcess }),
     engramSystem({ scope: 'MESSAGES', addMode: 'batch', embedding: 'in-process', embedder: inProcess }),
+    engramEmbeddedSystem({ addMode: 'single', embedder }),
+    engramEmbeddedSystem({ addMode: 'batch', embedder }),
     engramSystem({ scope: 'MEMORIES', addMode: 'single', embedding: 'HTTP', embedder: httpEmbedder }),
     engramSystem({ scope: 'MESSAGES', addMode: 'single', embedding: 'HTTP', embedder: httpEmbedder }),
     mem0System({ embedding: 'in-process', embedder, baseUrl: server.baseUrl, threshold: MEM0_THRESHOLD }),

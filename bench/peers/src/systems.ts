@@ -1,9 +1,13 @@
 // The systems compared, each behind the same two calls: add turns (one call per turn, or one per
 // session for batched variants) and search one question for its top-k turn ids. Opening a store
 // (app, agents, settings, instances) and closing it are setup, never timed.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import type { Embedder } from '@engram/core'
 import { Embeddings } from '@langchain/core/embeddings'
 import { createAgentKey, createTestApp, type TestApp } from '../../../apps/api/test/helpers.ts'
+import { type EmbeddedEngram, Engram } from '../../../packages/sdk/src/embedded/index.ts'
 import type { Question, Turn } from './dataset.ts'
 
 export interface Store {
@@ -193,6 +197,71 @@ function expectType(
 ) {
   if (result.data?.[field]?.__typename !== typename)
     throw new Error(`${field} failed: ${JSON.stringify(result).slice(0, 500)}`)
+}
+
+/**
+ * Engram embedded (`Engram.open` of `@engram/sdk/embedded`): the engine in this process on a
+ * SQLite file (WAL, each add committed before its promise resolves), no server, no GraphQL over
+ * HTTP. One agent per conversation (`forAgent`), as above. MESSAGES only: turning verification off
+ * (what the MEMORIES variant does through updateMemorySettings) is not an operation of the
+ * catalog. The add window ends with `settled()`: every message of every agent has its vector.
+ */
+export function engramEmbeddedSystem(options: { addMode: 'single' | 'batch'; embedder: Embedder }): System {
+  const { addMode } = options
+  const call = addMode === 'single' ? 'addMessage' : 'addMessages (one per session)'
+  return {
+    name: `Engram embedded messages, ${call}`,
+    family: 'Engram',
+    embedding: 'in-process',
+    addMode,
+    setup: `Engram.open({ path: <temp>/peers.db, embedder }) (@engram/sdk/embedded), forAgent per conversation; ${call}; search(scopes: [MESSAGES], limit 10, default HYBRID); SQLite file, WAL`,
+    async open(conversations) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-peers-'))
+      const engram = await Engram.open({
+        path: path.join(dir, 'peers.db'),
+        operator: true,
+        embedder: options.embedder,
+        optimizerIntervalMs: 0,
+      })
+      const clients = new Map(conversations.map((c) => [c, engram.forAgent(c)]))
+      const clientOf = (conversation: string) => clients.get(conversation) as EmbeddedEngram
+      return {
+        async add(turns) {
+          const first = turns[0] as Turn
+          if (addMode === 'single') {
+            for (const turn of turns) {
+              const added = await clientOf(turn.conversation).addMessage({
+                conversationId: turn.conversation,
+                ...(messageOf(turn) as { role: 'USER'; content: string }),
+              })
+              if (!added.ok) throw new Error(`addMessage failed: ${JSON.stringify(added.error)}`)
+            }
+          } else {
+            const added = await clientOf(first.conversation).addMessages({
+              conversationId: first.conversation,
+              messages: turns.map(messageOf) as { role: 'USER'; content: string }[],
+            })
+            if (!added.ok) throw new Error(`addMessages failed: ${JSON.stringify(added.error)}`)
+          }
+        },
+        ready: () => engram.settled(),
+        async search(question, limit) {
+          const found = await clientOf(question.conversation).search({
+            query: question.question,
+            scopes: ['MESSAGES'],
+            limit,
+          })
+          if (!found.ok) throw new Error(`search failed: ${JSON.stringify(found.error)}`)
+          return found.data.hits.map((h) => String(h.message?.metadata.dia_id))
+        },
+        async close() {
+          await Promise.all([...clients.values()].map((c) => c.close()))
+          await engram.close()
+          fs.rmSync(dir, { recursive: true, force: true })
+        },
+      }
+    },
+  }
 }
 
 // --- mem0 ---------------------------------------------------------------------------------------

@@ -2,10 +2,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-export const RESULTS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../bench/results',
-)
+// ENGRAM_BENCH_RESULTS_DIR: elsewhere than the repository's (the CLI's `eval --json` reads its
+// report from a temporary folder, so a run does not overwrite a developer's figures).
+export const RESULTS_DIR =
+  process.env.ENGRAM_BENCH_RESULTS_DIR ??
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bench/results')
 
 /**
  * One figure. A suite returns `name`, `value`, `unit` (and a `note`); the harness (bench/harness)

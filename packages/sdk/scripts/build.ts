@@ -15,7 +15,9 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const dist = path.join(root, 'dist')
 const packageJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>
+  peerDependencies: Record<string, string>
 }
+const repository = path.resolve(root, '../..')
 
 fs.rmSync(dist, { recursive: true, force: true })
 
@@ -32,6 +34,51 @@ await build({
   sourcemap: true,
   legalComments: 'none',
 })
+
+// @engram/sdk/embedded: the engine, the SQLite adapter and the GraphQL schema it executes in
+// process, bundled; native modules (better-sqlite3, hnswlib-node, Prisma's runtime) and the files
+// read at run time (tokenizer tables, WordNet) stay dependencies, the ONNX embedder an optional peer.
+await build({
+  entryPoints: [path.join(root, 'src/embedded/index.ts')],
+  outfile: path.join(dist, 'embedded.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: [...Object.keys(packageJson.dependencies), ...Object.keys(packageJson.peerDependencies)],
+  // Bundled CommonJS libraries call require(): give the ESM bundle one.
+  banner: {
+    js: "import { createRequire as __engramRequire } from 'node:module'; const require = __engramRequire(import.meta.url);",
+  },
+  sourcemap: true,
+  legalComments: 'none',
+  logLevel: 'error',
+})
+// What the bundle reads beside itself: the worker threads (looked up next to the module that
+// starts them, now the bundle) and the migrations applied to a new or older file.
+fs.copyFileSync(
+  path.join(repository, 'packages/store-sqlite/src/db/checkpoint-worker.mjs'),
+  path.join(dist, 'checkpoint-worker.mjs'),
+)
+// The source worker loads hnsw-build.ts through tsx; the published one is that file, bundled.
+await build({
+  stdin: {
+    contents: `import { parentPort, workerData } from 'node:worker_threads'
+import { buildGraphFile } from './hnsw-build.ts'
+parentPort.postMessage(await buildGraphFile(workerData))
+`,
+    resolveDir: path.join(repository, 'packages/store-sqlite/src/vector'),
+    loader: 'ts',
+  },
+  outfile: path.join(dist, 'hnsw-build-worker.mjs'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: Object.keys(packageJson.dependencies),
+  logLevel: 'error',
+})
+fs.cpSync(path.join(repository, 'prisma/migrations'), path.join(dist, 'migrations'), { recursive: true })
 
 const typesDir = path.join(dist, 'types')
 execFileSync(
@@ -62,6 +109,7 @@ for (const file of walk(typesDir)) {
 // The generated documents are internal: no public declaration refers to them.
 fs.rmSync(path.join(typesDir, 'sdk', 'src', 'generated'), { recursive: true, force: true })
 fs.writeFileSync(path.join(dist, 'index.d.ts'), "export * from './types/sdk/src/index.js'\n")
+fs.writeFileSync(path.join(dist, 'embedded.d.ts'), "export * from './types/sdk/src/embedded/public.js'\n")
 
 function* walk(dir: string): Generator<string> {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

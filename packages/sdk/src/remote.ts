@@ -5,7 +5,6 @@ import {
   type EngramFailure,
   type EngramSubscription,
   ERROR_CODES,
-  type ErrorCode,
   type OperationName,
   type OperationSpec,
   type OutputOf,
@@ -14,7 +13,16 @@ import {
 } from '@engram/contract'
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws/client'
 import WebSocket from 'ws'
-import * as documents from './generated/graphql.ts'
+import type * as documents from './generated/graphql.ts'
+import {
+  codeOf,
+  documentOf,
+  failureFromErrors,
+  type GraphqlError,
+  settle,
+  shape,
+  variablesFor,
+} from './operations.ts'
 
 export interface ConnectOptions {
   /** The server, e.g. `http://localhost:4000` (`/graphql` is added when the path does not end with it). */
@@ -58,92 +66,9 @@ type Misfits = { [N in OperationName]: Shaped<N> extends OutputOf<N> ? never : N
 const generatedTypesFitTheCatalog: [Misfits] extends [never] ? true : Misfits = true
 void generatedTypesFitTheCatalog
 
-const ERROR_TYPENAMES: Record<ErrorTypename, ErrorCode> = {
-  ValidationError: ERROR_CODES.VALIDATION,
-  NotFoundError: ERROR_CODES.NOT_FOUND,
-  ForbiddenError: ERROR_CODES.FORBIDDEN,
-}
-
-/** GraphQL error codes (extensions.code) as the codes every door speaks. */
-function codeOf(extensionCode: unknown, status: number): ErrorCode {
-  switch (extensionCode) {
-    case 'VALIDATION':
-    case 'NOT_FOUND':
-    case 'FORBIDDEN':
-    case 'CONFLICT':
-    case 'UNAUTHENTICATED':
-      return extensionCode
-    case 'INTERNAL_SERVER_ERROR':
-      return ERROR_CODES.INTERNAL
-  }
-  if (status === 401) return ERROR_CODES.UNAUTHENTICATED
-  if (status === 403) return ERROR_CODES.FORBIDDEN
-  if (status >= 500) return ERROR_CODES.INTERNAL
-  return ERROR_CODES.BAD_REQUEST
-}
-
 interface SubscriptionEvent {
   data?: { result?: unknown } | null
   errors?: readonly GraphqlError[]
-}
-
-interface GraphqlError {
-  message: string
-  extensions?: { code?: unknown; issues?: EngramFailure['issues'] }
-}
-
-function failureFromErrors(errors: GraphqlError[], status: number): EngramFailure {
-  const first = errors[0] ?? { message: `HTTP ${status}` }
-  const code = codeOf(first.extensions?.code, status)
-  return {
-    code,
-    message: first.message,
-    ...(first.extensions?.issues ? { issues: first.extensions.issues } : {}),
-  }
-}
-
-/** A typed error of an operation's union (data, not an exception) as a failure. */
-function failureFromUnion(value: Record<string, unknown>): EngramFailure | null {
-  const code = ERROR_TYPENAMES[value.__typename as ErrorTypename]
-  if (!code) return null
-  return {
-    code,
-    message: String(value.message ?? ''),
-    ...(Array.isArray(value.issues)
-      ? {
-          issues: (value.issues as NonNullable<EngramFailure['issues']>).map((issue) => ({
-            field: issue.field,
-            message: issue.message,
-            ...(issue.limit == null ? {} : { limit: issue.limit }),
-          })),
-        }
-      : {}),
-    ...(value.resource ? { resource: String(value.resource), id: String(value.notFoundId) } : {}),
-  }
-}
-
-function shape(spec: OperationSpec, name: OperationName, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
-  const { __typename: _typename, ...rest } = value as Record<string, unknown>
-  if (spec.graphql.connection) {
-    const { edges, ...page } = rest as { edges: { node: unknown }[] }
-    return { ...page, [name]: edges.map((edge) => edge.node) }
-  }
-  if (name === 'apiKeys' || name === 'backups') return (rest as { data: unknown }).data
-  return rest
-}
-
-function variablesFor(spec: OperationSpec, input: Record<string, unknown>) {
-  const values = { ...input, ...spec.graphql.fixed }
-  return spec.graphql.inputArg ? { input: values } : values
-}
-
-// Each operation's document is exported as <Operation>Document (AddMessageDocument for addMessage).
-const DOCUMENTS = new Map<string, unknown>(Object.entries(documents))
-function documentOf(name: OperationName): string {
-  const document = DOCUMENTS.get(`${name.charAt(0).toUpperCase()}${name.slice(1)}Document`)
-  if (!document) throw new Error(`no generated document for ${name}: run pnpm --filter @engram/sdk generate`)
-  return String(document)
 }
 
 function graphqlEndpoint(url: string): URL {
@@ -203,14 +128,7 @@ export function connect(options: ConnectOptions): EngramClient {
         },
       }
     }
-    if (body.errors?.length) return { ok: false, error: failureFromErrors(body.errors, response.status) }
-    const result = body.data?.result
-    if (result && typeof result === 'object' && !Array.isArray(result)) {
-      const failed = failureFromUnion(result as Record<string, unknown>)
-      if (failed) return { ok: false, error: failed }
-    }
-    if (Array.isArray(result)) return { ok: true, data: result.map((item) => shape(spec, name, item)) }
-    return { ok: true, data: shape(spec, name, result ?? null) }
+    return settle(name, body, response.status)
   }
 
   function subscribe(name: OperationName, rawInput: unknown): EngramSubscription<unknown> {

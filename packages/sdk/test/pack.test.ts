@@ -27,12 +27,21 @@ describe('the published package', () => {
         private: true,
         type: 'module',
         dependencies: { '@engram/sdk': `file:${tarball}` },
+        // pnpm 10 builds no dependency's native module unless told (npm builds them unasked);
+        // the README says so too.
+        pnpm: { onlyBuiltDependencies: ['better-sqlite3', 'hnswlib-node'] },
       }),
     )
-    // Offline from the local store the workspace was installed from: no registry needed.
+    // Offline from the local store the workspace was installed from: no registry needed. The
+    // native modules compile against the installed Node headers (nodedir), as in the workspace.
     const store = pnpm(['store', 'path'], sdkDir).trim()
-    pnpm(['install', '--offline', '--store-dir', store, '--ignore-workspace'], project)
-  }, 180_000)
+    execFileSync('pnpm', ['install', '--offline', '--store-dir', store, '--ignore-workspace'], {
+      cwd: project,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr' },
+    })
+  }, 600_000)
   afterAll(async () => {
     await server?.close()
     if (project) fs.rmSync(project, { recursive: true, force: true })
@@ -42,10 +51,34 @@ describe('the published package', () => {
     const installed = path.join(project, 'node_modules', '@engram', 'sdk')
     const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'))
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' })
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['ws', 'zod'])
+    expect(manifest.exports['./embedded']).toEqual({
+      types: './dist/embedded.d.ts',
+      default: './dist/embedded.js',
+    })
+    // npm packages only: the internal @engram/* ones are bundled.
+    expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@engram/'))).toEqual([])
+    expect(manifest.peerDependenciesMeta['@huggingface/transformers']).toEqual({ optional: true })
     expect(fs.existsSync(path.join(installed, 'src'))).toBe(false)
-    const bundle = fs.readFileSync(path.join(installed, 'dist', 'index.js'), 'utf8')
-    expect(bundle).not.toMatch(/from ["']@engram\//)
+    for (const file of ['index.js', 'embedded.js']) {
+      const bundle = fs.readFileSync(path.join(installed, 'dist', file), 'utf8')
+      expect(bundle, file).not.toMatch(/from ["']@engram\//)
+    }
+    // Remote users load no native code: the remote bundle names none of the native modules.
+    const remote = fs.readFileSync(path.join(installed, 'dist', 'index.js'), 'utf8')
+    expect(remote).not.toMatch(/better-sqlite3|hnswlib-node|@prisma\//)
+  })
+
+  it('runs the embedded README example on a file under plain Node 20: no server', async () => {
+    const readme = fs.readFileSync(path.join(sdkDir, 'README.md'), 'utf8')
+    const example = /<!-- embedded-example:start -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1]
+    expect(example?.split('\n').filter(Boolean).length).toBeLessThanOrEqual(11)
+    fs.writeFileSync(path.join(project, 'embedded.mjs'), example!)
+    const child = await runExample(project, {}, 'embedded.mjs')
+    expect(child.stderr).toBe('')
+    expect(child.status).toBe(0)
+    expect(child.stdout).toContain('Lena moved to Berlin')
+    expect(child.stdout).toContain('tabs')
+    expect(fs.existsSync(path.join(project, 'memory.db'))).toBe(true)
   })
 
   it('runs the README example against a server under plain Node 20', async () => {
@@ -66,7 +99,14 @@ describe('the published package', () => {
     fs.writeFileSync(
       path.join(project, 'check.ts'),
       `import { Engram, type EngramClient, type Result } from '@engram/sdk'
+import { Engram as Embedded, type EmbeddedEngram } from '@engram/sdk/embedded'
 const client: EngramClient = Engram.connect({ url: 'http://localhost:4000', apiKey: 'k' })
+export async function local(): Promise<EngramClient> {
+  const engram: EmbeddedEngram = await Embedded.open({ path: './memory.db', agentId: 'me' })
+  // @ts-expect-error: path is required
+  void Embedded.open({ agentId: 'me' })
+  return engram.forAgent('other')
+}
 export async function firstHit(): Promise<string | undefined> {
   const result: Result<{ hits: { text: string }[] }> = await client.search({ query: 'q', scopes: ['MEMORIES'] })
   // @ts-expect-error: not a scope
@@ -103,9 +143,9 @@ export async function firstHit(): Promise<string | undefined> {
   })
 })
 
-function runExample(cwd: string, env: Record<string, string>) {
+function runExample(cwd: string, env: Record<string, string>, file = 'example.mjs') {
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['example.mjs'], { cwd, env: { ...process.env, ...env } })
+    const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env } })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
