@@ -49,12 +49,32 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
     ])
   })
 
+  it('catch a resolver of the API reaching the SQLite adapter, but not its start-up code', () => {
+    const root = repoWith(
+      'apps/api',
+      'src/schema/session.ts',
+      "import { toSession } from '@engram/store-sqlite'",
+    )
+    fs.writeFileSync(
+      path.join(root, 'apps/api/src/server.ts'),
+      "import { createDatabase } from '@engram/store-sqlite'",
+    )
+    expect(checkImports(root).map((p) => [p.file, p.import])).toEqual([
+      ['apps/api/src/schema/session.ts', "'@engram/store-sqlite' (forbidden: @engram/store-*)"],
+    ])
+  })
+
   it('read every form of import specifier', () => {
     expect(
       importsOf(
         "import a from 'a'\nimport 'b'\nexport * from 'c'\nimport {\n  d,\n} from 'd'\nconst e = await import('e')\nrequire('f')",
       ),
     ).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
-    expect(RULES.map((r) => r.package)).toEqual(['packages/core', 'packages/engine', 'packages/store-sqlite'])
+    expect(RULES.map((r) => r.package)).toEqual([
+      'packages/core',
+      'packages/engine',
+      'packages/store-sqlite',
+      'apps/api',
+    ])
   })
 })
