@@ -32,7 +32,7 @@ export { knowledgeWhere, sqliteKnowledge, toKnowledge } from './knowledge/sqlite
 export * from './mappers.ts'
 export { memoryItemWhere, sqliteMemoryItems, toMemoryItem } from './memory-items/sqlite-memory-items.ts'
 export { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
-export { SqliteRecallSources, storedTime, toRecalledMemoryItem } from './recall/sqlite-recall-sources.ts'
+export { SqliteRecallSources, storedTime } from './recall/sqlite-recall-sources.ts'
 export {
   agentsIn,
   type Executor,

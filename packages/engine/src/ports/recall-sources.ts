@@ -1,5 +1,6 @@
-import type { MemoryCategory, Metadata, StoredMessage } from '@engram/core'
+import type { StoredMessage } from '@engram/core'
 import type { FullTextCollection } from './full-text.ts'
+import type { MemoryItemView } from './memory-items.ts'
 
 /**
  * The RecallSources port: what search reads besides the full-text index and the vectors. Search
@@ -8,29 +9,8 @@ import type { FullTextCollection } from './full-text.ts'
  * Every read is scoped to the agent, so one tenant's ids never resolve to another's rows.
  */
 
-/** A memory item as a hit shows it (the shape the items' own views have). */
-export interface RecalledMemoryItem {
-  id: string
-  agentId: string
-  userId: string | null
-  content: string
-  category: MemoryCategory
-  tags: string[]
-  importance: number
-  confidence: number
-  pinned: boolean
-  sourceConversationId: string | null
-  sourceMessageId: string | null
-  accessCount: number
-  lastAccessedAt: Date | null
-  validFrom: Date
-  validUntil: Date | null
-  supersededById: string | null
-  metadata: Metadata
-  tokenCount: number
-  createdAt: Date
-  updatedAt: Date
-}
+/** A memory item as a hit shows it: the items' own view. */
+export type RecalledMemoryItem = MemoryItemView
 
 /** A knowledge row as stored (a hit shows it whole). */
 export interface RecalledKnowledge {

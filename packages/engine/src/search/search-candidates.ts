@@ -1,7 +1,7 @@
 import type { Clock, StoredMessage } from '@engram/core'
+import { assertMemoryFilter } from '../memory-items/memory-item-rules.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { EmbeddingKind, SearchEmbeddings } from './collaborators.ts'
-import { assertMemoryFilter } from './memory-filter.ts'
 import type { LexicalSearch } from './search-lexical.ts'
 import type { SearchOptions, SearchScope, SearchStrategy, SearchWeights } from './search-types.ts'
 

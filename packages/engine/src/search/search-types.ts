@@ -4,9 +4,9 @@ import {
   type KnowledgeCategory,
   type StoredMessage,
 } from '@engram/core'
+import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
 import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { RecalledKnowledge, RecalledMemoryItem } from '../ports/recall-sources.ts'
-import type { MemoryFilter } from './memory-filter.ts'
 
 // What search takes and gives: scopes, strategies, weights and their defaults, hits and their
 // score components. The ranking itself is in search-service.ts.

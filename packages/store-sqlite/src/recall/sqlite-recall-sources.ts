@@ -14,8 +14,9 @@ import type {
 import type { Database } from '../db/client.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
-import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
-import { parseMetadata, toMessage } from '../mappers.ts'
+import type { Prisma } from '../generated/prisma/client.ts'
+import { toMessage } from '../mappers.ts'
+import { memoryItemWhere, toMemoryItem } from '../memory-items/sqlite-memory-items.ts'
 
 /** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
 export function storedTime(value: number | bigint | string): Date | null {
@@ -23,62 +24,13 @@ export function storedTime(value: number | bigint | string): Date | null {
   return Number.isNaN(time.getTime()) ? null : time
 }
 
-function parseTags(text: string): string[] {
-  try {
-    const value = JSON.parse(text) as unknown
-    return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string') : []
-  } catch {
-    return []
-  }
-}
-
-/** A memory item row as a hit shows it (tags and metadata parsed, ids as strings). */
-export function toRecalledMemoryItem(row: MemoryItemRow): RecalledMemoryItem {
-  return {
-    id: String(row.id),
-    agentId: row.agentId,
-    userId: row.userId,
-    content: row.content,
-    category: row.category as MemoryCategory,
-    tags: parseTags(row.tags),
-    importance: row.importance,
-    confidence: row.confidence,
-    pinned: row.pinned,
-    sourceConversationId: row.sourceConversationId,
-    sourceMessageId: row.sourceMessageId,
-    accessCount: row.accessCount,
-    lastAccessedAt: row.lastAccessedAt,
-    validFrom: row.validFrom,
-    validUntil: row.validUntil,
-    supersededById: row.supersededById == null ? null : String(row.supersededById),
-    metadata: parseMetadata(row.metadata),
-    tokenCount: row.tokenCount,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  }
-}
-
-/** The memory item filter as a Prisma condition (the memory items' listing builds the same). */
-function memoryItemWhere(agentId: string, filter: MemoryItemFilter): Prisma.MemoryItemWhereInput {
-  const asOf = filter.asOf
-  return {
-    agentId,
-    ...(filter.userId ? { userId: filter.userId } : {}),
-    ...(filter.categories?.length ? { category: { in: [...filter.categories] } } : {}),
-    ...(filter.minImportance != null ? { importance: { gte: filter.minImportance } } : {}),
-    ...(filter.pinned != null ? { pinned: filter.pinned } : {}),
-    ...(filter.search ? { content: { contains: filter.search } } : {}),
-    createdAt: {
-      ...(filter.createdAfter ? { gte: filter.createdAfter } : {}),
-      ...(filter.createdBefore ? { lte: filter.createdBefore } : {}),
-    },
-    AND: [
-      ...(filter.tags ?? []).map((tag) => ({ tags: { contains: JSON.stringify(tag) } })),
-      ...(filter.includeSuperseded
-        ? []
-        : [{ validFrom: { lte: asOf } }, { OR: [{ validUntil: null }, { validUntil: { gt: asOf } }] }]),
-    ],
-  }
+/** The search's memory filter as the memory items' own Prisma condition. */
+function recallWhere(agentId: string, filter: MemoryItemFilter): Prisma.MemoryItemWhereInput {
+  return memoryItemWhere(agentId, {
+    ...filter,
+    categories: filter.categories as readonly MemoryCategory[] | null | undefined,
+    validAt: filter.includeSuperseded ? null : filter.asOf,
+  })
 }
 
 /** Summaries are the turns starting with the summary prefix; ordinary turns are the others. */
@@ -157,7 +109,7 @@ export class SqliteRecallSources implements RecallSources {
     asOf: Date,
   ): Promise<string[]> {
     const rows = await this.db.memoryItem.findMany({
-      where: memoryItemWhere(agentId, { asOf }),
+      where: memoryItemWhere(agentId, { validAt: asOf }),
       orderBy:
         order === 'recency'
           ? [{ createdAt: 'desc' }, { id: 'desc' }]
@@ -195,9 +147,9 @@ export class SqliteRecallSources implements RecallSources {
   ): Promise<RecalledMemoryItem[]> {
     if (ids.length === 0) return []
     const rows = await this.db.memoryItem.findMany({
-      where: { ...memoryItemWhere(agentId, filter), id: { in: ids.map(Number) } },
+      where: { ...recallWhere(agentId, filter), id: { in: ids.map(Number) } },
     })
-    return rows.map(toRecalledMemoryItem)
+    return rows.map(toMemoryItem)
   }
 
   async knowledge(agentId: string, ids: readonly string[]): Promise<RecalledKnowledge[]> {
