@@ -7,7 +7,7 @@ import path from 'node:path'
 import type { Embedder } from '@engram/core'
 import { Embeddings } from '@langchain/core/embeddings'
 import { createAgentKey, createTestApp, type TestApp } from '../../../apps/api/test/helpers.ts'
-import { type EmbeddedEngram, Engram } from '../../../packages/sdk/src/embedded/index.ts'
+import { type EmbeddedEngram, Engram } from '@engram/sdk/embedded'
 import type { Question, Turn } from './dataset.ts'
 
 export interface Store {
