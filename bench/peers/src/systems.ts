@@ -5,9 +5,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Embedder } from '@engram/core'
+import { type EmbeddedEngram, Engram } from '@engram/sdk/embedded'
 import { Embeddings } from '@langchain/core/embeddings'
 import { createAgentKey, createTestApp, type TestApp } from '../../../apps/api/test/helpers.ts'
-import { type EmbeddedEngram, Engram } from '@engram/sdk/embedded'
 import type { Question, Turn } from './dataset.ts'
 
 export interface Store {
