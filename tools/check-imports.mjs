@@ -54,6 +54,11 @@ export const RULES = [
     forbid: [...DOORS, '@engram/api', '@engram/conformance'],
   },
   {
+    package: 'packages/providers',
+    why: 'model-service adapters reach endpoints and files, never the storage or the doors',
+    forbid: [...DRIVERS, ...DOORS, '@engram/store-*', '@engram/engine', '@engram/api', '@engram/conformance'],
+  },
+  {
     package: 'apps/api',
     why: 'the GraphQL door calls the engine; only start-up code chooses and opens the storage adapter',
     forbid: [...DRIVERS, '@engram/store-*', '@engram/conformance', '*generated/prisma*'],

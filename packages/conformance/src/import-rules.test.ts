@@ -64,6 +64,13 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
     ])
   })
 
+  it('keep the model-service adapters away from storage and doors', () => {
+    const root = repoWith('packages/providers', 'src/llm.ts', "import { createEngine } from '@engram/engine'")
+    expect(checkImports(root).map((p) => [p.file, p.import])).toEqual([
+      ['packages/providers/src/llm.ts', "'@engram/engine' (forbidden: @engram/engine)"],
+    ])
+  })
+
   it('read every form of import specifier', () => {
     expect(
       importsOf(
@@ -74,6 +81,7 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
       'packages/core',
       'packages/engine',
       'packages/store-sqlite',
+      'packages/providers',
       'apps/api',
     ])
   })

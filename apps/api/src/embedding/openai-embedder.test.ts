@@ -1,3 +1,4 @@
+import { CircuitOpenError } from '@engram/providers'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   type EmbeddingServer,
@@ -6,7 +7,6 @@ import {
   vectorFor,
 } from '../../test/fixtures/embedding-server.ts'
 import { createOpenAIEmbedder } from './openai-embedder.ts'
-import { CircuitOpenError } from './resilience.ts'
 
 const DIMENSIONS = 8
 

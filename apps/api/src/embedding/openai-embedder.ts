@@ -1,5 +1,4 @@
 import { type Clock, type Embedder, parseWith } from '@engram/core'
-import { z } from 'zod'
 import {
   createResilience,
   DEFAULT_ATTEMPT_TIMEOUT_MS,
@@ -7,7 +6,8 @@ import {
   isRetryable,
   isRetryableStatus,
   ServiceError,
-} from './resilience.ts'
+} from '@engram/providers'
+import { z } from 'zod'
 
 export const DEFAULT_EMBEDDING_BATCH_SIZE = 100
 export const MAX_EMBEDDING_DIMENSIONS = 16_384
