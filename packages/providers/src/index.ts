@@ -2,3 +2,4 @@
 // The engine sees them only through core's ports (Embedder, LlmProvider); the doors and the
 // embedded SDK choose and configure them.
 export * from './resilience.ts'
+export * from './wordnet-lexicon.ts'
