@@ -20,6 +20,7 @@ import {
   resolveOffsetConnection,
 } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
+import { operate } from '../operations.ts'
 import { agentScope, listScope } from '../scope.ts'
 
 export const RoleEnum = builder.enumType('Role', {
@@ -358,14 +359,6 @@ builder.mutationFields((t) => ({
     errors: {},
     description: 'Deletes a conversation with all its messages and memory entries.',
     args: { agentId: t.arg.id(), conversationId: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const scope = await agentScope(ctx, args.agentId)
-      const deleted = await ctx.services.sessions.delete(scope, args.conversationId)
-      if (deleted) {
-        ctx.services.memory.invalidate(scope)
-        ctx.services.search.forgetAgent(scope)
-      }
-      return { conversationId: args.conversationId, deleted }
-    },
+    resolve: (_root, args, ctx) => operate(ctx, 'deleteSession', args),
   }),
 }))

@@ -1,3 +1,4 @@
+import { createOperations } from '@engram/engine'
 import { createSqliteEngine, type SqliteEngineOptions } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
@@ -24,6 +25,9 @@ export function createServices(options: ServicesOptions) {
     db,
     pubsub,
     sessionRepository: engine.storage.sessions,
+    // The catalog's operations, which the embedded SDK calls too: resolvers answer through them
+    // where the answer is the catalog's output shape.
+    operations: createOperations(engine),
     liveTokens: new LiveTokens(clock, undefined, (agentId) => engine.writes.incarnation(agentId)),
   }
 }
