@@ -27,13 +27,25 @@ export function eventStream<Topic extends keyof EngramEvents & string, Out>(
 ): AsyncIterableIterator<Out> {
   const events = engine.events.subscribe(topic)[Symbol.asyncIterator]()
   const access = engine.events.subscribe('access:changed')[Symbol.asyncIterator]()
-  // What the scope rests on, read once: the agent's incarnation and creation time.
-  const watched = scope.then(async (agentId) => {
-    if (!agentId) return { agentId, incarnation: null, createdAt: null }
-    const agent = await engine.agents.findAgent(agentId)
-    return { agentId, incarnation: engine.writes.incarnation(agentId), createdAt: agent?.createdAt.getTime() }
-  })
-  watched.catch(() => {})
+  scope.catch(() => {})
+  // What the scope rests on (the agent's incarnation and creation time), read once when the first
+  // event is asked for: a door may create the agent between subscribing and reading.
+  interface Watched {
+    agentId: string | null
+    incarnation: string | null
+    createdAt: number | null
+  }
+  let watched: Promise<Watched> | null = null
+  const readWatched = (): Promise<Watched> =>
+    scope.then(async (agentId) => {
+      if (!agentId) return { agentId, incarnation: null, createdAt: null }
+      const agent = await engine.agents.findAgent(agentId)
+      return {
+        agentId,
+        incarnation: engine.writes.incarnation(agentId),
+        createdAt: agent ? agent.createdAt.getTime() : null,
+      }
+    })
   let pendingEvent: Promise<Step<'event', EngramEvents[Topic][0]>> | null = null
   let pendingAccess: Promise<Step<'access', unknown>> | null = null
   let finished = false
@@ -49,8 +61,9 @@ export function eventStream<Topic extends keyof EngramEvents & string, Out>(
   const stream: AsyncIterableIterator<Out> = {
     async next() {
       if (finished) return { done: true, value: undefined }
-      let scoped: Awaited<typeof watched>
+      let scoped: Watched
       try {
+        watched ??= readWatched()
         scoped = await watched
       } catch (error) {
         await close()
