@@ -76,7 +76,8 @@ export class MemoryItemService {
     parseMemorySettings(nextSettings)
     const budgets = ContextBudgetsSchema.safeParse(nextBudgets)
     if (!budgets.success) throw validationErrorFromZod(budgets.error, 'contextBudgets')
-    await this.items.saveSettings(scope, { settings: nextSettings, contextBudgets: nextBudgets })
+    // Other sections of the stored settings (memory formation's) are kept as they are.
+    await this.items.saveSettings(scope, { ...stored, settings: nextSettings, contextBudgets: nextBudgets })
     return this.settings(scope)
   }
 
