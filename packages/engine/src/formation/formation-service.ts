@@ -9,7 +9,6 @@ import {
   EXTRACTION_LIMITS,
   type ExtractedItem,
   extractMemoriesOffline,
-  initialImportance,
   interpretRememberThis,
   isExplicitRememberRequest,
   type LlmProvider,
@@ -21,6 +20,7 @@ import {
   roughSentences,
   type Session,
   type StoredMessage,
+  scoreImportance,
   ValidationError,
 } from '@engram/core'
 import { z } from 'zod'
@@ -274,9 +274,9 @@ export class FormationService {
       : Math.max(
           ...sources.map(
             (turn) =>
-              initialImportance(
+              scoreImportance(
                 {
-                  content: turn.content,
+                  content: sentenceSaying(item.content, turn.content),
                   kind: turn.role === 'tool' ? 'tool_result' : 'message',
                   timestamp: turn.timestamp,
                 },
@@ -410,6 +410,25 @@ function restatesExplicitRequest(content: string, turnText: string): boolean {
     for (const word of asked) if (words.has(word)) shared++
     return shared / asked.size >= EXPLICIT_MATCH_SHARE
   })
+}
+
+/**
+ * The sentence of a turn an item restates (most content words in common): spec 002's signals
+ * ("my name is", "I prefer", "decided") are in what was said, not in the model's restatement.
+ */
+function sentenceSaying(content: string, turnText: string): string {
+  const words = contentWords(content)
+  let best = turnText
+  let bestShared = -1
+  for (const sentence of roughSentences(turnText)) {
+    let shared = 0
+    for (const word of contentWords(sentence)) if (words.has(word)) shared++
+    if (shared > bestShared) {
+      best = sentence
+      bestShared = shared
+    }
+  }
+  return best
 }
 
 /**
