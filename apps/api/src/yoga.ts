@@ -45,6 +45,8 @@ export interface AppOptions {
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
+        | 'ENGRAM_EXTRACTION'
+        | 'ENGRAM_EXTRACTION_DEBOUNCE_MS'
       >
     >
   clock?: Clock
@@ -69,6 +71,12 @@ export function createApp(options: AppOptions) {
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     keyFactMode: env.ENGRAM_KEY_FACT_MODE,
+    formation: {
+      automatic: env.ENGRAM_EXTRACTION !== 'off',
+      ...(env.ENGRAM_EXTRACTION_DEBOUNCE_MS === undefined
+        ? {}
+        : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
+    },
     log,
     embedder: options.embedder,
     databaseFile: options.databaseFile,

@@ -8,7 +8,7 @@ import {
   type Limits,
   type TokenCounter,
 } from '@engram/core'
-import { createEngine, embedJob, type Logger } from '@engram/engine'
+import { createEngine, embedJob, type FormationConfig, type Logger } from '@engram/engine'
 import { createSqliteStorage, type Database, type VectorIndexOptions } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
@@ -32,6 +32,8 @@ export interface ServicesOptions {
   backupDirectory?: string | null
   /** How often a started job worker looks for due jobs (ms); see JobWorker. */
   jobPollIntervalMs?: number
+  /** Automatic memory formation's engine-wide dials (ENGRAM_EXTRACTION, ENGRAM_EXTRACTION_DEBOUNCE_MS). */
+  formation?: Partial<FormationConfig>
   /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
   vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
 }
@@ -76,6 +78,7 @@ export function createServices(options: ServicesOptions) {
     embedder,
     lexicalPlan: options.lexicalPlan,
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
+    formation: options.formation,
   })
   return {
     ...engine,

@@ -34,6 +34,11 @@ import { extractJob, extractJobKey } from './formation-jobs.ts'
 /** The engine-wide dials of automatic extraction (the door's configuration, not an agent's). */
 export const FormationConfigSchema = z.object({
   /**
+   * Whether stored turns queue their extraction (off: memories form only on syncMemory). For
+   * measuring writes without extraction, and suites about other background work.
+   */
+  automatic: z.boolean().default(true),
+  /**
    * A conversation's extraction runs this long after its last turn: a burst of turns is read in
    * one extractor call, and a chat that is still going is not extracted turn by turn. 5 s keeps
    * memories close behind the conversation; a minute bounds it (syncMemory skips the wait).
@@ -113,7 +118,7 @@ export class FormationService {
    * job for their conversation. Pure and synchronous: it runs inside the write's transaction.
    */
   jobsFor(agentId: string, _messageIds: readonly number[], session: Session): NewJob[] {
-    if (this.disabled.has(agentId)) return []
+    if (!this.deps.config.automatic || this.disabled.has(agentId)) return []
     const runAfter = new Date(this.deps.clock.now().getTime() + this.deps.config.extractionDebounceMs)
     return [extractJob(agentId, session.conversationId, runAfter)]
   }
