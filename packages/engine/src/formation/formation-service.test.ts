@@ -169,6 +169,63 @@ describe('automatic memory extraction', () => {
     expect(formed.find((m) => m.content === 'John likes long walks')?.importance).toBeLessThan(0.8)
   })
 
+  it('shows the model the memories it may correct, and supersedes the one it names (never a pinned one)', async () => {
+    let existingShown: { id: string; content: string }[] = []
+    const { llm } = scriptedLlm((request) => {
+      const user = request.messages.find((m) => m.role === 'user')?.content ?? ''
+      existingShown = JSON.parse(user.slice(user.indexOf('{'))).existingMemories
+      const [turn] = promptedTurns(request)
+      const byContent = (text: string) => existingShown.find((m) => m.content === text)?.id ?? null
+      return JSON.stringify({
+        items: [
+          {
+            type: 'correction',
+            category: 'correction',
+            content: 'John lives in Lisbon now',
+            confidence: 0.9,
+            sourceMessageIds: [turn?.id],
+            supersedesMemoryId: byContent('John lives in Berlin'),
+          },
+          {
+            type: 'correction',
+            category: 'correction',
+            content: 'John drinks only green tea',
+            confidence: 0.9,
+            sourceMessageIds: [turn?.id],
+            supersedesMemoryId: byContent('John drinks coffee every morning'),
+          },
+        ],
+      })
+    })
+    const { engine, say, memories } = await setup({ llm })
+    const berlin = await engine.memoryItems.create('a', { content: 'John lives in Berlin', category: 'fact' })
+    const coffee = await engine.memoryItems.create('a', {
+      content: 'John drinks coffee every morning',
+      category: 'preference',
+      pinned: true,
+    })
+    await engine.memoryItems.create('b', { content: 'Agent b keeps this to itself', category: 'fact' })
+    await say('a', 'c1', 'Actually I moved to Lisbon, and I only drink green tea now.')
+    const result = await engine.formation.syncMemory('a')
+    expect(existingShown.map((m) => m.content).sort()).toEqual([
+      'John drinks coffee every morning',
+      'John lives in Berlin',
+    ])
+    const lisbon = result.stored.find((m) => m.content === 'John lives in Lisbon now')
+    expect(result.superseded).toBe(1)
+    expect(await engine.memoryItems.find('a', berlin.item.id)).toMatchObject({ supersededById: lisbon?.id })
+    // The user's pinned override stays current.
+    expect(await engine.memoryItems.find('a', coffee.item.id)).toMatchObject({
+      supersededById: null,
+      validUntil: null,
+    })
+    expect((await memories('a')).map((m) => m.content).sort()).toEqual([
+      'John drinks coffee every morning',
+      'John drinks only green tea',
+      'John lives in Lisbon now',
+    ])
+  })
+
   it('keeps a hostile answer from reaching another agent or user, or past any limit', async () => {
     let attack = 0
     const { llm, requests } = scriptedLlm((request) => {

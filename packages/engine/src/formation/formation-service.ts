@@ -64,6 +64,9 @@ const EXPLICIT_MATCH_SHARE = 0.6
 
 export type Extractor = 'offline' | 'llm' | 'offline-fallback'
 
+/** A candidate, and for an LLM correction the existing memory (one the prompt showed) it replaces. */
+type FormedCandidate = CandidateMemory & { supersedes?: string | null }
+
 /** What one extraction (a job, or a sync) formed. */
 export interface FormationResult {
   conversations: number
@@ -212,7 +215,7 @@ export class FormationService {
   private async extract(
     agentId: string,
     messages: readonly StoredMessage[],
-  ): Promise<{ candidates: CandidateMemory[]; extractor: Extractor }> {
+  ): Promise<{ candidates: FormedCandidate[]; extractor: Extractor }> {
     const now = this.deps.clock.now()
     const turns = messages.map(toTurn)
     const llm = this.deps.llm
@@ -238,7 +241,7 @@ export class FormationService {
     llm: LlmProvider,
     agentId: string,
     turns: readonly ConversationTurn[],
-  ): Promise<CandidateMemory[]> {
+  ): Promise<FormedCandidate[]> {
     const promptTurns: PromptTurn[] = turns.flatMap((turn) =>
       turn.role === 'system' ? [] : [{ ...turn, role: turn.role ?? 'user' } as PromptTurn],
     )
@@ -268,7 +271,7 @@ export class FormationService {
   }
 
   /** An LLM item as a candidate: its speaker and importance come from its source turns, not the model. */
-  private fromLlmItem(item: ExtractedItem, turns: ReadonlyMap<string, ConversationTurn>): CandidateMemory {
+  private fromLlmItem(item: ExtractedItem, turns: ReadonlyMap<string, ConversationTurn>): FormedCandidate {
     const sources = item.sourceMessageIds.flatMap((id) => turns.get(id) ?? [])
     const first = sources[0] as ConversationTurn
     const explicit = sources.some((turn) => restatesExplicitRequest(item.content, turn.content))
@@ -300,7 +303,8 @@ export class FormationService {
       importance,
       sourceMessageIds: item.sourceMessageIds,
       speaker: first.speaker,
-      family: item.supersedesMemoryId ? `llm supersedes ${item.supersedesMemoryId}` : 'llm',
+      family: 'llm',
+      supersedes: item.supersedesMemoryId,
     }
   }
 
@@ -313,7 +317,7 @@ export class FormationService {
     agentId: string,
     conversationId: string,
     turns: readonly StoredMessage[],
-    candidates: readonly CandidateMemory[],
+    candidates: readonly FormedCandidate[],
     result: FormationResult,
   ): Promise<void> {
     const byId = new Map(turns.map((turn) => [turn.id, turn]))
@@ -358,6 +362,13 @@ export class FormationService {
         else {
           result.stored.push(written.item)
           if (written.superseded) result.superseded++
+          // The model named the memory this corrects (only ids its prompt showed get this far).
+          if (
+            candidate.supersedes &&
+            candidate.supersedes !== written.superseded?.id &&
+            (await this.deps.memoryItems.supersede(agentId, candidate.supersedes, written.item.id))
+          )
+            result.superseded++
         }
       } catch (error) {
         // A limit or the agent's privacy policy refused this one; the others still form.
