@@ -48,7 +48,7 @@ export function registerExtractJobs(worker: JobWorker, formation: FormationServi
         if (typeof conversationId !== 'string' || conversationId.length === 0) continue
         try {
           // The agent is the job's, never the payload's: a job only reaches its own agent's turns.
-          await formation.extractConversation(job.agentId, conversationId)
+          await formation.extractConversation(job.agentId, conversationId, formation.callsPerJob)
         } catch (error) {
           failed.set(job.id, error instanceof Error ? error.message : String(error))
         }

@@ -34,7 +34,7 @@ function promptedTurns(request: ChatRequest): { id: string; text: string }[] {
   return JSON.parse(user.slice(user.indexOf('{'))).conversation
 }
 
-async function setup(options: { llm?: LlmProvider; debounceMs?: number } = {}) {
+async function setup(options: { llm?: LlmProvider; debounceMs?: number; callsPerJob?: number } = {}) {
   const { clock, advance } = movableClock()
   const storage = createInMemoryStorage(clock)
   const engine = createEngine({
@@ -43,7 +43,7 @@ async function setup(options: { llm?: LlmProvider; debounceMs?: number } = {}) {
     tokenCounter: createTokenCounter(),
     log: { info() {}, warn() {}, error() {} } as unknown as Console,
     llm: options.llm ?? null,
-    formation: { extractionDebounceMs: options.debounceMs ?? 5_000 },
+    formation: { extractionDebounceMs: options.debounceMs ?? 5_000, callsPerJob: options.callsPerJob ?? 10 },
   })
   for (const id of ['a', 'b']) await storage.repositories.agents.upsert(id, null)
   const say = (agent: string, conversation: string, content: string, extra: Record<string, unknown> = {}) =>
@@ -107,6 +107,22 @@ describe('automatic memory extraction', () => {
     await engine.jobs.runDue()
     // 20 turns per call by default: 20 + 20 + 5, each call only new turns.
     expect(requests.slice(2).map((r) => promptedTurns(r).length)).toEqual([20, 20, 5])
+  })
+
+  it('hands a long backlog to follow-up jobs after callsPerJob calls', async () => {
+    const { llm, requests } = scriptedLlm(() => JSON.stringify({ items: [] }))
+    const { engine, advance } = await setup({ llm, callsPerJob: 2 })
+    const many = Array.from({ length: 105 }, (_, i) => ({
+      role: 'user' as const,
+      speaker: 'john',
+      content: `Turn ${i}`,
+    }))
+    await engine.sessions.addMessages('a', 'c1', many)
+    advance(5_000)
+    // 6 calls of 20, 20, 20, 20, 20, 5 turns: three jobs of two calls each.
+    expect(await engine.jobs.runDue()).toBe(3)
+    expect(requests.map((r) => promptedTurns(r).length)).toEqual([20, 20, 20, 20, 20, 5])
+    expect(new Set(requests.flatMap((r) => promptedTurns(r).map((t) => t.text))).size).toBe(105)
   })
 
   it('forms memories offline with source, type, importance, and 0.8 for an explicit request', async () => {

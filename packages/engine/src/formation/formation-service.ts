@@ -46,6 +46,12 @@ export const FormationConfigSchema = z.object({
   extractionDebounceMs: z.number().int().min(0).max(60_000).default(5_000),
   /** Turns per extractor call: what an LLM prompt holds comfortably (each turn is cut at 4,000 characters). */
   turnsPerCall: z.number().int().min(1).max(200).default(20),
+  /**
+   * Extractor calls one job makes before it hands the rest of a long backlog (an imported
+   * history) to a follow-up job: a job stays well inside its lease, and other conversations get
+   * their turn in between.
+   */
+  callsPerJob: z.number().int().min(1).max(1_000).default(10),
 })
 export type FormationConfig = z.infer<typeof FormationConfigSchema>
 export const DEFAULT_FORMATION_CONFIG: FormationConfig = FormationConfigSchema.parse({})
@@ -112,6 +118,10 @@ export class FormationService {
 
   constructor(private readonly deps: FormationDeps) {}
 
+  get callsPerJob(): number {
+    return this.deps.config.callsPerJob
+  }
+
   get extractor(): 'offline' | 'llm' {
     return this.deps.llm ? 'llm' : 'offline'
   }
@@ -163,11 +173,18 @@ export class FormationService {
     return total
   }
 
-  /** Extracts one conversation's turns past its watermark (what an extract job does). */
-  extractConversation(agentId: string, conversationId: string): Promise<FormationResult> {
+  /**
+   * Extracts one conversation's turns past its watermark, all of them, or at most `maxCalls`
+   * extractor calls' worth (an extract job) with a follow-up job queued for the rest.
+   */
+  extractConversation(
+    agentId: string,
+    conversationId: string,
+    maxCalls = Number.POSITIVE_INFINITY,
+  ): Promise<FormationResult> {
     const key = `${agentId}\u0000${conversationId}`
     const previous = this.running.get(key) ?? Promise.resolve()
-    const run = previous.catch(() => {}).then(() => this.extractNow(agentId, conversationId))
+    const run = previous.catch(() => {}).then(() => this.extractNow(agentId, conversationId, maxCalls))
     this.running.set(key, run)
     const clear = () => {
       if (this.running.get(key) === run) this.running.delete(key)
@@ -181,14 +198,25 @@ export class FormationService {
     await this.deps.queue.cancel(agentId, [extractJobKey(conversationId)])
   }
 
-  private async extractNow(agentId: string, conversationId: string): Promise<FormationResult> {
+  private async extractNow(
+    agentId: string,
+    conversationId: string,
+    maxCalls: number,
+  ): Promise<FormationResult> {
     const result = emptyResult()
     const conversation = await this.deps.repository.conversation(agentId, conversationId)
     if (!conversation) return result
     const { enabled } = await this.settings(agentId)
     result.conversations = 1
     let after = conversation.extractedThroughId
-    for (;;) {
+    for (let calls = 0; ; calls++) {
+      if (calls >= maxCalls) {
+        // Not debounced: the backlog is already there; the key keeps it after this job.
+        await this.deps.queue.enqueue([
+          { ...extractJob(agentId, conversationId, this.deps.clock.now()), postpone: false },
+        ])
+        break
+      }
       const turns = await this.deps.repository.messagesAfter(
         agentId,
         conversation.sessionId,
