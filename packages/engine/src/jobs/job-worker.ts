@@ -165,7 +165,10 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
 
   /** Wakes up once the jobs queued in the next gatherMs are in, for one batch instead of many. */
   private gather(): void {
-    if (this.gatherMs <= 0) return this.wake()
+    if (this.gatherMs <= 0) {
+      this.wake()
+      return
+    }
     if (this.gathering) return
     this.gathering = setTimeout(() => {
       this.gathering = null
