@@ -1,8 +1,32 @@
 import type { Clock } from '@engram/core'
-import { isRetryable, isRetryableStatus, parseRetryAfter, ServiceError } from './resilience.ts'
+import { z } from 'zod'
+import {
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_RETRY_DELAYS_MS,
+  isRetryable,
+  isRetryableStatus,
+  parseRetryAfter,
+  ServiceError,
+} from './resilience.ts'
 
 /** Servers quote request bodies back in errors; a few hundred characters say what went wrong. */
 const ERROR_BODY_CHARS = 300
+
+/** What every OpenAI-compatible client is configured with; each adds its own fields. */
+export const OpenAiServiceConfigSchema = z.object({
+  baseUrl: z.url({
+    protocol: /^https?$/,
+    message: 'must be an http(s) URL such as http://127.0.0.1:11434/v1',
+  }),
+  model: z.string().min(1),
+  apiKey: z.string().min(1).optional(),
+  /** Per attempt. */
+  timeoutMs: z.number().int().min(1).max(600_000).default(DEFAULT_ATTEMPT_TIMEOUT_MS),
+  retryDelaysMs: z
+    .array(z.number().int().min(0).max(600_000))
+    .max(10)
+    .default([...DEFAULT_RETRY_DELAYS_MS]),
+})
 
 /**
  * The URL of one resource of an OpenAI-compatible API. A base URL with a path is taken as given

@@ -11,6 +11,7 @@ import {
   type OpenAiServer,
   type RecordedRequest,
   type Reply,
+  rejection,
   startChatServer,
 } from './testing/index.ts'
 
@@ -35,15 +36,6 @@ function llmFor(server: OpenAiServer, options: Partial<OpenAiLlmOptions> = {}) {
     fetch: loopbackOnlyFetch,
     ...options,
   })
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected the call to fail')
 }
 
 const Person = z.object({ name: z.string().min(1), age: z.number().int().min(0) })

@@ -8,15 +8,14 @@ import {
 } from '@engram/core'
 import pLimit from 'p-limit'
 import { z } from 'zod'
-import { HttpStatusError, openAiEndpoint, openAiHeaders, postJson } from './openai-http.ts'
 import {
-  type CircuitState,
-  createResilience,
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
-  DEFAULT_RETRY_DELAYS_MS,
-  ServiceError,
-  systemTimerClock,
-} from './resilience.ts'
+  HttpStatusError,
+  OpenAiServiceConfigSchema,
+  openAiEndpoint,
+  openAiHeaders,
+  postJson,
+} from './openai-http.ts'
+import { type CircuitState, createResilience, ServiceError, systemTimerClock } from './resilience.ts'
 
 export const DEFAULT_LLM_MAX_CONCURRENCY = 4
 export const MAX_LLM_MAX_CONCURRENCY = 64
@@ -29,19 +28,8 @@ export const MAX_LLM_MAX_CONCURRENCY = 64
 export const STRUCTURED_OUTPUT_MODES = ['json_schema', 'json_object', 'prompt'] as const
 export type StructuredOutputMode = (typeof STRUCTURED_OUTPUT_MODES)[number]
 
-export const OpenAiLlmConfigSchema = z.object({
-  baseUrl: z.url({
-    protocol: /^https?$/,
-    message: 'must be an http(s) URL such as http://127.0.0.1:11434/v1',
-  }),
-  model: z.string().min(1),
-  apiKey: z.string().min(1).optional(),
-  timeoutMs: z.number().int().min(1).max(600_000).default(DEFAULT_ATTEMPT_TIMEOUT_MS),
+export const OpenAiLlmConfigSchema = OpenAiServiceConfigSchema.extend({
   maxConcurrency: z.number().int().min(1).max(MAX_LLM_MAX_CONCURRENCY).default(DEFAULT_LLM_MAX_CONCURRENCY),
-  retryDelaysMs: z
-    .array(z.number().int().min(0).max(600_000))
-    .max(10)
-    .default([...DEFAULT_RETRY_DELAYS_MS]),
 })
 
 export interface OpenAiLlmOptions {

@@ -4,6 +4,7 @@ import {
   embeddingsReply,
   eventually,
   ManualTimerClock,
+  rejection,
   startEmbeddingServer,
   vectorFor,
 } from '@engram/providers/testing'
@@ -38,15 +39,6 @@ function closeTo(actual: Float32Array, expected: number[]) {
   actual.forEach((value, i) => {
     expect(value).toBeCloseTo(expected[i] as number, 5)
   })
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected the call to fail')
 }
 
 describe('createOpenAIEmbedder', () => {

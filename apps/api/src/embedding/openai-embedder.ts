@@ -1,8 +1,7 @@
 import { type Clock, type Embedder, parseWith } from '@engram/core'
 import {
   createResilience,
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
-  DEFAULT_RETRY_DELAYS_MS,
+  OpenAiServiceConfigSchema,
   openAiEndpoint,
   openAiHeaders,
   postJson,
@@ -17,20 +16,9 @@ export const MAX_EMBEDDING_BATCH_SIZE = 2_048
 
 const DIMENSION_PROBE_TEXT = 'dimension probe'
 
-export const OpenAIEmbedderConfigSchema = z.object({
-  baseUrl: z.url({
-    protocol: /^https?$/,
-    message: 'must be an http(s) URL such as http://127.0.0.1:11434/v1',
-  }),
-  model: z.string().min(1),
-  apiKey: z.string().min(1).optional(),
+export const OpenAIEmbedderConfigSchema = OpenAiServiceConfigSchema.extend({
   dimensions: z.number().int().min(1).max(MAX_EMBEDDING_DIMENSIONS).optional(),
   batchSize: z.number().int().min(1).max(MAX_EMBEDDING_BATCH_SIZE).default(DEFAULT_EMBEDDING_BATCH_SIZE),
-  timeoutMs: z.number().int().min(1).max(600_000).default(DEFAULT_ATTEMPT_TIMEOUT_MS),
-  retryDelaysMs: z
-    .array(z.number().int().min(0).max(600_000))
-    .max(10)
-    .default([...DEFAULT_RETRY_DELAYS_MS]),
 })
 
 export interface OpenAIEmbedderOptions {

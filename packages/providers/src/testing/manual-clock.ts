@@ -68,3 +68,13 @@ export async function eventually(condition: () => boolean, what = 'the condition
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
 }
+
+/** The error a promise rejects with; fails the test when it resolves instead. */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise
+  } catch (error) {
+    return error as Error
+  }
+  throw new Error('expected the call to fail')
+}
