@@ -243,6 +243,17 @@ describe('createOpenAiCompatibleLlm', () => {
     expect(server.requests).toHaveLength(2)
   })
 
+  it.each([
+    ['drop' as const, 'dropped the connection mid-answer'],
+    ['reset' as const, 'is unreachable'],
+  ])('names a connection lost (%s) in the error once the retries are spent', async (drop, message) => {
+    const server = await serve(() => drop)
+    const error = await rejection(llmFor(server, { retryDelaysMs: [] }).chat(ask))
+    expect(error).toBeInstanceOf(ServiceError)
+    expect((error as ServiceError).retryable).toBe(true)
+    expect(error.message).toContain(message)
+  })
+
   it('opens the circuit after 5 consecutive failures, refuses at once, and half-opens after the cooldown', async () => {
     let healthy = false
     const server = await serve(() => (healthy ? chatReply(DANA) : { status: 503, text: 'model loading' }))
@@ -303,6 +314,20 @@ describe('createOpenAiCompatibleLlm', () => {
     controller.abort(new Error('job cancelled'))
     expect((await call).message).toBe('job cancelled')
     expect(server.requests).toHaveLength(1)
+  })
+
+  it('lets a caller waiting for a slot give up at once, sending nothing', async () => {
+    const server = await serve(() => 'hang')
+    const llm = llmFor(server, { maxConcurrency: 1, retryDelaysMs: [] })
+    const first = rejection(llm.chat(ask))
+    await eventually(() => server.requests.length === 1, 'the first request')
+    const controller = new AbortController()
+    const queued = rejection(llm.chat({ ...ask, signal: controller.signal }))
+    controller.abort(new Error('shutting down'))
+    expect((await queued).message).toBe('shutting down')
+    expect(server.requests).toHaveLength(1)
+    await server.close()
+    await first
   })
 
   it.each([

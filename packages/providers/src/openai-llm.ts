@@ -179,6 +179,17 @@ export function createOpenAiCompatibleLlm(options: OpenAiLlmOptions): OpenAiLlm 
     get circuitState() {
       return resilience.breaker.state
     },
-    chat: (request) => slots(() => chat(request)),
+    chat(request) {
+      const call = slots(() => chat(request))
+      const signal = request.signal
+      if (!signal) return call
+      // A caller that gives up while waiting for a slot hears so at once, not when a slot frees
+      // (the queued call then starts, sees the abort and sends nothing).
+      return new Promise<ChatResponse>((resolve, reject) => {
+        const abort = () => reject(signal.reason)
+        signal.addEventListener('abort', abort, { once: true })
+        call.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort))
+      })
+    },
   }
 }
