@@ -6,6 +6,7 @@ import {
   type KeyFactMode,
   type LexicalPlanConfig,
   type Limits,
+  type LlmProvider,
   type TokenCounter,
 } from '@engram/core'
 import { createEngine, embedJob, type Logger } from '@engram/engine'
@@ -25,6 +26,11 @@ export interface ServicesOptions {
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
+  /**
+   * The language model memory formation may use (ENGRAM_LLM_*); none means offline formation.
+   * Carried here for the formation use cases (issue 13 §2-4), which take it from the services.
+   */
+  llm?: LlmProvider | null
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
@@ -82,6 +88,7 @@ export function createServices(options: ServicesOptions) {
     engine,
     db,
     pubsub,
+    llm: options.llm ?? null,
     sessionRepository: storage.sessions,
     liveTokens: new LiveTokens(clock, undefined, (agentId) => engine.writes.incarnation(agentId)),
   }
