@@ -1,4 +1,4 @@
-import { type Clock, createTokenCounter, type Embedder, type Limits } from '@engram/core'
+import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
 import type { Logger } from '@engram/engine'
 import type { Database } from '@engram/store-sqlite'
 import { startCheckpointer } from '@engram/store-sqlite'
@@ -53,6 +53,8 @@ export interface AppOptions {
   limits?: Limits
   log?: Logger
   embedder?: Embedder
+  /** The language model for memory formation (none: offline). */
+  llm?: LlmProvider | null
   databaseFile?: string | null
   backupDirectory?: string | null
   vectorIndex?: ServicesOptions['vectorIndex']
@@ -79,6 +81,7 @@ export function createApp(options: AppOptions) {
     },
     log,
     embedder: options.embedder,
+    llm: options.llm,
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
     vectorIndex: options.vectorIndex,

@@ -52,6 +52,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   limits?: Limits
   /** How often a started job worker looks for due jobs (ms); see JobWorker. */
   jobPollIntervalMs?: number
+  /** How long a started job worker lets queued jobs gather into one batch (ms); see JobWorker. */
+  jobGatherMs?: number
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
   /** When common query terms stop selecting documents (see planLexicalQuery). */
@@ -91,7 +93,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
   })
   // One durable queue for all background work; each kind registers its handler on the worker.
-  const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs)
+  const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs, deps.jobGatherMs)
   const conversations = new ConversationReads(storage.history, sessions, parameters, tokenCounter)
   // Every write an agent makes passes its sensitive-data policy.
   const privacy = new PrivacyService(storage.privacyPolicies)

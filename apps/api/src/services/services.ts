@@ -6,6 +6,7 @@ import {
   type KeyFactMode,
   type LexicalPlanConfig,
   type Limits,
+  type LlmProvider,
   type TokenCounter,
 } from '@engram/core'
 import { createEngine, embedJob, type FormationConfig, type Logger } from '@engram/engine'
@@ -25,6 +26,8 @@ export interface ServicesOptions {
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
+  /** The language model memory formation uses (ENGRAM_LLM_*); none means offline formation. */
+  llm?: LlmProvider | null
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
@@ -79,12 +82,14 @@ export function createServices(options: ServicesOptions) {
     lexicalPlan: options.lexicalPlan,
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
     formation: options.formation,
+    llm: options.llm ?? null,
   })
   return {
     ...engine,
     engine,
     db,
     pubsub,
+    llm: options.llm ?? null,
     sessionRepository: storage.sessions,
     liveTokens: new LiveTokens(clock, undefined, (agentId) => engine.writes.incarnation(agentId)),
   }

@@ -3,11 +3,13 @@ import {
   type CandidateMemory,
   type Clock,
   type ConversationTurn,
+  chatForObject,
   contentWords,
   DEFAULT_IMPORTANCE_WEIGHTS,
   EXTRACTION_ANSWER_JSON_SCHEMA,
   EXTRACTION_LIMITS,
   type ExtractedItem,
+  ExtractionAnswerSchema,
   extractMemoriesOffline,
   interpretRememberThis,
   isExplicitRememberRequest,
@@ -263,7 +265,8 @@ export class FormationService {
 
   /**
    * Spec 001/003's LLM extraction, with the agent's recent memories it may correct. An answer that
-   * does not validate is asked for once more, then the call fails whole: nothing is half-applied.
+   * does not validate is corrected once (core's chatForObject), then the call fails whole: nothing
+   * is half-applied.
    */
   private async extractWithLlm(
     llm: LlmProvider,
@@ -283,19 +286,16 @@ export class FormationService {
     const messages = buildExtractionPrompt(promptTurns, { existing })
     const turnIds = new Set(promptTurns.map((turn) => turn.id))
     const memoryIds = new Set(existing.map((memory) => memory.id))
-    let lastError: unknown = null
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const answer = await llm.chat({ messages, jsonSchema: EXTRACTION_ANSWER_JSON_SCHEMA, temperature: 0 })
-      try {
-        const parsed = parseExtractionAnswer(answer.content, turnIds, memoryIds)
-        const byId = new Map(turns.map((turn) => [turn.id, turn]))
-        return parsed.items.map((item) => this.fromLlmItem(item, byId))
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error
-        lastError = error
-      }
-    }
-    throw lastError
+    // One correction for an answer that does not validate, then ModelAnswerError fails the job.
+    const { value } = await chatForObject(
+      llm,
+      { messages, jsonSchema: EXTRACTION_ANSWER_JSON_SCHEMA, temperature: 0 },
+      ExtractionAnswerSchema,
+      // The checks beyond the schema: only turns and memories this prompt showed may be named.
+      { check: (answer) => void parseExtractionAnswer(JSON.stringify(answer), turnIds, memoryIds) },
+    )
+    const byId = new Map(turns.map((turn) => [turn.id, turn]))
+    return value.items.map((item) => this.fromLlmItem(item, byId))
   }
 
   /** An LLM item as a candidate: its speaker and importance come from its source turns, not the model. */
