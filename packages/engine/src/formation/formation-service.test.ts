@@ -389,6 +389,28 @@ describe('automatic memory extraction', () => {
     expect(await engine.formation.settings('a')).toEqual({ enabled: false })
   })
 
+  it('a job queued by a process that did not know formation was off only moves the watermark', async () => {
+    const { engine, advance, say, memories } = await setup()
+    // A second engine on the same storage stands for another process.
+    const other = createEngine({
+      storage: engine.storage,
+      clock: engine.clock,
+      tokenCounter: createTokenCounter(),
+      log: { info() {}, warn() {}, error() {} } as unknown as Console,
+    })
+    await say('a', 'c1', 'I work at Acme as a data engineer.')
+    await other.formation.updateSettings('a', { enabled: false })
+    await say('a', 'c1', 'I live in Berlin with my sister Lena.')
+    expect((await engine.jobs.stats()).find((s) => s.kind === EXTRACT_JOB)?.pending).toBe(1)
+    advance(5_000)
+    await engine.jobs.runDue()
+    expect(await memories('a')).toEqual([])
+    expect(await engine.storage.formation.pendingConversations('a')).toEqual([])
+    // And now this process knows: the next turn queues nothing.
+    await say('a', 'c1', 'I prefer tea over coffee.')
+    expect((await engine.jobs.stats()).find((s) => s.kind === EXTRACT_JOB)?.pending ?? 0).toBe(0)
+  })
+
   it('refuses settings out of bounds by field', async () => {
     const { engine } = await setup()
     await expect(

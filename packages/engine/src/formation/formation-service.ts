@@ -208,8 +208,9 @@ export class FormationService {
     const result = emptyResult()
     const conversation = await this.deps.repository.conversation(agentId, conversationId)
     if (!conversation) return result
+    // Off: the turns are passed over (the watermark moves), never extracted.
     const { enabled } = await this.settings(agentId)
-    result.conversations = 1
+    if (enabled) result.conversations = 1
     let after = conversation.extractedThroughId
     for (let calls = 0; ; calls++) {
       if (calls >= maxCalls) {
