@@ -182,6 +182,81 @@ describe('loadEnv: embedding providers', () => {
   })
 })
 
+describe('loadEnv: language model', () => {
+  it('defaults to no model (offline formation) with the documented limits', () => {
+    const env = loadEnv({})
+    expect(env.ENGRAM_LLM_URL).toBeUndefined()
+    expect(env.ENGRAM_LLM_MODEL).toBeUndefined()
+    expect(env.ENGRAM_LLM_API_KEY).toBeUndefined()
+    expect(env).toMatchObject({ ENGRAM_LLM_TIMEOUT_MS: 60_000, ENGRAM_LLM_MAX_CONCURRENCY: 4 })
+  })
+
+  it('reads an OpenAI-compatible configuration, empty variables unset', () => {
+    expect(
+      loadEnv({
+        ENGRAM_LLM_URL: 'http://127.0.0.1:11434/v1',
+        ENGRAM_LLM_MODEL: 'llama3.2',
+        ENGRAM_LLM_API_KEY: 'sk-1',
+        ENGRAM_LLM_TIMEOUT_MS: '',
+        ENGRAM_LLM_MAX_CONCURRENCY: '8',
+      }),
+    ).toMatchObject({
+      ENGRAM_LLM_URL: 'http://127.0.0.1:11434/v1',
+      ENGRAM_LLM_MODEL: 'llama3.2',
+      ENGRAM_LLM_API_KEY: 'sk-1',
+      ENGRAM_LLM_TIMEOUT_MS: 60_000,
+      ENGRAM_LLM_MAX_CONCURRENCY: 8,
+    })
+  })
+
+  it.each([
+    ['ENGRAM_LLM_MODEL', 'ENGRAM_LLM_URL', { ENGRAM_LLM_URL: 'https://api.example.com/v1' }],
+    [
+      'ENGRAM_LLM_MODEL',
+      'ENGRAM_LLM_URL',
+      { ENGRAM_LLM_URL: 'https://api.example.com/v1', ENGRAM_LLM_MODEL: '' },
+    ],
+    ['ENGRAM_LLM_URL', 'ENGRAM_LLM_MODEL', { ENGRAM_LLM_MODEL: 'gpt-4o-mini' }],
+  ])('requires %s when %s is set', (missing, given, source) => {
+    const error = configError(source)
+    expect(error).toBeInstanceOf(EnvError)
+    expect(error?.message).toContain(`${missing}: is required when ${given} is set`)
+  })
+
+  it.each([
+    ['ENGRAM_LLM_URL', 'not a url'],
+    ['ENGRAM_LLM_URL', 'ftp://127.0.0.1/v1'],
+    ['ENGRAM_LLM_TIMEOUT_MS', '99'],
+    ['ENGRAM_LLM_TIMEOUT_MS', '600001'],
+    ['ENGRAM_LLM_TIMEOUT_MS', '1.5'],
+    ['ENGRAM_LLM_MAX_CONCURRENCY', '0'],
+    ['ENGRAM_LLM_MAX_CONCURRENCY', '65'],
+    ['ENGRAM_LLM_MAX_CONCURRENCY', 'many'],
+  ])('rejects %s=%s, naming the variable', (variable, value) => {
+    const error = configError({
+      ENGRAM_LLM_URL: 'http://127.0.0.1:8080/v1',
+      ENGRAM_LLM_MODEL: 'm',
+      [variable]: value,
+    })
+    expect(error).toBeInstanceOf(EnvError)
+    expect(error?.message).toContain(`${variable}:`)
+  })
+
+  it('accepts the boundary values', () => {
+    const llm = { ENGRAM_LLM_URL: 'http://127.0.0.1:8080', ENGRAM_LLM_MODEL: 'm' }
+    expect(loadEnv({ ...llm, ENGRAM_LLM_TIMEOUT_MS: '100', ENGRAM_LLM_MAX_CONCURRENCY: '1' })).toMatchObject({
+      ENGRAM_LLM_TIMEOUT_MS: 100,
+      ENGRAM_LLM_MAX_CONCURRENCY: 1,
+    })
+    expect(
+      loadEnv({ ...llm, ENGRAM_LLM_TIMEOUT_MS: '600000', ENGRAM_LLM_MAX_CONCURRENCY: '64' }),
+    ).toMatchObject({
+      ENGRAM_LLM_TIMEOUT_MS: 600_000,
+      ENGRAM_LLM_MAX_CONCURRENCY: 64,
+    })
+  })
+})
+
 describe('loadEnv: lexical search planning', () => {
   it('defaults to the core plan and accepts the bounds', () => {
     expect(loadEnv({})).toMatchObject({

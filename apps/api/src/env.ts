@@ -1,6 +1,12 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, KEY_FACT_MODES, TOKENIZER_NAMES } from '@engram/core'
+import { DEFAULT_FORMATION_CONFIG } from '@engram/engine'
+import {
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_LLM_MAX_CONCURRENCY,
+  MAX_LLM_MAX_CONCURRENCY,
+} from '@engram/providers'
 import { z } from 'zod'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -38,6 +44,15 @@ export const EnvSchema = z
      */
     ENGRAM_KEY_FACT_MODE: z.enum(KEY_FACT_MODES).default('spec'),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
+    /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
+    ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),
+    /** How long after a conversation's last turn its extraction runs (ms; 0 to 60,000). */
+    ENGRAM_EXTRACTION_DEBOUNCE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(DEFAULT_FORMATION_CONFIG.extractionDebounceMs),
     ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
     ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
     /** Brackets ({ [ () a document may nest, checked before parsing (the parser recurses per level). */
@@ -73,6 +88,23 @@ export const EnvSchema = z
       .default(DEFAULT_EMBEDDING_MODEL_PATH)
       .transform((folder) => path.resolve(REPO_ROOT, folder)),
     ENGRAM_EMBEDDING_ALLOW_REMOTE: z.stringbool().default(false),
+    /**
+     * An OpenAI-compatible chat endpoint for memory formation (issue 13). Unset: formation runs
+     * offline (the deterministic extractor); set, with ENGRAM_LLM_MODEL: the model is used.
+     */
+    ENGRAM_LLM_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:11434/v1' })
+      .optional(),
+    ENGRAM_LLM_MODEL: z.string().min(1).optional(),
+    ENGRAM_LLM_API_KEY: z.string().min(1).optional(),
+    /** Per attempt (spec 003: 60 s); a slow local model may need more. */
+    ENGRAM_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_ATTEMPT_TIMEOUT_MS),
+    ENGRAM_LLM_MAX_CONCURRENCY: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LLM_MAX_CONCURRENCY)
+      .default(DEFAULT_LLM_MAX_CONCURRENCY),
   })
   // Cross-variable rules sit on the object so each issue still names the variable to fix.
   .superRefine((env, ctx) => {
@@ -90,6 +122,15 @@ export const EnvSchema = z
       requires('ENGRAM_EMBEDDING_MODEL')
     }
     if (env.ENGRAM_EMBEDDER === 'transformers') requires('ENGRAM_EMBEDDING_MODEL')
+    // A URL with no model (or a model with nowhere to send it) is a half-made setting: refuse it
+    // rather than silently staying offline.
+    if ((env.ENGRAM_LLM_URL === undefined) !== (env.ENGRAM_LLM_MODEL === undefined)) {
+      const [missing, given] =
+        env.ENGRAM_LLM_URL === undefined
+          ? (['ENGRAM_LLM_URL', 'ENGRAM_LLM_MODEL'] as const)
+          : (['ENGRAM_LLM_MODEL', 'ENGRAM_LLM_URL'] as const)
+      ctx.addIssue({ code: 'custom', path: [missing], message: `is required when ${given} is set` })
+    }
   })
 export type Env = z.infer<typeof EnvSchema>
 

@@ -12,6 +12,7 @@ import { keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { maskError } from './client-errors.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
 import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
+import { createLlmFromEnv } from './llm/provider.ts'
 import { type App, createApp } from './yoga.ts'
 
 type Enveloped = ReturnType<App['yoga']['getEnveloped']>
@@ -169,10 +170,18 @@ async function main(env: Env) {
   const embedder = await createEmbedderFromEnv(env, () =>
     createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
   )
+  // No request at start-up: a chat call costs tokens. A model that is down shows in its circuit.
+  const llm = createLlmFromEnv(env)
+  console.info(
+    llm
+      ? `[llm] memory formation may use ${llm.model} at ${env.ENGRAM_LLM_URL}`
+      : '[llm] no ENGRAM_LLM_URL: memory formation runs offline',
+  )
   const app = createApp({
     db,
     env,
     embedder,
+    llm,
     databaseFile,
     backupDirectory: env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'),
   })

@@ -1,4 +1,4 @@
-import { type Clock, createTokenCounter, type Embedder, type Limits } from '@engram/core'
+import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
 import type { Logger } from '@engram/engine'
 import type { Database } from '@engram/store-sqlite'
 import { startCheckpointer } from '@engram/store-sqlite'
@@ -45,12 +45,16 @@ export interface AppOptions {
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
+        | 'ENGRAM_EXTRACTION'
+        | 'ENGRAM_EXTRACTION_DEBOUNCE_MS'
       >
     >
   clock?: Clock
   limits?: Limits
   log?: Logger
   embedder?: Embedder
+  /** The language model for memory formation (none: offline). */
+  llm?: LlmProvider | null
   databaseFile?: string | null
   backupDirectory?: string | null
   vectorIndex?: ServicesOptions['vectorIndex']
@@ -69,8 +73,15 @@ export function createApp(options: AppOptions) {
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     keyFactMode: env.ENGRAM_KEY_FACT_MODE,
+    formation: {
+      automatic: env.ENGRAM_EXTRACTION !== 'off',
+      ...(env.ENGRAM_EXTRACTION_DEBOUNCE_MS === undefined
+        ? {}
+        : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
+    },
     log,
     embedder: options.embedder,
+    llm: options.llm,
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
     vectorIndex: options.vectorIndex,

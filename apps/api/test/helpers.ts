@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { Clock, Embedder } from '@engram/core'
+import type { Clock, Embedder, LlmProvider } from '@engram/core'
 import { applyMigrations, createDatabase, type Database, migrationsDirectory } from '@engram/store-sqlite'
 import { ensureAdminKey } from '../src/admin-key.ts'
 import { type App, type AppOptions, createApp } from '../src/yoga.ts'
@@ -47,6 +47,8 @@ export async function createTestApp(
     maxDepth?: number
     maxCost?: number
     embedder?: Embedder
+    /** The language model memory formation asks (none: offline). */
+    llm?: LlmProvider | null
     /** Backups go to <dir>/backups unless named. */
     backupDirectory?: string
     /** ENGRAM_SEARCH_COMMON_TERM_SHARE and _MIN_DOCUMENTS. */
@@ -73,6 +75,7 @@ export async function createTestApp(
     clock,
     log: quiet,
     embedder: options.embedder,
+    llm: options.llm ?? null,
     databaseFile,
     backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
     vectorIndex: options.vectorIndex,

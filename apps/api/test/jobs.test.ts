@@ -61,7 +61,9 @@ describe('embed on write, through the durable job queue', () => {
   const provider = new CountingEmbedder()
 
   beforeAll(async () => {
-    t = await createTestApp({ embedder: provider })
+    // These count embed jobs one by one: memory formation's extract jobs (tested in
+    // formation.test.ts and with deletion below) stay out of their way.
+    t = await createTestApp({ embedder: provider, env: { ENGRAM_EXTRACTION: 'off' } })
     key = await createAgentKey(t, 'agent-jobs')
     other = await createAgentKey(t, 'agent-jobs-other')
   })
@@ -88,12 +90,16 @@ describe('embed on write, through the durable job queue', () => {
     t.clock.advance(1_500)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 1, running: 0, failed: 0, oldestPendingAgeMs: 1_500 },
+      // Every registered kind is listed, with nothing queued (extraction is off here).
+      { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
     ])
     expect(await t.app.services.jobs.drain()).toBe(1)
     expect(await messageVectors(t, id)).toBe(1)
     expect(provider.asked('The staging cluster runs on port 8443')).toBe(1)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      // Every registered kind is listed, with nothing queued (extraction is off here).
+      { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
     ])
     expect(await messageCoverage()).toEqual({ kind: 'message', total: 1, embedded: 1, queued: 0, failed: 0 })
   })
@@ -177,6 +183,8 @@ describe('embed on write, through the durable job queue', () => {
     expect(provider.asked(text)).toBe(policy.maxAttempts)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 0, running: 0, failed: 1, oldestPendingAgeMs: 0 },
+      // Every registered kind is listed, with nothing queued (extraction is off here).
+      { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
     ])
     const failed = await t.gql(`{ failedJobs(kind: "embed") { kind agentId key attempts lastError } }`)
     expect(failed.data.failedJobs).toEqual([
@@ -351,11 +359,25 @@ describe('the job queue across restarts and workers', () => {
       await addMessage(t, kept, 'queued work of a kept agent')
       await t.db.job.updateMany({ where: { agentId: 'agent-doomed' }, data: { state: 'failed' } })
       await addMessage(t, doomed, 'more queued work of a doomed agent', 'c2')
-      expect(await t.db.job.count({ where: { agentId: 'agent-doomed' } })).toBe(2)
+      // Each message's embedding and its conversation's extraction (issue 13 §2).
+      const kinds = async (agentId: string) =>
+        (await t.db.job.findMany({ where: { agentId }, orderBy: { id: 'asc' } })).map((job) => [
+          job.kind,
+          job.state,
+        ])
+      expect(await kinds('agent-doomed')).toEqual([
+        ['embed', 'failed'],
+        ['extract', 'failed'],
+        ['embed', 'pending'],
+        ['extract', 'pending'],
+      ])
       const deleted = await t.gql(`mutation { deleteAgent(id: "agent-doomed") { __typename } }`)
       expect(deleted.errors).toBeUndefined()
       expect(await t.db.job.count({ where: { agentId: 'agent-doomed' } })).toBe(0)
-      expect(await t.db.job.count({ where: { agentId: 'agent-kept' } })).toBe(1)
+      expect(await kinds('agent-kept')).toEqual([
+        ['embed', 'pending'],
+        ['extract', 'pending'],
+      ])
       const cleared = await t.gql(
         `mutation { clearAll(agentId: "agent-kept", confirm: "CLEAR agent-kept") { __typename } }`,
       )

@@ -261,6 +261,8 @@ describe('deleted data does not stay on disk', () => {
       MessageSearch: 60,
       MemorySearch: expect.any(Number),
       KnowledgeSearch: 1,
+      // The conversation's queued extraction (issue 13 §2), not yet due.
+      Job: expect.any(Number),
       'vector graph files': expect.any(Number),
       'vector indexes in memory': expect.any(Number),
     })

@@ -6,6 +6,7 @@ import { describeAgentRecords } from './spec/agent-records.ts'
 import { describeBackups } from './spec/backups.ts'
 import { describeContextSources } from './spec/context-sources.ts'
 import { describeEmbeddings } from './spec/embeddings.ts'
+import { describeFormation } from './spec/formation.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
@@ -25,6 +26,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeFormation(initializer)
   describeHistory(initializer)
   describeRecallSources(initializer)
   describeEmbeddings(initializer)

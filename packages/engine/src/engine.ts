@@ -8,6 +8,7 @@ import {
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
   type Limits,
+  type LlmProvider,
   PersistentSessionManager,
   parseWith,
   summarizeMessages,
@@ -21,6 +22,12 @@ import { ConversationReads } from './conversations/conversation-reads.ts'
 import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
 import { EmbeddingService } from './embeddings/embedding-service.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
+import { registerExtractJobs } from './formation/formation-jobs.ts'
+import {
+  type FormationConfig,
+  FormationConfigSchema,
+  FormationService,
+} from './formation/formation-service.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -45,12 +52,18 @@ export interface EngineDeps<S extends Storage = Storage> {
   limits?: Limits
   /** How often a started job worker looks for due jobs (ms); see JobWorker. */
   jobPollIntervalMs?: number
+  /** How long a started job worker lets queued jobs gather into one batch (ms); see JobWorker. */
+  jobGatherMs?: number
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The scheduled optimizer: how often it runs (0: never on its own) and what counts as an error key fact. */
   optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode }
+  /** The language model automatic memory formation asks; the offline extractor when none is given. */
+  llm?: LlmProvider | null
+  /** Automatic memory formation's engine-wide dials (debounce, turns per extractor call). */
+  formation?: Partial<FormationConfig>
 }
 
 export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine<S>>
@@ -80,7 +93,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
   })
   // One durable queue for all background work; each kind registers its handler on the worker.
-  const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs)
+  const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs, deps.jobGatherMs)
   const conversations = new ConversationReads(storage.history, sessions, parameters, tokenCounter)
   // Every write an agent makes passes its sensitive-data policy.
   const privacy = new PrivacyService(storage.privacyPolicies)
@@ -104,6 +117,22 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
     privacy,
     embeddings,
+  )
+  // Automatic memory formation: stored turns queue their conversation's extraction in the same
+  // transaction, and the extract jobs store what they find through the memory-item pipeline.
+  const formation = new FormationService({
+    repository: storage.formation,
+    queue: storage.jobs,
+    memoryItems,
+    settingsStore: storage.memoryItems,
+    clock,
+    log,
+    config: parseWith(FormationConfigSchema, deps.formation ?? {}, 'formation'),
+    llm: deps.llm ?? null,
+  })
+  registerExtractJobs(jobs, formation)
+  storage.formation.addMessageJobs((agentId, messageIds, session) =>
+    formation.jobsFor(agentId, messageIds, session),
   )
   const search = new SearchService({
     fullText: storage.fullText,
@@ -171,6 +200,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     agents,
     embeddings,
     memoryItems,
+    formation,
     search,
     context,
     optimizer,

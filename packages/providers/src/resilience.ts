@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises'
 import type { Clock } from '@engram/core'
 
 /**
@@ -12,16 +11,61 @@ export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
 export const DEFAULT_BREAKER_FAILURE_THRESHOLD = 5
 export const DEFAULT_BREAKER_COOLDOWN_MS = 60_000
 
+/**
+ * A clock that can also wake its caller. Retry delays and attempt timeouts run on it, so a test
+ * moves time instead of waiting a minute for a timeout; a plain `Clock` gets the system's timers.
+ */
+export interface TimerClock extends Clock {
+  /** Calls `wake` once `ms` have passed on this clock; the returned function cancels it. */
+  setTimer(ms: number, wake: () => void): () => void
+}
+
+export const systemTimerClock: TimerClock = {
+  now: () => new Date(),
+  setTimer(ms, wake) {
+    const timer = setTimeout(wake, ms)
+    return () => clearTimeout(timer)
+  },
+}
+
+function isTimerClock(clock: Clock | undefined): clock is TimerClock {
+  return typeof (clock as Partial<TimerClock> | undefined)?.setTimer === 'function'
+}
+
+/** The clock's timers when it has them, the system's otherwise (its `now` may still be a test's). */
+export function timersOf(clock: Clock | undefined): TimerClock {
+  return isTimerClock(clock) ? clock : systemTimerClock
+}
+
 /** A failure reported by a service client; `retryable` says whether trying again could help. */
 export class ServiceError extends Error {
   readonly retryable: boolean
   readonly status: number | undefined
-  constructor(message: string, options: { retryable: boolean; status?: number; cause?: unknown }) {
+  /** How long the service asked us to wait (HTTP Retry-After), when it said. */
+  readonly retryAfterMs: number | undefined
+  constructor(
+    message: string,
+    options: { retryable: boolean; status?: number; retryAfterMs?: number; cause?: unknown },
+  ) {
     super(message, { cause: options.cause })
     this.name = 'ServiceError'
     this.retryable = options.retryable
     this.status = options.status
+    this.retryAfterMs = options.retryAfterMs
   }
+}
+
+/**
+ * HTTP Retry-After: whole seconds or an HTTP date (RFC 9110 §10.2.3). Undefined when absent or
+ * unreadable; a date in the past means "now" (0).
+ */
+export function parseRetryAfter(header: string | null | undefined, now: Date): number | undefined {
+  const value = header?.trim()
+  if (!value) return undefined
+  if (/^\d+$/.test(value)) return Number(value) * 1_000
+  // An HTTP date names its day and month; Date.parse alone would take "-1" as a year.
+  const at = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime())
 }
 
 export class AttemptTimeoutError extends Error {
@@ -164,8 +208,14 @@ export interface ResilienceOptions {
   service: string
   timeoutMs?: number
   retryDelaysMs?: readonly number[]
+  /**
+   * The longest wait before a retry, whatever a Retry-After header asks (default: the longest of
+   * `retryDelaysMs`): a server asking for minutes is retried at the cap, not waited on.
+   */
+  maxRetryDelayMs?: number
   failureThreshold?: number
   cooldownMs?: number
+  /** The breaker's time; with `setTimer` (a TimerClock) also the retry delays and attempt timeouts. */
   clock?: Clock
   sleep?: (ms: number) => Promise<void>
 }
@@ -183,7 +233,10 @@ export interface Resilience {
 export function createResilience(options: ResilienceOptions): Resilience {
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS
-  const sleep = options.sleep ?? ((ms: number) => delay(ms))
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? Math.max(0, ...retryDelaysMs)
+  const timers = timersOf(options.clock)
+  const sleep =
+    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => void timers.setTimer(ms, resolve)))
   const breakerOptions: CircuitBreakerOptions = { service: options.service }
   if (options.failureThreshold !== undefined) breakerOptions.failureThreshold = options.failureThreshold
   if (options.cooldownMs !== undefined) breakerOptions.cooldownMs = options.cooldownMs
@@ -193,20 +246,20 @@ export function createResilience(options: ResilienceOptions): Resilience {
   const withTimeout = async <T>(attempt: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const controller = new AbortController()
     const timeout = new AttemptTimeoutError(options.service, timeoutMs)
-    let timer: NodeJS.Timeout | undefined
+    let cancelTimer = () => {}
     // Racing as well as aborting: an attempt that ignores its signal still cannot hang the caller.
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      cancelTimer = timers.setTimer(timeoutMs, () => {
         controller.abort(timeout)
         reject(timeout)
-      }, timeoutMs)
+      })
     })
     try {
       return await Promise.race([attempt(controller.signal), expired])
     } catch (error) {
       throw controller.signal.aborted ? timeout : error
     } finally {
-      clearTimeout(timer)
+      cancelTimer()
     }
   }
 
@@ -217,15 +270,17 @@ export function createResilience(options: ResilienceOptions): Resilience {
         try {
           return await breaker.run(() => withTimeout(attempt))
         } catch (error) {
-          const retryDelay = retryDelaysMs[attemptIndex]
-          if (retryDelay === undefined || !isRetryable(error)) {
+          const scheduled = retryDelaysMs[attemptIndex]
+          if (scheduled === undefined || !isRetryable(error)) {
             if (attemptIndex === 0 || !isRetryable(error)) throw error
             throw new ServiceError(
               `${(error as Error).message} (gave up after ${attemptIndex + 1} attempts)`,
               { retryable: true, status: (error as Partial<ServiceError>).status, cause: error },
             )
           }
-          await sleep(retryDelay)
+          // The backoff is the floor; a server's Retry-After may lengthen it, up to the cap.
+          const asked = (error as Partial<ServiceError>).retryAfterMs
+          await sleep(asked === undefined ? scheduled : Math.max(scheduled, Math.min(asked, maxRetryDelayMs)))
         }
       }
     },

@@ -6,9 +6,10 @@ import {
   type KeyFactMode,
   type LexicalPlanConfig,
   type Limits,
+  type LlmProvider,
   type TokenCounter,
 } from '@engram/core'
-import { createEngine, type EventBus, embedJob, type Logger } from '@engram/engine'
+import { createEngine, type EventBus, embedJob, type FormationConfig, type Logger } from '@engram/engine'
 import type { Database } from './db/client.ts'
 import { createSqliteStorage } from './storage.ts'
 import type { VectorIndexOptions } from './vector/sqlite-vector-store.ts'
@@ -26,6 +27,10 @@ export interface SqliteEngineOptions {
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
+  /** The language model memory formation uses (ENGRAM_LLM_*); none means offline formation. */
+  llm?: LlmProvider | null
+  /** Automatic memory formation's engine-wide dials (ENGRAM_EXTRACTION, ENGRAM_EXTRACTION_DEBOUNCE_MS). */
+  formation?: Partial<FormationConfig>
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
@@ -76,6 +81,8 @@ export function createSqliteEngine(options: SqliteEngineOptions) {
     embedder,
     lexicalPlan: options.lexicalPlan,
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
+    formation: options.formation,
+    llm: options.llm ?? null,
   })
   return engine
 }

@@ -1,11 +1,12 @@
 import { type Clock, type Embedder, parseWith } from '@engram/core'
 import {
   createResilience,
-  DEFAULT_ATTEMPT_TIMEOUT_MS,
-  DEFAULT_RETRY_DELAYS_MS,
-  isRetryable,
-  isRetryableStatus,
+  OpenAiServiceConfigSchema,
+  openAiEndpoint,
+  openAiHeaders,
+  postJson,
   ServiceError,
+  systemTimerClock,
 } from '@engram/providers'
 import { z } from 'zod'
 
@@ -13,28 +14,18 @@ export const DEFAULT_EMBEDDING_BATCH_SIZE = 100
 export const MAX_EMBEDDING_DIMENSIONS = 16_384
 export const MAX_EMBEDDING_BATCH_SIZE = 2_048
 
-/** Servers quote request bodies back in errors; a few hundred characters say what went wrong. */
-const ERROR_BODY_CHARS = 300
 const DIMENSION_PROBE_TEXT = 'dimension probe'
 
-export const OpenAIEmbedderConfigSchema = z.object({
-  baseUrl: z.url({
-    protocol: /^https?$/,
-    message: 'must be an http(s) URL such as http://127.0.0.1:11434/v1',
-  }),
-  model: z.string().min(1),
-  apiKey: z.string().min(1).optional(),
+export const OpenAIEmbedderConfigSchema = OpenAiServiceConfigSchema.extend({
   dimensions: z.number().int().min(1).max(MAX_EMBEDDING_DIMENSIONS).optional(),
   batchSize: z.number().int().min(1).max(MAX_EMBEDDING_BATCH_SIZE).default(DEFAULT_EMBEDDING_BATCH_SIZE),
-  timeoutMs: z.number().int().min(1).max(600_000).default(DEFAULT_ATTEMPT_TIMEOUT_MS),
-  retryDelaysMs: z
-    .array(z.number().int().min(0).max(600_000))
-    .max(10)
-    .default([...DEFAULT_RETRY_DELAYS_MS]),
 })
 
 export interface OpenAIEmbedderOptions {
-  /** Up to and including the API version, e.g. http://127.0.0.1:11434/v1 (`/embeddings` is appended). */
+  /**
+   * Up to and including the API version, e.g. http://127.0.0.1:11434/v1 (`/embeddings` is
+   * appended); a bare origin such as http://127.0.0.1:11434 gets `/v1`.
+   */
   baseUrl: string
   model: string
   apiKey?: string
@@ -62,7 +53,7 @@ interface EmbeddingItem {
 export async function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Promise<Embedder> {
   const { fetch: fetchImpl = fetch, sleep, clock, ...tunables } = options
   const config = parseWith(OpenAIEmbedderConfigSchema, tunables, 'embedder')
-  const url = `${config.baseUrl.replace(/\/+$/, '')}/embeddings`
+  const url = openAiEndpoint(config.baseUrl, 'embeddings')
   const model = `openai:${config.model}`
   const resilience = createResilience({
     service: `embedding service ${url} (${config.model})`,
@@ -71,8 +62,9 @@ export async function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Prom
     ...(clock ? { clock } : {}),
     ...(sleep ? { sleep } : {}),
   })
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
-  if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`
+  const headers = openAiHeaders(config.apiKey)
+  // Retry-After may be a date, read on the same clock as the breaker's cooldown.
+  const timeSource = clock ?? systemTimerClock
 
   const describe = (problem: string) => `${model}: ${url} ${problem}`
 
@@ -83,34 +75,15 @@ export async function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Prom
   ): Promise<Float32Array[]> => {
     const body: Record<string, unknown> = { model: config.model, input }
     if (config.dimensions !== undefined) body.dimensions = config.dimensions
-    let response: Response
-    try {
-      response = await fetchImpl(url, { method: 'POST', headers, body: JSON.stringify(body), signal })
-    } catch (error) {
-      if (signal.aborted) throw signal.reason
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause
-      throw new ServiceError(
-        describe(`is unreachable: ${cause?.code ?? cause?.message ?? (error as Error).message}`),
-        { retryable: isRetryable(error), cause: error },
-      )
-    }
-    if (!response.ok) {
-      const text = (await response.text().catch(() => '')).slice(0, ERROR_BODY_CHARS)
-      throw new ServiceError(
-        describe(`answered HTTP ${response.status} ${response.statusText}${text ? `: ${text}` : ''}`),
-        { retryable: isRetryableStatus(response.status), status: response.status },
-      )
-    }
-    let payload: unknown
-    try {
-      payload = await response.json()
-    } catch (error) {
-      if (signal.aborted) throw signal.reason
-      throw new ServiceError(describe('answered with a body that is not JSON'), {
-        retryable: false,
-        cause: error,
-      })
-    }
+    const payload = await postJson({
+      url,
+      headers,
+      body,
+      signal,
+      fetch: fetchImpl,
+      describe,
+      clock: timeSource,
+    })
     return parseEmbeddings(payload, input.length, expectedDimensions)
   }
 

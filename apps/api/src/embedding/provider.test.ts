@@ -2,13 +2,13 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createHashingEmbedder, type Embedder } from '@engram/core'
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   type EmbeddingServer,
   embeddingsReply,
   startEmbeddingServer,
   vectorFor,
-} from '../../test/fixtures/embedding-server.ts'
+} from '@engram/providers/testing'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { TINY_MODEL_HIDDEN_SIZE, writeTinyModel } from '../../test/fixtures/tiny-model.ts'
 import { loadEnv } from '../env.ts'
 import { createEmbedderFromEnv } from './provider.ts'

@@ -24,6 +24,7 @@ export function createServices(options: ServicesOptions) {
     engine,
     db,
     pubsub,
+    llm: options.llm ?? null,
     sessionRepository: engine.storage.sessions,
     // The catalog's operations, which the embedded SDK calls too: resolvers answer through them
     // where the answer is the catalog's output shape.

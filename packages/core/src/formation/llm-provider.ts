@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ValidationError } from '../errors.ts'
 import { MEMORY_CATEGORIES } from '../memory/memory-item.ts'
+import { parseJsonAnswer } from './chat-for-object.ts'
 
 /**
  * The language-model port (issue 13 §1). Core only says what it needs from a model; the
@@ -91,9 +92,6 @@ export const EXTRACTION_ANSWER_JSON_SCHEMA = {
   schema: z.toJSONSchema(ExtractionAnswerSchema, { io: 'input' }) as Record<string, unknown>,
 }
 
-/** Models often wrap JSON in a markdown fence even when asked not to. */
-const FENCE = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i
-
 /**
  * Parses a model's answer: JSON (optionally fenced), then the zod schema. Throws a ValidationError
  * naming what is wrong, so the caller retries once and then records a failure; an answer is applied
@@ -108,13 +106,7 @@ export function parseExtractionAnswer(
   allowedSourceIds?: ReadonlySet<string>,
   allowedMemoryIds?: ReadonlySet<string>,
 ): ExtractionAnswer {
-  const body = FENCE.exec(text)?.[1] ?? text
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch {
-    throw new ValidationError([{ field: 'answer', message: 'is not valid JSON' }])
-  }
+  const json = parseJsonAnswer(text)
   const parsed = ExtractionAnswerSchema.safeParse(json)
   if (!parsed.success) {
     throw new ValidationError(

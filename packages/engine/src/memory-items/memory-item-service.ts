@@ -76,7 +76,8 @@ export class MemoryItemService {
     parseMemorySettings(nextSettings)
     const budgets = ContextBudgetsSchema.safeParse(nextBudgets)
     if (!budgets.success) throw validationErrorFromZod(budgets.error, 'contextBudgets')
-    await this.items.saveSettings(scope, { settings: nextSettings, contextBudgets: nextBudgets })
+    // Other sections of the stored settings (memory formation's) are kept as they are.
+    await this.items.saveSettings(scope, { ...stored, settings: nextSettings, contextBudgets: nextBudgets })
     return this.settings(scope)
   }
 
@@ -271,6 +272,21 @@ export class MemoryItemService {
       else await this.embeddings.enqueue(scope, 'memory', [Number(result.item.id)])
     }
     return result
+  }
+
+  /**
+   * Ends a current item's validity in favour of another of the agent's items (an extraction that
+   * corrects what was known). Null when the item is gone, already superseded or expired, or pinned:
+   * a user override is never replaced by automatic formation.
+   */
+  async supersede(scope: string, id: string, byId: string): Promise<MemoryItemView | null> {
+    const now = this.clock.now()
+    return this.items.transaction(async (items) => {
+      const [item, by] = [await items.find(scope, id), await items.find(scope, byId)]
+      if (!item || !by || item.id === by.id || item.pinned || item.supersededById !== null) return null
+      if (item.validUntil !== null && item.validUntil <= now) return null
+      return items.supersede(scope, id, byId, now)
+    })
   }
 
   async update(scope: string, id: string, changes: Partial<MemoryItemInput>): Promise<MemoryItemView> {

@@ -91,6 +91,8 @@ export interface MemoryItemFigures {
 export interface StoredMemorySettings {
   settings?: Record<string, unknown>
   contextBudgets?: Record<string, unknown>
+  /** Automatic memory formation's settings (FormationSettingsSchema), only what differs from the defaults. */
+  formation?: Record<string, unknown>
 }
 
 /**

@@ -109,6 +109,21 @@ export function directSqlite(db: Database): DirectSqlite | null {
 }
 
 type Params = readonly unknown[]
+
+/**
+ * A read in raw SQL, on the cached prepared statements when the connection is the one Prisma's
+ * better-sqlite3 adapter opened (search runs a dozen such reads per query: through Prisma each is
+ * prepared anew and its rows converted twice), through Prisma otherwise. Integers may come back as
+ * numbers or BigInts: callers convert with Number().
+ */
+export function readRows<Rows extends unknown[]>(
+  db: Database,
+  sql: string,
+  ...params: Params
+): Promise<Rows> {
+  const direct = directSqlite(db)
+  return (direct ? direct.all(sql, ...params) : db.$queryRawUnsafe<Rows>(sql, ...params)) as Promise<Rows>
+}
 interface QueuedWrite {
   work: (sql: SyncStatements) => unknown
   resolve: (value: unknown) => void

@@ -1,6 +1,6 @@
 import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
 import BetterSqlite3 from 'better-sqlite3'
-import type { Database } from '../db/client.ts'
+import { type Database, readRows } from '../db/client.ts'
 
 /** The full-text tables search reads, each with the table whose rows it indexes. */
 export const FULL_TEXT_TABLES = {
@@ -111,7 +111,8 @@ export class AgentTermStatistics {
   ): Promise<{ documents: number; averageLength: number }> {
     const base = FULL_TEXT_TABLES[table]
     // Index-only on (agentId): a new or deleted row of the agent changes it.
-    const [version] = await this.db.$queryRawUnsafe<{ n: number | bigint; top: number | bigint | null }[]>(
+    const [version] = await readRows<{ n: number | bigint; top: number | bigint | null }[]>(
+      this.db,
       `SELECT count(*) AS n, max("id") AS top FROM "${base}" WHERE "agentId" = ?`,
       agentId,
     )
@@ -120,7 +121,8 @@ export class AgentTermStatistics {
     const cached = this.corpora.get(key)
     if (cached && cached.version === versionKey) return cached
     const filter = documentSetFilter(set)
-    const rows = await this.db.$queryRawUnsafe<{ sz: Uint8Array | null }[]>(
+    const rows = await readRows<{ sz: Uint8Array | null }[]>(
+      this.db,
       `SELECT d."sz" AS sz FROM "${base}" o CROSS JOIN "${table}_docsize" d ON d."id" = o."id"
         WHERE o."agentId" = ?${filter.sql}`,
       agentId,
@@ -151,9 +153,10 @@ export class AgentTermStatistics {
     const filter = documentSetFilter(set)
     // The term's occurrences (every agent's: one index) joined to the owner's row and kept for this
     // agent; CROSS JOIN keeps the vocabulary seek on the term as the outer loop.
-    const rows = await this.db.$queryRawUnsafe<
+    const rows = await readRows<
       { id: number | bigint; tf: number | bigint; sz: Uint8Array | null; sessionId: string | null }[]
     >(
+      this.db,
       `SELECT i."doc" AS id, count(*) AS tf, d."sz" AS sz, ${base === 'Message' ? 'o."sessionId"' : 'NULL'} AS sessionId
          FROM "${table}Instance" i
          CROSS JOIN "${base}" o ON o."id" = i."doc"
@@ -187,7 +190,8 @@ export class AgentTermStatistics {
     if (wanted.length === 0) return out
     const base = FULL_TEXT_TABLES[table]
     const filter = documentSetFilter(set)
-    const rows = await this.db.$queryRawUnsafe<{ term: string; n: number | bigint }[]>(
+    const rows = await readRows<{ term: string; n: number | bigint }[]>(
+      this.db,
       `SELECT i."term" AS term, count(DISTINCT i."doc") AS n
          FROM "${table}Instance" i
          CROSS JOIN "${base}" o ON o."id" = i."doc"

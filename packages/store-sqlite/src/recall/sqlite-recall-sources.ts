@@ -11,7 +11,7 @@ import type {
   TurnBeside,
   TurnFilter,
 } from '@engram/engine'
-import type { Database } from '../db/client.ts'
+import { type Database, readRows } from '../db/client.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
 import type { Prisma } from '../generated/prisma/client.ts'
@@ -46,9 +46,10 @@ export class SqliteRecallSources implements RecallSources {
 
   async speakersSince(agentId: string, afterMessageId: number): Promise<SpeakerActivity[]> {
     // One pass over the agent's new rows on the (agentId) index; GROUP BY keeps it one row a speaker.
-    const rows = await this.db.$queryRawUnsafe<
+    const rows = await readRows<
       { speaker: string | null; newest: number | bigint | string | null; top: number | bigint | null }[]
     >(
+      this.db,
       `SELECT "speaker" AS speaker, max("timestamp") AS newest, max("id") AS top FROM "Message"
         WHERE "agentId" = ? AND "id" > ? GROUP BY "speaker"`,
       agentId,
@@ -62,7 +63,8 @@ export class SqliteRecallSources implements RecallSources {
   }
 
   async memoryUsersSince(agentId: string, afterMemoryId: number): Promise<MemoryUserActivity[]> {
-    const rows = await this.db.$queryRawUnsafe<{ userId: string | null; top: number | bigint | null }[]>(
+    const rows = await readRows<{ userId: string | null; top: number | bigint | null }[]>(
+      this.db,
       `SELECT "userId" AS userId, max("id") AS top FROM "MemoryItem"
         WHERE "agentId" = ? AND "id" > ? AND "userId" IS NOT NULL GROUP BY "userId"`,
       agentId,
@@ -78,7 +80,8 @@ export class SqliteRecallSources implements RecallSources {
     const base = FULL_TEXT_TABLES[COLLECTION_TABLES[collection]]
     // What the index holds of a knowledge row is its key and value (see the migrations' triggers).
     const column = base === 'Knowledge' ? `"key" || ' ' || "value"` : `"content"`
-    const rows = await this.db.$queryRawUnsafe<{ id: number | bigint; text: string }[]>(
+    const rows = await readRows<{ id: number | bigint; text: string }[]>(
+      this.db,
       `SELECT "id" AS id, ${column} AS text FROM "${base}" WHERE "id" IN (${ids.map(() => '?').join(',')})`,
       ...ids.map(Number),
     )
@@ -90,7 +93,8 @@ export class SqliteRecallSources implements RecallSources {
     // summaries hold in the usual case; "context summary" as one phrase (FTS5 tokenises it like
     // the stored prefix), then the prefix itself checked on the row.
     const marker = queryTerms(CONTEXT_SUMMARY_PREFIX).join(' ')
-    const rows = await this.db.$queryRawUnsafe<unknown[]>(
+    const rows = await readRows<unknown[]>(
+      this.db,
       `SELECT 1 FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
         WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?
         ${sessionId ? `AND o."sessionId" = ?` : ''} LIMIT 1`,
@@ -190,9 +194,9 @@ export class SqliteRecallSources implements RecallSources {
               ORDER BY p."timestamp" ${order}, p."id" ${order} LIMIT ${Math.trunc(reach)})
          WHERE c."id" IN (${marks})`
     }
-    const rows = await this.db.$queryRawUnsafe<
+    const rows = await readRows<
       { origin: number | bigint; id: number | bigint; ts: number | bigint | string; side: string }[]
-    >(`${side('before')} UNION ALL ${side('after')}`, ...ids, ...ids)
+    >(this.db, `${side('before')} UNION ALL ${side('after')}`, ...ids, ...ids)
     return rows.map((row) => ({
       origin: String(row.origin),
       id: String(row.id),
