@@ -11,4 +11,10 @@ export {
   type SubscriptionName,
 } from './operations.ts'
 export { agentScopeOf, listScopeOf, type Principal, requireOperator, scopeOf } from './principal.ts'
+export {
+  type RememberThisRequest,
+  rememberThisMemory,
+  type SearchRequest,
+  searchOptionsOf,
+} from './requests.ts'
 export { eventStream } from './streams.ts'

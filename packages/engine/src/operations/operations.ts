@@ -12,7 +12,6 @@ import {
 } from '@engram/contract'
 import {
   type ContextSectionName,
-  interpretRememberThis,
   type KnowledgeCategory,
   type MemoryCategory,
   NotFoundError,
@@ -22,10 +21,10 @@ import {
 import type { Engine } from '../engine.ts'
 import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
 import { offsetConnection } from '../paging/offset-connection.ts'
-import type { SearchScope, SearchStrategy } from '../search/search-types.ts'
 import { failureOf } from './failures.ts'
 import { type GuardedMessage, guardMessages } from './guard-messages.ts'
 import { agentScopeOf, listScopeOf, type Principal, requireOperator, scopeOf } from './principal.ts'
+import { rememberThisMemory, searchOptionsOf } from './requests.ts'
 import { eventStream } from './streams.ts'
 import * as wire from './wire.ts'
 
@@ -189,18 +188,13 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async rememberThis(call, input) {
       const scope = await call.agentScope(input.agentId)
-      const interpreted = interpretRememberThis(input.text)
-      const written = await engine.memoryItems.create(scope, {
-        content: interpreted.content,
-        category: input.category ? lower<MemoryCategory>(input.category) : interpreted.category,
-        importance: input.importance ?? interpreted.importance,
-        tags: input.tags,
-        userId: input.userId,
-        pinned: input.pinned,
-        sourceConversationId: input.conversationId,
-        sourceMessageId: input.messageId,
-        metadata: { via: 'rememberThis' },
-      })
+      const written = await engine.memoryItems.create(
+        scope,
+        rememberThisMemory({
+          ...input,
+          category: input.category ? lower<MemoryCategory>(input.category) : null,
+        }),
+      )
       return wire.memoryWriteOut(written, now())
     },
     async updateMemory(call, input) {
@@ -248,22 +242,19 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async search(call, input) {
       const scope = await call.agentScope(input.agentId)
-      const ranked = await engine.search.rank(scope, input.query, {
-        scopes: (input.scopes ?? ['MESSAGES']) as SearchScope[],
-        limit: input.limit,
-        conversationId: input.conversationId ?? input.filters?.conversationId,
-        strategy: (input.strategy ?? 'HYBRID') as SearchStrategy,
-        weights: input.weights ? given(input.weights) : null,
-        threshold: input.threshold,
-        mmrLambda: input.mmrLambda,
-        decay: input.decay,
-        contextTurns: input.contextTurns,
-        mentionedTimes: input.mentionedTimes,
-        windowDays: input.windowDays,
-        memoryFilter: memoryFilterOf(input.filters?.memories),
-        since: date(input.filters?.since),
-        until: date(input.filters?.until),
-      })
+      const ranked = await engine.search.rank(
+        scope,
+        input.query,
+        searchOptionsOf(
+          // The API's defaults for what the request leaves out.
+          { ...input, scopes: input.scopes ?? ['MESSAGES'], strategy: input.strategy ?? 'HYBRID' },
+          {
+            memoryFilter: memoryFilterOf(input.filters?.memories),
+            since: date(input.filters?.since),
+            until: date(input.filters?.until),
+          },
+        ),
+      )
       return wire.searchOut(ranked, now())
     },
     async memoryContext(call, input) {
