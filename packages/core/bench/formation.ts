@@ -71,11 +71,7 @@ function turnsPerSecond(conversation: Conversation): number {
   return (conversation.turns.length * runs) / ((performance.now() - started) / 1000)
 }
 
-const settingsNote = (s: OfflineExtractorSettings) =>
-  `minConfidence ${s.minConfidence}, minContentWords ${s.minContentWords}, minContentWordsNamed ${s.minContentWordsNamed}, maxItemsPerTurn ${s.maxItemsPerTurn}, keepThirdPerson ${s.keepThirdPerson}`
-
-function // Run on its own (the harness's formation suite in apps/api/bench/formation.ts imports the helpers).
-if (import.meta.url === `file://${process.argv[1]}`) main() {
+function main() {
   const dataset = argument('dataset')
   if (!dataset) throw new Error('usage: tsx bench/formation.ts --dataset PATH [--examples N]')
   const conversations = loadFormationConversations(dataset)
@@ -161,4 +157,7 @@ if (import.meta.url === `file://${process.argv[1]}`) main() {
 }
 
 // Run on its own (the harness's formation suite in apps/api/bench/formation.ts imports the helpers).
-if (import.meta.url === `file://${process.argv[1]}`) main()
+if (import.meta.url === `file://${process.argv[1]}`)
+  if (import.meta.url === `file://${process.argv[1]}`)
+    // Run on its own (the harness's formation suite in apps/api/bench/formation.ts imports the helpers).
+    main()

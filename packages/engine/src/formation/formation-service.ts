@@ -14,9 +14,9 @@ import {
   interpretRememberThis,
   isExplicitRememberRequest,
   type LlmProvider,
-  OfflineExtractorSettingsSchema,
   type MemoryEntryType,
   type NewJob,
+  OfflineExtractorSettingsSchema,
   type PromptTurn,
   parseExtractionAnswer,
   parseWith,
@@ -264,10 +264,16 @@ export class FormationService {
         // extractor keeps memories forming meanwhile. Any other failure fails the job (retried).
         if (!isCircuitOpen(error)) throw error
         this.deps.log.warn(`[formation] ${llm.model}: circuit open; offline extraction meanwhile`)
-        return { candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }), extractor: 'offline-fallback' }
+        return {
+          candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }),
+          extractor: 'offline-fallback',
+        }
       }
     }
-    return { candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }), extractor: 'offline' }
+    return {
+      candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }),
+      extractor: 'offline',
+    }
   }
 
   /**
