@@ -131,7 +131,10 @@ export async function formationBenchmarks(options: FormationBenchOptions): Promi
   rows.push(...routerRows())
   console.info(`[formation] summaries and router: ${Math.round(performance.now() - lap)} ms`)
   const writes = performance.now()
-  rows.push(...(await writeThroughput(conversations, quick)))
+  // The server as it runs (background jobs share the thread with requests), then the request
+  // path alone (jobs queued, none run while timing).
+  rows.push(...(await writeThroughput(conversations, quick, true)))
+  rows.push(...(await writeThroughput(conversations, quick, false)))
   console.info(`[formation] writes on/off: ${Math.round(performance.now() - writes)} ms`)
   return rows
 }
@@ -536,12 +539,15 @@ class WallClock extends ManualClock {
 /**
  * addMessage one at a time through yoga.fetch, extraction on (debounce 200 ms, so extraction runs
  * during the run and competes for the CPU) and off, on the same turns. Blocks of one session
- * alternate between the sides (which goes first alternates too); each side's job worker runs only
- * during its own blocks, so one side's background work never lands in the other's timings.
+ * alternate between the sides (which goes first alternates too). With `worker`, each side's job
+ * worker runs only during its own blocks, so one side's background work never lands in the
+ * other's timings; without, no job runs while timing (the request path's own cost, the job row
+ * included) and the backlog is extracted afterwards.
  */
 async function writeThroughput(
   conversations: readonly FormationConversation[],
   quick: boolean,
+  worker: boolean,
 ): Promise<BenchRow[]> {
   const blocks = conversations.flatMap((conversation) => {
     const bySession = new Map<number, LocomoTurn[]>()
@@ -577,7 +583,7 @@ async function writeThroughput(
       sent += turns.length
       for (const side of index % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
         const t = sides[side]
-        t.app.services.jobs.start()
+        if (worker) t.app.services.jobs.start()
         const started = performance.now()
         for (const turn of turns) {
           const at = performance.now()
@@ -598,7 +604,7 @@ async function writeThroughput(
             throw new Error(`addMessage failed: ${JSON.stringify(result.errors ?? result.data)}`)
         }
         busy[side] += performance.now() - started
-        await t.app.services.jobs.stop()
+        if (worker) await t.app.services.jobs.stop()
       }
     }
     // What the 'on' side still had to extract when the writes ended.
@@ -607,31 +613,40 @@ async function writeThroughput(
     const drainMs = performance.now() - drainStarted
     const memories = await sides.on.db.memoryItem.count({ where: { agentId: 'writer' } })
     const rows: BenchRow[] = []
+    const mode = worker ? 'job worker running' : 'job worker idle (request path only)'
     for (const side of ['off', 'on'] as const) {
-      const label = side === 'on' ? 'extraction on (debounce 200 ms)' : 'extraction off'
+      const label = `${side === 'on' ? 'extraction on (debounce 200 ms)' : 'extraction off'}, ${mode}`
+      const offLabel = `extraction off, ${mode}`
       rows.push(
         {
           name: `addMessage throughput, ${label}`,
           value: latency[side].length / (busy[side] / 1_000),
           unit: 'messages/s',
           better: 'higher',
-          note: `${latency[side].length} sequential calls in ${blocks.length} alternating session blocks`,
-          ...(side === 'on' ? { baseline: 'addMessage throughput, extraction off' } : {}),
+          note: `${latency[side].length} sequential calls in alternating session blocks`,
+          ...(side === 'on' ? { baseline: `addMessage throughput, ${offLabel}` } : {}),
         },
         {
           name: `addMessage p95, ${label}`,
           value: percentile(latency[side], 95),
           unit: 'ms',
           better: 'lower',
-          ...(side === 'on' ? { baseline: 'addMessage p95, extraction off' } : {}),
+          ...(side === 'on' ? { baseline: `addMessage p95, ${offLabel}` } : {}),
+        },
+        {
+          name: `addMessage p99, ${label}`,
+          value: percentile(latency[side], 99),
+          unit: 'ms',
+          better: 'lower',
+          ...(side === 'on' ? { baseline: `addMessage p99, ${offLabel}` } : {}),
         },
       )
     }
     rows.push({
-      name: 'extraction backlog when the writes ended',
+      name: `extraction backlog when the writes ended, ${mode}`,
       value: backlog.turns,
       unit: 'turns',
-      note: `synced in ${Math.round(drainMs)} ms; ${memories} memories formed in all`,
+      note: `syncMemory then took ${Math.round(drainMs)} ms (${Math.round(backlog.turns / Math.max(drainMs / 1_000, 1e-3))} turns/s); ${memories} memories formed in all`,
     })
     return rows
   } finally {
