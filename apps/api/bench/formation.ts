@@ -63,7 +63,10 @@ const INGEST_BATCH = 100
 export interface FormationBenchOptions {
   /** A LoCoMo-format JSON file with `observation` and `session_summary`. */
   dataset: string
-  /** Smaller: an 8-setting tuning grid, 40 questions per conversation, 150 timed messages a side. */
+  /**
+   * Smaller: an 8-setting tuning grid, the engine's pipeline in one direction with 40 questions,
+   * 150 timed messages a side.
+   */
   quick?: boolean
   /** An OpenAI-compatible endpoint to run the same pipeline with (besides the offline extractor). */
   llm?: { url: string; model: string; apiKey?: string } | null
@@ -108,6 +111,8 @@ export async function formationBenchmarks(options: FormationBenchOptions): Promi
       better: 'higher',
     })
     console.info(`[formation] ${direction}: tuning + raw: ${Math.round(performance.now() - lap)} ms`)
+    // --quick: the engine's pipeline (most of the suite's time) in the first direction only.
+    if (quick && tuneIndex === 1) continue
     const engineLap = performance.now()
     const engine = await throughEngine(report, { settings: chosen.settings, quick })
     console.info(
