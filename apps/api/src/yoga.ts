@@ -58,6 +58,8 @@ export interface AppOptions {
   databaseFile?: string | null
   backupDirectory?: string | null
   vectorIndex?: ServicesOptions['vectorIndex']
+  /** Formation dials beyond the environment's (the memory-formation bench's extractor settings). */
+  formation?: ServicesOptions['formation']
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
@@ -78,6 +80,7 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_EXTRACTION_DEBOUNCE_MS === undefined
         ? {}
         : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
+      ...options.formation,
     },
     log,
     embedder: options.embedder,
