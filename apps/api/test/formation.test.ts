@@ -55,6 +55,32 @@ describe('memories form from the conversation by themselves', () => {
     expect(allergy?.metadata).toMatchObject({ sourceMessageIds: [id], memoryType: 'fact' })
   })
 
+  it('the syncMemory mutation forms them through GraphQL; classify routes a turn; bad input is typed', async () => {
+    await say('allergies', 'Remember that I cannot eat shellfish.')
+    const SYNC = `mutation { syncMemory { __typename ... on SyncMemoryPayload {
+      turns stored { content category sourceConversationId } extractors } } }`
+    const synced = (await t.gql(SYNC, {}, key)).data.syncMemory
+    expect(synced).toMatchObject({ __typename: 'SyncMemoryPayload', turns: 1, extractors: ['OFFLINE'] })
+    expect(synced.stored).toEqual([expect.objectContaining({ sourceConversationId: 'allergies' })])
+    expect(synced.stored[0].content).toMatch(/shellfish/)
+    // Nothing left: a second sync forms nothing.
+    expect((await t.gql(SYNC, {}, key)).data.syncMemory).toMatchObject({ turns: 0, stored: [] })
+
+    const CLASSIFY = `query($c: String!, $r: Role) { classify(input: { content: $c, role: $r }) {
+      __typename ... on Classification { tier category memoryType importance reasons }
+      ... on ValidationError { issues { field limit } } } }`
+    const routed = (await t.gql(CLASSIFY, { c: 'I prefer window seats.' }, key)).data.classify
+    expect(routed).toMatchObject({ __typename: 'Classification', tier: 'SEMANTIC', category: 'PREFERENCE' })
+    expect(routed.reasons.length).toBeGreaterThan(0)
+    const tooLong = (await t.gql(CLASSIFY, { c: 'x'.repeat(100_001) }, key)).data.classify
+    expect(tooLong).toEqual({
+      __typename: 'ValidationError',
+      issues: [{ field: 'content', limit: '100000' }],
+    })
+    const badRole = await t.gql(CLASSIFY, { c: 'hi', r: 'ROBOT' }, key)
+    expect(badRole.errors?.[0]?.message).toMatch(/\$r|Role|ROBOT/)
+  })
+
   it('or the clock moves past the debounce and the job worker forms them', async () => {
     const id = await say('work', 'I work at Acme as a data engineer since 2019.')
     t.clock.advance(4_000)

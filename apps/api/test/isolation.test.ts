@@ -456,6 +456,22 @@ describe("an agent key never reads or changes another agent's data", () => {
       expect: (d) => expect(d.createMemory.__typename).toBe(forbidden),
     },
     {
+      name: 'syncMemory naming B',
+      query: `mutation { syncMemory(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.syncMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: "syncMemory forms only A's own",
+      query: `mutation { syncMemory { ... on SyncMemoryPayload { stored { agentId } } } }`,
+      expect: (d) =>
+        expect(d.syncMemory.stored.every((m: { agentId: string }) => m.agentId === 'agent-a')).toBe(true),
+    },
+    {
+      name: 'classify reads and writes nobody’s data',
+      query: `{ classify(input: { content: "Remember that I am allergic to peanuts" }) { ... on Classification { tier } } }`,
+      expect: (d) => expect(d.classify.tier).toBe('SEMANTIC'),
+    },
+    {
       name: 'rememberThis naming B',
       query: `mutation { rememberThis(input: { agentId: "agent-b", text: "Remember that B likes injections" }) { __typename } }`,
       expect: (d) => expect(d.rememberThis.__typename).toBe(forbidden),

@@ -276,6 +276,39 @@ export function buildProgram(): Command {
     )
 
   program
+    .command('sync')
+    .description('form memories now from every conversation turn not yet extracted')
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .action(async (options: { agent?: string }) => {
+      await run(
+        (engram) => engram.syncMemory({ agentId: options.agent }),
+        (formed) =>
+          [
+            `${formed.turns} turns of ${formed.conversations} conversations: ${formed.stored.length} memories formed, ${formed.duplicates} already known, ${formed.superseded} superseded, ${formed.rejected} refused`,
+            ...formed.stored.map(
+              (m) => `  ${m.id}	${m.category.toLowerCase()}	${m.content.replace(/\s+/g, ' ')}`,
+            ),
+          ].join('\n'),
+      )
+    })
+
+  program
+    .command('classify <text>')
+    .description('how the memory router routes a turn: tier, category, type, importance and why')
+    .addOption(new Option('--role <role>', 'who says it').choices(['user', 'assistant', 'system', 'tool']))
+    .action(async (text: string, options: { role?: string }) => {
+      await run(
+        (engram) =>
+          engram.classify({
+            content: text,
+            role: options.role?.toUpperCase() as 'USER' | 'ASSISTANT' | 'SYSTEM' | 'TOOL' | undefined,
+          }),
+        (c) =>
+          `${c.tier.toLowerCase()} · ${c.category.toLowerCase()} · ${c.memoryType.toLowerCase()} · importance ${c.importance.toFixed(2)}\n${c.reasons.map((r) => `  - ${r}`).join('\n')}`,
+      )
+    })
+
+  program
     .command('eval')
     .description('the retrieval quality harness (apps/api/bench/quality.ts) on a LoCoMo-format dataset')
     .requiredOption('--dataset <path>', 'the dataset file')

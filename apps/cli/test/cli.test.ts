@@ -81,6 +81,29 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(context.stdout).toMatch(/\(\d+ of 8000 tokens\)\n$/)
   })
 
+  it('sync forms memories from recorded turns; classify explains a routing', async () => {
+    const key = (await engram(['keys', 'create', 'cli-formation'])).stdout.trim()
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const client = Engram.connect({ url: server.url, apiKey: key })
+    unwrap(
+      await client.addMessage({
+        conversationId: 'c',
+        role: 'USER',
+        content: 'Remember that my passport expires in March.',
+      }),
+    )
+    await client.close()
+
+    const synced = await engram(['sync'], key)
+    expect(synced.code).toBe(0)
+    expect(synced.stdout).toMatch(/^1 turns of 1 conversations: 1 memories formed/)
+    expect(synced.stdout).toMatch(/passport/i)
+    const routed = await engram(['--json', 'classify', 'Remember that I am vegan'], key)
+    expect(JSON.parse(routed.stdout)).toMatchObject({ tier: 'SEMANTIC' })
+    const text = await engram(['classify', 'ok thanks', '--role', 'assistant'], key)
+    expect(text.stdout).toMatch(/^working · /)
+  })
+
   it('export → import into another agent, backup and restore', async () => {
     const key = (await engram(['keys', 'create', 'cli-source'])).stdout.trim()
     const { Engram, unwrap } = await import('@engram/sdk')

@@ -120,6 +120,27 @@ export const TOOLS: MemoryTool[] = [
     },
   },
   {
+    name: 'sync_memory',
+    title: 'Sync memory now',
+    operation: 'syncMemory',
+    description:
+      'Form long-term memories now from the conversation turns recorded with add_messages that were not processed yet (this otherwise happens on its own a few seconds after a conversation goes quiet). Use it right before you rely on recall or get_context for something just said. Answers the memories formed.',
+    input: withoutAgent(catalog.syncMemory.input),
+    run: async (client, input) => {
+      const result = await client.syncMemory(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          turns: result.data.turns,
+          formed: result.data.stored.map((m) => ({ id: m.id, content: m.content, category: m.category })),
+          alreadyKnown: result.data.duplicates,
+          superseded: result.data.superseded,
+        },
+      }
+    },
+  },
+  {
     name: 'list_memories',
     title: 'List memories',
     operation: 'memories',

@@ -109,7 +109,7 @@ describe.each<[Transport, Mode]>([
     await api?.close()
   })
 
-  it('lists the seven memory tools with their hints and the catalog’s limits in their schemas', async () => {
+  it('lists the eight memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'add_messages',
@@ -118,6 +118,7 @@ describe.each<[Transport, Mode]>([
       'list_memories',
       'recall',
       'remember',
+      'sync_memory',
       'update_memory',
     ])
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
@@ -169,6 +170,18 @@ describe.each<[Transport, Mode]>([
     expect(forgotten.json.id).toBe(memoryId)
     const after = await call('list_memories', {})
     expect(after.json.memories.map((m: { id: string }) => m.id)).not.toContain(memoryId)
+  })
+
+  it('sync_memory forms memories from recorded turns now, for this key’s agent', async () => {
+    await call('add_messages', {
+      conversationId: 'family',
+      messages: [{ role: 'USER', content: 'Remember that my daughter is called Ella.' }],
+    })
+    const synced = await call('sync_memory', {})
+    expect(synced.isError).toBe(false)
+    expect(synced.json.formed.map((m: { content: string }) => m.content).join(' | ')).toMatch(/Ella/)
+    const listed = await call('list_memories', { filter: { search: 'Ella' } })
+    expect(listed.json.memories.length).toBeGreaterThan(0)
   })
 
   it('answers bad input with a typed tool error naming the field and the limit, and keeps serving', async () => {

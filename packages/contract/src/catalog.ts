@@ -116,6 +116,22 @@ export const catalog = {
     output: s.MemoryWriteSchema,
     graphql: { field: 'rememberThis', inputArg: 'input' },
   }),
+  syncMemory: operation({
+    kind: 'mutation',
+    description:
+      'Forms memories now from every turn not yet extracted (memory formation otherwise runs on its own a few seconds after a conversation goes quiet) and returns what was formed.',
+    input: s.SyncMemoryInputSchema,
+    output: s.SyncMemoryPayloadSchema,
+    graphql: { field: 'syncMemory' },
+  }),
+  classify: operation({
+    kind: 'query',
+    description:
+      'Routes one turn as ingestion would: its tier (working, episodic, semantic), category, memory type and initial importance, with the reasons. Stores nothing.',
+    input: s.ClassifyInputSchema,
+    output: s.ClassificationSchema,
+    graphql: { field: 'classify', inputArg: 'input' },
+  }),
   updateMemory: operation({
     kind: 'mutation',
     description: 'Changes some fields of a memory; the rest keep their values.',

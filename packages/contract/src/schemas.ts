@@ -48,6 +48,17 @@ export const KnowledgeOrderSchema = z.enum(['CONFIDENCE', 'UPDATED', 'LAST_USED'
 export const ImportModeSchema = z.enum(['MERGE', 'REPLACE'])
 export const MemoryWriteOutcomeSchema = z.enum(['STORED', 'DUPLICATE', 'SUPERSEDED'])
 export const VerificationLayerSchema = z.enum(['JACCARD', 'SEMANTIC'])
+export const MemoryTierSchema = z.enum(['WORKING', 'EPISODIC', 'SEMANTIC'])
+export const MemoryEntryTypeSchema = z.enum([
+  'FACT',
+  'PREFERENCE',
+  'DECISION',
+  'CORRECTION',
+  'COMMITMENT',
+  'RELATIONSHIP',
+  'SKILL',
+])
+export const ExtractorSchema = z.enum(['OFFLINE', 'LLM', 'OFFLINE_FALLBACK'])
 
 // ---------------------------------------------------------------------------------------------
 // Field rules shared by several operations. Each message says the limit it checks, and the limit
@@ -194,6 +205,15 @@ export const CreateMemoryInputSchema = z.object({
   validFrom: DateTimeSchema.optional(),
   validUntil: DateTimeSchema.optional(),
   metadata: MetadataSchema.optional(),
+})
+
+/** Memory formation (issue 13): run what is pending now. */
+export const SyncMemoryInputSchema = z.object({ ...agent })
+
+/** The router of spec 002: one turn, as ingestion would see it. */
+export const ClassifyInputSchema = z.object({
+  content: z.string().min(1).max(L.maxContentChars),
+  role: RoleSchema.optional(),
 })
 
 export const RememberThisInputSchema = z.object({
@@ -628,4 +648,24 @@ export const EmbeddingProgressSchema = z.object({
   error: z.string().nullable(),
   startedAt: date.nullable(),
   finishedAt: date.nullable(),
+})
+
+export const SyncMemoryPayloadSchema = z.object({
+  /** Conversations that had turns past their extraction watermark. */
+  conversations: z.number().int(),
+  turns: z.number().int(),
+  /** New memories (stored, or superseding an older one). */
+  stored: z.array(MemoryItemSchema),
+  duplicates: z.number().int(),
+  superseded: z.number().int(),
+  rejected: z.number().int(),
+  extractors: z.array(ExtractorSchema),
+})
+
+export const ClassificationSchema = z.object({
+  tier: MemoryTierSchema,
+  category: MemoryCategorySchema,
+  memoryType: MemoryEntryTypeSchema,
+  importance: z.number(),
+  reasons: z.array(z.string()),
 })

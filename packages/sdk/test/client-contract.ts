@@ -50,6 +50,30 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(context.totalTokens).toBeLessThanOrEqual(context.budgetTokens)
     })
 
+    it('memory formation: a turn asking to be remembered forms a memory on sync; classify routes it', async () => {
+      unwrap(
+        await agentA.addMessage({
+          conversationId: 'formation',
+          role: 'USER',
+          content: 'My name is John. Remember that I am allergic to peanuts.',
+        }),
+      )
+      const formed = unwrap(await agentA.syncMemory({}))
+      const peanuts = formed.stored.find((m) => /peanuts/i.test(m.content))
+      expect(peanuts, JSON.stringify(formed)).toMatchObject({
+        sourceConversationId: 'formation',
+        importance: 0.8,
+      })
+      expect(formed.extractors).toContain('OFFLINE')
+      // B's sync forms nothing of A's turns.
+      const other = unwrap(await agentB.syncMemory({}))
+      expect(other.stored.some((m) => /peanuts/i.test(m.content))).toBe(false)
+      const routed = unwrap(await agentA.classify({ content: 'Remember that I am allergic to peanuts.' }))
+      expect(routed).toMatchObject({ tier: 'SEMANTIC' })
+      expect(routed.importance).toBeGreaterThanOrEqual(0.8)
+      expectFailure(await agentA.classify({ content: '' }), 'VALIDATION')
+    })
+
     it('conversations: a batch, its session, its context window within budget', async () => {
       const batch = unwrap(
         await agentA.addMessages({

@@ -10,5 +10,6 @@ import './memory-context.ts'
 import './transfer.ts'
 import './embedding.ts'
 import './jobs.ts'
+import './formation.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

@@ -4,6 +4,7 @@ import {
   type Clock,
   type ConversationTurn,
   chatForObject,
+  classifyTurn,
   contentWords,
   DEFAULT_IMPORTANCE_WEIGHTS,
   EXTRACTION_ANSWER_JSON_SCHEMA,
@@ -13,6 +14,7 @@ import {
   extractMemoriesOffline,
   interpretRememberThis,
   isExplicitRememberRequest,
+  type Limits,
   type LlmProvider,
   type MemoryEntryType,
   type NewJob,
@@ -22,8 +24,10 @@ import {
   parseWith,
   roughSentences,
   type Session,
+  type SpeakerRole,
   type StoredMessage,
   scoreImportance,
+  type TurnClassification,
   ValidationError,
 } from '@engram/core'
 import { z } from 'zod'
@@ -142,6 +146,28 @@ export class FormationService {
     if (!this.deps.config.automatic || this.disabled.has(agentId)) return []
     const runAfter = new Date(this.deps.clock.now().getTime() + this.deps.config.extractionDebounceMs)
     return [extractJob(agentId, session.conversationId, runAfter)]
+  }
+
+  /**
+   * Spec 002's router on one turn, as ingestion sees it (the `classify` operation): tier, category,
+   * memory type, initial importance and the reasons. Stores nothing.
+   */
+  classify(
+    turn: { content: string; role?: SpeakerRole },
+    limits: Pick<Limits, 'maxContentChars'>,
+  ): TurnClassification {
+    if (turn.content.trim() === '')
+      throw new ValidationError([{ field: 'content', message: 'must not be empty' }])
+    if (turn.content.length > limits.maxContentChars)
+      throw new ValidationError([
+        {
+          field: 'content',
+          message: `must be at most ${limits.maxContentChars} characters`,
+          limit: limits.maxContentChars,
+        },
+      ])
+    const now = this.deps.clock.now()
+    return classifyTurn({ content: turn.content, role: turn.role ?? 'user', timestamp: now }, { now })
   }
 
   // --- settings -------------------------------------------------------------------------------

@@ -76,6 +76,8 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     contextWindow: { conversationId: 'c1' },
     createMemory: { content: 'Prefers tea', category: 'PREFERENCE' },
     rememberThis: { text: 'Remember that I prefer tabs' },
+    syncMemory: {},
+    classify: { content: 'My name is John. Remember that I am allergic to peanuts.' },
     updateMemory: { id: mine.memoryId, importance: 0.9 },
     deleteMemory: { id: mine.memoryId },
     memories: { first: 5 },
@@ -293,5 +295,36 @@ describe('the operations layer (createOperations)', () => {
     expect(new Set(ids).size).toBe(4)
     const bad = await s.ops.call('memories', agentA, { after: 'not-a-cursor' })
     expect(!bad.ok && bad.error.issues).toEqual([expect.objectContaining({ field: 'after' })])
+  })
+})
+
+describe('memory formation through the operations (issue 13)', () => {
+  it('syncMemory forms what the conversation asked to keep, for the calling agent only', async () => {
+    const s = await seeded()
+    await s.ops.addMessage(agentA, {
+      conversationId: 'c9',
+      role: 'USER',
+      content: 'My name is John. Remember that I am allergic to peanuts.',
+    })
+    const formed = await s.ops.syncMemory(agentA, {})
+    expect(formed.turns).toBeGreaterThan(0)
+    expect(formed.extractors).toEqual(expect.arrayContaining(['OFFLINE']))
+    const peanuts = formed.stored.find((m) => /peanuts/i.test(m.content))
+    expect(peanuts).toMatchObject({ agentId: 'agent-a', sourceConversationId: 'c9', importance: 0.8 })
+    // B had nothing pending past what its own sync forms; A's memory is not B's.
+    const other = await s.ops.syncMemory(agentB, {})
+    expect(other.stored.some((m) => /peanuts/i.test(m.content))).toBe(false)
+    const listedByB = await s.ops.memories(agentB, { first: 50 })
+    expect(listedByB.memories.some((m) => /peanuts/i.test(m.content))).toBe(false)
+  })
+
+  it('classify routes an explicit request to semantic memory with its importance and reasons', async () => {
+    const s = await seeded()
+    const routed = await s.ops.classify(agentA, { content: 'Remember that I am allergic to peanuts.' })
+    expect(routed.tier).toBe('SEMANTIC')
+    expect(routed.importance).toBeGreaterThanOrEqual(0.8)
+    expect(routed.reasons.length).toBeGreaterThan(0)
+    const chat = await s.ops.classify(agentA, { content: 'ok thanks', role: 'ASSISTANT' })
+    expect(chat.tier).toBe('WORKING')
   })
 })

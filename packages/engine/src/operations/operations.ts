@@ -12,10 +12,12 @@ import {
 } from '@engram/contract'
 import {
   type ContextSectionName,
+  classifyTurn,
   type KnowledgeCategory,
   type MemoryCategory,
   NotFoundError,
   type Role,
+  type SpeakerRole,
   ValidationError,
 } from '@engram/core'
 import type { Engine } from '../engine.ts'
@@ -185,6 +187,17 @@ export function operationHandlers(engine: Engine): OperationHandlers {
         validUntil: date(validUntil),
       })
       return wire.memoryWriteOut(written, now())
+    },
+    async syncMemory(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      return wire.syncMemoryOut(await engine.formation.syncMemory(scope), now())
+    },
+    async classify(_call, input) {
+      // Pure routing: nothing of the caller's is read or written, so any key may ask.
+      const role = input.role ? lower<SpeakerRole>(input.role) : 'user'
+      return wire.classificationOut(
+        engine.formation.classify({ content: input.content, role }, engine.limits),
+      )
     },
     async rememberThis(call, input) {
       const scope = await call.agentScope(input.agentId)

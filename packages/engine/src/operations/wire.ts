@@ -6,8 +6,15 @@
  */
 
 import type { OperationName, OutputOf } from '@engram/contract'
-import type { ContextWindowPlan, OptimizerParameters, Session, StoredMessage } from '@engram/core'
+import type {
+  ContextWindowPlan,
+  OptimizerParameters,
+  Session,
+  StoredMessage,
+  TurnClassification,
+} from '@engram/core'
 import type { MemoryContextResult } from '../context/context-service.ts'
+import type { FormationResult } from '../formation/formation-service.ts'
 import type { MemoryWriteResult } from '../memory-items/memory-item-service.ts'
 import type { ApiKeyRecord } from '../ports/api-keys.ts'
 import type { BackupInfo } from '../ports/backup-store.ts'
@@ -271,5 +278,29 @@ export function embeddingProgressOut(p: EmbeddingProgressEvent): Out<'watchEmbed
     error: p.error ?? null,
     startedAt: isoOrNull(p.startedAt),
     finishedAt: isoOrNull(p.finishedAt),
+  }
+}
+
+export function syncMemoryOut(r: FormationResult, now: Date): Out<'syncMemory'> {
+  return {
+    conversations: r.conversations,
+    turns: r.turns,
+    stored: r.stored.map((m) => memoryOut(m, now)),
+    duplicates: r.duplicates,
+    superseded: r.superseded,
+    rejected: r.rejected,
+    extractors: r.extractors.map(
+      (e) => upper(e).replace('-', '_') as Out<'syncMemory'>['extractors'][number],
+    ),
+  }
+}
+
+export function classificationOut(c: TurnClassification): Out<'classify'> {
+  return {
+    tier: upper(c.tier),
+    category: upper(c.category),
+    memoryType: upper(c.memoryType),
+    importance: c.importance,
+    reasons: [...c.reasons],
   }
 }

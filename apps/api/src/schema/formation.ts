@@ -1,0 +1,101 @@
+// Memory formation (issue 13): forming memories now (syncMemory) and the router (classify).
+import { MEMORY_ENTRY_TYPES, type MemoryEntryType, type Tier, type TurnClassification } from '@engram/core'
+import type { Extractor, FormationResult } from '@engram/engine'
+import { builder } from '../builder.ts'
+import { agentScope } from '../scope.ts'
+import { MemoryCategoryEnum, MemoryItemRef } from './memory-item.ts'
+import { RoleEnum } from './session.ts'
+
+const TIERS: readonly Tier[] = ['working', 'episodic', 'semantic']
+const MemoryTierEnum = builder.enumType('MemoryTier', {
+  description:
+    "Spec 002's tiers: WORKING (this conversation's moment), EPISODIC (what happened, when), SEMANTIC (durable facts).",
+  values: Object.fromEntries(TIERS.map((t) => [t.toUpperCase(), { value: t }])) as Record<
+    Uppercase<Tier>,
+    { value: Tier }
+  >,
+})
+
+const MemoryEntryTypeEnum = builder.enumType('MemoryEntryType', {
+  description: "Spec 003's seven kinds of working-memory entry: what a memory is, beside its category.",
+  values: Object.fromEntries(MEMORY_ENTRY_TYPES.map((t) => [t.toUpperCase(), { value: t }])) as Record<
+    Uppercase<MemoryEntryType>,
+    { value: MemoryEntryType }
+  >,
+})
+
+const ExtractorEnum = builder.enumType('Extractor', {
+  description:
+    'Which extractor formed memories: OFFLINE (no model), LLM, or OFFLINE_FALLBACK (the model was unavailable).',
+  values: {
+    OFFLINE: { value: 'offline' },
+    LLM: { value: 'llm' },
+    OFFLINE_FALLBACK: { value: 'offline-fallback' },
+  } as const satisfies Record<string, { value: Extractor }>,
+})
+
+const SyncMemoryPayload = builder.objectRef<FormationResult>('SyncMemoryPayload').implement({
+  description: 'What one sync formed from the turns not yet extracted.',
+  fields: (t) => ({
+    conversations: t.exposeInt('conversations', { description: 'Conversations that had turns to extract.' }),
+    turns: t.exposeInt('turns'),
+    stored: t.field({
+      type: [MemoryItemRef],
+      description: 'New memories (stored, or superseding an older one).',
+      resolve: (r) => r.stored,
+    }),
+    duplicates: t.exposeInt('duplicates', {
+      description: 'Candidates the verification found already known.',
+    }),
+    superseded: t.exposeInt('superseded'),
+    rejected: t.exposeInt('rejected', {
+      description: 'Candidates refused: a limit, the privacy policy, or turns of two users.',
+    }),
+    extractors: t.field({ type: [ExtractorEnum], resolve: (r) => r.extractors }),
+  }),
+})
+
+const ClassificationRef = builder.objectRef<TurnClassification>('Classification').implement({
+  description: 'How the memory router routes a turn (spec 002).',
+  fields: (t) => ({
+    tier: t.field({ type: MemoryTierEnum, resolve: (c) => c.tier }),
+    category: t.field({ type: MemoryCategoryEnum, resolve: (c) => c.category }),
+    memoryType: t.field({ type: MemoryEntryTypeEnum, resolve: (c) => c.memoryType }),
+    importance: t.exposeFloat('importance', { description: "Spec 002's initial importance, 0-1." }),
+    reasons: t.exposeStringList('reasons'),
+  }),
+})
+
+const ClassifyInput = builder.inputType('ClassifyInput', {
+  fields: (t) => ({
+    content: t.string({ required: true }),
+    role: t.field({ type: RoleEnum, description: 'Who said it; USER when not given.' }),
+  }),
+})
+
+builder.queryFields((t) => ({
+  classify: t.field({
+    type: ClassificationRef,
+    errors: {},
+    description:
+      'Routes one turn as ingestion would: tier, category, memory type and initial importance, with the reasons. Stores nothing.',
+    args: { input: t.arg({ type: ClassifyInput, required: true }) },
+    resolve: (_root, { input }, ctx) =>
+      ctx.services.engine.formation.classify(
+        { content: input.content, ...(input.role ? { role: input.role } : {}) },
+        ctx.services.engine.limits,
+      ),
+  }),
+}))
+
+builder.mutationFields((t) => ({
+  syncMemory: t.field({
+    type: SyncMemoryPayload,
+    errors: {},
+    description:
+      'Forms memories now from every turn not yet extracted (formation otherwise runs on its own a few seconds after a conversation goes quiet).',
+    args: { agentId: t.arg.id() },
+    resolve: async (_root, args, ctx) =>
+      ctx.services.engine.formation.syncMemory(await agentScope(ctx, args.agentId)),
+  }),
+}))
