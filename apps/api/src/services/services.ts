@@ -9,7 +9,13 @@ import {
   type LlmProvider,
   type TokenCounter,
 } from '@engram/core'
-import { createEngine, embedJob, type FormationConfig, type Logger } from '@engram/engine'
+import {
+  createEngine,
+  embedJob,
+  type FormationConfig,
+  type Logger,
+  type OfflineExtractor,
+} from '@engram/engine'
 import { createSqliteStorage, type Database, type VectorIndexOptions } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
@@ -37,6 +43,8 @@ export interface ServicesOptions {
   jobPollIntervalMs?: number
   /** Automatic memory formation's engine-wide dials (ENGRAM_EXTRACTION, ENGRAM_EXTRACTION_DEBOUNCE_MS). */
   formation?: Partial<FormationConfig>
+  /** Where the offline extractor runs (the worker-thread pool); in process when none is given. */
+  offlineExtractor?: OfflineExtractor
   /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
   vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
 }
@@ -83,6 +91,7 @@ export function createServices(options: ServicesOptions) {
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
     formation: options.formation,
     llm: options.llm ?? null,
+    ...(options.offlineExtractor ? { offlineExtractor: options.offlineExtractor } : {}),
   })
   return {
     ...engine,

@@ -66,6 +66,8 @@ export interface ExtractionPoolStats {
   busy: number
   waiting: number
   maxQueue: number
+  /** Calls answered (with candidates or an extractor error). */
+  completed: number
   /** Threads replaced after dying. */
   restarts: number
 }
@@ -85,6 +87,7 @@ export class ExtractionPool {
   private readonly workerFile: string
   private nextId = 1
   private restarts = 0
+  private completed = 0
   private startFailures = 0
   private closed: Error | null = null
 
@@ -112,6 +115,7 @@ export class ExtractionPool {
       busy: this.slots.filter((slot) => slot.call).length,
       waiting: this.waiting.length,
       maxQueue: this.maxQueue,
+      completed: this.completed,
       restarts: this.restarts,
     }
   }
@@ -142,6 +146,7 @@ export class ExtractionPool {
       } else if (slot.call && slot.call.request.id === reply.id) {
         const call = slot.call
         slot.call = null
+        this.completed++
         if (reply.type === 'done') call.resolve(reply.candidates)
         else call.reject(new Error(`offline extraction failed: ${reply.error}`))
       }
