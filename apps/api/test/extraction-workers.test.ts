@@ -5,7 +5,7 @@ const ADD_MANY = `mutation($c: String!, $m: [MessageInput!]!) {
   addMessages(input: { conversationId: $c, messages: $m }) {
     __typename ... on AddMessagesPayload { messages { id } } ... on Error { message } } }`
 const SEARCH = `query($q: String!) { search(input: { query: $q }) { __typename ... on SearchResult { hits { score } } } }`
-const STATS = `{ jobQueueStats { kind pending running oldestPendingAgeMs } }`
+const STATS = `{ jobQueueStats { kind pending running oldestPendingAgeMs oldestDueAgeMs } }`
 
 const SAID = [
   'I work at Acme as a data engineer.',
@@ -48,6 +48,8 @@ describe('with the extraction pool, requests answer while a backlog of extractio
     expect(pending).toMatchObject({ pending: 5 })
     // The lag is reported: the oldest pending extraction has waited as long as the clock moved.
     expect(pending.oldestPendingAgeMs).toBeGreaterThanOrEqual(10_000)
+    // Due since the 5 s debounce ended: that is how far behind the workers are.
+    expect(pending.oldestDueAgeMs).toBe(5_000)
 
     let backlogDone = false
     const backlog = t.app.services.jobs.runDue().then((ran) => {
