@@ -70,6 +70,10 @@ export interface FormationBenchOptions {
   quick?: boolean
   /** An OpenAI-compatible endpoint to run the same pipeline with (besides the offline extractor). */
   llm?: { url: string; model: string; apiKey?: string } | null
+  /** The writes' extraction threads (ENGRAM_EXTRACTION_WORKERS; 0: in process). The server's 1 by default. */
+  extractionWorkers?: number
+  /** Only the writes with the job worker running (the figure extraction threads change). */
+  writesOnly?: boolean
 }
 
 const pct = (value: number) => Math.round(value * 1_000) / 10
@@ -79,6 +83,8 @@ export async function formationBenchmarks(options: FormationBenchOptions): Promi
   const conversations = loadFormationConversations(options.dataset)
   if (conversations.length < 2) throw new Error('cross-validation needs two conversations')
   const rows: BenchRow[] = []
+  const workers = options.extractionWorkers ?? 1
+  if (options.writesOnly) return writeThroughput(conversations, quick, true, workers)
   const llm = options.llm
     ? createOpenAiCompatibleLlm({
         baseUrl: options.llm.url,
@@ -138,8 +144,8 @@ export async function formationBenchmarks(options: FormationBenchOptions): Promi
   const writes = performance.now()
   // The server as it runs (background jobs share the thread with requests), then the request
   // path alone (jobs queued, none run while timing).
-  rows.push(...(await writeThroughput(conversations, quick, true)))
-  rows.push(...(await writeThroughput(conversations, quick, false)))
+  rows.push(...(await writeThroughput(conversations, quick, true, workers)))
+  rows.push(...(await writeThroughput(conversations, quick, false, workers)))
   console.info(`[formation] writes on/off: ${Math.round(performance.now() - writes)} ms`)
   return rows
 }
@@ -553,6 +559,7 @@ async function writeThroughput(
   conversations: readonly FormationConversation[],
   quick: boolean,
   worker: boolean,
+  extractionWorkers: number,
 ): Promise<BenchRow[]> {
   const blocks = conversations.flatMap((conversation) => {
     const bySession = new Map<number, LocomoTurn[]>()
@@ -569,7 +576,11 @@ async function writeThroughput(
   const sides = {
     on: await createTestApp({
       clock: new WallClock(),
-      env: { ENGRAM_EXTRACTION: 'auto', ENGRAM_EXTRACTION_DEBOUNCE_MS: 200 },
+      env: {
+        ENGRAM_EXTRACTION: 'auto',
+        ENGRAM_EXTRACTION_DEBOUNCE_MS: 200,
+        ENGRAM_EXTRACTION_WORKERS: extractionWorkers,
+      },
     }),
     off: await createTestApp({ clock: new WallClock(), env: { ENGRAM_EXTRACTION: 'off' } }),
   }
@@ -618,7 +629,9 @@ async function writeThroughput(
     const drainMs = performance.now() - drainStarted
     const memories = await sides.on.db.memoryItem.count({ where: { agentId: 'writer' } })
     const rows: BenchRow[] = []
-    const mode = worker ? 'job worker running' : 'job worker idle (request path only)'
+    const threads =
+      extractionWorkers > 0 ? `${extractionWorkers} extraction thread(s)` : 'extraction in process'
+    const mode = worker ? `job worker running, ${threads}` : 'job worker idle (request path only)'
     for (const side of ['off', 'on'] as const) {
       const label = `${side === 'on' ? 'extraction on (debounce 200 ms)' : 'extraction off'}, ${mode}`
       const offLabel = `extraction off, ${mode}`
@@ -660,7 +673,8 @@ async function writeThroughput(
   }
 }
 
-// `tsx apps/api/bench/formation.ts --dataset PATH [--quick] [--llm-url URL --llm-model M]`
+// `tsx apps/api/bench/formation.ts --dataset PATH [--quick] [--llm-url URL --llm-model M]
+//  [--extraction-workers N] [--writes-only]`
 // (the harness imports formationBenchmarks).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const option = (name: string) => {
@@ -682,9 +696,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const quick = process.argv.includes('--quick')
   const apiKey = process.env.ENGRAM_LLM_API_KEY
   const llm = url && model ? { url, model, ...(apiKey ? { apiKey } : {}) } : null
-  const rows = await formationBenchmarks({ dataset, quick, llm })
+  const workers = option('--extraction-workers')
+  const extractionWorkers = workers === undefined ? 1 : Number(workers)
+  const writesOnly = process.argv.includes('--writes-only')
+  const rows = await formationBenchmarks({ dataset, quick, llm, extractionWorkers, writesOnly })
   writeReport('formation', 'Memory formation (LoCoMo-format dataset, cross-validated)', rows, {
     dataset: dataset.split('/').at(-1),
     quick,
+    extractionWorkers,
+    writesOnly,
   })
 }

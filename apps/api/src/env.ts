@@ -53,6 +53,11 @@ export const EnvSchema = z
       .min(0)
       .max(60_000)
       .default(DEFAULT_FORMATION_CONFIG.extractionDebounceMs),
+    /**
+     * Worker threads running the offline extractor (issue 13 §2), off the request thread; 0 runs
+     * it in process. One by default: on a 2-core machine the other core stays with requests.
+     */
+    ENGRAM_EXTRACTION_WORKERS: z.coerce.number().int().min(0).max(32).default(1),
     ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
     ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
     /** Brackets ({ [ () a document may nest, checked before parsing (the parser recurses per level). */

@@ -1,5 +1,6 @@
 import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
 import type { Logger } from '@engram/engine'
+import { ExtractionPool } from '@engram/providers'
 import type { Database } from '@engram/store-sqlite'
 import { startCheckpointer } from '@engram/store-sqlite'
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit'
@@ -47,6 +48,7 @@ export interface AppOptions {
         | 'ENGRAM_KEY_FACT_MODE'
         | 'ENGRAM_EXTRACTION'
         | 'ENGRAM_EXTRACTION_DEBOUNCE_MS'
+        | 'ENGRAM_EXTRACTION_WORKERS'
       >
     >
   clock?: Clock
@@ -67,6 +69,10 @@ export function createApp(options: AppOptions) {
   const { db, env } = options
   const clock = options.clock ?? { now: () => new Date() }
   const log = options.log ?? console
+  // The offline extractor's threads (ENGRAM_EXTRACTION_WORKERS; the server's default is 1). Unset,
+  // as in tests that build an app from a partial environment, it runs in process.
+  const extractionWorkers = env.ENGRAM_EXTRACTION_WORKERS ?? 0
+  const extractionPool = extractionWorkers > 0 ? new ExtractionPool({ size: extractionWorkers }) : null
   const services = createServices({
     db,
     clock,
@@ -85,6 +91,7 @@ export function createApp(options: AppOptions) {
     log,
     embedder: options.embedder,
     llm: options.llm,
+    ...(extractionPool ? { offlineExtractor: extractionPool } : {}),
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
     vectorIndex: options.vectorIndex,
@@ -203,10 +210,13 @@ export function createApp(options: AppOptions) {
   return {
     yoga,
     services,
+    /** The offline extractor's threads (null: in process); its stats show the backlog. */
+    extractionPool,
     async close() {
       await services.optimizer.stop()
       // Jobs in flight finish first; queued ones stay in the table for the next start.
       await services.jobs.stop()
+      await extractionPool?.close()
       await services.embeddings.flush()
       await checkpointer?.stop()
     },

@@ -35,6 +35,7 @@ import { MemoryItemService } from './memory-items/memory-item-service.ts'
 import { OptimizerService } from './optimizer/optimizer-service.ts'
 import { ParameterStore } from './parameters/parameter-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
+import type { OfflineExtractor } from './ports/extractor.ts'
 import type { Logger } from './ports/logger.ts'
 import type { Storage } from './ports/storage.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
@@ -64,6 +65,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   llm?: LlmProvider | null
   /** Automatic memory formation's engine-wide dials (debounce, turns per extractor call). */
   formation?: Partial<FormationConfig>
+  /** Where the offline extractor runs (a server's worker-thread pool); in process when none is given. */
+  offlineExtractor?: OfflineExtractor
 }
 
 export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine<S>>
@@ -129,6 +132,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     log,
     config: parseWith(FormationConfigSchema, deps.formation ?? {}, 'formation'),
     llm: deps.llm ?? null,
+    ...(deps.offlineExtractor ? { offline: deps.offlineExtractor } : {}),
   })
   registerExtractJobs(jobs, formation)
   storage.formation.addMessageJobs((agentId, messageIds, session) =>

@@ -69,6 +69,7 @@ export {
   type JobBatchResult,
   type JobHandler,
   JobWorker,
+  yieldToRequests,
 } from './jobs/job-worker.ts'
 export type { KnowledgeEmbeddings } from './knowledge/collaborators.ts'
 export {

@@ -2,6 +2,7 @@
 // The engine sees them only through core's ports (Embedder, LlmProvider); the doors and the
 // embedded SDK choose and configure them.
 
+export * from './extraction/extraction-pool.ts'
 export * from './openai-http.ts'
 export * from './openai-llm.ts'
 export * from './resilience.ts'

@@ -9,7 +9,14 @@ import {
   type LlmProvider,
   type TokenCounter,
 } from '@engram/core'
-import { createEngine, type EventBus, embedJob, type FormationConfig, type Logger } from '@engram/engine'
+import {
+  createEngine,
+  type EventBus,
+  embedJob,
+  type FormationConfig,
+  type Logger,
+  type OfflineExtractor,
+} from '@engram/engine'
 import type { Database } from './db/client.ts'
 import { createSqliteStorage } from './storage.ts'
 import type { VectorIndexOptions } from './vector/sqlite-vector-store.ts'
@@ -31,6 +38,8 @@ export interface SqliteEngineOptions {
   llm?: LlmProvider | null
   /** Automatic memory formation's engine-wide dials (ENGRAM_EXTRACTION, ENGRAM_EXTRACTION_DEBOUNCE_MS). */
   formation?: Partial<FormationConfig>
+  /** Where the offline extractor runs (the API's worker-thread pool); in process when none is given. */
+  offlineExtractor?: OfflineExtractor
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
@@ -83,6 +92,7 @@ export function createSqliteEngine(options: SqliteEngineOptions) {
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
     formation: options.formation,
     llm: options.llm ?? null,
+    ...(options.offlineExtractor ? { offlineExtractor: options.offlineExtractor } : {}),
   })
   return engine
 }

@@ -22,6 +22,10 @@ const JobQueueStatsRef = builder.objectRef<JobQueueStats>('JobQueueStats').imple
       description:
         'Age of the oldest pending job in milliseconds (0 when none): how far behind the workers are.',
     }),
+    oldestDueAgeMs: t.exposeFloat('oldestDueAgeMs', {
+      description:
+        'How long the longest-waiting due job has been due, in milliseconds (0 when none): the lag of the backlog, without the debounce or retry backoff a job waits for on purpose.',
+    }),
   }),
 })
 

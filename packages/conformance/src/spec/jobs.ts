@@ -68,6 +68,27 @@ export function describeJobs(initializer: StorageInitializer): void {
       expect((await jobs.stats())[0]).toMatchObject({ failed: 1, running: 1 })
     })
 
+    it('reports lag from creation, and the due lag only from when a job comes due', async () => {
+      const { jobs, clock } = await queueWithAgents()
+      const at = (ms: number) => new Date(clock.now().getTime() + ms)
+      await jobs.enqueue([
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c1', runAfter: at(5_000) },
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c2', runAfter: at(8_000) },
+      ])
+      // Debounced, not behind: pending for 3 s, due for none of it.
+      clock.advance(3_000)
+      expect((await jobs.stats(['extract']))[0]).toMatchObject({
+        pending: 2,
+        oldestPendingAgeMs: 3_000,
+        oldestDueAgeMs: 0,
+      })
+      clock.advance(4_000)
+      expect((await jobs.stats(['extract']))[0]).toMatchObject({
+        oldestPendingAgeMs: 7_000,
+        oldestDueAgeMs: 2_000,
+      })
+    })
+
     it('postpones the pending job of a key for a debounced job, never earlier, and not a running one', async () => {
       const { jobs, clock } = await queueWithAgents()
       const at = (ms: number) => new Date(clock.now().getTime() + ms)

@@ -64,6 +64,11 @@ export interface JobQueueStats {
   failed: number
   /** Age of the oldest pending job (0 when none): how far behind the workers are. */
   oldestPendingAgeMs: number
+  /**
+   * How long the longest-waiting due job has been due (0 when none): the backlog's lag without
+   * the waits jobs ask for (a debounce, a retry's backoff), which oldestPendingAgeMs includes.
+   */
+  oldestDueAgeMs: number
 }
 
 export interface JobQueue {

@@ -8,6 +8,7 @@ import {
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../engine.ts'
+import { inProcessExtractor, type OfflineExtractor } from '../ports/extractor.ts'
 import { createInMemoryStorage } from '../testing/index.ts'
 import { EXTRACT_JOB } from './formation-jobs.ts'
 
@@ -47,6 +48,7 @@ async function setup(
     debounceMs?: number
     callsPerJob?: number
     offlineExtractor?: OfflineExtractorSettings
+    offline?: OfflineExtractor
   } = {},
 ) {
   const { clock, advance } = movableClock()
@@ -57,6 +59,7 @@ async function setup(
     tokenCounter: createTokenCounter(),
     log: { info() {}, warn() {}, error() {} } as unknown as Console,
     llm: options.llm ?? null,
+    ...(options.offline ? { offlineExtractor: options.offline } : {}),
     formation: {
       extractionDebounceMs: options.debounceMs ?? 5_000,
       callsPerJob: options.callsPerJob ?? 10,
@@ -373,6 +376,36 @@ describe('automatic memory extraction', () => {
     })
     await strict.say('a', 'c1', said)
     expect(await strict.engine.formation.syncMemory('a')).toMatchObject({ turns: 1, stored: [] })
+  })
+
+  it('runs the offline extractor through the port it is given; a refused call fails the job, which runs again later', async () => {
+    const calls: string[][] = []
+    let busy = true
+    // Where a server's worker-thread pool plugs in: same turns and settings in, candidates out.
+    const offline: OfflineExtractor = {
+      async extract(turns, options) {
+        calls.push(turns.map((turn) => turn.content))
+        expect(options.settings).toMatchObject({
+          minConfidence: DEFAULT_OFFLINE_EXTRACTOR_SETTINGS.minConfidence,
+        })
+        if (busy) throw new Error('the extraction backlog is full; retry later')
+        return inProcessExtractor.extract(turns, options)
+      },
+    }
+    const { engine, advance, say, memories, extractJobs } = await setup({ offline })
+    await say('a', 'c1', 'I work at Acme as a data engineer.')
+    advance(5_000)
+    await engine.jobs.runDue()
+    expect(calls).toEqual([['I work at Acme as a data engineer.']])
+    expect(await memories('a')).toEqual([])
+    // Failed, not lost: still pending for its retry, and the watermark has not moved.
+    expect(await extractJobs()).toMatchObject({ pending: 1, failed: 0 })
+    busy = false
+    advance(60_000)
+    await engine.jobs.runDue()
+    expect(calls).toHaveLength(2)
+    expect((await memories('a')).map((m) => m.content)).toContain('John works at Acme as a data engineer.')
+    expect((await extractJobs())?.pending).toBe(0)
   })
 
   it('syncMemory forms what is pending now, ignoring the debounce, and the job then finds nothing left', async () => {

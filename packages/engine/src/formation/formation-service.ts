@@ -11,7 +11,6 @@ import {
   EXTRACTION_LIMITS,
   type ExtractedItem,
   ExtractionAnswerSchema,
-  extractMemoriesOffline,
   interpretRememberThis,
   isExplicitRememberRequest,
   type Limits,
@@ -31,7 +30,9 @@ import {
   ValidationError,
 } from '@engram/core'
 import { z } from 'zod'
+import { yieldToRequests } from '../jobs/job-worker.ts'
 import type { MemoryItemService } from '../memory-items/memory-item-service.ts'
+import { inProcessExtractor, type OfflineExtractor } from '../ports/extractor.ts'
 import type { FormationRepository } from '../ports/formation.ts'
 import type { JobQueue } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -112,6 +113,8 @@ export interface FormationDeps {
   config: FormationConfig
   /** The language model; without one the offline extractor runs. */
   llm?: LlmProvider | null
+  /** Where the offline extractor runs (a worker-thread pool in a server); in process when none is given. */
+  offline?: OfflineExtractor
 }
 
 /**
@@ -245,6 +248,8 @@ export class FormationService {
     if (enabled) result.conversations = 1
     let after = conversation.extractedThroughId
     for (let calls = 0; ; calls++) {
+      // Below request priority: between two extractor calls, requests waiting go first.
+      if (calls > 0) await yieldToRequests()
       if (calls >= maxCalls) {
         // Not debounced: the backlog is already there; the key keeps it after this job.
         await this.deps.queue.enqueue([
@@ -281,6 +286,8 @@ export class FormationService {
   ): Promise<{ candidates: FormedCandidate[]; extractor: Extractor }> {
     const now = this.deps.clock.now()
     const turns = messages.map(toTurn)
+    const offline = this.deps.offline ?? inProcessExtractor
+    const offlineOptions = { now, settings: this.deps.config.offlineExtractor }
     const llm = this.deps.llm
     if (llm) {
       try {
@@ -290,16 +297,10 @@ export class FormationService {
         // extractor keeps memories forming meanwhile. Any other failure fails the job (retried).
         if (!isCircuitOpen(error)) throw error
         this.deps.log.warn(`[formation] ${llm.model}: circuit open; offline extraction meanwhile`)
-        return {
-          candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }),
-          extractor: 'offline-fallback',
-        }
+        return { candidates: await offline.extract(turns, offlineOptions), extractor: 'offline-fallback' }
       }
     }
-    return {
-      candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }),
-      extractor: 'offline',
-    }
+    return { candidates: await offline.extract(turns, offlineOptions), extractor: 'offline' }
   }
 
   /**
@@ -388,7 +389,10 @@ export class FormationService {
     result: FormationResult,
   ): Promise<void> {
     const byId = new Map(turns.map((turn) => [turn.id, turn]))
-    for (const candidate of candidates.slice(0, EXTRACTION_LIMITS.maxItems)) {
+    for (const [index, candidate] of candidates.slice(0, EXTRACTION_LIMITS.maxItems).entries()) {
+      // Each memory is verified, embedded and written on the request thread: requests waiting
+      // go first between two of them (the bench: the pipeline, not the extractor, is most of it).
+      if (index > 0) await yieldToRequests()
       const sources = candidate.sourceMessageIds
         .slice(0, EXTRACTION_LIMITS.maxSourceIds)
         .flatMap((id) => byId.get(id) ?? [])

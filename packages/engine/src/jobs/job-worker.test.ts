@@ -57,3 +57,28 @@ describe('JobWorker once started', () => {
     }
   })
 })
+
+describe('JobWorker priority', () => {
+  it('lets what waits on the event loop (a request) run between two batches of a backlog', async () => {
+    const storage = createInMemoryStorage(clock)
+    const worker = new JobWorker(storage.jobs, clock, SILENT_LOGGER)
+    const order: string[] = []
+    worker.register(
+      'work',
+      async (jobs) => {
+        order.push(`batch ${jobs.map((job) => job.key).join(',')}`)
+        return {}
+      },
+      { batchSize: 1 },
+    )
+    await storage.jobs.enqueue(
+      ['j1', 'j2', 'j3'].map((key) => ({ kind: 'work', agentId: 'a', key, payload: {} })),
+    )
+    // A request's callback queued before the run: the in-memory queue never does real I/O, so
+    // without a yield the whole backlog would run before it.
+    setImmediate(() => order.push('request'))
+    expect(await worker.runDue()).toBe(3)
+    expect(order.indexOf('request')).toBe(1)
+    expect(order.filter((entry) => entry.startsWith('batch'))).toHaveLength(3)
+  })
+})

@@ -39,6 +39,16 @@ export const DEFAULT_JOB_POLL_INTERVAL_MS = 1_000
 export const DEFAULT_JOB_GATHER_MS = 25
 
 /**
+ * Lets the event loop serve what is waiting (requests, `/health`) before background work goes on.
+ * A promise continuation alone does not: a batch whose storage calls resolve without real I/O
+ * would run to the end of a backlog before a request's socket is even read. setImmediate runs
+ * after the loop's I/O callbacks, which puts background work below request priority.
+ */
+export function yieldToRequests(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/**
  * Runs the jobs of the registered kinds. Each worker has its own id, which is the lease owner of
  * the jobs it takes; any number of workers (in this process or others on the same database) may
  * run side by side. Nothing here waits on a timer to decide what is due: `runDue()` does every due
@@ -101,6 +111,8 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
             const count = await this.runBatch(kind)
             if (count === 0) break
             ran += count
+            // Below request priority: requests that arrived during the batch go first.
+            await yieldToRequests()
           }
         }
       } while (this.again)

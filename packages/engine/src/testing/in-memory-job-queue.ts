@@ -104,7 +104,10 @@ export class InMemoryJobQueue implements JobQueue {
   async stats(kinds: readonly string[] = []): Promise<JobQueueStats[]> {
     const now = this.clock.now().getTime()
     const byKind = new Map<string, JobQueueStats>(
-      kinds.map((kind) => [kind, { kind, pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 }]),
+      kinds.map((kind) => [
+        kind,
+        { kind, pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0, oldestDueAgeMs: 0 },
+      ]),
     )
     for (const job of this.jobs.values()) {
       const stats = byKind.get(job.kind) ?? {
@@ -113,10 +116,13 @@ export class InMemoryJobQueue implements JobQueue {
         running: 0,
         failed: 0,
         oldestPendingAgeMs: 0,
+        oldestDueAgeMs: 0,
       }
       stats[job.state]++
-      if (job.state === 'pending')
+      if (job.state === 'pending') {
         stats.oldestPendingAgeMs = Math.max(stats.oldestPendingAgeMs, now - job.createdAt.getTime())
+        stats.oldestDueAgeMs = Math.max(stats.oldestDueAgeMs, now - job.runAfter.getTime())
+      }
       byKind.set(job.kind, stats)
     }
     return [...byKind.values()].sort((a, b) => a.kind.localeCompare(b.kind))

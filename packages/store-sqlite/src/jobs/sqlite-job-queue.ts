@@ -170,30 +170,51 @@ export class SqliteJobQueue implements JobQueue {
 
   /**
    * Depth and lag per kind (`kinds` are listed even with no jobs). Lag is the age of the oldest
-   * pending job, waiting for a retry or not: either way its work is not done.
+   * pending job, waiting for a retry or not: either way its work is not done; the due lag counts
+   * only from when a job came due, so a debounce or a backoff is not mistaken for a backlog.
    */
   async stats(kinds: readonly string[] = []): Promise<JobQueueStats[]> {
     const rows = await this.db.$queryRawUnsafe<
-      { kind: string; state: string; n: number | bigint; oldest: string | Date | null }[]
+      {
+        kind: string
+        state: string
+        n: number | bigint
+        oldest: string | Date | null
+        due: string | Date | null
+      }[]
     >(
       `SELECT "kind" AS kind, "state" AS state, COUNT(*) AS n,
-          MIN(CASE WHEN "state" = 'pending' THEN "createdAt" END) AS oldest
+          MIN(CASE WHEN "state" = 'pending' THEN "createdAt" END) AS oldest,
+          MIN(CASE WHEN "state" = 'pending' AND "runAfter" <= ? THEN "runAfter" END) AS due
         FROM "Job" GROUP BY "kind", "state"`,
+      sqliteDate(this.clock.now()),
     )
     const now = this.clock.now().getTime()
     const byKind = new Map<string, JobQueueStats>(
-      kinds.map((kind) => [kind, { kind, pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 }]),
+      kinds.map((kind) => [
+        kind,
+        { kind, pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0, oldestDueAgeMs: 0 },
+      ]),
     )
     for (const row of rows) {
       let stats = byKind.get(row.kind)
       if (!stats) {
-        stats = { kind: row.kind, pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 }
+        stats = {
+          kind: row.kind,
+          pending: 0,
+          running: 0,
+          failed: 0,
+          oldestPendingAgeMs: 0,
+          oldestDueAgeMs: 0,
+        }
         byKind.set(row.kind, stats)
       }
       const state = row.state as JobState
       if (state === 'pending' || state === 'running' || state === 'failed') stats[state] = Number(row.n)
       if (state === 'pending' && row.oldest)
         stats.oldestPendingAgeMs = Math.max(0, now - new Date(row.oldest).getTime())
+      if (state === 'pending' && row.due)
+        stats.oldestDueAgeMs = Math.max(0, now - new Date(row.due).getTime())
     }
     return [...byKind.values()].sort((a, b) => a.kind.localeCompare(b.kind))
   }
