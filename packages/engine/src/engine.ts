@@ -8,6 +8,7 @@ import {
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
   type Limits,
+  type LlmProvider,
   PersistentSessionManager,
   parseWith,
   summarizeMessages,
@@ -31,7 +32,10 @@ import type { EventBus } from './ports/event-bus.ts'
 import type { Logger } from './ports/logger.ts'
 import type { Storage } from './ports/storage.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
+import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
 import { SearchService } from './search/search-service.ts'
+import { followTurns } from './summaries/follow-turns.ts'
+import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
 import { TransferService } from './transfer/transfer-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
@@ -53,6 +57,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The scheduled optimizer: how often it runs (0: never on its own) and what counts as an error key fact. */
   optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode }
+  /** The language model summaries and profiles are written by; extractive ones when none is given. */
+  llm?: LlmProvider | null
 }
 
 export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine<S>>
@@ -74,8 +80,10 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
     parameters,
   )
+  // Stored turns schedule their conversation's summary; the summary service is bound below.
+  let summaries: SummaryService | null = null
   const sessions = new PersistentSessionManager({
-    repository: storage.sessions,
+    repository: followTurns(storage.sessions, () => summaries, log),
     clock,
     tokenCounter,
     summarize: (messages) => summarizeMessages(messages),
@@ -107,6 +115,32 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     privacy,
     embeddings,
   )
+  const llm = deps.llm ?? null
+  summaries = new SummaryService({
+    repository: storage.summaries,
+    history: storage.history,
+    sessions,
+    queue: storage.jobs,
+    settingsStore: storage.memoryItems,
+    clock,
+    tokenCounter,
+    log,
+    llm,
+    writes,
+  })
+  registerSummaryJobs(jobs, summaries)
+  const profiles = new ProfileService({
+    repository: storage.profiles,
+    items: storage.memoryItems,
+    queue: storage.jobs,
+    clock,
+    tokenCounter,
+    log,
+    llm,
+    writes,
+  })
+  registerProfileJobs(jobs, profiles)
+  memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
   const search = new SearchService({
     fullText: storage.fullText,
     recall: storage.recall,
@@ -118,6 +152,10 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
   })
   const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
+  context.useFormation({
+    profileLines: (scope, userId) => profiles.contextLines(scope, userId),
+    summaries: (scope, options) => storage.summaries.list(scope, { since: options.since, limit: options.limit }),
+  })
   const optimizer = new OptimizerService(
     storage.optimizer,
     clock,
@@ -179,5 +217,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     knowledge,
     lifecycle,
     transfer,
+    summaries,
+    profiles,
   }
 }

@@ -108,3 +108,13 @@ export type {
   VectorHit,
   VectorStore,
 } from './vector-store.ts'
+export type { NewProfileVersion, ProfileRepository, ProfileTrigger, ProfileVersion, ProfileWriter } from './profiles.ts'
+export type {
+  NewSummary,
+  StoredSummary,
+  SummaryCursor,
+  SummaryListQuery,
+  SummaryRepository,
+  StoredSummaryTrigger,
+  SummaryWriter,
+} from './summaries.ts'

@@ -23,12 +23,16 @@ export { InMemoryKnowledge } from './in-memory-knowledge.ts'
 export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 
 import { InMemoryAgentData } from './in-memory-agent-data.ts'
+import { InMemoryProfiles } from './in-memory-profiles.ts'
+import { InMemorySummaries } from './in-memory-summaries.ts'
 import { InMemoryContextSources } from './in-memory-context-sources.ts'
 import { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
 
 export { InMemoryAgentData } from './in-memory-agent-data.ts'
 export { InMemoryContextSources } from './in-memory-context-sources.ts'
 export { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
+export { InMemoryProfiles } from './in-memory-profiles.ts'
+export { InMemorySummaries } from './in-memory-summaries.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
 export { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
@@ -49,11 +53,13 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const agentRecords = new InMemoryAgentRecords(agents, () => clock.now())
   const memoryItems = new InMemoryMemoryItems(agents)
   const knowledge = new InMemoryKnowledge(agents, () => clock.now())
+  const summaries = new InMemorySummaries()
+  const profiles = new InMemoryProfiles()
   // What an agent owns in these repositories goes with it, as the SQLite schema's cascades do.
   const deleteAgent = agents.delete
   agents.delete = async (id) => {
     const deleted = await deleteAgent(id)
-    if (deleted) for (const owner of [agentRecords, memoryItems, knowledge]) owner.forgetAgent(id)
+    if (deleted) for (const owner of [agentRecords, memoryItems, knowledge, summaries, profiles]) owner.forgetAgent(id)
     return deleted
   }
   const optimizer = new InMemoryOptimizerRepository(repositories)
@@ -74,6 +80,8 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     privacyPolicies: agentRecords.privacyPolicies,
     apiKeys: agentRecords.apiKeys,
     optimizer,
+    summaries,
+    profiles,
     contextSources: new InMemoryContextSources(),
     agentData: new InMemoryAgentData(repositories, optimizer),
     close: async () => {},
