@@ -154,7 +154,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
   context.useFormation({
     profileLines: (scope, userId) => profiles.contextLines(scope, userId),
-    summaries: (scope, options) => storage.summaries.list(scope, { since: options.since, limit: options.limit }),
+    summaries: (scope, options) =>
+      storage.summaries.list(scope, { since: options.since, limit: options.limit }),
   })
   const optimizer = new OptimizerService(
     storage.optimizer,

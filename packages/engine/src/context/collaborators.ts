@@ -39,5 +39,8 @@ export interface ContextFormation {
   /** The current generated profile's lines for the user, or null when none was generated yet. */
   profileLines(agentId: string, userId: string | null): Promise<{ id: string; text: string }[] | null>
   /** Automatic summaries, newest first, those stored from `since` on when given. */
-  summaries(agentId: string, options: { since?: Date; limit: number }): Promise<{ id: string; content: string }[]>
+  summaries(
+    agentId: string,
+    options: { since?: Date; limit: number },
+  ): Promise<{ id: string; content: string }[]>
 }

@@ -77,6 +77,13 @@ export type {
 export type { EntryCompression, OptimizerRepository, OptimizerRunChanges } from './optimizer.ts'
 export type { PrivacyPolicyRepository, StoredPrivacyPolicy } from './privacy-policies.ts'
 export type {
+  NewProfileVersion,
+  ProfileRepository,
+  ProfileTrigger,
+  ProfileVersion,
+  ProfileWriter,
+} from './profiles.ts'
+export type {
   MemoryItemFilter,
   MemoryUserActivity,
   RecalledKnowledge,
@@ -101,6 +108,15 @@ export type {
   SessionRepository,
 } from './repositories.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
+export type {
+  NewSummary,
+  StoredSummary,
+  StoredSummaryTrigger,
+  SummaryCursor,
+  SummaryListQuery,
+  SummaryRepository,
+  SummaryWriter,
+} from './summaries.ts'
 export type { TransactionOptions, UnitOfWork } from './unit-of-work.ts'
 export type {
   SearchIndexOptions,
@@ -108,13 +124,3 @@ export type {
   VectorHit,
   VectorStore,
 } from './vector-store.ts'
-export type { NewProfileVersion, ProfileRepository, ProfileTrigger, ProfileVersion, ProfileWriter } from './profiles.ts'
-export type {
-  NewSummary,
-  StoredSummary,
-  SummaryCursor,
-  SummaryListQuery,
-  SummaryRepository,
-  StoredSummaryTrigger,
-  SummaryWriter,
-} from './summaries.ts'

@@ -1,6 +1,6 @@
 import {
-  CONTEXT_SUMMARY_PREFIX,
   type Clock,
+  CONTEXT_SUMMARY_PREFIX,
   type LlmProvider,
   parseWith,
   type Session,
@@ -95,17 +95,27 @@ export class SummaryService {
    * the turns' own timestamps), its summary job is queued for after the debounce, and a switch
    * from another conversation or the token threshold queue a summary at once.
    */
-  async turnsStored(agentId: string, conversationId: string, messages: readonly StoredMessage[]): Promise<void> {
+  async turnsStored(
+    agentId: string,
+    conversationId: string,
+    messages: readonly StoredMessage[],
+  ): Promise<void> {
     if (messages.length === 0) return
     const now = this.deps.clock.now()
     const tokens = messages.reduce((sum, message) => sum + message.tokenCount, 0)
     const previous = await this.deps.repository.recordTurn(agentId, conversationId, now, tokens)
     const settings = await this.settings(agentId)
     const jobs: NewJob[] = [
-      summaryJob(agentId, conversationId, 'debounce', new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000)),
+      summaryJob(
+        agentId,
+        conversationId,
+        'debounce',
+        new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000),
+      ),
     ]
     // The agent moved on from a conversation with turns not yet summarised: summarise it now.
-    if (previous && pendingSince(previous)) jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
+    if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
+      jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
     const cursor = await this.deps.repository.cursor(agentId, conversationId)
     if (cursor && cursor.pendingTokens >= settings.summarizationThresholdTokens)
       jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
@@ -126,21 +136,30 @@ export class SummaryService {
   }
 
   /** Summarises the conversation if its summary is due now; otherwise queues the job for when it will be. */
-  private async runDue(agentId: string, conversationId: string, trigger: StoredSummaryTrigger): Promise<void> {
+  private async runDue(
+    agentId: string,
+    conversationId: string,
+    trigger: StoredSummaryTrigger,
+  ): Promise<void> {
     const cursor = await this.deps.repository.cursor(agentId, conversationId)
     // No cursor: the conversation (or its agent) was deleted since the job was queued.
     if (!cursor) return
     const settings = await this.settings(agentId)
-    const pending = await this.unsummarised(agentId, conversationId, cursor.summarisedThroughId)
-    if (!pending) {
+    const session = await this.deps.sessions.find(agentId, conversationId)
+    if (!session) {
+      // The conversation went without its cursor (a crash between the two): the cursor follows it.
       await this.deps.repository.deleteConversation(agentId, conversationId)
       return
     }
+    const pending = await this.unsummarised(agentId, conversationId, cursor.summarisedThroughId)
+    if (!pending) return
     const now = this.deps.clock.now()
     const decision = summaryDue(
       {
         lastTurnAt: cursor.lastTurnAt,
-        lastSummaryAt: cursor.lastSummaryAt,
+        // The turns not yet summarised were just read: pending whatever the two times say (a
+        // turn stored in the same millisecond as the last summary is still pending).
+        lastSummaryAt: null,
         unsummarisedTokens: pending.messages.reduce((sum, m) => sum + m.tokenCount, 0),
         switchedAway: trigger === 'switch',
       },
@@ -153,7 +172,14 @@ export class SummaryService {
         await this.deps.queue.enqueue([summaryJob(agentId, conversationId, 'debounce', decision.dueAt)])
       return
     }
-    await this.store(agentId, conversationId, pending.messages, settings, settings.strategy, decision.trigger ?? trigger)
+    await this.store(
+      agentId,
+      conversationId,
+      pending.messages,
+      settings,
+      settings.strategy,
+      decision.trigger ?? trigger,
+    )
   }
 
   // --- the door's use cases -------------------------------------------------------------------
@@ -163,17 +189,32 @@ export class SummaryService {
    * door's request, syncMemory). The strategy is the call's, else the agent's setting. Null when
    * every turn is already summarised.
    */
-  async summarize(agentId: string, conversationId: string, strategy?: SummaryStrategy | null): Promise<StoredSummary | null> {
+  async summarize(
+    agentId: string,
+    conversationId: string,
+    strategy?: SummaryStrategy | null,
+  ): Promise<StoredSummary | null> {
     if (strategy != null && !(SUMMARY_STRATEGIES as readonly string[]).includes(strategy))
       throw new ValidationError([
-        { field: 'strategy', message: `must be one of ${SUMMARY_STRATEGIES.join(', ')}`, limit: SUMMARY_STRATEGIES.length },
+        {
+          field: 'strategy',
+          message: `must be one of ${SUMMARY_STRATEGIES.join(', ')}`,
+          limit: SUMMARY_STRATEGIES.length,
+        },
       ])
     const cursor = await this.deps.repository.cursor(agentId, conversationId)
     const pending = await this.unsummarised(agentId, conversationId, cursor?.summarisedThroughId ?? null)
     if (!pending) return null
     const settings = await this.settings(agentId)
     if (!cursor) await this.deps.repository.recordTurn(agentId, conversationId, this.deps.clock.now(), 0)
-    return this.store(agentId, conversationId, pending.messages, settings, strategy ?? settings.strategy, 'request')
+    return this.store(
+      agentId,
+      conversationId,
+      pending.messages,
+      settings,
+      strategy ?? settings.strategy,
+      'request',
+    )
   }
 
   /** Every conversation of the agent whose summary is due now or pending at all (syncMemory): summarised now. */
@@ -187,13 +228,24 @@ export class SummaryService {
   }
 
   /** The agent's summaries, newest first (of one conversation when named). */
-  list(agentId: string, options: { conversationId?: string | null; since?: Date | null; limit?: number } = {}) {
+  list(
+    agentId: string,
+    options: { conversationId?: string | null; since?: Date | null; limit?: number } = {},
+  ) {
     const limit = options.limit ?? 20
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SUMMARY_LIST)
       throw new ValidationError([
-        { field: 'limit', message: `must be an integer from 1 to ${MAX_SUMMARY_LIST}`, limit: MAX_SUMMARY_LIST },
+        {
+          field: 'limit',
+          message: `must be an integer from 1 to ${MAX_SUMMARY_LIST}`,
+          limit: MAX_SUMMARY_LIST,
+        },
       ])
-    return this.deps.repository.list(agentId, { conversationId: options.conversationId ?? null, since: options.since ?? null, limit })
+    return this.deps.repository.list(agentId, {
+      conversationId: options.conversationId ?? null,
+      since: options.since ?? null,
+      limit,
+    })
   }
 
   find(agentId: string, id: string): Promise<StoredSummary | null> {
@@ -254,7 +306,12 @@ export class SummaryService {
         ? message.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim()
         : message.content,
     }))
-    const written = await writeSummary(turns, { strategy, maxTokens: settings.summaryMaxTokens, countTokens, llm: this.deps.llm })
+    const written = await writeSummary(turns, {
+      strategy,
+      maxTokens: settings.summaryMaxTokens,
+      countTokens,
+      llm: this.deps.llm,
+    })
     const first = messages[0] as StoredMessage
     const last = messages[messages.length - 1] as StoredMessage
     const now = this.deps.clock.now()
@@ -262,7 +319,12 @@ export class SummaryService {
       agentId,
       conversationId,
       // An empty summary (nothing but greetings) is still a summary: the turns are covered.
-      content: written.text || turns.map((turn) => `${turn.speaker}: ${turn.content}`).join('\n').slice(0, 2_000),
+      content:
+        written.text ||
+        turns
+          .map((turn) => `${turn.speaker}: ${turn.content}`)
+          .join('\n')
+          .slice(0, 2_000),
       strategy,
       writer: written.writer,
       trigger,
@@ -299,7 +361,12 @@ export function registerSummaryJobs(worker: JobWorker, summaries: SummaryService
   )
 }
 
-function summaryJob(agentId: string, conversationId: string, trigger: StoredSummaryTrigger, runAfter: Date): NewJob {
+function summaryJob(
+  agentId: string,
+  conversationId: string,
+  trigger: StoredSummaryTrigger,
+  runAfter: Date,
+): NewJob {
   // The debounce has its own key: while it waits, a switch or the threshold still run at once.
   const key = trigger === 'debounce' ? `summary:${conversationId}` : `summary-now:${conversationId}`
   return { kind: SUMMARY_JOB, agentId, key, payload: { conversationId, trigger }, runAfter }

@@ -6,7 +6,10 @@ export class InMemoryProfiles implements ProfileRepository {
   private nextId = 1
 
   async insert(version: NewProfileVersion): Promise<ProfileVersion> {
-    const highest = this.of(version.agentId, version.userId).reduce((max, row) => Math.max(max, row.version), 0)
+    const highest = this.of(version.agentId, version.userId).reduce(
+      (max, row) => Math.max(max, row.version),
+      0,
+    )
     const row = { ...version, id: String(this.nextId++), version: highest + 1 }
     this.rows.push(row)
     return copy(row)
@@ -17,7 +20,11 @@ export class InMemoryProfiles implements ProfileRepository {
     return newest ? copy(newest) : null
   }
 
-  async list(agentId: string, userId: string, page: { offset: number; limit: number }): Promise<ProfileVersion[]> {
+  async list(
+    agentId: string,
+    userId: string,
+    page: { offset: number; limit: number },
+  ): Promise<ProfileVersion[]> {
     return this.of(agentId, userId)
       .slice(page.offset, page.offset + page.limit)
       .map(copy)
@@ -54,7 +61,8 @@ export class InMemoryProfiles implements ProfileRepository {
   }
 
   forgetAgent(agentId: string): void {
-    for (let i = this.rows.length - 1; i >= 0; i--) if (this.rows[i]?.agentId === agentId) this.rows.splice(i, 1)
+    for (let i = this.rows.length - 1; i >= 0; i--)
+      if (this.rows[i]?.agentId === agentId) this.rows.splice(i, 1)
   }
 
   /** Newest version first. */

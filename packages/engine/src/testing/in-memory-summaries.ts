@@ -1,4 +1,10 @@
-import type { NewSummary, StoredSummary, SummaryCursor, SummaryListQuery, SummaryRepository } from '../ports/summaries.ts'
+import type {
+  NewSummary,
+  StoredSummary,
+  SummaryCursor,
+  SummaryListQuery,
+  SummaryRepository,
+} from '../ports/summaries.ts'
 
 const cursorKey = (agentId: string, conversationId: string) => JSON.stringify([agentId, conversationId])
 
@@ -55,7 +61,8 @@ export class InMemorySummaries implements SummaryRepository {
   ): Promise<SummaryCursor | null> {
     let previous: SummaryCursor | null = null
     for (const cursor of this.cursors.values())
-      if (cursor.agentId === agentId && (!previous || cursor.lastTurnAt > previous.lastTurnAt)) previous = cursor
+      if (cursor.agentId === agentId && (!previous || cursor.lastTurnAt > previous.lastTurnAt))
+        previous = cursor
     const key = cursorKey(agentId, conversationId)
     const cursor = this.cursors.get(key)
     this.cursors.set(
@@ -94,7 +101,10 @@ export class InMemorySummaries implements SummaryRepository {
     return [...this.cursors.values()]
       .filter(
         (c) =>
-          c.agentId === agentId && (c.lastSummaryAt === null || c.lastSummaryAt.getTime() < c.lastTurnAt.getTime()),
+          c.agentId === agentId &&
+          (c.pendingTokens > 0 ||
+            c.lastSummaryAt === null ||
+            c.lastSummaryAt.getTime() < c.lastTurnAt.getTime()),
       )
       .map((c) => c.conversationId)
       .sort()

@@ -23,17 +23,17 @@ export { InMemoryKnowledge } from './in-memory-knowledge.ts'
 export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 
 import { InMemoryAgentData } from './in-memory-agent-data.ts'
-import { InMemoryProfiles } from './in-memory-profiles.ts'
-import { InMemorySummaries } from './in-memory-summaries.ts'
 import { InMemoryContextSources } from './in-memory-context-sources.ts'
 import { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
+import { InMemoryProfiles } from './in-memory-profiles.ts'
+import { InMemorySummaries } from './in-memory-summaries.ts'
 
 export { InMemoryAgentData } from './in-memory-agent-data.ts'
 export { InMemoryContextSources } from './in-memory-context-sources.ts'
 export { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
 export { InMemoryProfiles } from './in-memory-profiles.ts'
-export { InMemorySummaries } from './in-memory-summaries.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
+export { InMemorySummaries } from './in-memory-summaries.ts'
 export { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
 /** Test-only storage: every port in memory, nothing persisted, one process. */
@@ -59,7 +59,8 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const deleteAgent = agents.delete
   agents.delete = async (id) => {
     const deleted = await deleteAgent(id)
-    if (deleted) for (const owner of [agentRecords, memoryItems, knowledge, summaries, profiles]) owner.forgetAgent(id)
+    if (deleted)
+      for (const owner of [agentRecords, memoryItems, knowledge, summaries, profiles]) owner.forgetAgent(id)
     return deleted
   }
   const optimizer = new InMemoryOptimizerRepository(repositories)
