@@ -76,6 +76,8 @@ export {
   safeJson,
 } from './memory-items/memory-item-rules.ts'
 export {
+  type MemoryItemChange,
+  type MemoryItemListener,
   MemoryItemService,
   type MemoryWriteResult,
   type WriteOutcome,
@@ -111,7 +113,21 @@ export {
   PrivacyService,
   readStoredPrivacyPolicy,
 } from './privacy/privacy-service.ts'
+export {
+  MAX_PROFILE_VERSIONS_PAGE,
+  PROFILE_JOB,
+  PROFILE_SOURCE_CATEGORIES,
+  ProfileService,
+  type ProfileServiceDeps,
+} from './profile/profile-service.ts'
 export { SearchService, type SearchServiceDeps } from './search/search-service.ts'
+export {
+  MAX_SUMMARY_LIST,
+  SUMMARY_JOB,
+  SUMMARY_RETENTION_JOB,
+  SummaryService,
+  type SummaryServiceDeps,
+} from './summaries/summary-service.ts'
 export type {
   TransferEmbeddings,
   TransferLifecycle,

@@ -6,6 +6,8 @@ import { SqliteContextSources } from './context/sqlite-context-sources.ts'
 import type { Database } from './db/client.ts'
 import { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
+import { sqliteProfiles } from './formation/sqlite-profiles.ts'
+import { sqliteSummaries } from './formation/sqlite-summaries.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
 import { sqliteMemoryItems } from './memory-items/sqlite-memory-items.ts'
@@ -79,6 +81,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     privacyPolicies: sqlitePrivacyPolicies(db),
     apiKeys: sqliteApiKeys(db),
     optimizer: new SqliteOptimizerRepository(db),
+    summaries: sqliteSummaries(db),
+    profiles: sqliteProfiles(db),
     contextSources: new SqliteContextSources(db),
     agentData: new SqliteAgentData(db, options.log),
     ...(options.backups ? { backups: new SqliteBackupStore(db, clock, options.backups) } : {}),

@@ -84,7 +84,10 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     summaries,
     profiles,
     contextSources: new InMemoryContextSources(),
-    agentData: new InMemoryAgentData(repositories, optimizer),
+    agentData: new InMemoryAgentData(repositories, optimizer, [
+      { store: 'summaries', count: (agentId) => summaries.count(agentId) },
+      { store: 'profile versions', count: (agentId) => profiles.countAll(agentId) },
+    ]),
     close: async () => {},
   }
 }
