@@ -6,6 +6,7 @@ import { describeAgentRecords } from './spec/agent-records.ts'
 import { describeBackups } from './spec/backups.ts'
 import { describeContextSources } from './spec/context-sources.ts'
 import { describeEmbeddings } from './spec/embeddings.ts'
+import { describeFormationStores } from './spec/formation.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
@@ -35,6 +36,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeAgentData(initializer)
   describeAgentArchive(initializer)
   describeBackups(initializer)
+  describeFormationStores(initializer)
 }
 
 // Specs that write their rows through SQLite's client (knowledge, memory items, messages and the
