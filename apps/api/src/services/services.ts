@@ -82,6 +82,8 @@ export function createServices(options: ServicesOptions) {
     embedder,
     lexicalPlan: options.lexicalPlan,
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
+    // Summaries and the profile are written by the model when one is configured.
+    llm: options.llm ?? null,
   })
   return {
     ...engine,
