@@ -151,6 +151,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
   })
+  search.useAutomaticSummaries(storage.summaries)
   const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
   context.useFormation({
     profileLines: (scope, userId) => profiles.contextLines(scope, userId),

@@ -297,4 +297,28 @@ describe('automatic conversation summaries (issue 13 §3)', { timeout: 60_000 },
     expect(formed.map((s) => s.conversationId).sort()).toEqual(['c1', 'c2'])
     expect(await engine.summaries.summarizePending('a')).toEqual([])
   })
+
+  it("finds automatic summaries with search's SUMMARIES scope, of the agent and conversation asked only", async () => {
+    const { engine } = await withAgents(setUp())
+    for (const turn of TURNS) await say(engine, 'c1', turn)
+    await say(engine, 'c2', 'The quarterly budget review is on Friday with the finance team.')
+    await engine.sessions.addMessage('b', 'c1', {
+      role: 'user',
+      content: 'Agent b moves to Lisbon as well, by ferry.',
+    })
+    const lisbon = await engine.summaries.summarize('a', 'c1')
+    await engine.summaries.summarize('a', 'c2')
+    await engine.summaries.summarize('b', 'c1')
+    const hits = await engine.search.search('a', 'Lisbon flat', {
+      scopes: ['SUMMARIES'],
+      strategy: 'LEXICAL',
+    })
+    expect(hits.map((h) => h.id)).toEqual([`summary:${lisbon?.id}`])
+    expect(hits[0]).toMatchObject({ scope: 'SUMMARIES', conversationId: 'c1', summary: { id: lisbon?.id } })
+    expect(hits[0]?.message).toBeUndefined()
+    const hybrid = await engine.search.search('a', 'budget review', { scopes: ['SUMMARIES'] })
+    expect(hybrid.map((h) => h.conversationId)).toEqual(['c2'])
+    // Agent b's summary of its own Lisbon move is not agent a's.
+    expect(hits.every((h) => h.summary?.agentId === 'a')).toBe(true)
+  })
 })
