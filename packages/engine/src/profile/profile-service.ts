@@ -136,12 +136,20 @@ export class ProfileService {
     if (jobs.length > 0) await this.deps.queue.enqueue(jobs)
   }
 
-  async runJobs(jobs: readonly Job[]): Promise<void> {
+  /** Runs a batch of profile jobs; returns the jobs that failed with their reason (retried by the worker). */
+  async runJobs(jobs: readonly Job[]): Promise<Map<number, string>> {
+    const failed = new Map<number, string>()
     for (const job of jobs) {
       const { userId, trigger } = job.payload as { userId?: unknown; trigger?: unknown }
+      // A payload that names no user has nothing to do: done, not retried.
       if (typeof userId !== 'string') continue
-      await this.refresh(job.agentId, userId, trigger === 'memory_deleted' ? 'memory_deleted' : null)
+      try {
+        await this.refresh(job.agentId, userId, trigger === 'memory_deleted' ? 'memory_deleted' : null)
+      } catch (error) {
+        failed.set(job.id, error instanceof Error ? error.message : String(error))
+      }
     }
+    return failed
   }
 
   /**
@@ -352,14 +360,12 @@ export class ProfileService {
 
 /** Registers the profile job kind on the worker. */
 export function registerProfileJobs(worker: JobWorker, profiles: ProfileService): void {
-  worker.register(
-    PROFILE_JOB,
-    async (jobs) => {
-      await profiles.runJobs(jobs)
-      return undefined
-    },
-    { batchSize: 8, maxAttempts: 5, backoffBaseMs: 30_000, backoffMaxMs: 30 * 60_000 },
-  )
+  worker.register(PROFILE_JOB, async (jobs) => ({ failed: await profiles.runJobs(jobs) }), {
+    batchSize: 8,
+    maxAttempts: 5,
+    backoffBaseMs: 30_000,
+    backoffMaxMs: 30 * 60_000,
+  })
 }
 
 /** The profile's job: a deleted memory's rebuild has its own key, so a pending check cannot swallow it. */

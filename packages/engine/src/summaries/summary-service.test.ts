@@ -191,6 +191,17 @@ describe('automatic conversation summaries (issue 13 §3)', { timeout: 60_000 },
     expect(messages.some((m) => m.content.startsWith(CONTEXT_SUMMARY_PREFIX))).toBe(true)
   })
 
+  it('applies a shorter retention at once', async () => {
+    const { engine, advance } = await withAgents(setUp())
+    for (const turn of TURNS) await say(engine, 'c1', turn)
+    await engine.summaries.summarize('a', 'c1')
+    advance(2 * 86_400_000)
+    await engine.jobs.drain()
+    expect(await engine.summaries.list('a')).toHaveLength(1)
+    await engine.summaries.updateSettings('a', { summaryRetentionDays: 1 })
+    expect(await engine.summaries.list('a')).toEqual([])
+  })
+
   it('writes every strategy offline, within summaryMaxTokens; hierarchical and map-reduce keep their shape', async () => {
     const { engine } = await withAgents(setUp())
     await engine.summaries.updateSettings('a', { summaryMaxTokens: 120 })

@@ -85,6 +85,8 @@ export class SummaryService {
     const next = parseWith(SummarySettingsSchema, { ...(stored.summaries ?? {}), ...defined }, 'summaries')
     const { summaries: _previous, ...rest } = stored
     await this.deps.settingsStore.saveSettings(agentId, { ...rest, summaries: onlyChanged(next) })
+    // A shorter retention applies at once, and the next cleanup is scheduled by the new one.
+    await this.removeExpired(agentId)
     return next
   }
 
@@ -122,17 +124,27 @@ export class SummaryService {
     await this.deps.queue.enqueue(jobs)
   }
 
-  /** Runs a batch of summary jobs, one conversation at a time (two jobs of one conversation run once). */
-  async runJobs(jobs: readonly Job[]): Promise<void> {
+  /**
+   * Runs a batch of summary jobs, one conversation at a time (two jobs of one conversation run
+   * once); returns the jobs that failed with their reason (retried by the worker), the others done.
+   */
+  async runJobs(jobs: readonly Job[]): Promise<Map<number, string>> {
     const done = new Set<string>()
+    const failed = new Map<number, string>()
     for (const job of jobs) {
       const { conversationId, trigger } = job.payload as Partial<SummaryPayload>
+      // A payload that names no conversation has nothing to do: done, not retried.
       if (typeof conversationId !== 'string') continue
       const key = JSON.stringify([job.agentId, conversationId])
       if (done.has(key)) continue
       done.add(key)
-      await this.runDue(job.agentId, conversationId, trigger ?? 'debounce')
+      try {
+        await this.runDue(job.agentId, conversationId, trigger ?? 'debounce')
+      } catch (error) {
+        failed.set(job.id, error instanceof Error ? error.message : String(error))
+      }
     }
+    return failed
   }
 
   /** Summarises the conversation if its summary is due now; otherwise queues the job for when it will be. */
@@ -275,11 +287,6 @@ export class SummaryService {
     return removed
   }
 
-  /** At start: every agent with summaries gets its retention job (one queued before a crash stays as it is). */
-  async scheduleRetention(): Promise<void> {
-    for (const agentId of await this.deps.repository.agentsWithSummaries()) await this.removeExpired(agentId)
-  }
-
   // --- internals ------------------------------------------------------------------------------
 
   private async unsummarised(agentId: string, conversationId: string, throughId: string | null) {
@@ -344,10 +351,7 @@ export class SummaryService {
 export function registerSummaryJobs(worker: JobWorker, summaries: SummaryService): void {
   worker.register(
     SUMMARY_JOB,
-    async (jobs) => {
-      await summaries.runJobs(jobs)
-      return undefined
-    },
+    async (jobs) => ({ failed: await summaries.runJobs(jobs) }),
     // A summary may call a model: few at a time, retried like any model call.
     { batchSize: 8, maxAttempts: 5, backoffBaseMs: 30_000, backoffMaxMs: 30 * 60_000 },
   )
@@ -372,8 +376,14 @@ function summaryJob(
   return { kind: SUMMARY_JOB, agentId, key, payload: { conversationId, trigger }, runAfter }
 }
 
+/**
+ * The cleanup for summaries expiring at `runAfter`. Keyed by the hour: one job per agent and hour
+ * of expiry, so a shorter retention set later gets its own, earlier job instead of waiting behind
+ * the one already queued; each run schedules the next for the oldest summary left.
+ */
 function retentionJob(agentId: string, runAfter: Date): NewJob {
-  return { kind: SUMMARY_RETENTION_JOB, agentId, key: 'summary-retention', payload: {}, runAfter }
+  const hour = runAfter.toISOString().slice(0, 13)
+  return { kind: SUMMARY_RETENTION_JOB, agentId, key: `summary-retention:${hour}`, payload: {}, runAfter }
 }
 
 function pendingSince(cursor: { lastTurnAt: Date; lastSummaryAt: Date | null }): boolean {
