@@ -42,6 +42,10 @@ export const EnvSchema = z
      * word anywhere) or `strict` (an actual error message, stack trace or error code).
      */
     ENGRAM_KEY_FACT_MODE: z.enum(KEY_FACT_MODES).default('spec'),
+    /** Automatic conversation summaries (issue 13 §3): `auto` after each pause, switch or threshold; `off` only on request. */
+    ENGRAM_SUMMARIES: z.enum(['auto', 'off']).default('auto'),
+    /** The generated user profile (issue 13 §4): `auto` rebuilt as memories arrive; `off` only on request. */
+    ENGRAM_PROFILE: z.enum(['auto', 'off']).default('auto'),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
     ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),

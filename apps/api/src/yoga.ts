@@ -45,6 +45,8 @@ export interface AppOptions {
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
+        | 'ENGRAM_SUMMARIES'
+        | 'ENGRAM_PROFILE'
       >
     >
   clock?: Clock
@@ -71,6 +73,8 @@ export function createApp(options: AppOptions) {
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     keyFactMode: env.ENGRAM_KEY_FACT_MODE,
+    automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',
+    automaticProfile: env.ENGRAM_PROFILE !== 'off',
     log,
     embedder: options.embedder,
     llm: options.llm,

@@ -59,6 +59,10 @@ export interface EngineDeps<S extends Storage = Storage> {
   optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode }
   /** The language model summaries and profiles are written by; extractive ones when none is given. */
   llm?: LlmProvider | null
+  /** Whether stored turns schedule their conversation's summary (default true); off, summaries form on request only. */
+  automaticSummaries?: boolean
+  /** Whether new memories rebuild the profile (default true); off, on request only (a deleted memory still leaves it). */
+  automaticProfile?: boolean
 }
 
 export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine<S>>
@@ -83,7 +87,11 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   // Stored turns schedule their conversation's summary; the summary service is bound below.
   let summaries: SummaryService | null = null
   const sessions = new PersistentSessionManager({
-    repository: followTurns(storage.sessions, () => summaries, log),
+    repository: followTurns(
+      storage.sessions,
+      () => (deps.automaticSummaries === false ? null : summaries),
+      log,
+    ),
     clock,
     tokenCounter,
     summarize: (messages) => summarizeMessages(messages),
@@ -138,6 +146,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     log,
     llm,
     writes,
+    automatic: deps.automaticProfile ?? true,
   })
   registerProfileJobs(jobs, profiles)
   memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))

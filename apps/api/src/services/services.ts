@@ -23,6 +23,9 @@ export interface ServicesOptions {
   optimizerIntervalMs?: number
   /** What the optimizer counts as an error key fact (default: spec 000's words). */
   keyFactMode?: KeyFactMode
+  /** ENGRAM_SUMMARIES and ENGRAM_PROFILE: whether summaries and the profile form by themselves. */
+  automaticSummaries?: boolean
+  automaticProfile?: boolean
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
@@ -84,6 +87,8 @@ export function createServices(options: ServicesOptions) {
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
     // Summaries and the profile are written by the model when one is configured.
     llm: options.llm ?? null,
+    automaticSummaries: options.automaticSummaries,
+    automaticProfile: options.automaticProfile,
   })
   return {
     ...engine,

@@ -69,6 +69,8 @@ export interface ProfileServiceDeps {
   llm: LlmProvider | null
   /** Context caches follow the agent's write version: a new version must show. */
   writes?: AgentWrites
+  /** Off: new memories queue no rebuild (a door's regenerate still builds; a deleted memory's versions still go). */
+  automatic?: boolean
 }
 
 interface ProfileInputs {
@@ -121,10 +123,11 @@ export class ProfileService {
     if (deleted.length > 0) {
       const users = await this.deps.repository.deleteBuiltFrom(agentId, deleted)
       if (users.length > 0) this.deps.writes?.touch(agentId)
-      for (const userId of users) jobs.push(profileJob(agentId, userId, 'memory_deleted'))
+      if (this.deps.automatic !== false)
+        for (const userId of users) jobs.push(profileJob(agentId, userId, 'memory_deleted'))
     }
     const touched = new Set<string>()
-    for (const change of changes) {
+    for (const change of this.deps.automatic === false ? [] : changes) {
       if (change.kind === 'deleted') continue
       for (const item of [change.item, change.before]) {
         if (!item) continue
