@@ -380,7 +380,9 @@ describe('the job queue across restarts and workers', () => {
       await addMessage(t, doomed, 'more queued work of a doomed agent', 'c2')
       expect(await t.db.job.count({ where: { agentId: 'agent-doomed', kind: 'embed' } })).toBe(2)
       // Its conversations' summaries are queued too (the switch to c2 summarises c at once).
-      expect(await t.db.job.count({ where: { agentId: 'agent-doomed', kind: 'summarize' } })).toBeGreaterThan(0)
+      expect(await t.db.job.count({ where: { agentId: 'agent-doomed', kind: 'summarize' } })).toBeGreaterThan(
+        0,
+      )
       const deleted = await t.gql(`mutation { deleteAgent(id: "agent-doomed") { __typename } }`)
       expect(deleted.errors).toBeUndefined()
       expect(await t.db.job.count({ where: { agentId: 'agent-doomed' } })).toBe(0)
