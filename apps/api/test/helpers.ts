@@ -59,6 +59,8 @@ export async function createTestApp(
     keyFactMode?: 'spec' | 'strict'
     /** Lower HNSW thresholds, so a test gets saved vector graphs with a few hundred vectors. */
     vectorIndex?: AppOptions['vectorIndex']
+    /** The language model summaries and profiles are written by (a local scripted server's). */
+    llm?: AppOptions['llm']
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -76,6 +78,7 @@ export async function createTestApp(
     databaseFile,
     backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
     vectorIndex: options.vectorIndex,
+    llm: options.llm,
     env: {
       NODE_ENV: 'test',
       OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,
