@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, KEY_FACT_MODES, TOKENIZER_NAMES } from '@engram/core'
+import { DEFAULT_FORMATION_CONFIG } from '@engram/engine'
 import {
   DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_LLM_MAX_CONCURRENCY,
@@ -47,6 +48,15 @@ export const EnvSchema = z
     /** The generated user profile (issue 13 §4): `auto` rebuilt as memories arrive; `off` only on request. */
     ENGRAM_PROFILE: z.enum(['auto', 'off']).default('auto'),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
+    /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
+    ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),
+    /** How long after a conversation's last turn its extraction runs (ms; 0 to 60,000). */
+    ENGRAM_EXTRACTION_DEBOUNCE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(DEFAULT_FORMATION_CONFIG.extractionDebounceMs),
     ENGRAM_MAX_QUERY_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
     ENGRAM_MAX_QUERY_COST: z.coerce.number().int().min(100).max(1_000_000).default(20_000),
     /** Brackets ({ [ () a document may nest, checked before parsing (the parser recurses per level). */

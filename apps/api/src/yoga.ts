@@ -45,6 +45,8 @@ export interface AppOptions {
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
+        | 'ENGRAM_EXTRACTION'
+        | 'ENGRAM_EXTRACTION_DEBOUNCE_MS'
         | 'ENGRAM_SUMMARIES'
         | 'ENGRAM_PROFILE'
       >
@@ -73,6 +75,12 @@ export function createApp(options: AppOptions) {
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     keyFactMode: env.ENGRAM_KEY_FACT_MODE,
+    formation: {
+      automatic: env.ENGRAM_EXTRACTION !== 'off',
+      ...(env.ENGRAM_EXTRACTION_DEBOUNCE_MS === undefined
+        ? {}
+        : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
+    },
     automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',
     automaticProfile: env.ENGRAM_PROFILE !== 'off',
     log,

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { Clock, Embedder } from '@engram/core'
+import type { Clock, Embedder, LlmProvider } from '@engram/core'
 import { applyMigrations, createDatabase, type Database, migrationsDirectory } from '@engram/store-sqlite'
 import { ensureAdminKey } from '../src/admin-key.ts'
 import { type App, type AppOptions, createApp } from '../src/yoga.ts'
@@ -47,6 +47,8 @@ export async function createTestApp(
     maxDepth?: number
     maxCost?: number
     embedder?: Embedder
+    /** The language model memory formation, summaries and the profile ask (none: offline). */
+    llm?: LlmProvider | null
     /** Backups go to <dir>/backups unless named. */
     backupDirectory?: string
     /** ENGRAM_SEARCH_COMMON_TERM_SHARE and _MIN_DOCUMENTS. */
@@ -59,8 +61,6 @@ export async function createTestApp(
     keyFactMode?: 'spec' | 'strict'
     /** Lower HNSW thresholds, so a test gets saved vector graphs with a few hundred vectors. */
     vectorIndex?: AppOptions['vectorIndex']
-    /** The language model summaries and profiles are written by (a local scripted server's). */
-    llm?: AppOptions['llm']
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -75,10 +75,10 @@ export async function createTestApp(
     clock,
     log: quiet,
     embedder: options.embedder,
+    llm: options.llm ?? null,
     databaseFile,
     backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
     vectorIndex: options.vectorIndex,
-    llm: options.llm,
     env: {
       NODE_ENV: 'test',
       OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,

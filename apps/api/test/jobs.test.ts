@@ -61,9 +61,13 @@ describe('embed on write, through the durable job queue', () => {
   const provider = new CountingEmbedder()
 
   beforeAll(async () => {
-    // These count embed jobs one by one: automatic summaries and profile rebuilds (tested in
-    // packages/engine and with deletion below) stay out of their way.
-    t = await createTestApp({ embedder: provider, env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' } })
+    // These count embed jobs one by one: memory formation's extract jobs, automatic summaries and
+    // profile rebuilds (tested in formation.test.ts, summaries-profile.test.ts and with deletion
+    // below) stay out of their way.
+    t = await createTestApp({
+      embedder: provider,
+      env: { ENGRAM_EXTRACTION: 'off', ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+    })
     key = await createAgentKey(t, 'agent-jobs')
     other = await createAgentKey(t, 'agent-jobs-other')
   })
@@ -90,7 +94,8 @@ describe('embed on write, through the durable job queue', () => {
     t.clock.advance(1_500)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 1, running: 0, failed: 0, oldestPendingAgeMs: 1_500 },
-      // Every registered kind is listed, with nothing queued (automatic summaries and profile are off here).
+      // Every registered kind is listed, with nothing queued (formation is off here).
+      { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
@@ -100,7 +105,8 @@ describe('embed on write, through the durable job queue', () => {
     expect(provider.asked('The staging cluster runs on port 8443')).toBe(1)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
-      // Every registered kind is listed, with nothing queued (automatic summaries and profile are off here).
+      // Every registered kind is listed, with nothing queued (formation is off here).
+      { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
@@ -187,7 +193,8 @@ describe('embed on write, through the durable job queue', () => {
     expect(provider.asked(text)).toBe(policy.maxAttempts)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 0, running: 0, failed: 1, oldestPendingAgeMs: 0 },
-      // Every registered kind is listed, with nothing queued (automatic summaries and profile are off here).
+      // Every registered kind is listed, with nothing queued (formation is off here).
+      { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
@@ -378,16 +385,30 @@ describe('the job queue across restarts and workers', () => {
       await addMessage(t, kept, 'queued work of a kept agent')
       await t.db.job.updateMany({ where: { agentId: 'agent-doomed' }, data: { state: 'failed' } })
       await addMessage(t, doomed, 'more queued work of a doomed agent', 'c2')
-      expect(await t.db.job.count({ where: { agentId: 'agent-doomed', kind: 'embed' } })).toBe(2)
-      // Its conversations' summaries are queued too (the switch to c2 summarises c at once).
-      expect(await t.db.job.count({ where: { agentId: 'agent-doomed', kind: 'summarize' } })).toBeGreaterThan(
-        0,
-      )
+      // Each message's embedding, its conversation's extraction (issue 13 §2) and summary (§3:
+      // after the debounce, and at once for c when the agent moved on to c2).
+      const kinds = async (agentId: string) =>
+        (await t.db.job.findMany({ where: { agentId }, orderBy: { id: 'asc' } })).map((job) => [
+          job.kind,
+          job.state,
+        ])
+      expect(await kinds('agent-doomed')).toEqual([
+        ['embed', 'failed'],
+        ['extract', 'failed'],
+        ['summarize', 'failed'],
+        ['embed', 'pending'],
+        ['extract', 'pending'],
+        ['summarize', 'pending'],
+        ['summarize', 'pending'],
+      ])
       const deleted = await t.gql(`mutation { deleteAgent(id: "agent-doomed") { __typename } }`)
       expect(deleted.errors).toBeUndefined()
       expect(await t.db.job.count({ where: { agentId: 'agent-doomed' } })).toBe(0)
-      // Its message's embedding and its conversation's summary.
-      expect(await t.db.job.count({ where: { agentId: 'agent-kept' } })).toBe(2)
+      expect(await kinds('agent-kept')).toEqual([
+        ['embed', 'pending'],
+        ['extract', 'pending'],
+        ['summarize', 'pending'],
+      ])
       const cleared = await t.gql(
         `mutation { clearAll(agentId: "agent-kept", confirm: "CLEAR agent-kept") { __typename } }`,
       )

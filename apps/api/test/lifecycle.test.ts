@@ -269,6 +269,8 @@ describe('deleted data does not stay on disk', () => {
       MessageSearch: 60,
       MemorySearch: expect.any(Number),
       KnowledgeSearch: 1,
+      // The conversation's queued extraction (issue 13 §2), not yet due.
+      Job: expect.any(Number),
       Summary: 1,
       SummaryCursor: 1,
       ProfileVersion: expect.any(Number),

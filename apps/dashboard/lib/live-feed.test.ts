@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import WebSocket, { WebSocketServer } from 'ws'
-import { type LiveStatus, openLiveFeed } from './live-feed'
+import { closingSafe, type LiveStatus, openLiveFeed } from './live-feed'
 
 /** A graphql-transport-ws server small enough to script: it records what each socket did. */
 function scriptedServer() {
@@ -123,5 +123,29 @@ describe('openLiveFeed', () => {
     await new Promise((r) => setTimeout(r, 50))
     expect(rejections).toEqual([])
     expect(rig.sockets).toHaveLength(1)
+  })
+})
+
+describe('closingSafe', () => {
+  /** A socket class that records what it was asked to send. */
+  class RecordingSocket {
+    static OPEN = 1
+    readyState = 0
+    sent: string[] = []
+    send(data: string) {
+      this.sent.push(data)
+    }
+  }
+
+  it('sends while the socket is open and drops what would go out once it is closing or closed', () => {
+    const Safe = closingSafe(RecordingSocket)
+    const socket = new Safe()
+    socket.readyState = 1
+    socket.send('while open')
+    socket.readyState = 2
+    socket.send('while closing')
+    socket.readyState = 3
+    socket.send('once closed')
+    expect(socket.sent).toEqual(['while open'])
   })
 })

@@ -13,6 +13,25 @@ export interface LiveFeedOptions<T> {
   webSocketImpl?: unknown
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: TypeScript requires a mixin's base constructor to take any[]
+type SocketClass = new (...args: any[]) => { readonly readyState: number; send(data: never): void }
+
+/**
+ * The WebSocket class with a send() that drops what would go out on a socket already closing or
+ * closed. graphql-ws may still send (a subscription's `complete` on release, a pong) in the turn a
+ * close was started by either side; the browser then logs "WebSocket is already in CLOSING or CLOSED
+ * state" as a console error (the dashboard's e2e saw it when a page left while its feed connected).
+ * Nothing is lost: a message sent on a closing socket never reaches the server anyway.
+ */
+export function closingSafe<T extends SocketClass>(Base: T): T {
+  const OPEN = (Base as unknown as { OPEN?: number }).OPEN ?? 1
+  return class extends Base {
+    override send(data: never): void {
+      if (this.readyState === OPEN) super.send(data)
+    }
+  }
+}
+
 /**
  * One GraphQL subscription over graphql-ws that reconnects forever, each time with a fresh token.
  * Returns the function that closes it. Closing never throws into the page, whatever state the
@@ -34,7 +53,9 @@ export function openLiveFeed<T>(options: LiveFeedOptions<T>): () => void {
       if (closed) return
       client = createClient({
         url: () => url || first,
-        webSocketImpl: options.webSocketImpl,
+        webSocketImpl:
+          options.webSocketImpl ??
+          (typeof WebSocket === 'undefined' ? undefined : closingSafe(WebSocket as unknown as SocketClass)),
         connectionParams: async () => {
           const { token } = await tokenFor()
           // Closed while the token was on its way: refuse to initialise, which makes graphql-ws

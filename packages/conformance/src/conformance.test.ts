@@ -6,7 +6,7 @@ import { describeAgentRecords } from './spec/agent-records.ts'
 import { describeBackups } from './spec/backups.ts'
 import { describeContextSources } from './spec/context-sources.ts'
 import { describeEmbeddings } from './spec/embeddings.ts'
-import { describeFormationStores } from './spec/formation.ts'
+import { describeFormation } from './spec/formation.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
 import { describeJobs } from './spec/jobs.ts'
@@ -15,6 +15,7 @@ import { describeMemoryItems } from './spec/memory-items.ts'
 import { describeOptimizer, describeOptimizerKnowledge } from './spec/optimizer.ts'
 import { describeRecallSources } from './spec/recall-sources.ts'
 import { describeRepositories } from './spec/repositories.ts'
+import { describeSummaryAndProfileStores } from './spec/summaries-profiles.ts'
 import { describeTransactions } from './spec/transactions.ts'
 import { describeVectors } from './spec/vectors.ts'
 
@@ -26,6 +27,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeFormation(initializer)
   describeHistory(initializer)
   describeRecallSources(initializer)
   describeEmbeddings(initializer)
@@ -36,7 +38,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeAgentData(initializer)
   describeAgentArchive(initializer)
   describeBackups(initializer)
-  describeFormationStores(initializer)
+  describeSummaryAndProfileStores(initializer)
 }
 
 // Specs that write their rows through SQLite's client (knowledge, memory items, messages and the

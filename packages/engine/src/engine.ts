@@ -22,6 +22,12 @@ import { ConversationReads } from './conversations/conversation-reads.ts'
 import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
 import { EmbeddingService } from './embeddings/embedding-service.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
+import { registerExtractJobs } from './formation/formation-jobs.ts'
+import {
+  type FormationConfig,
+  FormationConfigSchema,
+  FormationService,
+} from './formation/formation-service.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -57,8 +63,13 @@ export interface EngineDeps<S extends Storage = Storage> {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The scheduled optimizer: how often it runs (0: never on its own) and what counts as an error key fact. */
   optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode }
-  /** The language model summaries and profiles are written by; extractive ones when none is given. */
+  /**
+   * The language model automatic memory formation asks, and summaries and profiles are written
+   * by; the offline extractor and extractive summaries and profiles when none is given.
+   */
   llm?: LlmProvider | null
+  /** Automatic memory formation's engine-wide dials (debounce, turns per extractor call). */
+  formation?: Partial<FormationConfig>
   /** Whether stored turns schedule their conversation's summary (default true); off, summaries form on request only. */
   automaticSummaries?: boolean
   /** Whether new memories rebuild the profile (default true); off, on request only (a deleted memory still leaves it). */
@@ -122,6 +133,22 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
     privacy,
     embeddings,
+  )
+  // Automatic memory formation: stored turns queue their conversation's extraction in the same
+  // transaction, and the extract jobs store what they find through the memory-item pipeline.
+  const formation = new FormationService({
+    repository: storage.formation,
+    queue: storage.jobs,
+    memoryItems,
+    settingsStore: storage.memoryItems,
+    clock,
+    log,
+    config: parseWith(FormationConfigSchema, deps.formation ?? {}, 'formation'),
+    llm: deps.llm ?? null,
+  })
+  registerExtractJobs(jobs, formation)
+  storage.formation.addMessageJobs((agentId, messageIds, session) =>
+    formation.jobsFor(agentId, messageIds, session),
   )
   const llm = deps.llm ?? null
   summaries = new SummaryService({
@@ -222,6 +249,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     agents,
     embeddings,
     memoryItems,
+    formation,
     search,
     context,
     optimizer,

@@ -46,6 +46,25 @@ export {
 export { createEngine, type Engine, type EngineDeps } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {
+  EXTRACT_JOB,
+  EXTRACT_JOB_BATCH,
+  type ExtractPayload,
+  extractJob,
+  extractJobKey,
+  registerExtractJobs,
+} from './formation/formation-jobs.ts'
+export {
+  DEFAULT_FORMATION_CONFIG,
+  type Extractor,
+  type FormationConfig,
+  FormationConfigSchema,
+  type FormationDeps,
+  type FormationResult,
+  FormationService,
+  type FormationSettings,
+  FormationSettingsSchema,
+} from './formation/formation-service.ts'
+export {
   DEFAULT_JOB_POLL_INTERVAL_MS,
   type JobBatchResult,
   type JobHandler,

@@ -24,6 +24,7 @@ export {
 } from './db/client.ts'
 export { applyMigrations, MigrationError, migrationsDirectory } from './db/migrate.ts'
 export { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
+export { SqliteFormation } from './formation/sqlite-formation.ts'
 export { COLLECTION_TABLES, SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'

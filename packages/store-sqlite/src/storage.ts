@@ -5,6 +5,7 @@ import { sqliteApiKeys, sqlitePrivacyPolicies } from './agents/sqlite-agent-reco
 import { SqliteContextSources } from './context/sqlite-context-sources.ts'
 import type { Database } from './db/client.ts'
 import { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
+import { SqliteFormation } from './formation/sqlite-formation.ts'
 import { sqliteProfiles } from './formation/sqlite-profiles.ts'
 import { sqliteSummaries } from './formation/sqlite-summaries.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
@@ -54,16 +55,19 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const jobs = new SqliteJobQueue(db, clock)
   const messageJobs = options.messageJobs
   const fullText = new SqliteFullTextIndex(db)
+  // Always given the queue: the engine adds its own producers (extraction) to the caller's.
+  const sessions = new PrismaSessionRepository(db, {
+    queue: jobs,
+    ...(messageJobs ? { jobsFor: messageJobs } : {}),
+  })
   return {
     name: 'sqlite',
     capabilities: { backup: options.backups != null, multiProcess: true },
     db,
     unitOfWork: new PrismaUnitOfWork(db),
     repositories: prismaRepositories(db),
-    sessions: new PrismaSessionRepository(
-      db,
-      messageJobs ? { queue: jobs, jobsFor: messageJobs } : undefined,
-    ),
+    sessions,
+    formation: new SqliteFormation(db, sessions),
     history: new SqliteConversationHistory(db),
     fullText,
     recall: new SqliteRecallSources(db),

@@ -356,6 +356,8 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const scope = await agentScope(ctx, args.agentId)
       const deleted = await ctx.services.sessions.delete(scope, args.conversationId)
+      // Its queued extraction goes too (the watermark went with the session row).
+      await ctx.services.formation.forgetConversation(scope, args.conversationId)
       if (deleted) {
         ctx.services.memory.invalidate(scope)
         ctx.services.search.forgetAgent(scope)

@@ -9,7 +9,7 @@ import {
   type LlmProvider,
   type TokenCounter,
 } from '@engram/core'
-import { createEngine, embedJob, type Logger } from '@engram/engine'
+import { createEngine, embedJob, type FormationConfig, type Logger } from '@engram/engine'
 import { createSqliteStorage, type Database, type VectorIndexOptions } from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
@@ -29,10 +29,7 @@ export interface ServicesOptions {
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
-  /**
-   * The language model memory formation may use (ENGRAM_LLM_*); none means offline formation.
-   * Carried here for the formation use cases (issue 13 §2-4), which take it from the services.
-   */
+  /** The language model memory formation uses (ENGRAM_LLM_*); none means offline formation. */
   llm?: LlmProvider | null
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
@@ -41,6 +38,8 @@ export interface ServicesOptions {
   backupDirectory?: string | null
   /** How often a started job worker looks for due jobs (ms); see JobWorker. */
   jobPollIntervalMs?: number
+  /** Automatic memory formation's engine-wide dials (ENGRAM_EXTRACTION, ENGRAM_EXTRACTION_DEBOUNCE_MS). */
+  formation?: Partial<FormationConfig>
   /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
   vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
 }
@@ -85,7 +84,8 @@ export function createServices(options: ServicesOptions) {
     embedder,
     lexicalPlan: options.lexicalPlan,
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
-    // Summaries and the profile are written by the model when one is configured.
+    formation: options.formation,
+    // Memories, summaries and the profile are written by the model when one is configured.
     llm: options.llm ?? null,
     automaticSummaries: options.automaticSummaries,
     automaticProfile: options.automaticProfile,

@@ -68,6 +68,54 @@ export function describeJobs(initializer: StorageInitializer): void {
       expect((await jobs.stats())[0]).toMatchObject({ failed: 1, running: 1 })
     })
 
+    it('postpones the pending job of a key for a debounced job, never earlier, and not a running one', async () => {
+      const { jobs, clock } = await queueWithAgents()
+      const at = (ms: number) => new Date(clock.now().getTime() + ms)
+      const debounced = (ms: number) => ({
+        kind: 'extract',
+        agentId: 'agent-a',
+        key: 'extract:c1',
+        runAfter: at(ms),
+        postpone: true,
+      })
+      expect(await jobs.enqueue([debounced(5_000)])).toBe(1)
+      clock.advance(3_000)
+      expect(await jobs.enqueue([debounced(5_000)])).toBe(0)
+      // An earlier time does not pull the job forward; a plain job of the key changes nothing.
+      expect(await jobs.enqueue([debounced(1_000)])).toBe(0)
+      await jobs.enqueue([{ kind: 'extract', agentId: 'agent-a', key: 'extract:c1' }])
+      // Another agent's key of the same name is its own.
+      await jobs.enqueue([{ ...debounced(0), agentId: 'agent-b' }])
+      clock.advance(4_999)
+      expect((await jobs.claim('extract', 'w', LEASE)).map((j) => j.agentId)).toEqual(['agent-b'])
+      clock.advance(1)
+      const [job] = await jobs.claim('extract', 'w', LEASE)
+      expect(job).toMatchObject({ agentId: 'agent-a', key: 'extract:c1' })
+      // While it runs, a new turn queues the next job instead of moving the running one.
+      expect(await jobs.enqueue([debounced(5_000)])).toBe(1)
+      expect((await jobs.stats(['extract']))[0]).toMatchObject({ pending: 1, running: 2 })
+    })
+
+    it("cancels an agent's pending and dead-lettered jobs of the keys named, leaving running ones and other agents'", async () => {
+      const { jobs } = await queueWithAgents()
+      await jobs.enqueue([
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c1' },
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c2' },
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c3' },
+        { kind: 'extract', agentId: 'agent-b', key: 'extract:c1' },
+      ])
+      const claimed = await jobs.claim('extract', 'w', { ...LEASE, limit: 4, agentId: 'agent-a' })
+      const byKey = new Map(claimed.map((j) => [j.key, j.id]))
+      await jobs.fail(byKey.get('extract:c2') as number, 'w', 'model down', null)
+      await jobs.complete([byKey.get('extract:c3') as number], 'w')
+      await jobs.enqueue([{ kind: 'extract', agentId: 'agent-a', key: 'extract:c3' }])
+      // c1 runs, c2 is a dead letter, c3 pending again.
+      expect(await jobs.cancel('agent-a', ['extract:c1', 'extract:c2', 'extract:c3'])).toBe(2)
+      expect(await jobs.cancel('agent-a', [])).toBe(0)
+      expect((await jobs.stats(['extract']))[0]).toMatchObject({ pending: 1, running: 1, failed: 0 })
+      expect(await jobs.hasDue('extract', 'agent-b')).toBe(true)
+    })
+
     it('wakes a listener when jobs are queued', async () => {
       const { jobs } = await queueWithAgents()
       let woken = 0

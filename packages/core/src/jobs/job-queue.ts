@@ -23,6 +23,12 @@ export interface NewJob {
   payload?: Record<string, unknown>
   /** Not before this time (default: now). */
   runAfter?: Date
+  /**
+   * A debounce: when a job of the key is already pending, its runAfter moves to this job's (never
+   * earlier) instead of the new job being dropped, so a burst of writes runs the key's job once,
+   * after the last of them.
+   */
+  postpone?: boolean
 }
 
 export interface Job {

@@ -300,6 +300,21 @@ export class MemoryItemService {
     return result
   }
 
+  /**
+   * Ends a current item's validity in favour of another of the agent's items (an extraction that
+   * corrects what was known). Null when the item is gone, already superseded or expired, or pinned:
+   * a user override is never replaced by automatic formation.
+   */
+  async supersede(scope: string, id: string, byId: string): Promise<MemoryItemView | null> {
+    const now = this.clock.now()
+    return this.items.transaction(async (items) => {
+      const [item, by] = [await items.find(scope, id), await items.find(scope, byId)]
+      if (!item || !by || item.id === by.id || item.pinned || item.supersededById !== null) return null
+      if (item.validUntil !== null && item.validUntil <= now) return null
+      return items.supersede(scope, id, byId, now)
+    })
+  }
+
   async update(scope: string, id: string, changes: Partial<MemoryItemInput>): Promise<MemoryItemView> {
     const item = await this.get(scope, id, { track: false })
     const next = validateMemoryFields(

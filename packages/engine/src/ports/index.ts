@@ -43,6 +43,7 @@ export type {
   EventBus,
   SnapshotEvent,
 } from './event-bus.ts'
+export type { ConversationToExtract, FormationRepository, MessageJobProducer } from './formation.ts'
 export type {
   CorpusFigures,
   DocumentSet,

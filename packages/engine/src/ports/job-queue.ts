@@ -19,6 +19,11 @@ export interface JobQueue extends Omit<CoreJobQueue, 'stats'> {
    * Jobs of a kind counted by state and by one field of their payload (of an agent, or all): how
    * many embed jobs each kind of row has queued or dead-lettered, without reading the jobs.
    */
+  /**
+   * Removes the agent's jobs of these keys that no worker holds (pending or dead-lettered): the
+   * work they stood for was deleted. Returns how many went.
+   */
+  cancel(agentId: string, keys: readonly string[]): Promise<number>
   countByPayload(
     kind: string,
     field: string,

@@ -95,6 +95,8 @@ export interface StoredMemorySettings {
   summaries?: Record<string, unknown>
   /** The generated profile's settings (core's ProfileSettingsSchema), only what differs from the defaults. */
   profile?: Record<string, unknown>
+  /** Automatic memory formation's settings (FormationSettingsSchema), only what differs from the defaults. */
+  formation?: Record<string, unknown>
 }
 
 /**

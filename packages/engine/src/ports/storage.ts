@@ -4,6 +4,7 @@ import type { BackupStore } from './backup-store.ts'
 import type { ContextSources } from './context-sources.ts'
 import type { ConversationHistory } from './conversation-history.ts'
 import type { EmbeddingRepository } from './embeddings.ts'
+import type { FormationRepository } from './formation.ts'
 import type { FullTextIndex } from './full-text.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { KnowledgeRepository } from './knowledge.ts'
@@ -58,6 +59,8 @@ export interface Storage {
   profiles: ProfileRepository
   /** What memoryContext's sections read. */
   contextSources: ContextSources
+  /** Automatic memory formation's watermarks, and its jobs queued with stored messages. */
+  formation: FormationRepository
   /** The physical purge of deleted agents' data and the count of what remains. */
   agentData: AgentDataStore
   /** Present exactly when `capabilities.backup` is declared. */

@@ -22,10 +22,14 @@ export class InMemoryJobQueue implements JobQueue {
     const now = this.clock.now()
     let added = 0
     for (const job of jobs) {
-      const pending = [...this.jobs.values()].some(
+      const pending = [...this.jobs.values()].find(
         (j) => j.agentId === job.agentId && j.key === job.key && j.state === 'pending',
       )
-      if (pending) continue
+      if (pending) {
+        const runAfter = job.runAfter ?? now
+        if (job.postpone && pending.runAfter < runAfter) pending.runAfter = runAfter
+        continue
+      }
       const id = this.nextId++
       this.jobs.set(id, {
         id,
@@ -116,6 +120,16 @@ export class InMemoryJobQueue implements JobQueue {
       byKind.set(job.kind, stats)
     }
     return [...byKind.values()].sort((a, b) => a.kind.localeCompare(b.kind))
+  }
+
+  async cancel(agentId: string, keys: readonly string[]): Promise<number> {
+    let removed = 0
+    for (const [id, job] of this.jobs)
+      if (job.agentId === agentId && keys.includes(job.key) && job.state !== 'running') {
+        this.jobs.delete(id)
+        removed++
+      }
+    return removed
   }
 
   async countByPayload(

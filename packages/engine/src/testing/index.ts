@@ -2,6 +2,7 @@ import { type Clock, InMemorySessionRepository } from '@engram/core'
 import type { Storage } from '../ports/storage.ts'
 import { InMemoryConversationHistory } from './in-memory-conversation-history.ts'
 import { InMemoryEmbeddingRepository } from './in-memory-embeddings.ts'
+import { InMemoryFormation } from './in-memory-formation.ts'
 import { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 import { InMemoryJobQueue } from './in-memory-job-queue.ts'
 import { InMemoryRecallSources } from './in-memory-recall-sources.ts'
@@ -10,6 +11,7 @@ import { InMemoryVectorStore } from './in-memory-vector-store.ts'
 
 export { InMemoryConversationHistory } from './in-memory-conversation-history.ts'
 export { InMemoryEmbeddingRepository } from './in-memory-embeddings.ts'
+export { InMemoryFormation } from './in-memory-formation.ts'
 export { InMemoryFullTextIndex } from './in-memory-full-text.ts'
 export { InMemoryJobQueue } from './in-memory-job-queue.ts'
 export { InMemoryRecallSources } from './in-memory-recall-sources.ts'
@@ -53,6 +55,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const agentRecords = new InMemoryAgentRecords(agents, () => clock.now())
   const memoryItems = new InMemoryMemoryItems(agents)
   const knowledge = new InMemoryKnowledge(agents, () => clock.now())
+  const formation = new InMemoryFormation(sessions, jobs)
   const summaries = new InMemorySummaries()
   const profiles = new InMemoryProfiles()
   // What an agent owns in these repositories goes with it, as the SQLite schema's cascades do.
@@ -60,7 +63,8 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   agents.delete = async (id) => {
     const deleted = await deleteAgent(id)
     if (deleted)
-      for (const owner of [agentRecords, memoryItems, knowledge, summaries, profiles]) owner.forgetAgent(id)
+      for (const owner of [agentRecords, memoryItems, knowledge, formation, summaries, profiles])
+        owner.forgetAgent(id)
     return deleted
   }
   const optimizer = new InMemoryOptimizerRepository(repositories)
@@ -75,6 +79,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     recall: new InMemoryRecallSources(),
     vectors,
     jobs,
+    formation,
     embeddings: new InMemoryEmbeddingRepository(vectors, jobs),
     memoryItems: memoryItems.repository,
     knowledge: knowledge.repository,

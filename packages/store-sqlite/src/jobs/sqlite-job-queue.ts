@@ -32,6 +32,10 @@ const CLAIM_JOBS = (forAgent: boolean) => `UPDATE "Job"
     LIMIT ?)
   RETURNING *`
 
+/** A debounced job (NewJob.postpone): the pending job of its key waits until the later time. */
+const POSTPONE_JOB = `UPDATE "Job" SET "runAfter" = ?, "updatedAt" = ?
+  WHERE "agentId" = ? AND "key" = ? AND "state" = 'pending' AND "runAfter" < ?`
+
 interface JobRow {
   id: number | bigint
   kind: string
@@ -70,7 +74,10 @@ export class SqliteJobQueue implements JobQueue {
   /** Queues jobs; returns how many were new (not already pending). */
   async enqueue(jobs: readonly NewJob[], executor: Executor = this.db): Promise<number> {
     let added = 0
-    for (const job of jobs) added += await executor.$executeRawUnsafe(INSERT_JOB, ...this.insertParams(job))
+    for (const job of jobs) {
+      if (job.postpone) await executor.$executeRawUnsafe(POSTPONE_JOB, ...this.postponeParams(job))
+      added += await executor.$executeRawUnsafe(INSERT_JOB, ...this.insertParams(job))
+    }
     if (added > 0) this.notify()
     return added
   }
@@ -81,7 +88,10 @@ export class SqliteJobQueue implements JobQueue {
    */
   enqueueIn(sql: SyncStatements, jobs: readonly NewJob[]): number {
     let added = 0
-    for (const job of jobs) added += sql.run(INSERT_JOB, ...this.insertParams(job)).changes
+    for (const job of jobs) {
+      if (job.postpone) sql.run(POSTPONE_JOB, ...this.postponeParams(job))
+      added += sql.run(INSERT_JOB, ...this.insertParams(job)).changes
+    }
     // After the commit: the worker must not look before the rows are there.
     if (added > 0) setImmediate(() => this.notify())
     return added
@@ -228,6 +238,15 @@ export class SqliteJobQueue implements JobQueue {
     return count
   }
 
+  async cancel(agentId: string, keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0
+    return this.db.$executeRawUnsafe(
+      `DELETE FROM "Job" WHERE "agentId" = ? AND "state" IN ('pending', 'failed') AND "key" IN (${keys.map(() => '?').join(', ')})`,
+      agentId,
+      ...keys,
+    )
+  }
+
   /** Removes an agent's jobs, in the transaction that removes its data. */
   async removeAgent(agentId: string, executor: Executor = this.db): Promise<number> {
     return executor.$executeRawUnsafe(`DELETE FROM "Job" WHERE "agentId" = ?`, agentId)
@@ -247,6 +266,11 @@ export class SqliteJobQueue implements JobQueue {
       job.agentId,
       job.key,
     ]
+  }
+
+  private postponeParams(job: NewJob): unknown[] {
+    const runAfter = sqliteDate(job.runAfter ?? this.clock.now())
+    return [runAfter, sqliteDate(this.clock.now()), job.agentId, job.key, runAfter]
   }
 
   private notify(): void {

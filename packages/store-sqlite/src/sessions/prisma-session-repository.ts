@@ -8,6 +8,7 @@ import {
   type StoredMessage,
   ValidationError,
 } from '@engram/core'
+import type { MessageJobProducer } from '@engram/engine'
 import { type Database, type DirectSqlite, directSqlite, sqliteDate, type Transaction } from '../db/client.ts'
 import type { Session as SessionRow } from '../generated/prisma/client.ts'
 import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
@@ -28,19 +29,39 @@ export const PARTICIPANTS_SQL = `SELECT "speaker" FROM "Message" WHERE "agentId"
  */
 export class PrismaSessionRepository implements SessionRepository {
   private readonly direct: DirectSqlite | null
+  private readonly producers: MessageJobProducer[] = []
+  private readonly jobs: {
+    queue: SqliteJobQueue
+    jobsFor: (session: Session, ids: number[]) => NewJob[]
+  } | null
 
   constructor(
     private readonly db: Database,
     /**
-     * Jobs to queue for stored messages (their embedding), in the same transaction: a crash
-     * right after the write cannot leave a message that nothing will embed.
+     * Jobs to queue for stored messages (their embedding; their extraction once the engine adds
+     * its producer), in the same transaction: a crash right after the write cannot leave a
+     * message that nothing will embed or extract.
      */
-    private readonly jobs?: {
+    jobs?: {
       queue: SqliteJobQueue
-      jobsFor: (scope: string, messageIds: number[]) => NewJob[]
+      jobsFor?: (scope: string, messageIds: number[]) => NewJob[]
     },
   ) {
     this.direct = directSqlite(db)
+    if (jobs?.jobsFor) this.producers.push(jobs.jobsFor)
+    this.jobs = jobs
+      ? {
+          queue: jobs.queue,
+          jobsFor: (session, ids) =>
+            this.producers.flatMap((produce) => produce(session.scope, ids, session)),
+        }
+      : null
+  }
+
+  /** Adds a producer of jobs queued with every batch of stored messages (needs the queue given at construction). */
+  addMessageJobs(producer: MessageJobProducer): void {
+    if (!this.jobs) throw new Error('this session repository was built without a job queue')
+    this.producers.push(producer)
   }
 
   async findSession(scope: string, conversationId: string): Promise<Session | null> {
@@ -99,7 +120,7 @@ export class PrismaSessionRepository implements SessionRepository {
       if (this.jobs)
         await this.jobs.queue.enqueue(
           this.jobs.jobsFor(
-            session.scope,
+            session,
             rows.map((row) => row.id),
           ),
           tx,
@@ -173,7 +194,7 @@ export class PrismaSessionRepository implements SessionRepository {
         this.jobs.queue.enqueueIn(
           sql,
           this.jobs.jobsFor(
-            session.scope,
+            session,
             stored.map((message) => Number(message.id)),
           ),
         )
@@ -218,7 +239,7 @@ export class PrismaSessionRepository implements SessionRepository {
         where: { id: session.id },
         data: { messageCount: { increment: 1 } },
       })
-      if (this.jobs) await this.jobs.queue.enqueue(this.jobs.jobsFor(session.scope, [row.id]), tx)
+      if (this.jobs) await this.jobs.queue.enqueue(this.jobs.jobsFor(session, [row.id]), tx)
       return { session: toSession(updated), compressedCount: count, summaryMessage: toMessage(row) }
     })
   }

@@ -1,0 +1,503 @@
+import {
+  buildExtractionPrompt,
+  type CandidateMemory,
+  type Clock,
+  type ConversationTurn,
+  chatForObject,
+  contentWords,
+  DEFAULT_IMPORTANCE_WEIGHTS,
+  EXTRACTION_ANSWER_JSON_SCHEMA,
+  EXTRACTION_LIMITS,
+  type ExtractedItem,
+  ExtractionAnswerSchema,
+  extractMemoriesOffline,
+  interpretRememberThis,
+  isExplicitRememberRequest,
+  type LlmProvider,
+  type MemoryEntryType,
+  type NewJob,
+  type PromptTurn,
+  parseExtractionAnswer,
+  parseWith,
+  roughSentences,
+  type Session,
+  type StoredMessage,
+  scoreImportance,
+  ValidationError,
+} from '@engram/core'
+import { z } from 'zod'
+import type { MemoryItemService } from '../memory-items/memory-item-service.ts'
+import type { FormationRepository } from '../ports/formation.ts'
+import type { JobQueue } from '../ports/job-queue.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { MemoryItemRepository, MemoryItemView } from '../ports/memory-items.ts'
+import { extractJob, extractJobKey } from './formation-jobs.ts'
+
+/** The engine-wide dials of automatic extraction (the door's configuration, not an agent's). */
+export const FormationConfigSchema = z.object({
+  /**
+   * Whether stored turns queue their extraction (off: memories form only on syncMemory). For
+   * measuring writes without extraction, and suites about other background work.
+   */
+  automatic: z.boolean().default(true),
+  /**
+   * A conversation's extraction runs this long after its last turn: a burst of turns is read in
+   * one extractor call, and a chat that is still going is not extracted turn by turn. 5 s keeps
+   * memories close behind the conversation; a minute bounds it (syncMemory skips the wait).
+   */
+  extractionDebounceMs: z.number().int().min(0).max(60_000).default(5_000),
+  /** Turns per extractor call: what an LLM prompt holds comfortably (each turn is cut at 4,000 characters). */
+  turnsPerCall: z.number().int().min(1).max(200).default(20),
+  /**
+   * Extractor calls one job makes before it hands the rest of a long backlog (an imported
+   * history) to a follow-up job: a job stays well inside its lease, and other conversations get
+   * their turn in between.
+   */
+  callsPerJob: z.number().int().min(1).max(1_000).default(10),
+})
+export type FormationConfig = z.infer<typeof FormationConfigSchema>
+export const DEFAULT_FORMATION_CONFIG: FormationConfig = FormationConfigSchema.parse({})
+
+/** An agent's formation settings, stored with its memory settings (only what differs from these). */
+export const FormationSettingsSchema = z.object({
+  /** Off: nothing is queued or extracted for the agent; turns said meanwhile are never extracted. */
+  enabled: z.boolean().default(true),
+})
+export type FormationSettings = z.infer<typeof FormationSettingsSchema>
+
+/** Existing memories an LLM prompt shows for it to correct or supersede, most recently changed first. */
+const EXISTING_IN_PROMPT = 30
+/** A restated item that holds at least this share of an explicit request's words is that request. */
+const EXPLICIT_MATCH_SHARE = 0.6
+
+export type Extractor = 'offline' | 'llm' | 'offline-fallback'
+
+/** A candidate, and for an LLM correction the existing memory (one the prompt showed) it replaces. */
+type FormedCandidate = CandidateMemory & { supersedes?: string | null }
+
+/** What one extraction (a job, or a sync) formed. */
+export interface FormationResult {
+  conversations: number
+  turns: number
+  /** New memories (stored, or superseding an older one). */
+  stored: MemoryItemView[]
+  /** Candidates the verification pipeline found already known. */
+  duplicates: number
+  /** Older memories the new ones superseded. */
+  superseded: number
+  /** Candidates refused (a limit, the privacy policy, a user the turns do not share). */
+  rejected: number
+  /** Which extractor ran (per call: the last one when several did). */
+  extractors: Extractor[]
+}
+
+export interface FormationDeps {
+  repository: FormationRepository
+  queue: JobQueue
+  memoryItems: MemoryItemService
+  /** Where the agent's formation settings are kept (beside its memory settings). */
+  settingsStore: Pick<MemoryItemRepository, 'settings' | 'saveSettings'>
+  clock: Clock
+  log: Logger
+  config: FormationConfig
+  /** The language model; without one the offline extractor runs. */
+  llm?: LlmProvider | null
+}
+
+/**
+ * Automatic memory formation (issue 13 §2): every stored turn queues its conversation for
+ * extraction (a durable job in the transaction of the messages, debounced per conversation); the
+ * job reads the turns past the conversation's watermark, runs the extractor (an LLM when one is
+ * configured, the offline extractor otherwise or while its circuit is open) and stores each
+ * candidate through the same pipeline as createMemory. Conversation text and model answers are
+ * data: a memory is only ever created for the agent and the user of the turns it comes from.
+ */
+export class FormationService {
+  /** Agents known (in this process) to have formation off: their turns queue nothing. */
+  private readonly disabled = new Set<string>()
+  /** Extractions of one conversation never overlap in this process (a job and a sync). */
+  private readonly running = new Map<string, Promise<unknown>>()
+
+  constructor(private readonly deps: FormationDeps) {}
+
+  get callsPerJob(): number {
+    return this.deps.config.callsPerJob
+  }
+
+  get extractor(): 'offline' | 'llm' {
+    return this.deps.llm ? 'llm' : 'offline'
+  }
+
+  /**
+   * The jobs stored messages queue (the storage's message-job producer): one debounced extract
+   * job for their conversation. Pure and synchronous: it runs inside the write's transaction.
+   */
+  jobsFor(agentId: string, _messageIds: readonly number[], session: Session): NewJob[] {
+    if (!this.deps.config.automatic || this.disabled.has(agentId)) return []
+    const runAfter = new Date(this.deps.clock.now().getTime() + this.deps.config.extractionDebounceMs)
+    return [extractJob(agentId, session.conversationId, runAfter)]
+  }
+
+  // --- settings -------------------------------------------------------------------------------
+
+  async settings(agentId: string): Promise<FormationSettings> {
+    const stored = await this.deps.settingsStore.settings(agentId)
+    const settings = FormationSettingsSchema.safeParse(stored.formation ?? {})
+    const resolved = settings.success ? settings.data : FormationSettingsSchema.parse({})
+    this.remember(agentId, resolved)
+    return resolved
+  }
+
+  /**
+   * Merges changes into the agent's formation settings, validated whole. Turning formation off
+   * drops the agent's pending extractions and moves every watermark past what was said, so
+   * nothing said while it is off is ever extracted.
+   */
+  async updateSettings(agentId: string, changes: Partial<FormationSettings>): Promise<FormationSettings> {
+    const stored = await this.deps.settingsStore.settings(agentId)
+    const next = parseWith(FormationSettingsSchema, { ...(stored.formation ?? {}), ...changes }, 'formation')
+    await this.deps.settingsStore.saveSettings(agentId, { ...stored, formation: next })
+    this.remember(agentId, next)
+    if (!next.enabled) await this.skipPending(agentId)
+    return next
+  }
+
+  // --- running --------------------------------------------------------------------------------
+
+  /**
+   * Runs everything pending for the agent now, ignoring the debounce (spec 003's "Sync Now"), and
+   * returns what was formed. Pending jobs of these conversations find nothing left when they run.
+   */
+  async syncMemory(agentId: string): Promise<FormationResult> {
+    const total = emptyResult()
+    for (const conversation of await this.deps.repository.pendingConversations(agentId))
+      addResult(total, await this.extractConversation(agentId, conversation.conversationId))
+    return total
+  }
+
+  /**
+   * Extracts one conversation's turns past its watermark, all of them, or at most `maxCalls`
+   * extractor calls' worth (an extract job) with a follow-up job queued for the rest.
+   */
+  extractConversation(
+    agentId: string,
+    conversationId: string,
+    maxCalls = Number.POSITIVE_INFINITY,
+  ): Promise<FormationResult> {
+    const key = `${agentId}\u0000${conversationId}`
+    const previous = this.running.get(key) ?? Promise.resolve()
+    const run = previous.catch(() => {}).then(() => this.extractNow(agentId, conversationId, maxCalls))
+    this.running.set(key, run)
+    const clear = () => {
+      if (this.running.get(key) === run) this.running.delete(key)
+    }
+    run.then(clear, clear)
+    return run
+  }
+
+  /** The conversation was deleted: its queued extraction goes too (the watermark went with the session). */
+  async forgetConversation(agentId: string, conversationId: string): Promise<void> {
+    await this.deps.queue.cancel(agentId, [extractJobKey(conversationId)])
+  }
+
+  private async extractNow(
+    agentId: string,
+    conversationId: string,
+    maxCalls: number,
+  ): Promise<FormationResult> {
+    const result = emptyResult()
+    const conversation = await this.deps.repository.conversation(agentId, conversationId)
+    if (!conversation) return result
+    // Off: the turns are passed over (the watermark moves), never extracted.
+    const { enabled } = await this.settings(agentId)
+    if (enabled) result.conversations = 1
+    let after = conversation.extractedThroughId
+    for (let calls = 0; ; calls++) {
+      if (calls >= maxCalls) {
+        // Not debounced: the backlog is already there; the key keeps it after this job.
+        await this.deps.queue.enqueue([
+          { ...extractJob(agentId, conversationId, this.deps.clock.now()), postpone: false },
+        ])
+        break
+      }
+      const turns = await this.deps.repository.messagesAfter(
+        agentId,
+        conversation.sessionId,
+        after,
+        this.deps.config.turnsPerCall,
+      )
+      const last = turns.at(-1)
+      if (!last) break
+      if (enabled) {
+        result.turns += turns.length
+        const { candidates, extractor } = await this.extract(agentId, turns)
+        result.extractors.push(extractor)
+        await this.store(agentId, conversationId, turns, candidates, result)
+      }
+      // After the memories: a crash in between extracts these turns again, and verification
+      // finds what was already stored a duplicate.
+      after = Number(last.id)
+      await this.deps.repository.advance(agentId, conversation.sessionId, after)
+      if (turns.length < this.deps.config.turnsPerCall) break
+    }
+    return result
+  }
+
+  private async extract(
+    agentId: string,
+    messages: readonly StoredMessage[],
+  ): Promise<{ candidates: FormedCandidate[]; extractor: Extractor }> {
+    const now = this.deps.clock.now()
+    const turns = messages.map(toTurn)
+    const llm = this.deps.llm
+    if (llm) {
+      try {
+        return { candidates: await this.extractWithLlm(llm, agentId, turns), extractor: 'llm' }
+      } catch (error) {
+        // The provider's circuit breaker says the model is out for a while: the offline
+        // extractor keeps memories forming meanwhile. Any other failure fails the job (retried).
+        if (!isCircuitOpen(error)) throw error
+        this.deps.log.warn(`[formation] ${llm.model}: circuit open; offline extraction meanwhile`)
+        return { candidates: extractMemoriesOffline(turns, { now }), extractor: 'offline-fallback' }
+      }
+    }
+    return { candidates: extractMemoriesOffline(turns, { now }), extractor: 'offline' }
+  }
+
+  /**
+   * Spec 001/003's LLM extraction, with the agent's recent memories it may correct. An answer that
+   * does not validate is corrected once (core's chatForObject), then the call fails whole: nothing
+   * is half-applied.
+   */
+  private async extractWithLlm(
+    llm: LlmProvider,
+    agentId: string,
+    turns: readonly ConversationTurn[],
+  ): Promise<FormedCandidate[]> {
+    const promptTurns: PromptTurn[] = turns.flatMap((turn) =>
+      turn.role === 'system' ? [] : [{ ...turn, role: turn.role ?? 'user' } as PromptTurn],
+    )
+    if (promptTurns.length === 0) return []
+    const list = await this.deps.memoryItems.list(agentId, {}, 'updatedAt')
+    const existing = (await list.page(0, EXISTING_IN_PROMPT)).map((memory) => ({
+      id: memory.id,
+      type: typeof memory.metadata.memoryType === 'string' ? memory.metadata.memoryType : memory.category,
+      content: memory.content,
+    }))
+    const messages = buildExtractionPrompt(promptTurns, { existing })
+    const turnIds = new Set(promptTurns.map((turn) => turn.id))
+    const memoryIds = new Set(existing.map((memory) => memory.id))
+    // One correction for an answer that does not validate, then ModelAnswerError fails the job.
+    const { value } = await chatForObject(
+      llm,
+      { messages, jsonSchema: EXTRACTION_ANSWER_JSON_SCHEMA, temperature: 0 },
+      ExtractionAnswerSchema,
+      // The checks beyond the schema: only turns and memories this prompt showed may be named.
+      { check: (answer) => void parseExtractionAnswer(JSON.stringify(answer), turnIds, memoryIds) },
+    )
+    const byId = new Map(turns.map((turn) => [turn.id, turn]))
+    return value.items.map((item) => this.fromLlmItem(item, byId))
+  }
+
+  /** An LLM item as a candidate: its speaker and importance come from its source turns, not the model. */
+  private fromLlmItem(item: ExtractedItem, turns: ReadonlyMap<string, ConversationTurn>): FormedCandidate {
+    const sources = item.sourceMessageIds.flatMap((id) => turns.get(id) ?? [])
+    const first = sources[0] as ConversationTurn
+    const explicit = sources.some((turn) => restatesExplicitRequest(item.content, turn.content))
+    const now = this.deps.clock.now()
+    // An explicit request weighs the same whichever extractor read it (as rememberThis).
+    const importance = explicit
+      ? DEFAULT_IMPORTANCE_WEIGHTS.explicitRequest
+      : Math.max(
+          ...sources.map(
+            (turn) =>
+              scoreImportance(
+                {
+                  content: sentenceSaying(item.content, turn.content),
+                  kind: turn.role === 'tool' ? 'tool_result' : 'message',
+                  timestamp: turn.timestamp,
+                },
+                now,
+              ).importance,
+          ),
+        )
+    return {
+      type: item.type,
+      category: item.category,
+      content: item.content,
+      confidence: item.confidence,
+      tags: item.tags,
+      validFrom: item.validFrom ? new Date(item.validFrom) : null,
+      validUntil: item.validUntil ? new Date(item.validUntil) : null,
+      importance,
+      sourceMessageIds: item.sourceMessageIds,
+      speaker: first.speaker,
+      family: 'llm',
+      supersedes: item.supersedesMemoryId,
+    }
+  }
+
+  /**
+   * Stores candidates through createMemory's pipeline (verification, privacy policy, embedding).
+   * Whoever the text or a model names, a memory belongs to the job's agent and to the user of its
+   * source turns; candidates are held to the extraction limits whatever produced them.
+   */
+  private async store(
+    agentId: string,
+    conversationId: string,
+    turns: readonly StoredMessage[],
+    candidates: readonly FormedCandidate[],
+    result: FormationResult,
+  ): Promise<void> {
+    const byId = new Map(turns.map((turn) => [turn.id, turn]))
+    for (const candidate of candidates.slice(0, EXTRACTION_LIMITS.maxItems)) {
+      const sources = candidate.sourceMessageIds
+        .slice(0, EXTRACTION_LIMITS.maxSourceIds)
+        .flatMap((id) => byId.get(id) ?? [])
+      const users = new Set(sources.map(userOf))
+      const content = candidate.content.trim()
+      if (
+        sources.length === 0 ||
+        users.size !== 1 ||
+        content.length === 0 ||
+        content.length > EXTRACTION_LIMITS.maxContentChars
+      ) {
+        result.rejected++
+        continue
+      }
+      try {
+        const written = await this.deps.memoryItems.create(agentId, {
+          content,
+          category: candidate.category,
+          tags: candidate.tags
+            .map((tag) => tag.trim().slice(0, EXTRACTION_LIMITS.maxTagChars))
+            .filter((tag) => tag.length > 0)
+            .slice(0, EXTRACTION_LIMITS.maxTags),
+          importance: clamp01(candidate.importance),
+          confidence: clamp01(candidate.confidence),
+          userId: [...users][0] ?? null,
+          sourceConversationId: conversationId,
+          sourceMessageId: (sources[0] as StoredMessage).id,
+          validFrom: candidate.validFrom,
+          validUntil: candidate.validUntil,
+          metadata: {
+            memoryType: candidate.type satisfies MemoryEntryType,
+            sourceMessageIds: sources.map((turn) => turn.id),
+            formedBy: candidate.family.startsWith('llm') ? 'llm' : 'offline',
+            family: candidate.family.slice(0, 80),
+          },
+        })
+        if (written.outcome === 'DUPLICATE') result.duplicates++
+        else {
+          result.stored.push(written.item)
+          if (written.superseded) result.superseded++
+          // The model named the memory this corrects (only ids its prompt showed get this far).
+          if (
+            candidate.supersedes &&
+            candidate.supersedes !== written.superseded?.id &&
+            (await this.deps.memoryItems.supersede(agentId, candidate.supersedes, written.item.id))
+          )
+            result.superseded++
+        }
+      } catch (error) {
+        // A limit or the agent's privacy policy refused this one; the others still form.
+        if (!(error instanceof ValidationError)) throw error
+        result.rejected++
+        this.deps.log.warn(`[formation] ${agentId}: a candidate was refused: ${error.message}`)
+      }
+    }
+  }
+
+  private remember(agentId: string, settings: FormationSettings): void {
+    if (settings.enabled) this.disabled.delete(agentId)
+    else this.disabled.add(agentId)
+  }
+
+  /** Formation went off: pending work is dropped and the watermarks move past what was said. */
+  private async skipPending(agentId: string): Promise<void> {
+    const pending = await this.deps.repository.pendingConversations(agentId)
+    await this.deps.queue.cancel(
+      agentId,
+      pending.map((conversation) => extractJobKey(conversation.conversationId)),
+    )
+    for (const conversation of pending) await this.extractConversation(agentId, conversation.conversationId)
+  }
+}
+
+function toTurn(message: StoredMessage): ConversationTurn {
+  return {
+    id: message.id,
+    // Who said it restates "I": the speaker given, else the role ("User", "Assistant").
+    speaker: message.speaker ?? message.role,
+    role: message.role,
+    content: message.content,
+    timestamp: message.timestamp,
+  }
+}
+
+/**
+ * The user a turn belongs to: `metadata.userId` when the door recorded one, else none (the
+ * agent's shared memory). Never what the text or a model says.
+ */
+function userOf(message: StoredMessage): string | null {
+  const userId = message.metadata.userId
+  return typeof userId === 'string' && userId.trim().length > 0 ? userId : null
+}
+
+/** Whether `content` restates an explicit request ("remember that…") made in `turnText`. */
+function restatesExplicitRequest(content: string, turnText: string): boolean {
+  const words = contentWords(content)
+  return roughSentences(turnText).some((sentence) => {
+    if (!isExplicitRememberRequest(sentence)) return false
+    const asked = contentWords(interpretRememberThis(sentence).content)
+    if (asked.size === 0) return false
+    let shared = 0
+    for (const word of asked) if (words.has(word)) shared++
+    return shared / asked.size >= EXPLICIT_MATCH_SHARE
+  })
+}
+
+/**
+ * The sentence of a turn an item restates (most content words in common): spec 002's signals
+ * ("my name is", "I prefer", "decided") are in what was said, not in the model's restatement.
+ */
+function sentenceSaying(content: string, turnText: string): string {
+  const words = contentWords(content)
+  let best = turnText
+  let bestShared = -1
+  for (const sentence of roughSentences(turnText)) {
+    let shared = 0
+    for (const word of contentWords(sentence)) if (words.has(word)) shared++
+    if (shared > bestShared) {
+      best = sentence
+      bestShared = shared
+    }
+  }
+  return best
+}
+
+/**
+ * The providers package's CircuitOpenError, recognised by name: the engine does not import an
+ * adapter package, and any provider may report an open circuit the same way.
+ */
+function isCircuitOpen(error: unknown): boolean {
+  return error instanceof Error && error.name === 'CircuitOpenError'
+}
+
+function clamp01(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0
+}
+
+function emptyResult(): FormationResult {
+  return { conversations: 0, turns: 0, stored: [], duplicates: 0, superseded: 0, rejected: 0, extractors: [] }
+}
+
+function addResult(total: FormationResult, part: FormationResult): void {
+  total.conversations += part.conversations
+  total.turns += part.turns
+  total.stored.push(...part.stored)
+  total.duplicates += part.duplicates
+  total.superseded += part.superseded
+  total.rejected += part.rejected
+  total.extractors.push(...part.extractors)
+}
