@@ -127,7 +127,10 @@ export class ProfileService {
         for (const userId of users) jobs.push(profileJob(agentId, userId, 'memory_deleted'))
     }
     const touched = new Set<string>()
-    for (const change of this.deps.automatic === false ? [] : changes) {
+    // The agent's master switch of automatic formation (FormationService's `enabled`) stops rebuilds too.
+    const automatic =
+      this.deps.automatic !== false && (await this.deps.items.settings(agentId)).formation?.enabled !== false
+    for (const change of automatic ? changes : []) {
       if (change.kind === 'deleted') continue
       for (const item of [change.item, change.before]) {
         if (!item) continue

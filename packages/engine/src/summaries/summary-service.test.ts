@@ -87,11 +87,14 @@ describe('automatic conversation summaries (issue 13 §3)', { timeout: 60_000 },
     advance(30_000)
     await say(engine, 'c1', TURNS[2] as string)
     advance(40_000) // 70 s after the first turn, 40 s after the last: not yet
+    // The job did not even run: the last turn moved its run-at.
+    expect(await engine.jobs.runFor(SUMMARY_JOB, 'a', 10)).toBe(0)
     await engine.jobs.drain()
     expect(await engine.summaries.list('a')).toEqual([])
-    // The job that ran too early queued itself again for the new due time.
+    // One job for the conversation, its run-at moved by the last turn to 60 s after it.
     const [stats] = (await engine.storage.jobs.stats([SUMMARY_JOB])).filter((s) => s.kind === SUMMARY_JOB)
     expect(stats?.pending).toBe(1)
+    expect(await engine.storage.jobs.hasDue(SUMMARY_JOB, 'a')).toBe(false)
     advance(20_000)
     await engine.jobs.drain()
     const [summary, ...rest] = await engine.summaries.list('a')
@@ -295,9 +298,24 @@ describe('automatic conversation summaries (issue 13 §3)', { timeout: 60_000 },
     expect(await engine.summaries.list('a')).toEqual([])
     expect(await engine.storage.summaries.cursor('a', 'c1')).toBeNull()
     expect(await engine.summaries.list('b')).toHaveLength(1)
-    // The queued debounce job of the deleted conversation finds nothing and forms nothing.
+    // The deleted conversation's queued summary job went with it; agent b's is still there.
+    expect(await engine.storage.jobs.countByPayload(SUMMARY_JOB, 'conversationId', 'a')).toEqual([])
+    expect(await engine.storage.jobs.countByPayload(SUMMARY_JOB, 'conversationId', 'b')).toEqual([
+      { value: 'c1', state: 'pending', count: 1 },
+    ])
     await engine.jobs.drain()
     expect(await engine.summaries.list('a')).toEqual([])
+  })
+
+  it('schedules nothing while the agent has automatic formation off, and summarises on request still', async () => {
+    const { engine, advance } = await withAgents(setUp())
+    await engine.formation.updateSettings('a', { enabled: false })
+    for (const turn of TURNS) await say(engine, 'c1', turn)
+    await say(engine, 'c2', 'Another conversation right away.')
+    advance(3_600_000)
+    await engine.jobs.drain()
+    expect(await engine.summaries.list('a')).toEqual([])
+    expect((await engine.summaries.summarize('a', 'c1'))?.messageCount).toBe(TURNS.length)
   })
 
   it('summarizePending summarises every conversation with turns not yet summarised (syncMemory)', async () => {

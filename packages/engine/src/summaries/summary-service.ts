@@ -19,7 +19,7 @@ import type { JobWorker } from '../jobs/job-worker.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
-import type { MemoryItemRepository } from '../ports/memory-items.ts'
+import type { MemoryItemRepository, StoredMemorySettings } from '../ports/memory-items.ts'
 import type { StoredSummary, StoredSummaryTrigger, SummaryRepository } from '../ports/summaries.ts'
 import { writeSummary } from './summary-writer.ts'
 
@@ -72,10 +72,7 @@ export class SummaryService {
   // --- settings -------------------------------------------------------------------------------
 
   async settings(agentId: string): Promise<SummarySettings> {
-    const stored = await this.deps.settingsStore.settings(agentId)
-    const parsed = SummarySettingsSchema.safeParse(stored.summaries ?? {})
-    // Unreadable stored settings (an older version's) fall back to the defaults, like memory settings.
-    return parsed.success ? parsed.data : SummarySettingsSchema.parse({})
+    return resolveSettings(await this.deps.settingsStore.settings(agentId))
   }
 
   /** Merges changes into the agent's summary settings, validated whole: a bad value changes nothing. */
@@ -103,10 +100,13 @@ export class SummaryService {
     messages: readonly StoredMessage[],
   ): Promise<void> {
     if (messages.length === 0) return
+    const stored = await this.deps.settingsStore.settings(agentId)
+    // The agent's master switch of automatic formation (FormationService's `enabled`): off, nothing is summarised.
+    if (stored.formation?.enabled === false) return
+    const settings = resolveSettings(stored)
     const now = this.deps.clock.now()
     const tokens = messages.reduce((sum, message) => sum + message.tokenCount, 0)
     const previous = await this.deps.repository.recordTurn(agentId, conversationId, now, tokens)
-    const settings = await this.settings(agentId)
     const jobs: NewJob[] = [
       summaryJob(
         agentId,
@@ -179,7 +179,8 @@ export class SummaryService {
       settings,
     )
     if (!decision.due) {
-      // A later turn moved the debounce on: this job comes back when that one is due.
+      // A later turn moved the debounce on (a job queued before postponing existed, or a turn
+      // recorded while this one ran): this job comes back when that one is due.
       if (decision.dueAt && decision.dueAt.getTime() > now.getTime())
         await this.deps.queue.enqueue([summaryJob(agentId, conversationId, 'debounce', decision.dueAt)])
       return
@@ -264,8 +265,9 @@ export class SummaryService {
     return this.deps.repository.find(agentId, id)
   }
 
-  /** A deleted conversation's summaries and cursor (its queued job finds no cursor and does nothing). */
+  /** A deleted conversation's summaries, cursor and queued summary jobs. */
   async conversationDeleted(agentId: string, conversationId: string): Promise<void> {
+    await this.deps.queue.cancel(agentId, summaryJobKeys(conversationId))
     const removed = await this.deps.repository.deleteConversation(agentId, conversationId)
     if (removed > 0) this.deps.writes?.touch(agentId)
   }
@@ -365,15 +367,26 @@ export function registerSummaryJobs(worker: JobWorker, summaries: SummaryService
   )
 }
 
+/**
+ * A conversation's summary job. The debounce is postponed by each turn (its run-at moves to the
+ * new turn's debounce, never earlier) and has its own key: while it waits, a switch or the
+ * threshold still run at once.
+ */
 function summaryJob(
   agentId: string,
   conversationId: string,
   trigger: StoredSummaryTrigger,
   runAfter: Date,
 ): NewJob {
-  // The debounce has its own key: while it waits, a switch or the threshold still run at once.
-  const key = trigger === 'debounce' ? `summary:${conversationId}` : `summary-now:${conversationId}`
-  return { kind: SUMMARY_JOB, agentId, key, payload: { conversationId, trigger }, runAfter }
+  const [debounceKey, nowKey] = summaryJobKeys(conversationId)
+  const payload = { conversationId, trigger }
+  return trigger === 'debounce'
+    ? { kind: SUMMARY_JOB, agentId, key: debounceKey, payload, runAfter, postpone: true }
+    : { kind: SUMMARY_JOB, agentId, key: nowKey, payload, runAfter }
+}
+
+function summaryJobKeys(conversationId: string): [debounce: string, now: string] {
+  return [`summary:${conversationId}`, `summary-now:${conversationId}`]
 }
 
 /**
@@ -395,6 +408,12 @@ function after(id: string, throughId: string): boolean {
   const [a, b] = [Number(id), Number(throughId)]
   if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return a > b
   return id > throughId
+}
+
+/** Unreadable stored settings (an older version's) fall back to the defaults, like memory settings. */
+function resolveSettings(stored: StoredMemorySettings): SummarySettings {
+  const parsed = SummarySettingsSchema.safeParse(stored.summaries ?? {})
+  return parsed.success ? parsed.data : SummarySettingsSchema.parse({})
 }
 
 function onlyChanged(settings: SummarySettings): Record<string, unknown> {
