@@ -26,6 +26,7 @@ import {
   ValidationError,
 } from '@engram/core'
 import { z } from 'zod'
+import { isCircuitOpen } from '../llm/circuit-open.ts'
 import type { MemoryItemService } from '../memory-items/memory-item-service.ts'
 import type { FormationRepository } from '../ports/formation.ts'
 import type { JobQueue } from '../ports/job-queue.ts'
@@ -474,14 +475,6 @@ function sentenceSaying(content: string, turnText: string): string {
     }
   }
   return best
-}
-
-/**
- * The providers package's CircuitOpenError, recognised by name: the engine does not import an
- * adapter package, and any provider may report an open circuit the same way.
- */
-function isCircuitOpen(error: unknown): boolean {
-  return error instanceof Error && error.name === 'CircuitOpenError'
 }
 
 function clamp01(value: number): number {

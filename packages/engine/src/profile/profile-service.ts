@@ -22,12 +22,13 @@ import {
 import { z } from 'zod'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { JobWorker } from '../jobs/job-worker.ts'
+import { isCircuitOpen } from '../llm/circuit-open.ts'
 import type { MemoryItemChange } from '../memory-items/memory-item-service.ts'
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { MemoryItemRepository, MemoryItemView } from '../ports/memory-items.ts'
 import type { ProfileRepository, ProfileTrigger, ProfileVersion, ProfileWriter } from '../ports/profiles.ts'
-import { fitLines, isCircuitOpen } from '../summaries/summary-writer.ts'
+import { fitLines } from '../summaries/summary-writer.ts'
 
 /** Checks whether a profile is due (enough new contributions, changed overrides) and rebuilds it if so. */
 export const PROFILE_JOB = 'profile'

@@ -7,6 +7,7 @@ import {
   type SummaryTurn,
 } from '@engram/core'
 import { z } from 'zod'
+import { isCircuitOpen } from '../llm/circuit-open.ts'
 import type { SummaryWriter } from '../ports/summaries.ts'
 
 /** Spec 002's hierarchical chunk: ten turns (or summaries) per first-level summary. */
@@ -169,12 +170,4 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = []
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size))
   return chunks
-}
-
-/**
- * The providers package's CircuitOpenError, recognised by name: the engine imports no adapter
- * package, and any provider may report an open circuit the same way.
- */
-export function isCircuitOpen(error: unknown): boolean {
-  return error instanceof Error && error.name === 'CircuitOpenError'
 }
