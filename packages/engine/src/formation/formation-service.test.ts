@@ -1,7 +1,7 @@
 import { type ChatRequest, type Clock, createTokenCounter, type LlmProvider } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../engine.ts'
-import { createInMemoryStorage } from '../testing/index.ts'
+import { createInMemoryStorage, scriptedLlm } from '../testing/index.ts'
 import { EXTRACT_JOB } from './formation-jobs.ts'
 
 const START = new Date('2026-01-15T10:00:00.000Z').getTime()
@@ -11,21 +11,6 @@ function movableClock() {
   let at = START
   const clock: Clock = { now: () => new Date(at) }
   return { clock, advance: (ms: number) => (at += ms) }
-}
-
-/** A language model in process: records each prompt and answers with what the test scripts. */
-function scriptedLlm(answer: (request: ChatRequest, call: number) => string | Error) {
-  const requests: ChatRequest[] = []
-  const llm: LlmProvider = {
-    model: 'scripted',
-    async chat(request) {
-      requests.push(request)
-      const content = answer(request, requests.length)
-      if (content instanceof Error) throw content
-      return { content, model: 'scripted' }
-    },
-  }
-  return { llm, requests }
 }
 
 /** The conversation turns the prompt showed the model (the JSON document inside the user message). */

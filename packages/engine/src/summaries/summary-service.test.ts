@@ -1,5 +1,4 @@
 import {
-  type ChatRequest,
   type Clock,
   CONTEXT_SUMMARY_PREFIX,
   createTokenCounter,
@@ -8,7 +7,7 @@ import {
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../engine.ts'
-import { createInMemoryStorage } from '../testing/index.ts'
+import { createInMemoryStorage, scriptedLlm } from '../testing/index.ts'
 import { SUMMARY_JOB, SUMMARY_RETENTION_JOB } from './summary-service.ts'
 
 const START = Date.parse('2026-01-15T10:00:00.000Z')
@@ -54,21 +53,6 @@ async function say(
   extra = {},
 ) {
   return engine.sessions.addMessage('a', conversationId, { role: 'user', speaker: 'dana', content, ...extra })
-}
-
-/** A fake model at the network's edge: records each request and answers with `answer(request)`. */
-function fakeLlm(answer: (request: ChatRequest) => string | Error) {
-  const requests: ChatRequest[] = []
-  const llm: LlmProvider = {
-    model: 'fake-model',
-    chat: async (request) => {
-      requests.push(request)
-      const content = answer(request)
-      if (content instanceof Error) throw content
-      return { content, model: 'fake-model' } as Awaited<ReturnType<LlmProvider['chat']>>
-    },
-  }
-  return { llm, requests }
 }
 
 function circuitOpen(): Error {
@@ -230,7 +214,7 @@ describe('automatic conversation summaries (issue 13 §3)', { timeout: 60_000 },
   })
 
   it('asks the model when one is given: simple in one call, hierarchical by chunks of ten, map-reduce by mapping and one reduce', async () => {
-    const { llm, requests } = fakeLlm((request) => {
+    const { llm, requests } = scriptedLlm((request) => {
       const turns = JSON.parse(request.messages[1]?.content as string).turns as unknown[]
       return JSON.stringify({ summary: `A summary of ${turns.length} items.` })
     })
@@ -262,7 +246,7 @@ describe('automatic conversation summaries (issue 13 §3)', { timeout: 60_000 },
 
   it('falls back to the extractive summary while the model’s circuit is open, and retries other failures', async () => {
     let failure: Error = circuitOpen()
-    const { llm } = fakeLlm(() => failure)
+    const { llm } = scriptedLlm(() => failure)
     const { engine, advance } = await withAgents(setUp(llm))
     for (const turn of TURNS) await say(engine, 'c1', turn)
     expect(await engine.summaries.summarize('a', 'c1', 'simple')).toMatchObject({
