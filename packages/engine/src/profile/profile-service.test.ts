@@ -12,7 +12,7 @@ import { createInMemoryStorage, scriptedLlm } from '../testing/index.ts'
 const START = Date.parse('2026-01-15T10:00:00.000Z')
 const quiet = { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as unknown as Console
 
-async function setUp(llm: LlmProvider | null = null) {
+async function setUp(llm: LlmProvider | null = null, options: { automaticProfile?: boolean } = {}) {
   let now = START
   const clock: Clock = { now: () => new Date(now) }
   const storage = createInMemoryStorage(clock)
@@ -22,6 +22,7 @@ async function setUp(llm: LlmProvider | null = null) {
     tokenCounter: createTokenCounter('heuristic'),
     log: quiet,
     llm,
+    automaticProfile: options.automaticProfile,
   })
   for (const id of ['a', 'b']) await storage.repositories.agents.upsert(id, null)
   return { engine, advance: (ms: number) => (now += ms) }
@@ -233,5 +234,18 @@ describe('the generated user profile (issue 13 §4)', { timeout: 60_000 }, () =>
     expect(included.length).toBeGreaterThan(0)
     expect(included.every((id) => id.startsWith(`profile:${version.id}:`))).toBe(true)
     expect(after.text).toContain('Dana prefers green tea')
+  })
+
+  it('refreshAgent builds every due profile of the agent at once (syncMemory), and nothing when none is due', async () => {
+    const { engine } = await setUp(null, { automaticProfile: false })
+    await remember(engine, 10)
+    await remember(engine, 2, 10, 'a', null)
+    // Automatic rebuilds are off here: nothing was built by the jobs.
+    await engine.jobs.drain()
+    expect(await engine.profiles.current('a', 'dana')).toBeNull()
+    const built = await engine.profiles.refreshAgent('a')
+    expect(built.map((v) => [v.userId, v.version])).toEqual([['dana', 1]])
+    expect(await engine.profiles.refreshAgent('a')).toEqual([])
+    expect(await engine.profiles.refreshAgent('b')).toEqual([])
   })
 })

@@ -187,6 +187,36 @@ export class ProfileService {
     return this.write(agentId, userId, inputs, settings, trigger)
   }
 
+  /**
+   * Every profile of the agent that is due now (syncMemory, after extraction formed new
+   * memories): the users with current profile memories or overrides, each refreshed as its job
+   * would. Returns the versions built.
+   */
+  async refreshAgent(agentId: string): Promise<ProfileVersion[]> {
+    const now = this.deps.clock.now()
+    const rows = await this.deps.items.page(
+      agentId,
+      { validAt: now, categories: PROFILE_SOURCE_CATEGORIES },
+      'createdAt',
+      0,
+      PROFILE_SOURCE_LIMIT,
+    )
+    const pinned = await this.deps.items.page(
+      agentId,
+      { validAt: now, pinned: true },
+      'createdAt',
+      0,
+      PROFILE_SOURCE_LIMIT,
+    )
+    const users = [...new Set([...rows, ...pinned].map((item) => item.userId ?? ''))].sort()
+    const built: ProfileVersion[] = []
+    for (const userId of users) {
+      const version = await this.refresh(agentId, userId)
+      if (version) built.push(version)
+    }
+    return built
+  }
+
   /** A new version now, whatever the counts say (a door's "regenerate"). */
   async regenerate(agentId: string, userId: string | null): Promise<ProfileVersion> {
     const user = userKey(userId)
