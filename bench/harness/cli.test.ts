@@ -30,7 +30,18 @@ describe('pnpm bench options', { timeout: 120_000 }, () => {
     const { status, stderr } = run('--only', 'nope')
     expect(status).toBe(2)
     expect(stderr).toContain(
-      'unknown suite(s) nope; known: core, vector, redundancy, api, load, quality, peers',
+      'unknown suite(s) nope; known: core, vector, redundancy, api, load, quality, formation, peers',
     )
+  })
+
+  it('refuses a model endpoint without its model name, and the other way round', () => {
+    for (const args of [
+      ['--llm-url', 'http://127.0.0.1:11434/v1'],
+      ['--llm-model', 'llama3'],
+    ]) {
+      const { status, stderr } = run(...args, '--only', 'formation')
+      expect(status).toBe(2)
+      expect(stderr).toContain('--llm-url and --llm-model go together')
+    }
   })
 })

@@ -1,7 +1,9 @@
 // `pnpm bench` (full sizes) or `pnpm bench -- --quick` (CI smoke): every suite in bench/harness/suites.ts,
 // one after another, each repeated with the same seed, folded into bench/results/latest.{json,md}
 // (latest-quick.* in quick mode, so a smoke run never replaces the full figures).
-// Options: --only core,load  --reps N  --dataset PATH  --readme (copy the summary into docs/performance.md).
+// Options: --only core,load  --reps N  --dataset PATH  --readme (copy the summary into docs/performance.md)
+//   --llm-url URL --llm-model M (an OpenAI-compatible model the formation suite measures too; the
+//   key, if any, from ENGRAM_LLM_API_KEY).
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -60,6 +62,15 @@ if (dataset && !fs.existsSync(dataset)) {
   console.error(`--dataset ${dataset}: no such file`)
   process.exit(2)
 }
+const llmUrl = option('--llm-url')
+const llmModel = option('--llm-model')
+if (Boolean(llmUrl) !== Boolean(llmModel)) {
+  console.error('--llm-url and --llm-model go together')
+  process.exit(2)
+}
+const llmApiKey = process.env.ENGRAM_LLM_API_KEY
+const llm =
+  llmUrl && llmModel ? { url: llmUrl, model: llmModel, ...(llmApiKey ? { apiKey: llmApiKey } : {}) } : null
 const unknown = only?.filter((id) => !SUITES.some((s) => s.id === id)) ?? []
 if (unknown.length > 0) {
   console.error(`unknown suite(s) ${unknown.join(', ')}; known: ${SUITES.map((s) => s.id).join(', ')}`)
@@ -87,6 +98,7 @@ for (const suite of SUITES) {
     random: seededRandom(suite.seed),
     dataset,
     repetition,
+    llm,
   })
   const reason = suite.unavailable?.(context(0)) ?? null
   if (reason) {

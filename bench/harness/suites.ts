@@ -10,6 +10,8 @@ export interface SuiteContext extends BenchOptions {
   dataset: string | null
   /** 0-based; every repetition gets a fresh generator with the suite's seed. */
   repetition: number
+  /** An OpenAI-compatible model to measure too (--llm-url URL --llm-model M), else null. */
+  llm?: { url: string; model: string; apiKey?: string } | null
 }
 
 export interface Suite {
@@ -132,6 +134,22 @@ export const SUITES: Suite[] = [
       (await import('../../apps/api/bench/quality.ts')).qualityBenchmarks({
         dataset: c.dataset as string,
         quick: c.quick,
+      }),
+  },
+  {
+    id: 'formation',
+    title:
+      'Memory formation (LoCoMo-format dataset: observations covered, question recall through memories, summaries, router, writes with extraction on/off)',
+    seed: 37,
+    // Coverage and recall are counts; the write timings alternate sides inside one run.
+    repetitions: { full: 1, quick: 1 },
+    unavailable: (c) =>
+      c.dataset ? null : 'no dataset: pass --dataset PATH or put one at ../shared/datasets/locomo-dev.json',
+    run: async (c) =>
+      (await import('../../apps/api/bench/formation.ts')).formationBenchmarks({
+        dataset: c.dataset as string,
+        quick: c.quick,
+        llm: c.llm ?? null,
       }),
   },
   // Peers (other memory servers, same data): the bench/peers package's peerBenchmarks().

@@ -60,6 +60,8 @@ export interface AppOptions {
   databaseFile?: string | null
   backupDirectory?: string | null
   vectorIndex?: ServicesOptions['vectorIndex']
+  /** Formation dials beyond the environment's (the memory-formation bench's extractor settings). */
+  formation?: ServicesOptions['formation']
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
@@ -80,6 +82,7 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_EXTRACTION_DEBOUNCE_MS === undefined
         ? {}
         : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
+      ...options.formation,
     },
     automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',
     automaticProfile: env.ENGRAM_PROFILE !== 'off',

@@ -61,6 +61,8 @@ export async function createTestApp(
     keyFactMode?: 'spec' | 'strict'
     /** Lower HNSW thresholds, so a test gets saved vector graphs with a few hundred vectors. */
     vectorIndex?: AppOptions['vectorIndex']
+    /** Formation dials beyond ENGRAM_EXTRACTION* (the offline extractor's settings). */
+    formation?: AppOptions['formation']
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -79,6 +81,7 @@ export async function createTestApp(
     databaseFile,
     backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
     vectorIndex: options.vectorIndex,
+    formation: options.formation,
     env: {
       NODE_ENV: 'test',
       OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,

@@ -1,4 +1,11 @@
-import { type ChatRequest, type Clock, createTokenCounter, type LlmProvider } from '@engram/core'
+import {
+  type ChatRequest,
+  type Clock,
+  createTokenCounter,
+  DEFAULT_OFFLINE_EXTRACTOR_SETTINGS,
+  type LlmProvider,
+  type OfflineExtractorSettings,
+} from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../engine.ts'
 import { createInMemoryStorage, scriptedLlm } from '../testing/index.ts'
@@ -19,7 +26,14 @@ function promptedTurns(request: ChatRequest): { id: string; text: string }[] {
   return JSON.parse(user.slice(user.indexOf('{'))).conversation
 }
 
-async function setup(options: { llm?: LlmProvider; debounceMs?: number; callsPerJob?: number } = {}) {
+async function setup(
+  options: {
+    llm?: LlmProvider
+    debounceMs?: number
+    callsPerJob?: number
+    offlineExtractor?: OfflineExtractorSettings
+  } = {},
+) {
   const { clock, advance } = movableClock()
   const storage = createInMemoryStorage(clock)
   const engine = createEngine({
@@ -28,7 +42,11 @@ async function setup(options: { llm?: LlmProvider; debounceMs?: number; callsPer
     tokenCounter: createTokenCounter(),
     log: { info() {}, warn() {}, error() {} } as unknown as Console,
     llm: options.llm ?? null,
-    formation: { extractionDebounceMs: options.debounceMs ?? 5_000, callsPerJob: options.callsPerJob ?? 10 },
+    formation: {
+      extractionDebounceMs: options.debounceMs ?? 5_000,
+      callsPerJob: options.callsPerJob ?? 10,
+      ...(options.offlineExtractor ? { offlineExtractor: options.offlineExtractor } : {}),
+    },
     // These count the extractor's calls to the scripted model: summaries and profile rebuilds
     // (which ask the same model, see summaries/ and profile/) stay out of their way.
     automaticSummaries: false,
@@ -331,6 +349,19 @@ describe('automatic memory extraction', () => {
     expect(requests).toHaveLength(1)
     expect(result.extractors).toEqual(['offline-fallback'])
     expect((await memories('a')).map((m) => m.metadata.formedBy)).toEqual(['offline'])
+  })
+
+  it("runs the offline extractor with the engine's settings (what the bench tunes)", async () => {
+    const said = 'I work at Acme as a data engineer.'
+    const defaults = await setup()
+    await defaults.say('a', 'c1', said)
+    expect((await defaults.engine.formation.syncMemory('a')).stored.length).toBeGreaterThan(0)
+    // Nothing the extractor finds is that sure: the same turn forms nothing.
+    const strict = await setup({
+      offlineExtractor: { ...DEFAULT_OFFLINE_EXTRACTOR_SETTINGS, minConfidence: 1 },
+    })
+    await strict.say('a', 'c1', said)
+    expect(await strict.engine.formation.syncMemory('a')).toMatchObject({ turns: 1, stored: [] })
   })
 
   it('syncMemory forms what is pending now, ignoring the debounce, and the job then finds nothing left', async () => {

@@ -16,6 +16,7 @@ import {
   type LlmProvider,
   type MemoryEntryType,
   type NewJob,
+  OfflineExtractorSettingsSchema,
   type PromptTurn,
   parseExtractionAnswer,
   parseWith,
@@ -55,6 +56,11 @@ export const FormationConfigSchema = z.object({
    * their turn in between.
    */
   callsPerJob: z.number().int().min(1).max(1_000).default(10),
+  /**
+   * The offline extractor's dials (core's defaults unless given): the memory-formation bench
+   * runs the engine with the settings it chose on another conversation (cross-validation).
+   */
+  offlineExtractor: OfflineExtractorSettingsSchema.default(OfflineExtractorSettingsSchema.parse({})),
 })
 export type FormationConfig = z.infer<typeof FormationConfigSchema>
 export const DEFAULT_FORMATION_CONFIG: FormationConfig = FormationConfigSchema.parse({})
@@ -259,10 +265,16 @@ export class FormationService {
         // extractor keeps memories forming meanwhile. Any other failure fails the job (retried).
         if (!isCircuitOpen(error)) throw error
         this.deps.log.warn(`[formation] ${llm.model}: circuit open; offline extraction meanwhile`)
-        return { candidates: extractMemoriesOffline(turns, { now }), extractor: 'offline-fallback' }
+        return {
+          candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }),
+          extractor: 'offline-fallback',
+        }
       }
     }
-    return { candidates: extractMemoriesOffline(turns, { now }), extractor: 'offline' }
+    return {
+      candidates: extractMemoriesOffline(turns, { now, settings: this.deps.config.offlineExtractor }),
+      extractor: 'offline',
+    }
   }
 
   /**
