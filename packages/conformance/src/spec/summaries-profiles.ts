@@ -65,8 +65,13 @@ export function describeSummaryAndProfileStores(initializer: StorageInitializer)
       const t0 = clock.now()
       await agentsWithConversations(storage, t0)
       const { summaries } = storage
-      expect(await summaries.recordTurn('agent-a', 'c1', t0, 40)).toBeNull()
-      expect(await summaries.recordTurn('agent-a', 'c1', minutes(t0, 1), 60)).toBeNull()
+      expect(await summaries.recordTurn('agent-a', 'c1', t0, 40)).toMatchObject({
+        cursor: { pendingTokens: 40, lastTurnAt: t0 },
+        previous: null,
+      })
+      const recorded = await summaries.recordTurn('agent-a', 'c1', minutes(t0, 1), 60)
+      expect(recorded.previous).toBeNull()
+      expect(recorded.cursor).toEqual(await summaries.cursor('agent-a', 'c1'))
       expect(await summaries.cursor('agent-a', 'c1')).toEqual({
         agentId: 'agent-a',
         conversationId: 'c1',
@@ -116,15 +121,17 @@ export function describeSummaryAndProfileStores(initializer: StorageInitializer)
       await agentsWithConversations(storage, t0)
       const { summaries } = storage
       await summaries.recordTurn('agent-a', 'c1', t0, 5)
-      expect(await summaries.recordTurn('agent-b', 'c2', minutes(t0, 1), 5)).toBeNull()
-      const previous = await summaries.recordTurn('agent-a', 'c2', minutes(t0, 2), 5)
+      expect((await summaries.recordTurn('agent-b', 'c2', minutes(t0, 1), 5)).previous).toBeNull()
+      const { previous } = await summaries.recordTurn('agent-a', 'c2', minutes(t0, 2), 5)
       expect(previous).toMatchObject({
         agentId: 'agent-a',
         conversationId: 'c1',
         lastTurnAt: t0,
         pendingTokens: 5,
       })
-      expect(await summaries.recordTurn('agent-a', 'c2', minutes(t0, 3), 5)).toBeNull()
+      const again = await summaries.recordTurn('agent-a', 'c2', minutes(t0, 3), 5)
+      expect(again.previous).toBeNull()
+      expect(again.cursor.pendingTokens).toBe(10)
       expect((await summaries.cursor('agent-a', 'c2'))?.pendingTokens).toBe(10)
     })
 

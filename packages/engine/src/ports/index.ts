@@ -111,6 +111,7 @@ export type {
 export type { Storage, StorageCapabilities } from './storage.ts'
 export type {
   NewSummary,
+  RecordedTurn,
   StoredSummary,
   StoredSummaryTrigger,
   SummaryCursor,

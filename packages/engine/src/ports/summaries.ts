@@ -40,6 +40,12 @@ export interface SummaryCursor {
   pendingTokens: number
 }
 
+export interface RecordedTurn {
+  cursor: SummaryCursor
+  /** The agent's previous conversation, when the turn switched away from it. */
+  previous: SummaryCursor | null
+}
+
 export interface SummaryListQuery {
   conversationId?: string | null
   /** Only summaries stored at or after this time. */
@@ -58,10 +64,11 @@ export interface SummaryRepository {
   list(agentId: string, query: SummaryListQuery): Promise<StoredSummary[]>
   find(agentId: string, id: string): Promise<StoredSummary | null>
   /**
-   * Records a turn of a conversation at `at` and returns the cursor of the conversation the agent
-   * wrote to last before it, when that was another one (a switch), else null.
+   * Records a turn of a conversation at `at` (its tokens added to the pending ones), in one
+   * transaction; returns the conversation's cursor after it, and the cursor of the conversation
+   * the agent wrote to last before it when that was another one (a switch), else null.
    */
-  recordTurn(agentId: string, conversationId: string, at: Date, tokens: number): Promise<SummaryCursor | null>
+  recordTurn(agentId: string, conversationId: string, at: Date, tokens: number): Promise<RecordedTurn>
   cursor(agentId: string, conversationId: string): Promise<SummaryCursor | null>
   /** Removes the agent's summaries stored before `cutoff`; returns how many went. */
   deleteStoredBefore(agentId: string, cutoff: Date): Promise<number>

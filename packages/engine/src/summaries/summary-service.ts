@@ -106,7 +106,7 @@ export class SummaryService {
     const settings = resolveSettings(stored)
     const now = this.deps.clock.now()
     const tokens = messages.reduce((sum, message) => sum + message.tokenCount, 0)
-    const previous = await this.deps.repository.recordTurn(agentId, conversationId, now, tokens)
+    const { cursor, previous } = await this.deps.repository.recordTurn(agentId, conversationId, now, tokens)
     const jobs: NewJob[] = [
       summaryJob(
         agentId,
@@ -118,8 +118,7 @@ export class SummaryService {
     // The agent moved on from a conversation with turns not yet summarised: summarise it now.
     if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
       jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
-    const cursor = await this.deps.repository.cursor(agentId, conversationId)
-    if (cursor && cursor.pendingTokens >= settings.summarizationThresholdTokens)
+    if (cursor.pendingTokens >= settings.summarizationThresholdTokens)
       jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
     await this.deps.queue.enqueue(jobs)
   }

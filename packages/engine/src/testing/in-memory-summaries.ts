@@ -1,5 +1,6 @@
 import type {
   NewSummary,
+  RecordedTurn,
   StoredSummary,
   SummaryCursor,
   SummaryListQuery,
@@ -53,32 +54,28 @@ export class InMemorySummaries implements SummaryRepository {
     return row ? { ...row } : null
   }
 
-  async recordTurn(
-    agentId: string,
-    conversationId: string,
-    at: Date,
-    tokens: number,
-  ): Promise<SummaryCursor | null> {
+  async recordTurn(agentId: string, conversationId: string, at: Date, tokens: number): Promise<RecordedTurn> {
     let previous: SummaryCursor | null = null
     for (const cursor of this.cursors.values())
       if (cursor.agentId === agentId && (!previous || cursor.lastTurnAt > previous.lastTurnAt))
         previous = cursor
     const key = cursorKey(agentId, conversationId)
-    const cursor = this.cursors.get(key)
-    this.cursors.set(
-      key,
-      cursor
-        ? { ...cursor, lastTurnAt: at, pendingTokens: cursor.pendingTokens + tokens }
-        : {
-            agentId,
-            conversationId,
-            lastTurnAt: at,
-            summarisedThroughId: null,
-            lastSummaryAt: null,
-            pendingTokens: tokens,
-          },
-    )
-    return previous && previous.conversationId !== conversationId ? { ...previous } : null
+    const existing = this.cursors.get(key)
+    const cursor: SummaryCursor = existing
+      ? { ...existing, lastTurnAt: at, pendingTokens: existing.pendingTokens + tokens }
+      : {
+          agentId,
+          conversationId,
+          lastTurnAt: at,
+          summarisedThroughId: null,
+          lastSummaryAt: null,
+          pendingTokens: tokens,
+        }
+    this.cursors.set(key, cursor)
+    return {
+      cursor: { ...cursor },
+      previous: previous && previous.conversationId !== conversationId ? { ...previous } : null,
+    }
   }
 
   async cursor(agentId: string, conversationId: string): Promise<SummaryCursor | null> {

@@ -102,12 +102,15 @@ export function sqliteSummaries(db: Database): SummaryRepository {
           where: { agentId },
           orderBy: [{ lastTurnAt: 'desc' }, { conversationId: 'asc' }],
         })
-        await tx.summaryCursor.upsert({
+        const cursor = await tx.summaryCursor.upsert({
           where: { agentId_conversationId: { agentId, conversationId } },
           create: { agentId, conversationId, lastTurnAt: at, pendingTokens: tokens },
           update: { lastTurnAt: at, pendingTokens: { increment: tokens } },
         })
-        return previous && previous.conversationId !== conversationId ? toCursor(previous) : null
+        return {
+          cursor: toCursor(cursor),
+          previous: previous && previous.conversationId !== conversationId ? toCursor(previous) : null,
+        }
       }),
 
     cursor: async (agentId, conversationId) => {
