@@ -85,7 +85,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     privacyPolicies: sqlitePrivacyPolicies(db),
     apiKeys: sqliteApiKeys(db),
     optimizer: new SqliteOptimizerRepository(db),
-    summaries: sqliteSummaries(db),
+    summaries: sqliteSummaries(db, jobs),
     profiles: sqliteProfiles(db),
     contextSources: new SqliteContextSources(db),
     agentData: new SqliteAgentData(db, options.log),

@@ -122,7 +122,17 @@ export function describeSummaryAndProfileStores(initializer: StorageInitializer)
       const { summaries } = storage
       await summaries.recordTurn('agent-a', 'c1', t0, 5)
       expect((await summaries.recordTurn('agent-b', 'c2', minutes(t0, 1), 5)).previous).toBeNull()
-      const { previous } = await summaries.recordTurn('agent-a', 'c2', minutes(t0, 2), 5)
+      // The jobs the turn calls for are queued with it, decided from what it recorded.
+      const { previous } = await summaries.recordTurn('agent-a', 'c2', minutes(t0, 2), 5, (turn) => [
+        {
+          kind: 'summarize',
+          agentId: 'agent-a',
+          key: `summary-now:${turn.previous?.conversationId}`,
+          payload: { pending: turn.cursor.pendingTokens },
+        },
+      ])
+      const [queued] = await storage.jobs.claim('summarize', 'spec', { limit: 5, leaseMs: 60_000 })
+      expect(queued).toMatchObject({ agentId: 'agent-a', key: 'summary-now:c1', payload: { pending: 5 } })
       expect(previous).toMatchObject({
         agentId: 'agent-a',
         conversationId: 'c1',

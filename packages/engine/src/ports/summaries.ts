@@ -1,4 +1,4 @@
-import type { SummaryStrategy } from '@engram/core'
+import type { NewJob, SummaryStrategy } from '@engram/core'
 
 /** What started a summary: a pause, a switch to another conversation, the token threshold, or a request. */
 export type StoredSummaryTrigger = 'debounce' | 'switch' | 'threshold' | 'request'
@@ -64,11 +64,18 @@ export interface SummaryRepository {
   list(agentId: string, query: SummaryListQuery): Promise<StoredSummary[]>
   find(agentId: string, id: string): Promise<StoredSummary | null>
   /**
-   * Records a turn of a conversation at `at` (its tokens added to the pending ones), in one
-   * transaction; returns the conversation's cursor after it, and the cursor of the conversation
-   * the agent wrote to last before it when that was another one (a switch), else null.
+   * Records a turn of a conversation at `at` (its tokens added to the pending ones) and queues the
+   * jobs `jobsFor` decides from it, in one transaction (a crash cannot keep one without the
+   * other); returns the conversation's cursor after it, and the cursor of the conversation the
+   * agent wrote to last before it when that was another one (a switch), else null.
    */
-  recordTurn(agentId: string, conversationId: string, at: Date, tokens: number): Promise<RecordedTurn>
+  recordTurn(
+    agentId: string,
+    conversationId: string,
+    at: Date,
+    tokens: number,
+    jobsFor?: (turn: RecordedTurn) => readonly NewJob[],
+  ): Promise<RecordedTurn>
   cursor(agentId: string, conversationId: string): Promise<SummaryCursor | null>
   /** Removes the agent's summaries stored before `cutoff`; returns how many went. */
   deleteStoredBefore(agentId: string, cutoff: Date): Promise<number>

@@ -28,6 +28,11 @@ export const SUMMARY_JOB = 'summarize'
 /** Removes an agent's summaries older than its retention, then schedules itself for the next expiry. */
 export const SUMMARY_RETENTION_JOB = 'summary-retention'
 
+/** How long stored turns reuse an agent's settings before reading them again (ms, engine clock). */
+export const SETTINGS_CACHE_MS = 5_000
+/** Agents whose settings are kept at most. */
+const SETTINGS_CACHE_MAX = 10_000
+
 /** Summaries a list returns at most. */
 export const MAX_SUMMARY_LIST = 100
 
@@ -67,6 +72,8 @@ interface SummaryPayload {
  * Engram stored them and then removed by the retention job.
  */
 export class SummaryService {
+  private readonly settingsCache = new Map<string, { at: number; stored: StoredMemorySettings }>()
+
   constructor(private readonly deps: SummaryServiceDeps) {}
 
   // --- settings -------------------------------------------------------------------------------
@@ -82,6 +89,7 @@ export class SummaryService {
     const next = parseWith(SummarySettingsSchema, { ...(stored.summaries ?? {}), ...defined }, 'summaries')
     const { summaries: _previous, ...rest } = stored
     await this.deps.settingsStore.saveSettings(agentId, { ...rest, summaries: onlyChanged(next) })
+    this.settingsCache.delete(agentId)
     // A shorter retention applies at once, and the next cleanup is scheduled by the new one.
     await this.removeExpired(agentId)
     return next
@@ -100,27 +108,47 @@ export class SummaryService {
     messages: readonly StoredMessage[],
   ): Promise<void> {
     if (messages.length === 0) return
-    const stored = await this.deps.settingsStore.settings(agentId)
+    const stored = await this.storedSettings(agentId)
     // The agent's master switch of automatic formation (FormationService's `enabled`): off, nothing is summarised.
     if (stored.formation?.enabled === false) return
     const settings = resolveSettings(stored)
     const now = this.deps.clock.now()
     const tokens = messages.reduce((sum, message) => sum + message.tokenCount, 0)
-    const { cursor, previous } = await this.deps.repository.recordTurn(agentId, conversationId, now, tokens)
-    const jobs: NewJob[] = [
-      summaryJob(
-        agentId,
-        conversationId,
-        'debounce',
-        new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000),
-      ),
-    ]
-    // The agent moved on from a conversation with turns not yet summarised: summarise it now.
-    if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
-      jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
-    if (cursor.pendingTokens >= settings.summarizationThresholdTokens)
-      jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
-    await this.deps.queue.enqueue(jobs)
+    // The cursor and the jobs it calls for are written together: one write per stored turn.
+    await this.deps.repository.recordTurn(agentId, conversationId, now, tokens, ({ cursor, previous }) => {
+      const jobs: NewJob[] = [
+        summaryJob(
+          agentId,
+          conversationId,
+          'debounce',
+          new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000),
+        ),
+      ]
+      // The agent moved on from a conversation with turns not yet summarised: summarise it now.
+      if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
+        jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
+      if (cursor.pendingTokens >= settings.summarizationThresholdTokens)
+        jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
+      return jobs
+    })
+  }
+
+  /**
+   * The agent's stored settings, kept SETTINGS_CACHE_MS on the engine's clock: every stored turn
+   * reads them, and a change made through another service (formation's switch, memory settings)
+   * reaches the scheduling within that time; this service's own changes at once.
+   */
+  private async storedSettings(agentId: string): Promise<StoredMemorySettings> {
+    const now = this.deps.clock.now().getTime()
+    const kept = this.settingsCache.get(agentId)
+    if (kept && now - kept.at < SETTINGS_CACHE_MS) return kept.stored
+    const stored = await this.deps.settingsStore.settings(agentId)
+    if (this.settingsCache.size >= SETTINGS_CACHE_MAX) {
+      const oldest = this.settingsCache.keys().next().value
+      if (oldest !== undefined) this.settingsCache.delete(oldest)
+    }
+    this.settingsCache.set(agentId, { at: now, stored })
+    return stored
   }
 
   /**

@@ -1,3 +1,5 @@
+import type { NewJob } from '@engram/core'
+import type { JobQueue } from '../ports/job-queue.ts'
 import type {
   NewSummary,
   RecordedTurn,
@@ -54,7 +56,16 @@ export class InMemorySummaries implements SummaryRepository {
     return row ? { ...row } : null
   }
 
-  async recordTurn(agentId: string, conversationId: string, at: Date, tokens: number): Promise<RecordedTurn> {
+  /** The queue the turn's jobs go to (the in-memory store's). */
+  constructor(private readonly jobs: Pick<JobQueue, 'enqueue'>) {}
+
+  async recordTurn(
+    agentId: string,
+    conversationId: string,
+    at: Date,
+    tokens: number,
+    jobsFor?: (turn: RecordedTurn) => readonly NewJob[],
+  ): Promise<RecordedTurn> {
     let previous: SummaryCursor | null = null
     for (const cursor of this.cursors.values())
       if (cursor.agentId === agentId && (!previous || cursor.lastTurnAt > previous.lastTurnAt))
@@ -72,10 +83,12 @@ export class InMemorySummaries implements SummaryRepository {
           pendingTokens: tokens,
         }
     this.cursors.set(key, cursor)
-    return {
+    const recorded = {
       cursor: { ...cursor },
       previous: previous && previous.conversationId !== conversationId ? { ...previous } : null,
     }
+    if (jobsFor) await this.jobs.enqueue(jobsFor(recorded))
+    return recorded
   }
 
   async cursor(agentId: string, conversationId: string): Promise<SummaryCursor | null> {

@@ -57,7 +57,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const memoryItems = new InMemoryMemoryItems(agents)
   const knowledge = new InMemoryKnowledge(agents, () => clock.now())
   const formation = new InMemoryFormation(sessions, jobs)
-  const summaries = new InMemorySummaries()
+  const summaries = new InMemorySummaries(jobs)
   const profiles = new InMemoryProfiles()
   // What an agent owns in these repositories goes with it, as the SQLite schema's cascades do.
   const deleteAgent = agents.delete

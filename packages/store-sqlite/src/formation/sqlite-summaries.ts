@@ -8,8 +8,9 @@ import type {
   SummaryRepository,
   SummaryWriter,
 } from '@engram/engine'
-import type { Database } from '../db/client.ts'
+import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
 import type { SummaryCursor as SummaryCursorRow, Summary as SummaryRow } from '../generated/prisma/client.ts'
+import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 import { parseRowId } from '../mappers.ts'
 
 function toSummary(row: SummaryRow): StoredSummary {
@@ -29,6 +30,27 @@ function toSummary(row: SummaryRow): StoredSummary {
   }
 }
 
+/** A cursor row as the prepared statements return it: dates as Prisma's strings. */
+interface CursorRecord {
+  agentId: string
+  conversationId: string
+  lastTurnAt: string
+  summarisedThroughId: string | null
+  lastSummaryAt: string | null
+  pendingTokens: number | bigint
+}
+
+function fromRecord(row: CursorRecord): SummaryCursor {
+  return {
+    agentId: row.agentId,
+    conversationId: row.conversationId,
+    lastTurnAt: new Date(row.lastTurnAt),
+    summarisedThroughId: row.summarisedThroughId,
+    lastSummaryAt: row.lastSummaryAt === null ? null : new Date(row.lastSummaryAt),
+    pendingTokens: Number(row.pendingTokens),
+  }
+}
+
 function toCursor(row: SummaryCursorRow): SummaryCursor {
   return {
     agentId: row.agentId,
@@ -44,7 +66,7 @@ function toCursor(row: SummaryCursorRow): SummaryCursor {
  * Automatic summaries and their cursors in SQLite. A summary row hangs on its session (deleted
  * with the conversation by the foreign key) and every row on its agent.
  */
-export function sqliteSummaries(db: Database): SummaryRepository {
+export function sqliteSummaries(db: Database, jobs: SqliteJobQueue): SummaryRepository {
   return {
     insert: (summary: NewSummary) =>
       db.$transaction(async (tx) => {
@@ -96,8 +118,34 @@ export function sqliteSummaries(db: Database): SummaryRepository {
       return row ? toSummary(row) : null
     },
 
-    recordTurn: (agentId, conversationId, at, tokens) =>
-      db.$transaction(async (tx) => {
+    // Every stored turn comes here: on the cached prepared statements in one group-committed write
+    // when the connection allows (Prisma's upsert and an interactive transaction cost ~2 ms a turn).
+    recordTurn: async (agentId, conversationId, at, tokens, jobsFor) => {
+      const direct = directSqlite(db)
+      if (direct)
+        return direct.write((sql) => {
+          const previous = sql.get<CursorRecord>(
+            `SELECT * FROM "SummaryCursor" WHERE "agentId" = ? ORDER BY "lastTurnAt" DESC, "conversationId" LIMIT 1`,
+            agentId,
+          )
+          const cursor = sql.get<CursorRecord>(
+            `INSERT INTO "SummaryCursor" ("agentId", "conversationId", "lastTurnAt", "pendingTokens") VALUES (?, ?, ?, ?)
+             ON CONFLICT ("agentId", "conversationId") DO UPDATE SET "lastTurnAt" = excluded."lastTurnAt",
+               "pendingTokens" = "SummaryCursor"."pendingTokens" + excluded."pendingTokens"
+             RETURNING *`,
+            agentId,
+            conversationId,
+            sqliteDate(at),
+            tokens,
+          ) as CursorRecord
+          const recorded = {
+            cursor: fromRecord(cursor),
+            previous: previous && previous.conversationId !== conversationId ? fromRecord(previous) : null,
+          }
+          if (jobsFor) jobs.enqueueIn(sql, jobsFor(recorded))
+          return recorded
+        })
+      return db.$transaction(async (tx) => {
         const previous = await tx.summaryCursor.findFirst({
           where: { agentId },
           orderBy: [{ lastTurnAt: 'desc' }, { conversationId: 'asc' }],
@@ -107,11 +155,14 @@ export function sqliteSummaries(db: Database): SummaryRepository {
           create: { agentId, conversationId, lastTurnAt: at, pendingTokens: tokens },
           update: { lastTurnAt: at, pendingTokens: { increment: tokens } },
         })
-        return {
+        const recorded = {
           cursor: toCursor(cursor),
           previous: previous && previous.conversationId !== conversationId ? toCursor(previous) : null,
         }
-      }),
+        if (jobsFor) await jobs.enqueue(jobsFor(recorded), tx)
+        return recorded
+      })
+    },
 
     cursor: async (agentId, conversationId) => {
       const row = await db.summaryCursor.findUnique({
