@@ -59,6 +59,11 @@ export const RULES = [
     forbid: [...DRIVERS, ...DOORS, '@engram/store-*', '@engram/engine', '@engram/api', '@engram/conformance'],
   },
   {
+    package: 'packages/sdk',
+    why: 'the SDK reaches a server over GraphQL or runs the engine in process: it never bundles the GraphQL door',
+    forbid: ['@engram/api', '@engram/conformance'],
+  },
+  {
     package: 'apps/api',
     why: 'the GraphQL door calls the engine; only start-up code chooses and opens the storage adapter',
     forbid: [...DRIVERS, '@engram/store-*', '@engram/conformance', '*generated/prisma*'],

@@ -4,9 +4,9 @@
 // memory is the server's alone. Commands arrive over IPC: optimize, memory, cpu, settle, stop.
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
+import { loadWordNetLexicon } from '@engram/providers'
 import { applyMigrations, createDatabase, migrationsDirectory } from '@engram/store-sqlite'
 import { ensureAdminKey } from '../src/admin-key.ts'
-import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import { listen } from '../src/server.ts'
 import { createApp } from '../src/yoga.ts'
 

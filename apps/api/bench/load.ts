@@ -15,6 +15,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHashingEmbedder, createTokenCounter, scoreRelevance, vectorToBytes } from '@engram/core'
 import { contentHash, hashApiKey, keyPrefix } from '@engram/engine'
+import { loadWordNetLexicon } from '@engram/providers'
 import { applyMigrations, migrationsDirectory } from '@engram/store-sqlite'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
@@ -26,7 +27,6 @@ import {
   seededRandom,
   writeReport,
 } from '../../../packages/core/bench/report.ts'
-import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import type { LoadServerCommand } from './load-server.ts'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))

@@ -8,9 +8,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
+import { loadWordNetLexicon, type WordNetPart } from '@engram/providers'
 import { type LocomoConversation, type LocomoTurn, loadLocomo } from '../../../packages/core/bench/locomo.ts'
 import { type BenchRow, writeReport } from '../../../packages/core/bench/report.ts'
-import { loadWordNetLexicon, type WordNetPart } from '../src/embedding/wordnet-lexicon.ts'
 import { createAgentKey, createTestApp, type TestApp } from '../test/helpers.ts'
 import { bm25Baseline } from './quality-bm25.ts'
 import {

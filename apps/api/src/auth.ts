@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { type Clock, ForbiddenError, ValidationError } from '@engram/core'
-import type { AgentService } from '@engram/engine'
+import { type Clock, ForbiddenError } from '@engram/core'
+import { type AgentService, type Principal, scopeOf } from '@engram/engine'
 
 /** Who is calling: an operator with the admin key, or one agent with its own key. */
 export type Viewer =
@@ -100,16 +100,12 @@ export async function resolveViewer(
 export function scopeFor(viewer: Viewer, requestedAgentId: string | null | undefined): string {
   if (viewer.kind === 'live')
     throw new ForbiddenError('a live token can only subscribe to optimizer snapshots')
-  if (viewer.kind === 'agent') {
-    if (requestedAgentId != null && requestedAgentId !== viewer.agentId) {
-      throw new ForbiddenError('this key belongs to another agent')
-    }
-    return viewer.agentId
-  }
-  if (!requestedAgentId) {
-    throw new ValidationError([{ field: 'agentId', message: 'is required when calling with an admin key' }])
-  }
-  return requestedAgentId
+  return scopeOf(principalOf(viewer), requestedAgentId)
+}
+
+/** The operations layer's principal of a key: the operator for an admin key, else its agent. */
+export function principalOf(viewer: Exclude<Viewer, { kind: 'live' }>): Principal {
+  return viewer.kind === 'admin' ? { kind: 'operator' } : { kind: 'agent', agentId: viewer.agentId }
 }
 
 export function requireAdmin(viewer: Viewer): void {

@@ -16,7 +16,8 @@ export const builder = new SchemaBuilder<{
   Context: Context
   DefaultFieldNullability: false
   Scalars: {
-    DateTime: { Input: Date; Output: Date }
+    // Output: a Date from the services, or the ISO string an operation of the catalog answers.
+    DateTime: { Input: Date; Output: Date | string }
     JSON: { Input: Record<string, unknown>; Output: Record<string, unknown> }
     ID: { Input: string; Output: string | number }
   }
@@ -33,7 +34,7 @@ builder.subscriptionType({})
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 date-time, e.g. 2025-01-15T10:36:00.000Z',
-  serialize: (value) => (value as Date).toISOString(),
+  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
   parseValue: (value) => parseDateTime(value),
   parseLiteral: (ast) => {
     if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string')

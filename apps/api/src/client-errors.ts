@@ -1,5 +1,4 @@
-import { EngramError, ValidationError } from '@engram/core'
-import type { Logger } from '@engram/engine'
+import { failureOf, type Logger } from '@engram/engine'
 import { PothosValidationError } from '@pothos/core'
 import { GraphQLError } from 'graphql'
 
@@ -44,14 +43,12 @@ export function maskError(error: unknown, message: string, log: Logger): Error {
   const graphqlError = error as Partial<GraphQLError>
   const original = graphqlError.originalError ?? error
   // An expected error raised where no error union is declared (a nested field, an argument
-  // check) still reaches the client typed, through extensions.
-  if (original instanceof EngramError) {
-    return new GraphQLError(original.message, {
+  // check) still reaches the client typed, through extensions: the engine's one mapping.
+  const failure = failureOf(original)
+  if (failure) {
+    return new GraphQLError(failure.message, {
       path: graphqlError.path,
-      extensions: {
-        code: original.code,
-        ...(original instanceof ValidationError ? { issues: original.issues } : {}),
-      },
+      extensions: { code: failure.code, ...(failure.issues ? { issues: failure.issues } : {}) },
     })
   }
   if (original instanceof PothosValidationError) {

@@ -1,6 +1,6 @@
 import { createHashingEmbedder } from '@engram/core'
+import { loadWordNetLexicon } from '@engram/providers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadWordNetLexicon } from '../src/embedding/wordnet-lexicon.ts'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { ... on SearchResult { hits { components { vector } message { content } } } } }`

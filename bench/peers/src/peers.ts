@@ -6,8 +6,8 @@
 import fs from 'node:fs'
 import { createHashingEmbedder, type Embedder } from '@engram/core'
 import { createOpenAIEmbedder } from '../../../apps/api/src/embedding/openai-embedder.ts'
-import { loadWordNetLexicon } from '../../../apps/api/src/embedding/wordnet-lexicon.ts'
 import type { BenchRow } from '../../../packages/core/bench/report.ts'
+import { loadWordNetLexicon } from '../../../packages/providers/src/wordnet-lexicon.ts'
 import { loadWorkload, recallAt, sessionBatches, subsetWorkload, type Workload } from './dataset.ts'
 import { EMBEDDING_SERVER_MODEL, startEmbeddingServer } from './embedding-server.ts'
 import {

@@ -71,6 +71,27 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
     ])
   })
 
+  it('keep the SDK from the GraphQL door: no @engram/api, no relative path into apps/', () => {
+    const root = repoWith(
+      'packages/sdk',
+      'src/embedded/runtime.ts',
+      [
+        "import { createApp } from '@engram/api'",
+        "import { schema } from '../../../../apps/api/src/schema/index.ts'",
+        "import { createOperations } from '@engram/engine'",
+        "import { client } from '../remote.ts'",
+      ].join('\n'),
+    )
+    fs.writeFileSync(
+      path.join(root, 'packages/sdk/src/embedded/runtime.test.ts'),
+      "import { startServer } from '../../../../apps/api/src/server.ts'",
+    )
+    expect(checkImports(root).map((p) => [p.file, p.import])).toEqual([
+      ['packages/sdk/src/embedded/runtime.ts', "'@engram/api' (forbidden: @engram/api)"],
+      ['packages/sdk/src/embedded/runtime.ts', 'a relative import out of the package'],
+    ])
+  })
+
   it('read every form of import specifier', () => {
     expect(
       importsOf(
@@ -82,6 +103,7 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
       'packages/engine',
       'packages/store-sqlite',
       'packages/providers',
+      'packages/sdk',
       'apps/api',
     ])
   })

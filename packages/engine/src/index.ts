@@ -101,6 +101,7 @@ export {
   type MemoryWriteResult,
   type WriteOutcome,
 } from './memory-items/memory-item-service.ts'
+export * from './operations/index.ts'
 export {
   MAX_SNAPSHOT_HISTORY,
   OptimizerService,
@@ -120,6 +121,7 @@ export {
   type TimeIdRange,
   timeIdPage,
 } from './paging/cursor.ts'
+export { type OffsetConnection, offsetConnection, offsetCursor } from './paging/offset-connection.ts'
 export {
   type OptimizerTotals,
   PARAMETER_KEYS,

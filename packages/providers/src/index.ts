@@ -5,3 +5,4 @@
 export * from './openai-http.ts'
 export * from './openai-llm.ts'
 export * from './resilience.ts'
+export * from './wordnet-lexicon.ts'

@@ -1,8 +1,8 @@
 /**
- * What both clients do with a catalog operation's GraphQL document, whoever executes it (a server
- * over HTTP, or the API's schema in this process): the variables it is sent with, and its answer
- * (data, a typed error of the operation's union, or GraphQL errors) as the Result the catalog
- * promises. One copy, so remote and embedded cannot answer differently.
+ * What the remote client does with a catalog operation's GraphQL document: the variables it is
+ * sent with, and its answer (data, a typed error of the operation's union, or GraphQL errors) as
+ * the Result the catalog promises. The embedded client needs none of this: the engine's operations
+ * layer answers in the catalog's shapes and failures directly.
  */
 import {
   catalog,

@@ -66,6 +66,9 @@ describe('the published package', () => {
     // Remote users load no native code: the remote bundle names none of the native modules.
     const remote = fs.readFileSync(path.join(installed, 'dist', 'index.js'), 'utf8')
     expect(remote).not.toMatch(/better-sqlite3|hnswlib-node|@prisma\//)
+    // The embedded bundle calls the engine's operations: no GraphQL schema, server or executor.
+    const embedded = fs.readFileSync(path.join(installed, 'dist', 'embedded.js'), 'utf8')
+    expect(embedded).not.toMatch(/graphql-yoga|@pothos\/|new GraphQLSchema|function executeOperation/)
   })
 
   it('runs the embedded README example on a file under plain Node 20: no server', async () => {

@@ -9,6 +9,7 @@ import {
 } from '@engram/engine'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
+import { operate } from '../operations.ts'
 
 const PrivacyModeEnum = builder.enumType('PrivacyMode', {
   description: 'What happens to sensitive data (SSNs, payment cards, own patterns) written for an agent.',
@@ -40,18 +41,21 @@ const PrivacyPatternInput = builder.inputType('PrivacyPatternInput', {
   }),
 })
 
-const AgentRef = builder.objectRef<AgentRecord>('Agent').implement({
-  description: 'An agent: the owner of every session, entry, vector, fact and snapshot.',
-  fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    privacyPolicy: t.field({
-      type: PrivacyPolicyRef,
-      resolve: (agent, _args, ctx) => ctx.services.privacy.policy(agent.id),
+// An agent record of the services (deleteAgent) or the catalog's answer (agents: an ISO date).
+const AgentRef = builder
+  .objectRef<Omit<AgentRecord, 'createdAt'> & { createdAt: Date | string }>('Agent')
+  .implement({
+    description: 'An agent: the owner of every session, entry, vector, fact and snapshot.',
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      name: t.exposeString('name'),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      privacyPolicy: t.field({
+        type: PrivacyPolicyRef,
+        resolve: (agent, _args, ctx) => ctx.services.privacy.policy(agent.id),
+      }),
     }),
-  }),
-})
+  })
 
 const ApiKeyRef = builder.objectRef<ApiKeyRecord>('ApiKey').implement({
   description: 'A key as stored: its hash and prefix, never the key itself.',
@@ -135,10 +139,7 @@ builder.queryFields((t) => ({
   agents: t.field({
     type: [AgentRef],
     description: 'Admin: every agent. Agent key: its own agent.',
-    resolve: (_root, _args, ctx) =>
-      ctx.services.agents.listAgents(
-        ctx.viewer.kind === 'admin' ? 'admin' : { agentId: ctx.viewer.agentId ?? '' },
-      ),
+    resolve: (_root, _args, ctx) => operate(ctx, 'agents'),
   }),
   apiKeys: t.field({
     type: [ApiKeyRef],

@@ -1,7 +1,6 @@
 import {
   CONTEXT_SECTIONS,
   type ContextBudgets,
-  interpretRememberThis,
   MEMORY_CATEGORIES,
   type MemoryCategory,
   type MemorySettings,
@@ -11,6 +10,7 @@ import {
   type MemoryFilter,
   type MemoryItemView,
   type MemoryWriteResult,
+  rememberThisMemory,
   type StoredSettings,
 } from '@engram/engine'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
@@ -373,18 +373,10 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: RememberThisInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
-      const interpreted = interpretRememberThis(input.text)
-      return ctx.services.memoryItems.create(scope, {
-        content: interpreted.content,
-        category: input.category ?? interpreted.category,
-        importance: input.importance ?? interpreted.importance,
-        tags: input.tags,
-        userId: input.userId,
-        pinned: input.pinned,
-        sourceConversationId: input.conversationId,
-        sourceMessageId: input.messageId,
-        metadata: { via: 'rememberThis' },
-      })
+      return ctx.services.memoryItems.create(
+        scope,
+        rememberThisMemory({ ...input, category: input.category as MemoryCategory | null | undefined }),
+      )
     },
   }),
   updateMemory: t.field({

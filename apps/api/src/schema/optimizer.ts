@@ -1,3 +1,4 @@
+import type { OutputOf } from '@engram/contract'
 import {
   ForbiddenError,
   type KeyFact,
@@ -12,6 +13,7 @@ import { MAX_SNAPSHOT_HISTORY } from '@engram/engine'
 import { filter, pipe } from 'graphql-yoga'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
+import { operate } from '../operations.ts'
 import type { SnapshotEvent } from '../pubsub.ts'
 import { agentScope, listScope } from '../scope.ts'
 import { guardSubscription, resolveGuarded } from '../subscription-access.ts'
@@ -126,32 +128,22 @@ const ParametersRef = builder.objectRef<OptimizerParameters>('OptimizerParameter
   }),
 })
 
-const StatusRef = builder
-  .objectRef<{
-    totalOptimizations: number
-    totalTokensSaved: number
-    avgSavingsPerRun: number
-    currentParameters: OptimizerParameters
-    lastRunAt: Date | null
-    intervalMs: number
-  }>('OptimizerStatus')
-  .implement({
-    description: "The optimizer's efficiency report (spec 000).",
-    fields: (t) => ({
-      totalOptimizations: t.exposeInt('totalOptimizations'),
-      totalTokensSaved: t.exposeInt('totalTokensSaved'),
-      avgSavingsPerRun: t.exposeInt('avgSavingsPerRun', {
-        description: "Tokens saved per run, rounded to a whole token as in spec 000's report.",
-      }),
-      averageTokensSavedPerRun: t.float({
-        description: 'Tokens saved per run, unrounded (0.36 stays 0.36; avgSavingsPerRun would say 0).',
-        resolve: (s) => (s.totalOptimizations === 0 ? 0 : s.totalTokensSaved / s.totalOptimizations),
-      }),
-      currentParameters: t.field({ type: ParametersRef, resolve: (s) => s.currentParameters }),
-      lastRunAt: t.expose('lastRunAt', { type: 'DateTime', nullable: true }),
-      intervalMs: t.exposeInt('intervalMs'),
+const StatusRef = builder.objectRef<OutputOf<'optimizerStatus'>>('OptimizerStatus').implement({
+  description: "The optimizer's efficiency report (spec 000).",
+  fields: (t) => ({
+    totalOptimizations: t.exposeInt('totalOptimizations'),
+    totalTokensSaved: t.exposeInt('totalTokensSaved'),
+    avgSavingsPerRun: t.exposeInt('avgSavingsPerRun', {
+      description: "Tokens saved per run, rounded to a whole token as in spec 000's report.",
     }),
-  })
+    averageTokensSavedPerRun: t.exposeFloat('averageTokensSavedPerRun', {
+      description: 'Tokens saved per run, unrounded (0.36 stays 0.36; avgSavingsPerRun would say 0).',
+    }),
+    currentParameters: t.field({ type: ParametersRef, resolve: (s) => s.currentParameters }),
+    lastRunAt: t.expose('lastRunAt', { type: 'DateTime', nullable: true }),
+    intervalMs: t.exposeInt('intervalMs'),
+  }),
+})
 
 const SnapshotList = builder.objectRef<{ snapshots: SnapshotEvent[] }>('OptimizationSnapshotList').implement({
   fields: (t) => ({ snapshots: t.field({ type: [SnapshotRef], resolve: (l) => l.snapshots }) }),
@@ -172,7 +164,7 @@ builder.queryFields((t) => ({
     type: StatusRef,
     errors: {},
     args: { agentId: t.arg.id() },
-    resolve: async (_root, args, ctx) => ctx.services.optimizer.status(await agentScope(ctx, args.agentId)),
+    resolve: (_root, args, ctx) => operate(ctx, 'optimizerStatus', args),
   }),
   optimizerSnapshots: t.field({
     type: SnapshotList,

@@ -1,3 +1,4 @@
+import { searchOptionsOf } from '@engram/engine'
 import {
   DEFAULT_CONTEXT_TURNS,
   DEFAULT_MENTIONED_TIMES,
@@ -213,25 +214,15 @@ builder.queryField('search', (t) =>
     args: { input: t.arg({ type: SearchInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const scope = await agentScope(ctx, input.agentId)
-      const weights = input.weights
-        ? Object.fromEntries(Object.entries(input.weights).filter(([, v]) => v != null))
-        : null
-      return ctx.services.search.rank(scope, input.query, {
-        scopes: input.scopes as SearchScope[] | null,
-        limit: input.limit,
-        conversationId: input.conversationId ?? input.filters?.conversationId,
-        strategy: input.strategy as SearchStrategy | null,
-        weights,
-        threshold: input.threshold,
-        mmrLambda: input.mmrLambda,
-        decay: input.decay,
-        contextTurns: input.contextTurns,
-        mentionedTimes: input.mentionedTimes,
-        windowDays: input.windowDays,
-        memoryFilter: toMemoryFilter(input.filters?.memories),
-        since: input.filters?.since,
-        until: input.filters?.until,
-      })
+      return ctx.services.search.rank(
+        scope,
+        input.query,
+        searchOptionsOf(input, {
+          memoryFilter: toMemoryFilter(input.filters?.memories),
+          since: input.filters?.since,
+          until: input.filters?.until,
+        }),
+      )
     },
   }),
 )

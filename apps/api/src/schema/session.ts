@@ -1,20 +1,26 @@
 import {
   type ContextWindowPlan,
   MAX_SPEAKER_CHARS,
-  type Metadata,
   ROLES,
   type Role,
   type Session,
   type StoredMessage,
 } from '@engram/core'
-import type { PrivacyService } from '@engram/engine'
-import { assertOffsetPage, assertPageSize, encodeCursor, timeIdPage } from '@engram/engine'
+import {
+  assertOffsetPage,
+  assertPageSize,
+  encodeCursor,
+  type GuardedMessage,
+  guardMessages,
+  timeIdPage,
+} from '@engram/engine'
 import {
   type ResolveCursorConnectionArgs,
   resolveCursorConnection,
   resolveOffsetConnection,
 } from '@pothos/plugin-relay'
 import { builder } from '../builder.ts'
+import { operate } from '../operations.ts'
 import { agentScope, listScope } from '../scope.ts'
 
 export const RoleEnum = builder.enumType('Role', {
@@ -353,56 +359,6 @@ builder.mutationFields((t) => ({
     errors: {},
     description: 'Deletes a conversation with all its messages and memory entries.',
     args: { agentId: t.arg.id(), conversationId: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const scope = await agentScope(ctx, args.agentId)
-      const deleted = await ctx.services.sessions.delete(scope, args.conversationId)
-      // Its queued extraction goes too (the watermark went with the session row).
-      await ctx.services.formation.forgetConversation(scope, args.conversationId)
-      if (deleted) {
-        ctx.services.memory.invalidate(scope)
-        ctx.services.search.forgetAgent(scope)
-      }
-      return { conversationId: args.conversationId, deleted }
-    },
+    resolve: (_root, args, ctx) => operate(ctx, 'deleteSession', args),
   }),
 }))
-
-interface GuardedMessage {
-  content: string
-  speaker: string | null | undefined
-  metadata: Metadata | null | undefined
-}
-
-/**
- * Puts what messages say through the agent's privacy policy in one pass: each content, each
- * speaker given (a name can be an e-mail address) and each metadata object, which is also where an
- * omitted speaker is taken from.
- */
-async function guardMessages(
-  privacy: PrivacyService,
-  scope: string,
-  messages: { content: string; speaker?: string | null; metadata?: Metadata | null }[],
-  fieldOf: (index: number) => string,
-): Promise<GuardedMessage[]> {
-  const texts: { field: string; text: string }[] = []
-  const speakerAt = new Map<number, number>()
-  for (const [i, m] of messages.entries()) texts.push({ field: `${fieldOf(i)}.content`, text: m.content })
-  for (const [i, m] of messages.entries()) {
-    if (m.speaker == null) continue
-    speakerAt.set(i, texts.length)
-    texts.push({ field: `${fieldOf(i)}.speaker`, text: m.speaker })
-  }
-  const guarded = await privacy.guard(
-    scope,
-    texts,
-    messages.map((m, i) => ({ field: `${fieldOf(i)}.metadata`, value: m.metadata })),
-  )
-  return messages.map((m, i) => {
-    const at = speakerAt.get(i)
-    return {
-      content: guarded.texts[i] as string,
-      speaker: at === undefined ? m.speaker : guarded.texts[at],
-      metadata: guarded.metadata[i],
-    }
-  })
-}

@@ -1,30 +1,25 @@
-import type { BackupInfo, ExportDocument, ImportReport } from '@engram/engine'
+import type { OutputOf } from '@engram/contract'
 import { requireAdmin } from '../auth.ts'
 import { builder } from '../builder.ts'
+import { operate } from '../operations.ts'
 import { agentScope } from '../scope.ts'
 
-const ExportRef = builder
-  .objectRef<{
-    document: ExportDocument
-    exportedAt: Date
-    counts: { memories: number; knowledge: number; sessions: number; messages: number; vectors: number }
-  }>('MemoryExport')
-  .implement({
-    description: "An agent's memories, knowledge, sessions and vectors as one versioned JSON document.",
-    fields: (t) => ({
-      document: t.field({
-        type: 'JSON',
-        description: 'format "engram.export", version 1; importMemory takes it back unchanged',
-        resolve: (e) => e.document as unknown as Record<string, unknown>,
-      }),
-      exportedAt: t.expose('exportedAt', { type: 'DateTime' }),
-      memories: t.int({ resolve: (e) => e.counts.memories }),
-      knowledge: t.int({ resolve: (e) => e.counts.knowledge }),
-      sessions: t.int({ resolve: (e) => e.counts.sessions }),
-      messages: t.int({ resolve: (e) => e.counts.messages }),
-      vectors: t.int({ resolve: (e) => e.counts.vectors }),
+const ExportRef = builder.objectRef<OutputOf<'exportMemory'>>('MemoryExport').implement({
+  description: "An agent's memories, knowledge, sessions and vectors as one versioned JSON document.",
+  fields: (t) => ({
+    document: t.field({
+      type: 'JSON',
+      description: 'format "engram.export", version 1; importMemory takes it back unchanged',
+      resolve: (e) => e.document,
     }),
-  })
+    exportedAt: t.expose('exportedAt', { type: 'DateTime' }),
+    memories: t.exposeInt('memories'),
+    knowledge: t.exposeInt('knowledge'),
+    sessions: t.exposeInt('sessions'),
+    messages: t.exposeInt('messages'),
+    vectors: t.exposeInt('vectors'),
+  }),
+})
 
 const ImportModeEnum = builder.enumType('ImportMode', {
   values: {
@@ -33,7 +28,7 @@ const ImportModeEnum = builder.enumType('ImportMode', {
   } as const,
 })
 
-const ImportReportRef = builder.objectRef<ImportReport>('ImportReport').implement({
+const ImportReportRef = builder.objectRef<OutputOf<'importMemory'>>('ImportReport').implement({
   fields: (t) => ({
     memories: t.exposeInt('memories'),
     knowledge: t.exposeInt('knowledge'),
@@ -46,7 +41,7 @@ const ImportReportRef = builder.objectRef<ImportReport>('ImportReport').implemen
   }),
 })
 
-const BackupRef = builder.objectRef<BackupInfo>('Backup').implement({
+const BackupRef = builder.objectRef<OutputOf<'backupDatabase'>>('Backup').implement({
   fields: (t) => ({
     name: t.exposeString('name'),
     bytes: t.exposeInt('bytes'),
@@ -76,31 +71,13 @@ builder.queryFields((t) => ({
         description: "Also export the optimizer's run history (snapshots).",
       }),
     },
-    resolve: async (_root, args, ctx) => {
-      const document = await ctx.services.transfer.exportAgent(await agentScope(ctx, args.agentId), {
-        includeSnapshots: args.includeSnapshots ?? false,
-      })
-      return {
-        document,
-        exportedAt: ctx.services.clock.now(),
-        counts: {
-          memories: document.memories.length,
-          knowledge: document.knowledge.length,
-          sessions: document.sessions.length,
-          messages: document.sessions.reduce((n, s) => n + s.messages.length, 0),
-          vectors: document.vectors.length,
-        },
-      }
-    },
+    resolve: (_root, args, ctx) => operate(ctx, 'exportMemory', args),
   }),
   backups: t.field({
     type: [BackupRef],
     errors: {},
     description: 'Whole-database backups in the backup folder, newest first (admin).',
-    resolve: (_root, _args, ctx) => {
-      requireAdmin(ctx.viewer)
-      return ctx.services.transfer.listBackups()
-    },
+    resolve: (_root, _args, ctx) => operate(ctx, 'backups'),
   }),
 }))
 
@@ -115,22 +92,13 @@ builder.mutationFields((t) => ({
       document: t.arg({ type: 'JSON', required: true }),
       mode: t.arg({ type: ImportModeEnum, defaultValue: 'REPLACE' }),
     },
-    resolve: async (_root, args, ctx) =>
-      ctx.services.transfer.importAgent(
-        await agentScope(ctx, args.agentId),
-        args.document,
-        args.mode ?? 'REPLACE',
-        { admin: ctx.viewer.kind === 'admin' },
-      ),
+    resolve: (_root, args, ctx) => operate(ctx, 'importMemory', args),
   }),
   backupDatabase: t.field({
     type: BackupRef,
     errors: {},
     description: 'A consistent copy of the whole database, taken while it serves (admin).',
-    resolve: (_root, _args, ctx) => {
-      requireAdmin(ctx.viewer)
-      return ctx.services.transfer.backup()
-    },
+    resolve: (_root, _args, ctx) => operate(ctx, 'backupDatabase'),
   }),
   restoreDatabase: t.field({
     type: builder.objectRef<{ name: string; tables: number }>('RestorePayload').implement({
@@ -139,6 +107,7 @@ builder.mutationFields((t) => ({
     errors: {},
     description: 'Replaces all data with a backup, in one transaction; API keys are kept (admin).',
     args: { name: t.arg.string({ required: true }) },
+    // The service's own check of the name (it names the name refused), not the catalog's pattern.
     resolve: (_root, args, ctx) => {
       requireAdmin(ctx.viewer)
       return ctx.services.transfer.restore(args.name)

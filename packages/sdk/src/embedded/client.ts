@@ -1,17 +1,13 @@
 import {
-  type Catalog,
   catalog,
   type EngramClient,
   type EngramFailure,
   type EngramSubscription,
   ERROR_CODES,
   type OperationName,
-  type OperationSpec,
-  parseInput,
   type Result,
 } from '@engram/contract'
-import { documentOf, settle, variablesFor } from '../operations.ts'
-import type { EmbeddedRuntime, ExecutionAnswer, Principal } from './runtime.ts'
+import type { EmbeddedRuntime, Principal } from './runtime.ts'
 
 /**
  * The embedded client: the engine in this process, on one SQLite file. An `EngramClient` like the
@@ -33,6 +29,7 @@ export interface EmbeddedEngram extends EngramClient {
   readonly agentId: string | null
 }
 
+/** What the runtime threw rather than answered: never an expected failure (those are Results). */
 function unexpected(error: unknown): EngramFailure {
   return { code: ERROR_CODES.INTERNAL, message: error instanceof Error ? error.message : String(error) }
 }
@@ -52,78 +49,40 @@ export function embeddedClient(
   // An unhandled rejection here would crash the process; the first call reports it instead.
   ready.catch(() => {})
 
-  async function execute(name: OperationName, rawInput: unknown): Promise<Result<unknown>> {
+  async function execute(name: OperationName, input: unknown): Promise<Result<unknown>> {
     if (closed)
       return { ok: false, error: { code: ERROR_CODES.UNAVAILABLE, message: 'the client is closed' } }
-    const spec = catalog[name] as OperationSpec
-    const input = parseInput(name, rawInput)
-    if (!input.ok) return input
     try {
       await ready
-      const answer = await runtime.execute(
-        documentOf(name),
-        variablesFor(spec, input.data as Record<string, unknown>),
-        principal,
-      )
-      return plain(settle(name, answer, 200))
+      return await runtime.call(name, principal, input)
     } catch (error) {
       return { ok: false, error: unexpected(error) }
     }
   }
 
-  function subscribe(name: OperationName, rawInput: unknown): EngramSubscription<unknown> {
-    const spec = catalog[name] as OperationSpec
-    const input = parseInput(name, rawInput)
+  function subscribe(name: OperationName, input: unknown): EngramSubscription<unknown> {
     let finished = false
-    let pendingFailure: EngramFailure | null = input.ok ? null : input.error
-    type Source = Exclude<Awaited<ReturnType<EmbeddedRuntime['subscribe']>>, ExecutionAnswer>
-    // Registered at once (as remote registers on the socket), so an event published right after
-    // the call is not missed.
-    const source: Promise<Source | ExecutionAnswer> | null = input.ok
-      ? ready.then(() =>
-          runtime.subscribe(
-            documentOf(name),
-            variablesFor(spec, input.data as Record<string, unknown>),
-            principal,
-          ),
-        )
-      : null
-    source?.catch(() => {})
+    // Registered on the engine's bus at once (as remote registers on the socket), so an event
+    // published right after the call is not missed.
+    const source = runtime.subscribe(name, principal, input)
 
     const subscription: EngramSubscription<unknown> = {
       async next(): Promise<IteratorResult<Result<unknown>>> {
         if (finished) return { done: true, value: undefined }
-        if (pendingFailure) {
-          const error = pendingFailure
-          pendingFailure = null
-          await subscription.close()
-          return { done: false, value: { ok: false, error } }
-        }
         try {
-          const stream = await source
-          if (!stream) throw new Error('no subscription source')
-          if (!('next' in stream)) {
-            const refused = settle(name, stream, 200)
-            pendingFailure = refused.ok
-              ? { code: ERROR_CODES.INTERNAL, message: 'the subscription answered no stream' }
-              : refused.error
-            return subscription.next()
-          }
-          const step = await stream.next()
+          await ready
+          const step = await source.next()
           if (finished) return { done: true, value: undefined }
           if (step.done) {
             await subscription.close()
             return { done: true, value: undefined }
           }
-          const event = settle(name, step.value, 200)
-          if (!event.ok) {
-            pendingFailure = event.error
-            return subscription.next()
-          }
-          return { done: false, value: plain(event) }
+          // A failure is the stream's last event (a refusal, the end of access).
+          if (!step.value.ok) await subscription.close()
+          return { done: false, value: step.value }
         } catch (error) {
-          pendingFailure = unexpected(error)
-          return subscription.next()
+          await subscription.close()
+          return { done: false, value: { ok: false, error: unexpected(error) } }
         }
       },
       async return(): Promise<IteratorResult<Result<unknown>>> {
@@ -134,8 +93,7 @@ export function embeddedClient(
         if (finished) return
         finished = true
         open.delete(subscription)
-        const stream = await source?.catch(() => null)
-        if (stream && 'return' in stream) await stream.return()
+        await source.return?.()
       },
       [Symbol.asyncIterator]() {
         return subscription
@@ -158,24 +116,10 @@ export function embeddedClient(
     },
   }
   for (const name of Object.keys(catalog) as OperationName[]) {
-    const spec = (catalog as Catalog)[name] as OperationSpec
     client[name] =
-      spec.kind === 'subscription'
+      catalog[name].kind === 'subscription'
         ? (input?: unknown) => subscribe(name, input)
         : (input?: unknown) => execute(name, input)
   }
   return client as unknown as EmbeddedEngram
-}
-
-/**
- * graphql-js builds its answers on null-prototype objects; the remote client's come from
- * JSON.parse. Copied into plain objects and arrays, so both clients' answers print and compare the
- * same.
- */
-function plain<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) return value.map(plain) as T
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) out[key] = plain((value as Record<string, unknown>)[key])
-  return out as T
 }

@@ -5,8 +5,8 @@
  */
 import { AGENT_ID_PATTERN } from '@engram/contract'
 import { type EmbeddedEngram, embeddedClient } from './client.ts'
+import { openRuntime } from './engine-runtime.ts'
 import type * as Public from './public.ts'
-import { openRuntime } from './wiring.ts'
 
 export type {
   Clock,

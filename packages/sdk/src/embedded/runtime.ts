@@ -1,8 +1,11 @@
 /**
- * What the embedded client needs of the engine it runs, and nothing more: execute a catalog
- * operation's document for a principal, subscribe to one, and close. `wiring.ts` provides it
- * (TEMPORARY: today over apps/api's services and schema; at the merge over `createEngine`).
+ * What the embedded client needs of the engine it runs, and nothing more: answer a catalog
+ * operation for a principal, subscribe to one, and close. `engine-runtime.ts` provides it over the
+ * engine's operations layer. The types here are restated, not imported, so the published
+ * declarations need no engine.
  */
+import type { OperationName, Result } from '@engram/contract'
+
 /** The engine's clock (@engram/core's Clock), restated so the published types need no engine. */
 export interface Clock {
   now(): Date
@@ -36,28 +39,13 @@ export interface OpenOptions {
 /** Who an operation acts as: one agent, or the operator (the process that owns the file). */
 export type Principal = { kind: 'agent'; agentId: string } | { kind: 'operator' }
 
-export interface ExecutionAnswer {
-  data?: { result?: unknown } | null
-  errors?: { message: string; extensions?: { code?: unknown; issues?: never } }[]
-}
-
 export interface EmbeddedRuntime {
   /** Makes the principal known (an agent is created on first use). */
   ensure(principal: Principal): Promise<void>
-  execute(
-    document: string,
-    variables: Record<string, unknown>,
-    principal: Principal,
-  ): Promise<ExecutionAnswer>
-  /** A stream of answers, or one answer when the subscription is refused. */
-  subscribe(
-    document: string,
-    variables: Record<string, unknown>,
-    principal: Principal,
-  ): Promise<
-    | { next(): Promise<IteratorResult<ExecutionAnswer>>; return(): Promise<IteratorResult<ExecutionAnswer>> }
-    | ExecutionAnswer
-  >
+  /** A query or mutation's answer, as the catalog's output or a typed failure. */
+  call(name: OperationName, principal: Principal, input: unknown): Promise<Result<unknown>>
+  /** A subscription's events; a refusal or the end of access is a failure event, the last one. */
+  subscribe(name: OperationName, principal: Principal, input: unknown): AsyncIterableIterator<Result<unknown>>
   /**
    * Waits for the background work queued so far: what the agent (every agent: null) wrote gets its
    * vector, and index builds finish.

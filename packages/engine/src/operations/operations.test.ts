@@ -1,0 +1,297 @@
+import {
+  CONTRACT_LIMITS,
+  catalog,
+  type InputOf,
+  OPERATION_NAMES,
+  type OperationName,
+  type Result,
+} from '@engram/contract'
+import { type Clock, createTokenCounter } from '@engram/core'
+import { describe, expect, it } from 'vitest'
+import { createEngine } from '../engine.ts'
+import { createInMemoryStorage } from '../testing/index.ts'
+import { createOperations, type OperationHandlers, operationHandlers } from './operations.ts'
+import type { Principal } from './principal.ts'
+
+const clock: Clock = { now: () => new Date('2026-01-15T10:00:00.000Z') }
+const operator: Principal = { kind: 'operator' }
+const agentA = { kind: 'agent', agentId: 'agent-a' } as const satisfies Principal
+const agentB = { kind: 'agent', agentId: 'agent-b' } as const satisfies Principal
+
+/** The engine on the in-memory storage, agents A and B with a conversation, a memory and a fact each. */
+async function seeded() {
+  const engine = createEngine({
+    storage: createInMemoryStorage(clock),
+    clock,
+    tokenCounter: createTokenCounter(),
+    log: { info() {}, warn() {}, error() {} },
+    optimizer: { intervalMs: 0 },
+  })
+  const ops = createOperations(engine)
+  const records: Record<string, { memoryId: string; knowledgeId: string }> = {}
+  for (const principal of [agentA, agentB] as const) {
+    const agentId = principal.agentId
+    await ops.createAgent(operator, { id: agentId })
+    await ops.addMessages(principal, {
+      conversationId: 'c1',
+      messages: [
+        { role: 'USER', content: `${agentId} says: my sister Lena lives in Berlin.` },
+        { role: 'ASSISTANT', content: 'Noted.' },
+      ],
+    })
+    const memory = await ops.createMemory(principal, {
+      content: `${agentId} works as a nurse`,
+      category: 'FACT',
+    })
+    const fact = await ops.storeKnowledge(principal, {
+      category: 'WEBSITE_KNOWLEDGE',
+      key: `${agentId}.example.com login`,
+      value: '#email',
+    })
+    records[agentId] = { memoryId: memory.memory.id, knowledgeId: fact.id }
+  }
+  const document = (await ops.exportMemory(agentA, {})).document
+  return {
+    engine,
+    ops,
+    a: records['agent-a'] as (typeof records)[string],
+    b: records['agent-b'] as (typeof records)[string],
+    document,
+  }
+}
+
+type Seeded = Awaited<ReturnType<typeof seeded>>
+
+/**
+ * A valid input of every operation, for agent A's records (`mine`), typed against the catalog: a
+ * catalog entry without a sample fails the type check, as one without a handler does.
+ */
+function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in OperationName]: InputOf<N> } {
+  return {
+    addMessage: { conversationId: 'c1', role: 'USER', content: 'And I live in Paris.' },
+    addMessages: { conversationId: 'c2', messages: [{ role: 'USER', content: 'hello' }] },
+    session: { conversationId: 'c1' },
+    sessions: { first: 10 },
+    deleteSession: { conversationId: 'c1' },
+    contextWindow: { conversationId: 'c1' },
+    createMemory: { content: 'Prefers tea', category: 'PREFERENCE' },
+    rememberThis: { text: 'Remember that I prefer tabs' },
+    updateMemory: { id: mine.memoryId, importance: 0.9 },
+    deleteMemory: { id: mine.memoryId },
+    memories: { first: 5 },
+    memory: { id: mine.memoryId },
+    search: { query: 'Where does Lena live?', scopes: ['MESSAGES', 'MEMORIES', 'KNOWLEDGE'] },
+    memoryContext: { query: 'what work?' },
+    profile: {},
+    storeKnowledge: { category: 'DOMAIN', key: 'k', value: 'v' },
+    updateKnowledge: { id: mine.knowledgeId, value: '#email and #password' },
+    deleteKnowledge: { id: mine.knowledgeId },
+    knowledge: {},
+    relevantKnowledge: { text: 'log in to example.com' },
+    recordKnowledgeUse: { id: mine.knowledgeId },
+    optimizerStatus: {},
+    runOptimizer: { conversationId: 'c1' },
+    exportMemory: {},
+    importMemory: { document, mode: 'MERGE' },
+    backupDatabase: {},
+    backups: {},
+    restoreDatabase: { name: 'nightly.db' },
+    createApiKey: { agentId: 'agent-a', label: 'ci' },
+    apiKeys: {},
+    revokeApiKey: { id: 'k1' },
+    agents: {},
+    createAgent: { id: 'agent-c' },
+    watchOptimizerSnapshots: {},
+    watchEmbeddingProgress: {},
+  }
+}
+
+/** Runs one operation and answers its Result (a subscription: its first event, the run that makes one). */
+async function run(
+  s: Seeded,
+  name: OperationName,
+  principal: Principal,
+  input: unknown,
+): Promise<Result<unknown>> {
+  if (catalog[name].kind !== 'subscription') return s.ops.call(name as never, principal, input)
+  const stream = s.ops.stream(name as 'watchOptimizerSnapshots', principal, input)
+  const first = stream.next()
+  // Something to watch: a run of the principal's agent (or of A for the operator).
+  const runner = principal.kind === 'agent' ? principal : agentA
+  if (name === 'watchOptimizerSnapshots') await s.ops.runOptimizer(runner, {})
+  if (name === 'watchEmbeddingProgress') s.engine.embeddings.reembed()
+  const step = await first
+  await stream.return?.()
+  return step.done ? { ok: false, error: { code: 'INTERNAL', message: 'the stream ended' } } : step.value
+}
+
+const userOperations = OPERATION_NAMES.filter((name) => !catalog[name].admin)
+const adminOperations = OPERATION_NAMES.filter((name) => catalog[name].admin)
+
+describe('the operations layer (createOperations)', () => {
+  it('has one handler per catalog entry, and the type check requires each', async () => {
+    const { engine, ops } = await seeded()
+    const handlers = operationHandlers(engine)
+    expect(Object.keys(handlers).sort()).toEqual([...OPERATION_NAMES].sort())
+    for (const name of OPERATION_NAMES) expect(typeof ops[name], name).toBe('function')
+    const { addMessage: _left, ...incomplete } = handlers
+    // @ts-expect-error a catalog entry without a handler is a type error
+    const missing: OperationHandlers = incomplete
+    expect(missing).not.toHaveProperty('addMessage')
+  })
+
+  it('answers every operation in exactly the catalog output shape', async () => {
+    for (const name of OPERATION_NAMES) {
+      const s = await seeded()
+      const input = samples(s.a, s.document)[name]
+      const principal = catalog[name].admin ? operator : agentA
+      const result = await run(s, name, principal, input)
+      // No backups on the in-memory storage; restoring one that does not exist is NOT_FOUND or
+      // VALIDATION; revoking an unknown key is NOT_FOUND: each a typed failure, never INTERNAL.
+      if (['backupDatabase', 'backups', 'restoreDatabase', 'revokeApiKey'].includes(name) && !result.ok) {
+        expect(result.error.code, `${name}: ${result.error.message}`).not.toBe('INTERNAL')
+        continue
+      }
+      expect(result.ok, `${name}: ${JSON.stringify(result)}`).toBe(true)
+      if (!result.ok) continue
+      const output = catalog[name].output
+      expect(output.safeParse(result.data).success, name).toBe(true)
+      // Nothing beyond the catalog's fields: parsing (which drops unknown keys) changes nothing.
+      expect(output.parse(result.data), name).toEqual(result.data)
+    }
+  })
+
+  it('checks input against the catalog: VALIDATION naming the field and the limit', async () => {
+    const { ops } = await seeded()
+    const tooLong = await ops.call('addMessage', agentA, {
+      conversationId: 'c1',
+      role: 'USER',
+      content: 'x'.repeat(CONTRACT_LIMITS.maxContentChars + 1),
+    })
+    expect(!tooLong.ok && tooLong.error).toMatchObject({
+      code: 'VALIDATION',
+      issues: [expect.objectContaining({ field: 'content', limit: CONTRACT_LIMITS.maxContentChars })],
+    })
+    const batch = await ops.call('addMessages', agentA, {
+      conversationId: 'c1',
+      messages: Array.from({ length: CONTRACT_LIMITS.maxBatchMessages + 1 }, () => ({
+        role: 'USER',
+        content: 'x',
+      })),
+    })
+    expect(!batch.ok && batch.error.issues).toEqual([
+      expect.objectContaining({ field: 'messages', limit: CONTRACT_LIMITS.maxBatchMessages }),
+    ])
+    const page = await ops.call('memories', agentA, { first: CONTRACT_LIMITS.maxPageSize + 1 })
+    expect(!page.ok && page.error.issues).toEqual([
+      expect.objectContaining({ field: 'first', limit: CONTRACT_LIMITS.maxPageSize }),
+    ])
+    // The thrown form carries the same issues (core's ValidationError).
+    await expect(ops.search(agentA, { query: 'q', limit: 0 })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      issues: [expect.objectContaining({ field: 'limit', limit: 1 })],
+    })
+    const stream = ops.stream('watchOptimizerSnapshots', agentA, { agentId: 'Not A Slug' })
+    const refused = await stream.next()
+    expect(!refused.done && !refused.value.ok && refused.value.error.code).toBe('VALIDATION')
+    expect((await stream.next()).done).toBe(true)
+  })
+
+  it.each(adminOperations)('%s refuses an agent (FORBIDDEN) and does nothing', async (name) => {
+    const s = await seeded()
+    const result = await run(s, name, agentA, samples(s.a, s.document)[name])
+    expect(!result.ok && result.error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: 'this operation needs an admin key',
+    })
+    expect((await s.ops.agents(operator)).map((a) => a.id)).toEqual(['agent-a', 'agent-b'])
+    expect(await s.ops.apiKeys(operator, {})).toEqual([])
+  })
+
+  it.each(userOperations)('%s: agent A naming agent B is FORBIDDEN', async (name) => {
+    const s = await seeded()
+    const input = samples(s.a, s.document)[name]
+    if (!('agentId' in catalog[name].input.shape)) {
+      // agents() has no agentId: an agent sees only itself.
+      const agents = await s.ops.agents(agentA)
+      expect(agents.map((a) => a.id)).toEqual(['agent-a'])
+      return
+    }
+    const result = await run(s, name, agentA, { ...input, agentId: 'agent-b' })
+    expect(!result.ok && result.error.code, name).toBe('FORBIDDEN')
+  })
+
+  it.each([
+    'updateMemory',
+    'deleteMemory',
+    'memory',
+    'updateKnowledge',
+    'deleteKnowledge',
+    'recordKnowledgeUse',
+  ] as const)(
+    "%s of agent B's record by id, as agent A, is NOT_FOUND and leaves it as it was",
+    async (name) => {
+      const s = await seeded()
+      const theirs = samples(s.b, s.document)[name]
+      const result = await s.ops.call(name, agentA, theirs)
+      expect(!result.ok && result.error.code).toBe('NOT_FOUND')
+      const memory = await s.ops.memory(agentB, { id: s.b.memoryId })
+      expect(memory).toMatchObject({ content: 'agent-b works as a nurse', importance: 0.5 })
+      const facts = await s.ops.knowledge(agentB, {})
+      expect(facts.knowledge.map((k) => [k.id, k.value, k.useCount])).toEqual([
+        [s.b.knowledgeId, '#email', 0],
+      ])
+    },
+  )
+
+  it("lists, searches and assembles only the agent's own records", async () => {
+    const s = await seeded()
+    const own = (texts: string[]) => texts.every((t) => !t.includes('agent-b'))
+    expect((await s.ops.memories(agentA, {})).memories.map((m) => m.agentId)).toEqual(['agent-a'])
+    expect((await s.ops.knowledge(agentA, {})).knowledge.map((k) => k.agentId)).toEqual(['agent-a'])
+    expect((await s.ops.sessions(agentA, {})).sessions.map((x) => x.agentId)).toEqual(['agent-a'])
+    const hits = await s.ops.search(agentA, { query: 'nurse Lena Berlin', scopes: ['MESSAGES', 'MEMORIES'] })
+    // The in-memory adapter's recall sources hold no rows of their own: what it finds, if anything,
+    // must be A's (search over SQLite is checked by the SDK's contract suite).
+    expect(own(hits.hits.map((h) => h.text))).toBe(true)
+    // The operator lists every agent's unless it names one.
+    expect((await s.ops.memories(operator, {})).totalCount).toBe(2)
+    expect((await s.ops.memories(operator, { agentId: 'agent-b' })).memories.map((m) => m.agentId)).toEqual([
+      'agent-b',
+    ])
+    const unknown = await s.ops.call('memories', operator, { agentId: 'nobody' })
+    expect(!unknown.ok && unknown.error).toMatchObject({ code: 'NOT_FOUND', resource: 'Agent', id: 'nobody' })
+    const unnamed = await s.ops.call('search', operator, { query: 'x' })
+    expect(!unnamed.ok && unnamed.error.issues).toEqual([expect.objectContaining({ field: 'agentId' })])
+  })
+
+  it('streams an agent only its own snapshots, and ends when its agent is deleted', async () => {
+    const s = await seeded()
+    const mine = s.ops.stream('watchOptimizerSnapshots', agentA, {})
+    const next = mine.next()
+    await s.ops.runOptimizer(agentB, {})
+    await s.ops.runOptimizer(agentA, {})
+    const step = await next
+    expect(!step.done && step.value.ok && step.value.data.agentId).toBe('agent-a')
+    const after = mine.next()
+    await s.engine.lifecycle.deleteAgent('agent-a')
+    const ended = await after
+    expect(!ended.done && !ended.value.ok && ended.value.error).toMatchObject({ code: 'FORBIDDEN' })
+    expect((await mine.next()).done).toBe(true)
+  })
+
+  it('pages with the cursors it returns, as the GraphQL door does', async () => {
+    const s = await seeded()
+    for (const content of ['Owns a red bicycle', 'Speaks fluent Portuguese', 'Was born in Lisbon'])
+      await s.ops.createMemory(agentA, { content, category: 'FACT' })
+    const first = await s.ops.memories(agentA, { first: 2 })
+    expect(first.totalCount).toBe(4)
+    expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false })
+    const second = await s.ops.memories(agentA, { first: 2, after: first.pageInfo.endCursor ?? undefined })
+    expect(second.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true })
+    const ids = [...first.memories, ...second.memories].map((m) => m.id)
+    expect(new Set(ids).size).toBe(4)
+    const bad = await s.ops.call('memories', agentA, { after: 'not-a-cursor' })
+    expect(!bad.ok && bad.error.issues).toEqual([expect.objectContaining({ field: 'after' })])
+  })
+})

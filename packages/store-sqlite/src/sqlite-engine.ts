@@ -1,0 +1,96 @@
+import path from 'node:path'
+import {
+  type Clock,
+  createHashingEmbedder,
+  type Embedder,
+  type KeyFactMode,
+  type LexicalPlanConfig,
+  type Limits,
+  type LlmProvider,
+  type TokenCounter,
+} from '@engram/core'
+import { createEngine, type EventBus, embedJob, type FormationConfig, type Logger } from '@engram/engine'
+import type { Database } from './db/client.ts'
+import { createSqliteStorage } from './storage.ts'
+import type { VectorIndexOptions } from './vector/sqlite-vector-store.ts'
+
+export interface SqliteEngineOptions {
+  db: Database
+  clock: Clock
+  tokenCounter: TokenCounter
+  /** Where snapshots and progress are published (the API passes yoga's pubsub); in-process when omitted. */
+  events?: EventBus
+  limits?: Limits
+  optimizerIntervalMs?: number
+  /** What the optimizer counts as an error key fact (default: spec 000's words). */
+  keyFactMode?: KeyFactMode
+  log?: Logger
+  /** The embedding provider; the offline hashing embedder when none is given. */
+  embedder?: Embedder
+  /** The language model memory formation uses (ENGRAM_LLM_*); none means offline formation. */
+  llm?: LlmProvider | null
+  /** Automatic memory formation's engine-wide dials (ENGRAM_EXTRACTION, ENGRAM_EXTRACTION_DEBOUNCE_MS). */
+  formation?: Partial<FormationConfig>
+  /** ENGRAM_SUMMARIES and ENGRAM_PROFILE: whether summaries and the profile form by themselves (default on). */
+  automaticSummaries?: boolean
+  automaticProfile?: boolean
+  /** When common query terms stop selecting documents (see planLexicalQuery). */
+  lexicalPlan?: Partial<LexicalPlanConfig>
+  /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
+  databaseFile?: string | null
+  backupDirectory?: string | null
+  /** How often a started job worker looks for due jobs (ms); see JobWorker. */
+  jobPollIntervalMs?: number
+  /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
+  vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
+}
+
+/**
+ * The engine on one SQLite database: the composition both the API (services.ts) and the embedded
+ * SDK (Engram.open) start from, so the two cannot wire it differently. Nothing is started here:
+ * the caller starts the optimizer's schedule and the job worker when it is ready to serve.
+ */
+export function createSqliteEngine(options: SqliteEngineOptions) {
+  const { db, clock, tokenCounter } = options
+  const log = options.log ?? console
+  const embedder = options.embedder ?? createHashingEmbedder()
+  const storage = createSqliteStorage({
+    db,
+    clock,
+    // Each message's embed job is queued in the transaction that stores the message.
+    messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    // The vector store holds the embedder's vectors; its HNSW graphs are saved beside the
+    // database, so a restart loads them.
+    vectorModel: embedder.model,
+    vectorIndex: {
+      directory: options.databaseFile ? path.join(path.dirname(options.databaseFile), 'vectors') : null,
+      ...options.vectorIndex,
+    },
+    log,
+    // Backups need a file to copy and a folder to put copies in; without them the store has none.
+    backups:
+      options.databaseFile && options.backupDirectory
+        ? { databaseFile: options.databaseFile, directory: options.backupDirectory }
+        : null,
+  })
+  const engine = createEngine({
+    storage,
+    clock,
+    tokenCounter,
+    events: options.events,
+    log,
+    limits: options.limits,
+    jobPollIntervalMs: options.jobPollIntervalMs,
+    embedder,
+    lexicalPlan: options.lexicalPlan,
+    optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
+    formation: options.formation,
+    // Memories, summaries and the profile are written by the model when one is configured.
+    llm: options.llm ?? null,
+    automaticSummaries: options.automaticSummaries,
+    automaticProfile: options.automaticProfile,
+  })
+  return engine
+}
+
+export type SqliteEngine = ReturnType<typeof createSqliteEngine>
