@@ -43,6 +43,10 @@ export const EnvSchema = z
      * word anywhere) or `strict` (an actual error message, stack trace or error code).
      */
     ENGRAM_KEY_FACT_MODE: z.enum(KEY_FACT_MODES).default('spec'),
+    /** Automatic conversation summaries (issue 13 §3): `auto` after each pause, switch or threshold; `off` only on request. */
+    ENGRAM_SUMMARIES: z.enum(['auto', 'off']).default('auto'),
+    /** The generated user profile (issue 13 §4): `auto` rebuilt as memories arrive; `off` only on request. */
+    ENGRAM_PROFILE: z.enum(['auto', 'off']).default('auto'),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
     ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),

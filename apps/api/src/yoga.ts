@@ -49,6 +49,8 @@ export interface AppOptions {
         | 'ENGRAM_EXTRACTION'
         | 'ENGRAM_EXTRACTION_DEBOUNCE_MS'
         | 'ENGRAM_EXTRACTION_WORKERS'
+        | 'ENGRAM_SUMMARIES'
+        | 'ENGRAM_PROFILE'
       >
     >
   clock?: Clock
@@ -88,6 +90,8 @@ export function createApp(options: AppOptions) {
         : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
       ...options.formation,
     },
+    automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',
+    automaticProfile: env.ENGRAM_PROFILE !== 'off',
     log,
     embedder: options.embedder,
     llm: options.llm,

@@ -68,7 +68,7 @@ describe('persisted embeddings with a remote provider', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ embedder: providerA })
+    t = await createTestApp({ embedder: providerA, env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' } })
     keyOne = await createAgentKey(t, 'agent-e1')
     keyTwo = await createAgentKey(t, 'agent-e2')
   })
@@ -217,7 +217,12 @@ describe('persisted embeddings with a remote provider', () => {
       texts.push(...owners.map(([, text]) => text as string))
       for (const [agentId, text] of owners) owned.add(`${agentId}\u0000${text}`)
       // A second server on the same database, configured with another provider.
-      t2 = await createTestApp({ databaseFile: t.databaseFile, embedder: providerB, clock: t.clock })
+      t2 = await createTestApp({
+        databaseFile: t.databaseFile,
+        embedder: providerB,
+        clock: t.clock,
+        env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+      })
     })
     afterAll(() => t2.close())
 
@@ -357,7 +362,10 @@ describe('persisted embeddings with a remote provider', () => {
     const providerC = new RemoteTestEmbedder('test-remote-c', 8)
 
     beforeAll(async () => {
-      t3 = await createTestApp({ embedder: providerC })
+      t3 = await createTestApp({
+        embedder: providerC,
+        env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+      })
       await createAgentKey(t3, 'agent-good')
       await createAgentKey(t3, 'agent-bad')
       const now = t3.clock.now()

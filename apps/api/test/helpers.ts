@@ -47,7 +47,7 @@ export async function createTestApp(
     maxDepth?: number
     maxCost?: number
     embedder?: Embedder
-    /** The language model memory formation asks (none: offline). */
+    /** The language model memory formation, summaries and the profile ask (none: offline). */
     llm?: LlmProvider | null
     /** Backups go to <dir>/backups unless named. */
     backupDirectory?: string

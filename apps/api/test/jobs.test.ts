@@ -61,9 +61,13 @@ describe('embed on write, through the durable job queue', () => {
   const provider = new CountingEmbedder()
 
   beforeAll(async () => {
-    // These count embed jobs one by one: memory formation's extract jobs (tested in
-    // formation.test.ts and with deletion below) stay out of their way.
-    t = await createTestApp({ embedder: provider, env: { ENGRAM_EXTRACTION: 'off' } })
+    // These count embed jobs one by one: memory formation's extract jobs, automatic summaries and
+    // profile rebuilds (tested in formation.test.ts, summaries-profile.test.ts and with deletion
+    // below) stay out of their way.
+    t = await createTestApp({
+      embedder: provider,
+      env: { ENGRAM_EXTRACTION: 'off', ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+    })
     key = await createAgentKey(t, 'agent-jobs')
     other = await createAgentKey(t, 'agent-jobs-other')
   })
@@ -90,16 +94,22 @@ describe('embed on write, through the durable job queue', () => {
     t.clock.advance(1_500)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 1, running: 0, failed: 0, oldestPendingAgeMs: 1_500 },
-      // Every registered kind is listed, with nothing queued (extraction is off here).
+      // Every registered kind is listed, with nothing queued (formation is off here).
       { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
     ])
     expect(await t.app.services.jobs.drain()).toBe(1)
     expect(await messageVectors(t, id)).toBe(1)
     expect(provider.asked('The staging cluster runs on port 8443')).toBe(1)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
-      // Every registered kind is listed, with nothing queued (extraction is off here).
+      // Every registered kind is listed, with nothing queued (formation is off here).
       { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
     ])
     expect(await messageCoverage()).toEqual({ kind: 'message', total: 1, embedded: 1, queued: 0, failed: 0 })
   })
@@ -183,8 +193,11 @@ describe('embed on write, through the durable job queue', () => {
     expect(provider.asked(text)).toBe(policy.maxAttempts)
     expect((await t.gql(STATS)).data.jobQueueStats).toEqual([
       { kind: 'embed', pending: 0, running: 0, failed: 1, oldestPendingAgeMs: 0 },
-      // Every registered kind is listed, with nothing queued (extraction is off here).
+      // Every registered kind is listed, with nothing queued (formation is off here).
       { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
     ])
     const failed = await t.gql(`{ failedJobs(kind: "embed") { kind agentId key attempts lastError } }`)
     expect(failed.data.failedJobs).toEqual([
@@ -244,7 +257,11 @@ describe('the job queue across restarts and workers', () => {
   it('recovers pending jobs and jobs of a dead worker on a new app over the same database', async () => {
     const clock = new ManualClock()
     const provider = new CountingEmbedder()
-    const first = await createTestApp({ embedder: provider, clock })
+    const first = await createTestApp({
+      embedder: provider,
+      clock,
+      env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+    })
     const key = await createAgentKey(first, 'agent-restart')
     const pending = await addMessage(first, key, 'Written just before the crash')
     const held = await addMessage(first, key, 'Being embedded during the crash', 'c2')
@@ -257,7 +274,12 @@ describe('the job queue across restarts and workers', () => {
     expect(taken.map((job) => job.key)).toEqual([`message:${pending}`])
     await stopKeepingFile(first)
 
-    const second = await createTestApp({ databaseFile: first.databaseFile, embedder: provider, clock })
+    const second = await createTestApp({
+      databaseFile: first.databaseFile,
+      embedder: provider,
+      clock,
+      env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+    })
     try {
       // Started: the pending job runs at once; the one the dead worker held waits for its lease.
       second.app.services.jobs.start()
@@ -276,9 +298,13 @@ describe('the job queue across restarts and workers', () => {
 
   it('never lets two workers run jobs of the same key at once', async () => {
     const clock = new ManualClock()
-    const one = await createTestApp({ clock })
+    const one = await createTestApp({ clock, env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' } })
     // A second server process on the same database file: its own connection and worker.
-    const two = await createTestApp({ databaseFile: one.databaseFile, clock })
+    const two = await createTestApp({
+      databaseFile: one.databaseFile,
+      clock,
+      env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+    })
     let open: () => void = () => {}
     try {
       await createAgentKey(one, 'agent-lease')
@@ -359,7 +385,8 @@ describe('the job queue across restarts and workers', () => {
       await addMessage(t, kept, 'queued work of a kept agent')
       await t.db.job.updateMany({ where: { agentId: 'agent-doomed' }, data: { state: 'failed' } })
       await addMessage(t, doomed, 'more queued work of a doomed agent', 'c2')
-      // Each message's embedding and its conversation's extraction (issue 13 §2).
+      // Each message's embedding, its conversation's extraction (issue 13 §2) and summary (§3:
+      // after the debounce, and at once for c when the agent moved on to c2).
       const kinds = async (agentId: string) =>
         (await t.db.job.findMany({ where: { agentId }, orderBy: { id: 'asc' } })).map((job) => [
           job.kind,
@@ -368,8 +395,11 @@ describe('the job queue across restarts and workers', () => {
       expect(await kinds('agent-doomed')).toEqual([
         ['embed', 'failed'],
         ['extract', 'failed'],
+        ['summarize', 'failed'],
         ['embed', 'pending'],
         ['extract', 'pending'],
+        ['summarize', 'pending'],
+        ['summarize', 'pending'],
       ])
       const deleted = await t.gql(`mutation { deleteAgent(id: "agent-doomed") { __typename } }`)
       expect(deleted.errors).toBeUndefined()
@@ -377,6 +407,7 @@ describe('the job queue across restarts and workers', () => {
       expect(await kinds('agent-kept')).toEqual([
         ['embed', 'pending'],
         ['extract', 'pending'],
+        ['summarize', 'pending'],
       ])
       const cleared = await t.gql(
         `mutation { clearAll(agentId: "agent-kept", confirm: "CLEAR agent-kept") { __typename } }`,

@@ -104,6 +104,8 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
         'MemoryEntry',
         'MessageSearch',
         'Session',
+        // ...and schedules its conversation's summary (issue 13 §3).
+        'SummaryCursor',
         'context cache',
         'session cache',
         'vector indexes in memory',
@@ -219,6 +221,12 @@ describe('deleted data does not stay on disk', () => {
       { v: `The ${marker(agentId)} domain` },
       key,
     )
+    // An automatic summary of the conversation and a generated profile, both holding the marker (issue 13).
+    const preference = `I prefer ${marker(agentId)} tea in the garden shed`
+    await t.gql(CREATE, { input: { content: preference, category: 'PREFERENCE' } }, key)
+    texts.push(preference)
+    expect((await t.app.services.summaries.summarize(agentId, 'c'))?.content).toContain(marker(agentId))
+    expect((await t.app.services.profiles.regenerate(agentId, null)).content).toContain(marker(agentId))
     // A search embeds what is missing and loads the indexes; above 40 vectors they become HNSW
     // graphs saved in the vector folder.
     await t.gql(SEARCH, { q: `${marker(agentId)} garden drawer` }, key)
@@ -263,6 +271,9 @@ describe('deleted data does not stay on disk', () => {
       KnowledgeSearch: 1,
       // The conversation's queued extraction (issue 13 §2), not yet due.
       Job: expect.any(Number),
+      Summary: 1,
+      SummaryCursor: 1,
+      ProfileVersion: expect.any(Number),
       'vector graph files': expect.any(Number),
       'vector indexes in memory': expect.any(Number),
     })

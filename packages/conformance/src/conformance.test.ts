@@ -15,6 +15,7 @@ import { describeMemoryItems } from './spec/memory-items.ts'
 import { describeOptimizer, describeOptimizerKnowledge } from './spec/optimizer.ts'
 import { describeRecallSources } from './spec/recall-sources.ts'
 import { describeRepositories } from './spec/repositories.ts'
+import { describeSummaryAndProfileStores } from './spec/summaries-profiles.ts'
 import { describeTransactions } from './spec/transactions.ts'
 import { describeVectors } from './spec/vectors.ts'
 
@@ -37,6 +38,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeAgentData(initializer)
   describeAgentArchive(initializer)
   describeBackups(initializer)
+  describeSummaryAndProfileStores(initializer)
 }
 
 // Specs that write their rows through SQLite's client (knowledge, memory items, messages and the

@@ -119,7 +119,7 @@ export const catalog = {
   syncMemory: operation({
     kind: 'mutation',
     description:
-      'Forms memories now from every turn not yet extracted (memory formation otherwise runs on its own a few seconds after a conversation goes quiet) and returns what was formed.',
+      'Forms now what is pending (memory formation otherwise runs on its own a few seconds after a conversation goes quiet): memories from every turn not yet extracted, summaries of conversations with turns not yet summarised, and the profiles those memories make due. Returns what was formed.',
     input: s.SyncMemoryInputSchema,
     output: s.SyncMemoryPayloadSchema,
     graphql: { field: 'syncMemory' },

@@ -660,6 +660,10 @@ export const SyncMemoryPayloadSchema = z.object({
   superseded: z.number().int(),
   rejected: z.number().int(),
   extractors: z.array(ExtractorSchema),
+  /** Conversation summaries formed from turns not yet summarised. */
+  summaries: z.number().int(),
+  /** Profile versions written because the new memories made them due. */
+  profileVersions: z.number().int(),
 })
 
 export const ClassificationSchema = z.object({

@@ -26,6 +26,7 @@ import { registerExtractJobs } from './formation/formation-jobs.ts'
 import {
   type FormationConfig,
   FormationConfigSchema,
+  type FormationResult,
   FormationService,
 } from './formation/formation-service.ts'
 import { JobWorker } from './jobs/job-worker.ts'
@@ -37,9 +38,14 @@ import { ParameterStore } from './parameters/parameter-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor } from './ports/extractor.ts'
 import type { Logger } from './ports/logger.ts'
+import type { ProfileVersion } from './ports/profiles.ts'
 import type { Storage } from './ports/storage.ts'
+import type { StoredSummary } from './ports/summaries.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
+import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
 import { SearchService } from './search/search-service.ts'
+import { followTurns } from './summaries/follow-turns.ts'
+import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
 import { TransferService } from './transfer/transfer-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
@@ -61,12 +67,25 @@ export interface EngineDeps<S extends Storage = Storage> {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The scheduled optimizer: how often it runs (0: never on its own) and what counts as an error key fact. */
   optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode }
-  /** The language model automatic memory formation asks; the offline extractor when none is given. */
+  /**
+   * The language model automatic memory formation asks, and summaries and profiles are written
+   * by; the offline extractor and extractive summaries and profiles when none is given.
+   */
   llm?: LlmProvider | null
   /** Automatic memory formation's engine-wide dials (debounce, turns per extractor call). */
   formation?: Partial<FormationConfig>
   /** Where the offline extractor runs (a server's worker-thread pool); in process when none is given. */
   offlineExtractor?: OfflineExtractor
+  /** Whether stored turns schedule their conversation's summary (default true); off, summaries form on request only. */
+  automaticSummaries?: boolean
+  /** Whether new memories rebuild the profile (default true); off, on request only (a deleted memory still leaves it). */
+  automaticProfile?: boolean
+}
+
+/** What a sync formed: memories (with the verification's counts), summaries and profile versions. */
+export interface SyncResult extends FormationResult {
+  summaries: StoredSummary[]
+  profileVersions: ProfileVersion[]
 }
 
 export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine<S>>
@@ -88,8 +107,14 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
     parameters,
   )
+  // Stored turns schedule their conversation's summary; the summary service is bound below.
+  let summaries: SummaryService | null = null
   const sessions = new PersistentSessionManager({
-    repository: storage.sessions,
+    repository: followTurns(
+      storage.sessions,
+      () => (deps.automaticSummaries === false ? null : summaries),
+      log,
+    ),
     clock,
     tokenCounter,
     summarize: (messages) => summarizeMessages(messages),
@@ -138,6 +163,33 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   storage.formation.addMessageJobs((agentId, messageIds, session) =>
     formation.jobsFor(agentId, messageIds, session),
   )
+  const llm = deps.llm ?? null
+  summaries = new SummaryService({
+    repository: storage.summaries,
+    history: storage.history,
+    sessions,
+    queue: storage.jobs,
+    settingsStore: storage.memoryItems,
+    clock,
+    tokenCounter,
+    log,
+    llm,
+    writes,
+  })
+  registerSummaryJobs(jobs, summaries)
+  const profiles = new ProfileService({
+    repository: storage.profiles,
+    items: storage.memoryItems,
+    queue: storage.jobs,
+    clock,
+    tokenCounter,
+    log,
+    llm,
+    writes,
+    automatic: deps.automaticProfile ?? true,
+  })
+  registerProfileJobs(jobs, profiles)
+  memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
   const search = new SearchService({
     fullText: storage.fullText,
     recall: storage.recall,
@@ -148,7 +200,13 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
   })
+  search.useAutomaticSummaries(storage.summaries)
   const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
+  context.useFormation({
+    profileLines: (scope, userId) => profiles.contextLines(scope, userId),
+    summaries: (scope, options) =>
+      storage.summaries.list(scope, { since: options.since, limit: options.limit }),
+  })
   const optimizer = new OptimizerService(
     storage.optimizer,
     clock,
@@ -187,7 +245,20 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     lifecycle,
   })
+  /**
+   * 003's "Sync now": everything pending for the agent formed at once: memories from the turns not
+   * yet extracted, then summaries of conversations with turns not yet summarised, then the profiles
+   * those memories make due (in that order, so the summaries and profile see the new memories).
+   */
+  async function syncMemory(agentId: string): Promise<SyncResult> {
+    const formed = await formation.syncMemory(agentId)
+    const newSummaries = (await summaries?.summarizePending(agentId)) ?? []
+    const profileVersions = await profiles.refreshAgent(agentId)
+    return { ...formed, summaries: newSummaries, profileVersions }
+  }
+
   return {
+    syncMemory,
     storage,
     clock,
     tokenCounter,
@@ -211,5 +282,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     knowledge,
     lifecycle,
     transfer,
+    summaries,
+    profiles,
   }
 }

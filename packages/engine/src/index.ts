@@ -43,7 +43,7 @@ export {
   type EmbeddingServiceDeps,
   type OwnerToEmbed,
 } from './embeddings/embedding-service.ts'
-export { createEngine, type Engine, type EngineDeps } from './engine.ts'
+export { createEngine, type Engine, type EngineDeps, type SyncResult } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {
   EXTRACT_JOB,
@@ -96,6 +96,8 @@ export {
   safeJson,
 } from './memory-items/memory-item-rules.ts'
 export {
+  type MemoryItemChange,
+  type MemoryItemListener,
   MemoryItemService,
   type MemoryWriteResult,
   type WriteOutcome,
@@ -133,7 +135,21 @@ export {
   PrivacyService,
   readStoredPrivacyPolicy,
 } from './privacy/privacy-service.ts'
+export {
+  MAX_PROFILE_VERSIONS_PAGE,
+  PROFILE_JOB,
+  PROFILE_SOURCE_CATEGORIES,
+  ProfileService,
+  type ProfileServiceDeps,
+} from './profile/profile-service.ts'
 export { SearchService, type SearchServiceDeps } from './search/search-service.ts'
+export {
+  MAX_SUMMARY_LIST,
+  SUMMARY_JOB,
+  SUMMARY_RETENTION_JOB,
+  SummaryService,
+  type SummaryServiceDeps,
+} from './summaries/summary-service.ts'
 export type {
   TransferEmbeddings,
   TransferLifecycle,

@@ -40,6 +40,9 @@ export interface SqliteEngineOptions {
   formation?: Partial<FormationConfig>
   /** Where the offline extractor runs (the API's worker-thread pool); in process when none is given. */
   offlineExtractor?: OfflineExtractor
+  /** ENGRAM_SUMMARIES and ENGRAM_PROFILE: whether summaries and the profile form by themselves (default on). */
+  automaticSummaries?: boolean
+  automaticProfile?: boolean
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
@@ -91,8 +94,11 @@ export function createSqliteEngine(options: SqliteEngineOptions) {
     lexicalPlan: options.lexicalPlan,
     optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
     formation: options.formation,
+    // Memories, summaries and the profile are written by the model when one is configured.
     llm: options.llm ?? null,
     ...(options.offlineExtractor ? { offlineExtractor: options.offlineExtractor } : {}),
+    automaticSummaries: options.automaticSummaries,
+    automaticProfile: options.automaticProfile,
   })
   return engine
 }

@@ -6,6 +6,8 @@ import { SqliteContextSources } from './context/sqlite-context-sources.ts'
 import type { Database } from './db/client.ts'
 import { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 import { SqliteFormation } from './formation/sqlite-formation.ts'
+import { sqliteProfiles } from './formation/sqlite-profiles.ts'
+import { sqliteSummaries } from './formation/sqlite-summaries.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
@@ -83,6 +85,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     privacyPolicies: sqlitePrivacyPolicies(db),
     apiKeys: sqliteApiKeys(db),
     optimizer: new SqliteOptimizerRepository(db),
+    summaries: sqliteSummaries(db, jobs),
+    profiles: sqliteProfiles(db),
     contextSources: new SqliteContextSources(db),
     agentData: new SqliteAgentData(db, options.log),
     ...(options.backups ? { backups: new SqliteBackupStore(db, clock, options.backups) } : {}),

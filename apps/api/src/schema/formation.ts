@@ -1,6 +1,6 @@
 // Memory formation (issue 13): forming memories now (syncMemory) and the router (classify).
 import { MEMORY_ENTRY_TYPES, type MemoryEntryType, type Tier, type TurnClassification } from '@engram/core'
-import type { Extractor, FormationResult } from '@engram/engine'
+import type { Extractor, SyncResult } from '@engram/engine'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
 import { MemoryCategoryEnum, MemoryItemRef } from './memory-item.ts'
@@ -34,7 +34,7 @@ const ExtractorEnum = builder.enumType('Extractor', {
   } as const satisfies Record<string, { value: Extractor }>,
 })
 
-const SyncMemoryPayload = builder.objectRef<FormationResult>('SyncMemoryPayload').implement({
+const SyncMemoryPayload = builder.objectRef<SyncResult>('SyncMemoryPayload').implement({
   description: 'What one sync formed from the turns not yet extracted.',
   fields: (t) => ({
     conversations: t.exposeInt('conversations', { description: 'Conversations that had turns to extract.' }),
@@ -52,6 +52,14 @@ const SyncMemoryPayload = builder.objectRef<FormationResult>('SyncMemoryPayload'
       description: 'Candidates refused: a limit, the privacy policy, or turns of two users.',
     }),
     extractors: t.field({ type: [ExtractorEnum], resolve: (r) => r.extractors }),
+    summaries: t.int({
+      description: 'Conversation summaries formed from turns not yet summarised.',
+      resolve: (r) => r.summaries.length,
+    }),
+    profileVersions: t.int({
+      description: 'Profile versions written because the new memories made them due.',
+      resolve: (r) => r.profileVersions.length,
+    }),
   }),
 })
 
@@ -93,9 +101,8 @@ builder.mutationFields((t) => ({
     type: SyncMemoryPayload,
     errors: {},
     description:
-      'Forms memories now from every turn not yet extracted (formation otherwise runs on its own a few seconds after a conversation goes quiet).',
+      'Forms now what is pending: memories from turns not yet extracted, summaries of conversations not yet summarised, the profiles made due (all of this otherwise happens on its own).',
     args: { agentId: t.arg.id() },
-    resolve: async (_root, args, ctx) =>
-      ctx.services.engine.formation.syncMemory(await agentScope(ctx, args.agentId)),
+    resolve: async (_root, args, ctx) => ctx.services.engine.syncMemory(await agentScope(ctx, args.agentId)),
   }),
 }))

@@ -84,6 +84,32 @@ export function describeSqlitePurge(initializer: StorageInitializer): void {
         await fixture().addDocuments('messages', [{ agentId, text }])
         await fixture().addDocuments('memories', [{ agentId, text }])
         await fixture().addDocuments('knowledge', [{ agentId, text }])
+        // An automatic summary and a profile version holding the text (issue 13 §3, §4).
+        await storage.summaries.recordTurn(agentId, 'conformance', clock.now(), 9)
+        await storage.summaries.insert({
+          agentId,
+          conversationId: 'conformance',
+          content: `Summary: ${text}`,
+          strategy: 'extractive',
+          writer: 'extractive',
+          trigger: 'debounce',
+          firstMessageId: '1',
+          lastMessageId: '1',
+          messageCount: 1,
+          tokenCount: 9,
+          createdAt: clock.now(),
+        })
+        await storage.profiles.insert({
+          agentId,
+          userId: 'dana',
+          content: `## About\n- ${text}`,
+          tokenCount: 9,
+          writer: 'extractive',
+          trigger: 'contributions',
+          sourceMemoryIds: ['1'],
+          overrideIds: [],
+          createdAt: clock.now(),
+        })
       }
       const gone = `${marker}agentgone`
       const before = nonZero(await storage.agentData.remains('agent-gone'))
@@ -100,6 +126,9 @@ export function describeSqlitePurge(initializer: StorageInitializer): void {
         MessageSearch: 1,
         MemorySearch: 1,
         KnowledgeSearch: 1,
+        Summary: 1,
+        SummaryCursor: 1,
+        ProfileVersion: 1,
       })
       expect(filesHolding(files, gone)).not.toEqual([])
 

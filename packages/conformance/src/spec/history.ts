@@ -36,6 +36,11 @@ export function describeHistory(initializer: StorageInitializer): void {
       clock.advance(1_000)
       await storage.sessions.createSession('agent-a', 'newer', clock.now())
       clock.advance(1_000)
+      // Adapters stamp a session's activity with the wall clock, as Prisma stamps updatedAt (the
+      // injected clock dates the messages): wait for the next millisecond so "newer" and the new
+      // activity of "older" cannot tie (a tie is ordered by id, which is random).
+      const created = Date.now()
+      while (Date.now() === created) await new Promise((resolve) => setTimeout(resolve, 1))
       // A new message makes the older conversation the most recently active one.
       await storage.sessions.appendMessages(older, [message('back again', clock.now())])
       expect(await storage.history.countSessions('agent-a')).toBe(2)

@@ -33,3 +33,14 @@ export interface ContextSearch {
   /** The time of the agent's newest message, which conversation windows count back from. */
   newestMessageTime(agentId: string): Promise<Date | null>
 }
+
+/** Automatic memory formation's outputs memoryContext shows (issue 13 §3, §4). */
+export interface ContextFormation {
+  /** The current generated profile's lines for the user, or null when none was generated yet. */
+  profileLines(agentId: string, userId: string | null): Promise<{ id: string; text: string }[] | null>
+  /** Automatic summaries, newest first, those stored from `since` on when given. */
+  summaries(
+    agentId: string,
+    options: { since?: Date; limit: number },
+  ): Promise<{ id: string; content: string }[]>
+}

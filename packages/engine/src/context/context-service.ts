@@ -21,7 +21,7 @@ import type {
   ContextMemoryQuery,
   ContextSources,
 } from '../ports/context-sources.ts'
-import type { ContextMemoryItems, ContextSearch } from './collaborators.ts'
+import type { ContextFormation, ContextMemoryItems, ContextSearch } from './collaborators.ts'
 
 /** Spec 003: assembled context is cached 10 s per agent (and here per request). */
 export const CONTEXT_CACHE_TTL_MS = 10_000
@@ -70,6 +70,8 @@ export interface MemoryContextResult extends AssembledContext {
  * knowledge and the conversation itself, each within its budget, lower priorities trimmed first.
  */
 export class ContextService {
+  /** Automatic summaries and the generated profile (issue 13), once wired. */
+  private formation: ContextFormation | null = null
   private readonly cache = new Map<string, { at: number; value: AssembledContext; generatedAt: Date }>()
   private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
 
@@ -81,6 +83,11 @@ export class ContextService {
     private readonly search: ContextSearch,
     private readonly writes: AgentWrites,
   ) {}
+
+  /** Lets the SUMMARIES section show automatic summaries and the PROFILE section the generated profile. */
+  useFormation(formation: ContextFormation): void {
+    this.formation = formation
+  }
 
   async build(scope: string, request: MemoryContextRequest): Promise<MemoryContextResult> {
     const budgetTokens = request.budgetTokens ?? DEFAULT_CONTEXT_BUDGET_TOKENS
@@ -153,6 +160,9 @@ export class ContextService {
 
     await add('user_overrides', async () => memoryLines(await findMemories({ pinned: true }, 'oldest')))
     await add('profile', async () => {
+      // The generated profile's current version when the user has one (issue 13 §4).
+      const generated = await this.formation?.profileLines(scope, request.userId ?? null)
+      if (generated) return generated
       // "Marco Ruiz is the on-call SRE" is a FACT but not who the user is: such facts are left to
       // the relevant memories, which the query selects (issue 10).
       const profile: ContextMemory[] = []
@@ -179,10 +189,15 @@ export class ContextService {
         ? new Date(newest.getTime() - settings.conversationWindowDays * 86_400_000)
         : undefined
       const rows = await this.sources.summaries(scope, { since, limit: SECTION_CANDIDATES })
-      return rows.map((r) => ({
-        id: `message:${r.id}`,
-        text: r.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim(),
-      }))
+      // Automatic summaries first: they cover the latest conversations, compressMessages' the older turns.
+      const automatic = (await this.formation?.summaries(scope, { since, limit: SECTION_CANDIDATES })) ?? []
+      return [
+        ...automatic.map((r) => ({ id: `summary:${r.id}`, text: r.content })),
+        ...rows.map((r) => ({
+          id: `message:${r.id}`,
+          text: r.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim(),
+        })),
+      ]
     })
     await add('relationships', async () =>
       memoryLines(await findMemories({ pinned: false, categories: ['relationship'] }, 'important')),

@@ -9,7 +9,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../engine.ts'
 import { inProcessExtractor, type OfflineExtractor } from '../ports/extractor.ts'
-import { createInMemoryStorage } from '../testing/index.ts'
+import { createInMemoryStorage, scriptedLlm } from '../testing/index.ts'
 import { EXTRACT_JOB } from './formation-jobs.ts'
 
 const START = new Date('2026-01-15T10:00:00.000Z').getTime()
@@ -19,21 +19,6 @@ function movableClock() {
   let at = START
   const clock: Clock = { now: () => new Date(at) }
   return { clock, advance: (ms: number) => (at += ms) }
-}
-
-/** A language model in process: records each prompt and answers with what the test scripts. */
-function scriptedLlm(answer: (request: ChatRequest, call: number) => string | Error) {
-  const requests: ChatRequest[] = []
-  const llm: LlmProvider = {
-    model: 'scripted',
-    async chat(request) {
-      requests.push(request)
-      const content = answer(request, requests.length)
-      if (content instanceof Error) throw content
-      return { content, model: 'scripted' }
-    },
-  }
-  return { llm, requests }
 }
 
 /** The conversation turns the prompt showed the model (the JSON document inside the user message). */
@@ -65,6 +50,10 @@ async function setup(
       callsPerJob: options.callsPerJob ?? 10,
       ...(options.offlineExtractor ? { offlineExtractor: options.offlineExtractor } : {}),
     },
+    // These count the extractor's calls to the scripted model: summaries and profile rebuilds
+    // (which ask the same model, see summaries/ and profile/) stay out of their way.
+    automaticSummaries: false,
+    automaticProfile: false,
   })
   for (const id of ['a', 'b']) await storage.repositories.agents.upsert(id, null)
   const say = (agent: string, conversation: string, content: string, extra: Record<string, unknown> = {}) =>

@@ -31,6 +31,7 @@ import {
 } from '@engram/core'
 import { z } from 'zod'
 import { yieldToRequests } from '../jobs/job-worker.ts'
+import { isCircuitOpen } from '../llm/circuit-open.ts'
 import type { MemoryItemService } from '../memory-items/memory-item-service.ts'
 import { inProcessExtractor, type OfflineExtractor } from '../ports/extractor.ts'
 import type { FormationRepository } from '../ports/formation.ts'
@@ -516,14 +517,6 @@ function sentenceSaying(content: string, turnText: string): string {
     }
   }
   return best
-}
-
-/**
- * The providers package's CircuitOpenError, recognised by name: the engine does not import an
- * adapter package, and any provider may report an open circuit the same way.
- */
-function isCircuitOpen(error: unknown): boolean {
-  return error instanceof Error && error.name === 'CircuitOpenError'
 }
 
 function clamp01(value: number): number {

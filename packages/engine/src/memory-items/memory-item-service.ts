@@ -45,6 +45,16 @@ export interface MemoryWriteResult {
   evicted: MemoryItemView[]
 }
 
+/** A memory stored, changed or deleted: what derived data (the generated profile) follows. */
+export interface MemoryItemChange {
+  kind: 'created' | 'updated' | 'deleted'
+  item: MemoryItemView
+  /** For an update: the item before it. */
+  before?: MemoryItemView
+}
+
+export type MemoryItemListener = (scope: string, changes: readonly MemoryItemChange[]) => Promise<void>
+
 /**
  * Long-term memory items: verified on write (spec 003), guarded for sensitive data (spec 001),
  * embedded for search, valid over time (validFrom/validUntil, supersession).
@@ -58,6 +68,17 @@ export class MemoryItemService {
     private readonly privacy: PrivacyService,
     private readonly embeddings: MemoryEmbeddings,
   ) {}
+
+  private readonly listeners: MemoryItemListener[] = []
+
+  /** Called after each write that changed items (not for a duplicate), once the write is committed. */
+  onChange(listener: MemoryItemListener): void {
+    this.listeners.push(listener)
+  }
+
+  private async changed(scope: string, changes: MemoryItemChange[]): Promise<void> {
+    for (const listener of this.listeners) await listener(scope, changes)
+  }
 
   // --- settings -------------------------------------------------------------------------------
 
@@ -270,6 +291,11 @@ export class MemoryItemService {
       if (vector)
         await this.embeddings.store(scope, 'memory', [{ id: Number(result.item.id), text: content, vector }])
       else await this.embeddings.enqueue(scope, 'memory', [Number(result.item.id)])
+      await this.changed(scope, [
+        { kind: 'created', item: result.item },
+        ...(result.superseded ? [{ kind: 'updated' as const, item: result.superseded }] : []),
+        ...result.evicted.map((item) => ({ kind: 'updated' as const, item })),
+      ])
     }
     return result
   }
@@ -338,6 +364,7 @@ export class MemoryItemService {
       // Off the request path, like every write's embedding.
       await this.embeddings.enqueue(scope, 'memory', [Number(row.id)])
     }
+    await this.changed(scope, [{ kind: 'updated', item: row, before: item }])
     return row
   }
 
@@ -345,6 +372,7 @@ export class MemoryItemService {
     const item = await this.get(scope, id, { track: false })
     await this.items.delete(scope, item.id)
     this.embeddings.forget(scope, 'memory', [Number(item.id)])
+    await this.changed(scope, [{ kind: 'deleted', item }])
     return item
   }
 

@@ -190,7 +190,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async syncMemory(call, input) {
       const scope = await call.agentScope(input.agentId)
-      return wire.syncMemoryOut(await engine.formation.syncMemory(scope), now())
+      return wire.syncMemoryOut(await engine.syncMemory(scope), now())
     },
     async classify(_call, input) {
       // Pure routing: nothing of the caller's is read or written, so any key may ask.

@@ -14,7 +14,7 @@ import type {
   TurnClassification,
 } from '@engram/core'
 import type { MemoryContextResult } from '../context/context-service.ts'
-import type { FormationResult } from '../formation/formation-service.ts'
+import type { SyncResult } from '../engine.ts'
 import type { MemoryWriteResult } from '../memory-items/memory-item-service.ts'
 import type { ApiKeyRecord } from '../ports/api-keys.ts'
 import type { BackupInfo } from '../ports/backup-store.ts'
@@ -281,7 +281,7 @@ export function embeddingProgressOut(p: EmbeddingProgressEvent): Out<'watchEmbed
   }
 }
 
-export function syncMemoryOut(r: FormationResult, now: Date): Out<'syncMemory'> {
+export function syncMemoryOut(r: SyncResult, now: Date): Out<'syncMemory'> {
   return {
     conversations: r.conversations,
     turns: r.turns,
@@ -292,6 +292,8 @@ export function syncMemoryOut(r: FormationResult, now: Date): Out<'syncMemory'> 
     extractors: r.extractors.map(
       (e) => upper(e).replace('-', '_') as Out<'syncMemory'>['extractors'][number],
     ),
+    summaries: r.summaries.length,
+    profileVersions: r.profileVersions.length,
   }
 }
 

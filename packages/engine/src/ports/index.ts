@@ -79,6 +79,13 @@ export type {
 export type { EntryCompression, OptimizerRepository, OptimizerRunChanges } from './optimizer.ts'
 export type { PrivacyPolicyRepository, StoredPrivacyPolicy } from './privacy-policies.ts'
 export type {
+  NewProfileVersion,
+  ProfileRepository,
+  ProfileTrigger,
+  ProfileVersion,
+  ProfileWriter,
+} from './profiles.ts'
+export type {
   MemoryItemFilter,
   MemoryUserActivity,
   RecalledKnowledge,
@@ -103,6 +110,16 @@ export type {
   SessionRepository,
 } from './repositories.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
+export type {
+  NewSummary,
+  RecordedTurn,
+  StoredSummary,
+  StoredSummaryTrigger,
+  SummaryCursor,
+  SummaryListQuery,
+  SummaryRepository,
+  SummaryWriter,
+} from './summaries.ts'
 export type { TransactionOptions, UnitOfWork } from './unit-of-work.ts'
 export type {
   SearchIndexOptions,

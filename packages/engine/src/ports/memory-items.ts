@@ -91,6 +91,10 @@ export interface MemoryItemFigures {
 export interface StoredMemorySettings {
   settings?: Record<string, unknown>
   contextBudgets?: Record<string, unknown>
+  /** Automatic summaries' settings (core's SummarySettingsSchema), only what differs from the defaults. */
+  summaries?: Record<string, unknown>
+  /** The generated profile's settings (core's ProfileSettingsSchema), only what differs from the defaults. */
+  profile?: Record<string, unknown>
   /** Automatic memory formation's settings (FormationSettingsSchema), only what differs from the defaults. */
   formation?: Record<string, unknown>
 }

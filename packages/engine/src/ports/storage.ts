@@ -11,8 +11,10 @@ import type { KnowledgeRepository } from './knowledge.ts'
 import type { MemoryItemRepository } from './memory-items.ts'
 import type { OptimizerRepository } from './optimizer.ts'
 import type { PrivacyPolicyRepository } from './privacy-policies.ts'
+import type { ProfileRepository } from './profiles.ts'
 import type { RecallSources } from './recall-sources.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
+import type { SummaryRepository } from './summaries.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 import type { VectorStore } from './vector-store.ts'
 
@@ -51,6 +53,10 @@ export interface Storage {
   apiKeys: ApiKeyRepository
   /** The optimizer's entries, knowledge decay and snapshot history. */
   optimizer: OptimizerRepository
+  /** Automatic conversation summaries and the cursors that schedule them (issue 13 §3). */
+  summaries: SummaryRepository
+  /** The generated user profiles, every version kept (issue 13 §4). */
+  profiles: ProfileRepository
   /** What memoryContext's sections read. */
   contextSources: ContextSources
   /** Automatic memory formation's watermarks, and its jobs queued with stored messages. */

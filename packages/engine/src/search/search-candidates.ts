@@ -1,6 +1,7 @@
 import type { Clock, StoredMessage } from '@engram/core'
 import { assertMemoryFilter } from '../memory-items/memory-item-rules.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
+import type { StoredSummary } from '../ports/summaries.ts'
 import type { EmbeddingKind, SearchEmbeddings } from './collaborators.ts'
 import type { LexicalSearch } from './search-lexical.ts'
 import type { SearchOptions, SearchScope, SearchStrategy, SearchWeights } from './search-types.ts'
@@ -20,7 +21,8 @@ export interface Candidate {
   timestamp: Date
   importance: number
   confidence: number
-  row: RecalledMemoryItem | StoredMessage | RecalledKnowledge
+  /** An automatic summary (issue 13 §3) is a row of its own in the SUMMARIES scope. */
+  row: RecalledMemoryItem | StoredMessage | RecalledKnowledge | StoredSummary
   conversationId?: string
   sessionId?: string
   /** The turn's speaker, or the memory's user. */

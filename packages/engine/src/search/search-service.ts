@@ -20,6 +20,8 @@ import {
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { FullTextIndex } from '../ports/full-text.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
+import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
+import { searchAutomaticSummaries } from '../summaries/summary-search.ts'
 import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
@@ -146,6 +148,42 @@ export class SearchService {
     }
   }
 
+  /** Automatic summaries (issue 13 §3), searched with the SUMMARIES scope beside [CONTEXT SUMMARY] messages. */
+  private automaticSummaries: Pick<SummaryRepository, 'list'> | null = null
+
+  useAutomaticSummaries(repository: Pick<SummaryRepository, 'list'>): void {
+    this.automaticSummaries = repository
+  }
+
+  /** The SUMMARIES scope's automatic summaries as candidates (lexical only: they have no vectors). */
+  private async automaticSummaryCandidates(
+    scope: string,
+    query: string,
+    options: SearchOptions,
+    limit: number,
+  ): Promise<Candidate[]> {
+    if (!this.automaticSummaries) return []
+    const found = await searchAutomaticSummaries(this.automaticSummaries, scope, query, {
+      conversationId: options.conversationId ?? null,
+      since: options.since ?? null,
+      limit,
+    })
+    return found.map(({ summary, bm25 }) => ({
+      scope: 'SUMMARIES' as const,
+      id: `summary:${summary.id}`,
+      bm25,
+      feedback: 0,
+      cooccurrence: 0,
+      vector: 0,
+      text: summary.content,
+      timestamp: summary.createdAt,
+      importance: 0.5,
+      confidence: 1,
+      row: summary,
+      conversationId: summary.conversationId,
+    }))
+  }
+
   async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     return (await this.rank(scope, query, options)).hits
   }
@@ -181,15 +219,20 @@ export class SearchService {
 
     const scored: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
     for (const searchScope of request.scopes) {
-      const candidates = await this.sources.candidates(scope, searchScope, {
-        query: signals.lexicalQuery,
-        queryVector,
-        strategy,
-        candidateLimit,
-        sessionId,
-        options: filtered,
-        weights: request.weights,
-      })
+      const candidates = [
+        ...(await this.sources.candidates(scope, searchScope, {
+          query: signals.lexicalQuery,
+          queryVector,
+          strategy,
+          candidateLimit,
+          sessionId,
+          options: filtered,
+          weights: request.weights,
+        })),
+        ...(searchScope === 'SUMMARIES'
+          ? await this.automaticSummaryCandidates(scope, signals.lexicalQuery, filtered, candidateLimit)
+          : []),
+      ]
       const lexicalScore = (c: Candidate) =>
         c.bm25 + request.weights.feedback * c.feedback + request.weights.cooccurrence * c.cooccurrence
       const best = Math.max(0, ...candidates.map(lexicalScore))
@@ -339,9 +382,11 @@ export class SearchService {
         text: c.text,
         timestamp: c.timestamp,
         ...(c.scope === 'MEMORIES' ? { memory: c.row as RecalledMemoryItem } : {}),
-        ...(c.scope === 'MESSAGES' || c.scope === 'SUMMARIES'
-          ? { message: c.row as StoredMessage, conversationId: c.conversationId }
-          : {}),
+        ...(c.scope === 'SUMMARIES' && c.id.startsWith('summary:')
+          ? { summary: c.row as StoredSummary, conversationId: c.conversationId }
+          : c.scope === 'MESSAGES' || c.scope === 'SUMMARIES'
+            ? { message: c.row as StoredMessage, conversationId: c.conversationId }
+            : {}),
         ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as RecalledKnowledge } : {}),
       }),
     )

@@ -7,6 +7,7 @@ import {
 import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
 import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { RecalledKnowledge, RecalledMemoryItem } from '../ports/recall-sources.ts'
+import type { StoredSummary } from '../ports/summaries.ts'
 
 // What search takes and gives: scopes, strategies, weights and their defaults, hits and their
 // score components. The ranking itself is in search-service.ts.
@@ -115,6 +116,8 @@ export interface SearchHit {
   memory?: RecalledMemoryItem
   message?: StoredMessage
   knowledge?: RecalledKnowledge
+  /** An automatic summary (issue 13 §3), for a SUMMARIES hit that is not a [CONTEXT SUMMARY] message. */
+  summary?: StoredSummary
   conversationId?: string
 }
 

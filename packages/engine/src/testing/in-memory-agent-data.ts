@@ -7,6 +7,8 @@ export class InMemoryAgentData implements AgentDataStore {
   constructor(
     private readonly repositories: InMemoryRepositories,
     private readonly optimizer: InMemoryOptimizerRepository,
+    /** Further stores that count what they hold of an agent (summaries, profile versions). */
+    private readonly others: { store: string; count(agentId: string): Promise<number> }[] = [],
   ) {}
 
   async purge(_agentId?: string): Promise<void> {
@@ -21,6 +23,13 @@ export class InMemoryAgentData implements AgentDataStore {
       { store: 'entry vectors', kind: 'TABLE', count: owned.vectors },
       { store: 'parameters', kind: 'TABLE', count: owned.parameters },
       { store: 'optimizer snapshots', kind: 'TABLE', count: this.optimizer.count(agentId) },
+      ...(await Promise.all(
+        this.others.map(async (other) => ({
+          store: other.store,
+          kind: 'TABLE' as const,
+          count: await other.count(agentId),
+        })),
+      )),
     ]
   }
 

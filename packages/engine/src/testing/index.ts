@@ -27,12 +27,17 @@ export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 import { InMemoryAgentData } from './in-memory-agent-data.ts'
 import { InMemoryContextSources } from './in-memory-context-sources.ts'
 import { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
+import { InMemoryProfiles } from './in-memory-profiles.ts'
+import { InMemorySummaries } from './in-memory-summaries.ts'
 
 export { InMemoryAgentData } from './in-memory-agent-data.ts'
 export { InMemoryContextSources } from './in-memory-context-sources.ts'
 export { InMemoryOptimizerRepository } from './in-memory-optimizer.ts'
+export { InMemoryProfiles } from './in-memory-profiles.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
+export { InMemorySummaries } from './in-memory-summaries.ts'
 export { InMemoryVectorStore } from './in-memory-vector-store.ts'
+export { scriptedLlm } from './scripted-llm.ts'
 
 /** Test-only storage: every port in memory, nothing persisted, one process. */
 export interface InMemoryStorage extends Storage {
@@ -52,11 +57,15 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const memoryItems = new InMemoryMemoryItems(agents)
   const knowledge = new InMemoryKnowledge(agents, () => clock.now())
   const formation = new InMemoryFormation(sessions, jobs)
+  const summaries = new InMemorySummaries(jobs)
+  const profiles = new InMemoryProfiles()
   // What an agent owns in these repositories goes with it, as the SQLite schema's cascades do.
   const deleteAgent = agents.delete
   agents.delete = async (id) => {
     const deleted = await deleteAgent(id)
-    if (deleted) for (const owner of [agentRecords, memoryItems, knowledge, formation]) owner.forgetAgent(id)
+    if (deleted)
+      for (const owner of [agentRecords, memoryItems, knowledge, formation, summaries, profiles])
+        owner.forgetAgent(id)
     return deleted
   }
   const optimizer = new InMemoryOptimizerRepository(repositories)
@@ -78,8 +87,13 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     privacyPolicies: agentRecords.privacyPolicies,
     apiKeys: agentRecords.apiKeys,
     optimizer,
+    summaries,
+    profiles,
     contextSources: new InMemoryContextSources(),
-    agentData: new InMemoryAgentData(repositories, optimizer),
+    agentData: new InMemoryAgentData(repositories, optimizer, [
+      { store: 'summaries', count: (agentId) => summaries.count(agentId) },
+      { store: 'profile versions', count: (agentId) => profiles.countAll(agentId) },
+    ]),
     close: async () => {},
   }
 }

@@ -35,7 +35,7 @@ export class SqliteFormation implements FormationRepository {
       `SELECT s."id", s."conversationId", s."extractedThroughId" FROM "Session" s
         WHERE s."agentId" = ? AND EXISTS (
           SELECT 1 FROM "Message" m WHERE m."sessionId" = s."id" AND m."id" > COALESCE(s."extractedThroughId", 0))
-        ORDER BY s."createdAt", s."id"`,
+        ORDER BY s."createdAt", s.rowid`,
       agentId,
     )
     return rows.map(toConversation)

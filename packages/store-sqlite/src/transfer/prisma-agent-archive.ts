@@ -168,6 +168,10 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
         db.optimizationSnapshot.deleteMany({ where: { agentId } }),
         db.adaptiveParameter.deleteMany({ where: { agentId } }),
         db.job.deleteMany({ where: { agentId } }),
+        // Automatic summaries (also gone with their sessions), their cursors and the profile's versions.
+        db.summary.deleteMany({ where: { agentId } }),
+        db.summaryCursor.deleteMany({ where: { agentId } }),
+        db.profileVersion.deleteMany({ where: { agentId } }),
       ])
       return { memories: counts[0].count, knowledge: counts[1].count, sessions: counts[2].count }
     },

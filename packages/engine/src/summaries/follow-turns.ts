@@ -1,0 +1,46 @@
+import type { SessionRepository, StoredMessage } from '@engram/core'
+import type { Logger } from '../ports/logger.ts'
+
+export interface TurnFollower {
+  turnsStored(agentId: string, conversationId: string, messages: readonly StoredMessage[]): Promise<void>
+  conversationDeleted(agentId: string, conversationId: string): Promise<void>
+}
+
+/**
+ * The session repository, telling `follower` (the summary service, bound once it exists) what was
+ * stored and deleted. The messages are committed first: a follower's failure is logged and never
+ * fails the write (a retried addMessage would store the turn twice); a conversation whose
+ * scheduling was lost is summarised by the next turn, syncMemory or a request.
+ */
+export function followTurns(
+  repository: SessionRepository,
+  follower: () => TurnFollower | null,
+  log: Logger,
+): SessionRepository {
+  const tell = async (what: string, call: (f: TurnFollower) => Promise<void>) => {
+    const target = follower()
+    if (!target) return
+    try {
+      await call(target)
+    } catch (error) {
+      log.error(`[summaries] ${what} not followed:`, error)
+    }
+  }
+  return {
+    findSession: (scope, conversationId) => repository.findSession(scope, conversationId),
+    createSession: (scope, conversationId, now) => repository.createSession(scope, conversationId, now),
+    appendMessages: async (session, messages) => {
+      const result = await repository.appendMessages(session, messages)
+      await tell('stored turns', (f) => f.turnsStored(session.scope, session.conversationId, result.messages))
+      return result
+    },
+    listMessagesBefore: (session, olderThanId) => repository.listMessagesBefore(session, olderThanId),
+    compressMessagesBefore: (session, olderThanId, summary) =>
+      repository.compressMessagesBefore(session, olderThanId, summary),
+    deleteSession: async (scope, conversationId) => {
+      const deleted = await repository.deleteSession(scope, conversationId)
+      if (deleted) await tell('deleted conversation', (f) => f.conversationDeleted(scope, conversationId))
+      return deleted
+    },
+  }
+}

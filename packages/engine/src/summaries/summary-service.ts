@@ -1,0 +1,449 @@
+import {
+  type Clock,
+  CONTEXT_SUMMARY_PREFIX,
+  type LlmProvider,
+  parseWith,
+  type Session,
+  type StoredMessage,
+  SUMMARY_STRATEGIES,
+  type SummarySettings,
+  SummarySettingsSchema,
+  type SummaryStrategy,
+  summaryDue,
+  summaryExpiresAt,
+  type TokenCounter,
+  ValidationError,
+} from '@engram/core'
+import type { AgentWrites } from '../agents/agent-writes.ts'
+import type { JobWorker } from '../jobs/job-worker.ts'
+import type { ConversationHistory } from '../ports/conversation-history.ts'
+import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { MemoryItemRepository, StoredMemorySettings } from '../ports/memory-items.ts'
+import type { StoredSummary, StoredSummaryTrigger, SummaryRepository } from '../ports/summaries.ts'
+import { writeSummary } from './summary-writer.ts'
+
+/** Summarises a conversation when its summary is due (debounce, switch, threshold). */
+export const SUMMARY_JOB = 'summarize'
+/** Removes an agent's summaries older than its retention, then schedules itself for the next expiry. */
+export const SUMMARY_RETENTION_JOB = 'summary-retention'
+
+/** How long stored turns reuse an agent's settings before reading them again (ms, engine clock). */
+export const SETTINGS_CACHE_MS = 5_000
+/** Agents whose settings are kept at most. */
+const SETTINGS_CACHE_MAX = 10_000
+
+/** Summaries a list returns at most. */
+export const MAX_SUMMARY_LIST = 100
+
+/** The conversations' sessions as the summary service needs them (core's PersistentSessionManager). */
+export interface SummarySessions {
+  find(scope: string, conversationId: string): Promise<Session | null>
+}
+
+export interface SummaryServiceDeps {
+  repository: SummaryRepository
+  history: ConversationHistory
+  sessions: SummarySessions
+  queue: JobQueue
+  /** Where the agent's summary settings are kept (beside its memory settings). */
+  settingsStore: Pick<MemoryItemRepository, 'settings' | 'saveSettings'>
+  clock: Clock
+  tokenCounter: TokenCounter
+  log: Logger
+  /** The model summaries are written by; null: the extractive summariser. */
+  llm: LlmProvider | null
+  /** Context caches follow the agent's write version: a new summary must show. */
+  writes?: AgentWrites
+}
+
+interface SummaryPayload {
+  conversationId: string
+  trigger?: StoredSummaryTrigger
+}
+
+/**
+ * Automatic conversation summaries (issue 13 §3, spec 002). Every stored turn records the
+ * conversation's activity on its cursor and queues the conversation's summary job for after the
+ * debounce; the job asks core's `summaryDue` and, when the turn was not the last (the debounce
+ * moved on), queues itself for the new due time. A turn in another conversation of the same agent
+ * (a switch) or a conversation past the token threshold queues the summary at once. Summaries are
+ * rows of their own (never messages of the conversation), kept `summaryRetentionDays` from when
+ * Engram stored them and then removed by the retention job.
+ */
+export class SummaryService {
+  private readonly settingsCache = new Map<string, { at: number; stored: StoredMemorySettings }>()
+
+  constructor(private readonly deps: SummaryServiceDeps) {}
+
+  // --- settings -------------------------------------------------------------------------------
+
+  async settings(agentId: string): Promise<SummarySettings> {
+    return resolveSettings(await this.deps.settingsStore.settings(agentId))
+  }
+
+  /** Merges changes into the agent's summary settings, validated whole: a bad value changes nothing. */
+  async updateSettings(agentId: string, changes: Partial<SummarySettings>): Promise<SummarySettings> {
+    const stored = await this.deps.settingsStore.settings(agentId)
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value != null))
+    const next = parseWith(SummarySettingsSchema, { ...(stored.summaries ?? {}), ...defined }, 'summaries')
+    const { summaries: _previous, ...rest } = stored
+    await this.deps.settingsStore.saveSettings(agentId, { ...rest, summaries: onlyChanged(next) })
+    this.settingsCache.delete(agentId)
+    // A shorter retention applies at once, and the next cleanup is scheduled by the new one.
+    await this.removeExpired(agentId)
+    return next
+  }
+
+  // --- scheduling -----------------------------------------------------------------------------
+
+  /**
+   * After turns were stored in a conversation: its cursor moves to now (the engine's clock, not
+   * the turns' own timestamps), its summary job is queued for after the debounce, and a switch
+   * from another conversation or the token threshold queue a summary at once.
+   */
+  async turnsStored(
+    agentId: string,
+    conversationId: string,
+    messages: readonly StoredMessage[],
+  ): Promise<void> {
+    if (messages.length === 0) return
+    const stored = await this.storedSettings(agentId)
+    // The agent's master switch of automatic formation (FormationService's `enabled`): off, nothing is summarised.
+    if (stored.formation?.enabled === false) return
+    const settings = resolveSettings(stored)
+    const now = this.deps.clock.now()
+    const tokens = messages.reduce((sum, message) => sum + message.tokenCount, 0)
+    // The cursor and the jobs it calls for are written together: one write per stored turn.
+    await this.deps.repository.recordTurn(agentId, conversationId, now, tokens, ({ cursor, previous }) => {
+      const jobs: NewJob[] = [
+        summaryJob(
+          agentId,
+          conversationId,
+          'debounce',
+          new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000),
+        ),
+      ]
+      // The agent moved on from a conversation with turns not yet summarised: summarise it now.
+      if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
+        jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
+      if (cursor.pendingTokens >= settings.summarizationThresholdTokens)
+        jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
+      return jobs
+    })
+  }
+
+  /**
+   * The agent's stored settings, kept SETTINGS_CACHE_MS on the engine's clock: every stored turn
+   * reads them, and a change made through another service (formation's switch, memory settings)
+   * reaches the scheduling within that time; this service's own changes at once.
+   */
+  private async storedSettings(agentId: string): Promise<StoredMemorySettings> {
+    const now = this.deps.clock.now().getTime()
+    const kept = this.settingsCache.get(agentId)
+    if (kept && now - kept.at < SETTINGS_CACHE_MS) return kept.stored
+    const stored = await this.deps.settingsStore.settings(agentId)
+    if (this.settingsCache.size >= SETTINGS_CACHE_MAX) {
+      const oldest = this.settingsCache.keys().next().value
+      if (oldest !== undefined) this.settingsCache.delete(oldest)
+    }
+    this.settingsCache.set(agentId, { at: now, stored })
+    return stored
+  }
+
+  /**
+   * Runs a batch of summary jobs, one conversation at a time (two jobs of one conversation run
+   * once); returns the jobs that failed with their reason (retried by the worker), the others done.
+   */
+  async runJobs(jobs: readonly Job[]): Promise<Map<number, string>> {
+    const done = new Set<string>()
+    const failed = new Map<number, string>()
+    for (const job of jobs) {
+      const { conversationId, trigger } = job.payload as Partial<SummaryPayload>
+      // A payload that names no conversation has nothing to do: done, not retried.
+      if (typeof conversationId !== 'string') continue
+      const key = JSON.stringify([job.agentId, conversationId])
+      if (done.has(key)) continue
+      done.add(key)
+      try {
+        await this.runDue(job.agentId, conversationId, trigger ?? 'debounce')
+      } catch (error) {
+        failed.set(job.id, error instanceof Error ? error.message : String(error))
+      }
+    }
+    return failed
+  }
+
+  /** Summarises the conversation if its summary is due now; otherwise queues the job for when it will be. */
+  private async runDue(
+    agentId: string,
+    conversationId: string,
+    trigger: StoredSummaryTrigger,
+  ): Promise<void> {
+    const cursor = await this.deps.repository.cursor(agentId, conversationId)
+    // No cursor: the conversation (or its agent) was deleted since the job was queued.
+    if (!cursor) return
+    const settings = await this.settings(agentId)
+    const session = await this.deps.sessions.find(agentId, conversationId)
+    if (!session) {
+      // The conversation went without its cursor (a crash between the two): the cursor follows it.
+      await this.deps.repository.deleteConversation(agentId, conversationId)
+      return
+    }
+    const pending = await this.unsummarised(agentId, conversationId, cursor.summarisedThroughId)
+    if (!pending) return
+    const now = this.deps.clock.now()
+    const decision = summaryDue(
+      {
+        lastTurnAt: cursor.lastTurnAt,
+        // The turns not yet summarised were just read: pending whatever the two times say (a
+        // turn stored in the same millisecond as the last summary is still pending).
+        lastSummaryAt: null,
+        unsummarisedTokens: pending.messages.reduce((sum, m) => sum + m.tokenCount, 0),
+        switchedAway: trigger === 'switch',
+      },
+      now,
+      settings,
+    )
+    if (!decision.due) {
+      // A later turn moved the debounce on (a job queued before postponing existed, or a turn
+      // recorded while this one ran): this job comes back when that one is due.
+      if (decision.dueAt && decision.dueAt.getTime() > now.getTime())
+        await this.deps.queue.enqueue([summaryJob(agentId, conversationId, 'debounce', decision.dueAt)])
+      return
+    }
+    await this.store(
+      agentId,
+      conversationId,
+      pending.messages,
+      settings,
+      settings.strategy,
+      decision.trigger ?? trigger,
+    )
+  }
+
+  // --- the door's use cases -------------------------------------------------------------------
+
+  /**
+   * Summarises a conversation's turns not yet in a summary now, whatever the schedule says (a
+   * door's request, syncMemory). The strategy is the call's, else the agent's setting. Null when
+   * every turn is already summarised.
+   */
+  async summarize(
+    agentId: string,
+    conversationId: string,
+    strategy?: SummaryStrategy | null,
+  ): Promise<StoredSummary | null> {
+    if (strategy != null && !(SUMMARY_STRATEGIES as readonly string[]).includes(strategy))
+      throw new ValidationError([
+        {
+          field: 'strategy',
+          message: `must be one of ${SUMMARY_STRATEGIES.join(', ')}`,
+          limit: SUMMARY_STRATEGIES.length,
+        },
+      ])
+    const cursor = await this.deps.repository.cursor(agentId, conversationId)
+    const pending = await this.unsummarised(agentId, conversationId, cursor?.summarisedThroughId ?? null)
+    if (!pending) return null
+    const settings = await this.settings(agentId)
+    if (!cursor) await this.deps.repository.recordTurn(agentId, conversationId, this.deps.clock.now(), 0)
+    return this.store(
+      agentId,
+      conversationId,
+      pending.messages,
+      settings,
+      strategy ?? settings.strategy,
+      'request',
+    )
+  }
+
+  /** Every conversation of the agent whose summary is due now or pending at all (syncMemory): summarised now. */
+  async summarizePending(agentId: string): Promise<StoredSummary[]> {
+    const formed: StoredSummary[] = []
+    for (const conversationId of await this.deps.repository.conversationsWithPendingTurns(agentId)) {
+      const summary = await this.summarize(agentId, conversationId)
+      if (summary) formed.push(summary)
+    }
+    return formed
+  }
+
+  /** The agent's summaries, newest first (of one conversation when named). */
+  list(
+    agentId: string,
+    options: { conversationId?: string | null; since?: Date | null; limit?: number } = {},
+  ) {
+    const limit = options.limit ?? 20
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SUMMARY_LIST)
+      throw new ValidationError([
+        {
+          field: 'limit',
+          message: `must be an integer from 1 to ${MAX_SUMMARY_LIST}`,
+          limit: MAX_SUMMARY_LIST,
+        },
+      ])
+    return this.deps.repository.list(agentId, {
+      conversationId: options.conversationId ?? null,
+      since: options.since ?? null,
+      limit,
+    })
+  }
+
+  find(agentId: string, id: string): Promise<StoredSummary | null> {
+    return this.deps.repository.find(agentId, id)
+  }
+
+  /** A deleted conversation's summaries, cursor and queued summary jobs. */
+  async conversationDeleted(agentId: string, conversationId: string): Promise<void> {
+    await this.deps.queue.cancel(agentId, summaryJobKeys(conversationId))
+    const removed = await this.deps.repository.deleteConversation(agentId, conversationId)
+    if (removed > 0) this.deps.writes?.touch(agentId)
+  }
+
+  // --- retention ------------------------------------------------------------------------------
+
+  /**
+   * Removes the agent's summaries stored more than `summaryRetentionDays` ago (from when Engram
+   * stored them) and queues the next run for when the oldest remaining one expires.
+   */
+  async removeExpired(agentId: string): Promise<number> {
+    const settings = await this.settings(agentId)
+    const now = this.deps.clock.now()
+    const cutoff = new Date(now.getTime() - settings.summaryRetentionDays * 86_400_000)
+    const removed = await this.deps.repository.deleteStoredBefore(agentId, cutoff)
+    if (removed > 0) this.deps.writes?.touch(agentId)
+    const oldest = await this.deps.repository.oldestStoredAt(agentId)
+    if (oldest) await this.deps.queue.enqueue([retentionJob(agentId, summaryExpiresAt(oldest, settings))])
+    return removed
+  }
+
+  // --- internals ------------------------------------------------------------------------------
+
+  private async unsummarised(agentId: string, conversationId: string, throughId: string | null) {
+    const session = await this.deps.sessions.find(agentId, conversationId)
+    if (!session) return null
+    const all = await this.deps.history.uncompressedMessages(session.id)
+    const messages = throughId === null ? all : all.filter((message) => after(message.id, throughId))
+    return messages.length > 0 ? { session, messages } : null
+  }
+
+  private async store(
+    agentId: string,
+    conversationId: string,
+    messages: readonly StoredMessage[],
+    settings: SummarySettings,
+    strategy: SummaryStrategy,
+    trigger: StoredSummaryTrigger,
+  ): Promise<StoredSummary> {
+    const countTokens = (text: string) => this.deps.tokenCounter.count(text)
+    const turns = messages.map((message) => ({
+      speaker: message.speaker ?? message.role,
+      // A compressMessages summary inside the range is read as what it summarises.
+      content: message.content.startsWith(CONTEXT_SUMMARY_PREFIX)
+        ? message.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim()
+        : message.content,
+    }))
+    const written = await writeSummary(turns, {
+      strategy,
+      maxTokens: settings.summaryMaxTokens,
+      countTokens,
+      llm: this.deps.llm,
+    })
+    const first = messages[0] as StoredMessage
+    const last = messages[messages.length - 1] as StoredMessage
+    const now = this.deps.clock.now()
+    const stored = await this.deps.repository.insert({
+      agentId,
+      conversationId,
+      // An empty summary (nothing but greetings) is still a summary: the turns are covered.
+      content:
+        written.text ||
+        turns
+          .map((turn) => `${turn.speaker}: ${turn.content}`)
+          .join('\n')
+          .slice(0, 2_000),
+      strategy,
+      writer: written.writer,
+      trigger,
+      firstMessageId: first.id,
+      lastMessageId: last.id,
+      messageCount: messages.length,
+      tokenCount: countTokens(written.text),
+      createdAt: now,
+    })
+    this.deps.writes?.touch(agentId)
+    await this.deps.queue.enqueue([retentionJob(agentId, summaryExpiresAt(now, settings))])
+    return stored
+  }
+}
+
+/** Registers the summary and retention job kinds on the worker. */
+export function registerSummaryJobs(worker: JobWorker, summaries: SummaryService): void {
+  worker.register(
+    SUMMARY_JOB,
+    async (jobs) => ({ failed: await summaries.runJobs(jobs) }),
+    // A summary may call a model: few at a time, retried like any model call.
+    { batchSize: 8, maxAttempts: 5, backoffBaseMs: 30_000, backoffMaxMs: 30 * 60_000 },
+  )
+  worker.register(
+    SUMMARY_RETENTION_JOB,
+    async (jobs) => {
+      for (const agentId of new Set(jobs.map((job) => job.agentId))) await summaries.removeExpired(agentId)
+      return undefined
+    },
+    { batchSize: 32 },
+  )
+}
+
+/**
+ * A conversation's summary job. The debounce is postponed by each turn (its run-at moves to the
+ * new turn's debounce, never earlier) and has its own key: while it waits, a switch or the
+ * threshold still run at once.
+ */
+function summaryJob(
+  agentId: string,
+  conversationId: string,
+  trigger: StoredSummaryTrigger,
+  runAfter: Date,
+): NewJob {
+  const [debounceKey, nowKey] = summaryJobKeys(conversationId)
+  const payload = { conversationId, trigger }
+  return trigger === 'debounce'
+    ? { kind: SUMMARY_JOB, agentId, key: debounceKey, payload, runAfter, postpone: true }
+    : { kind: SUMMARY_JOB, agentId, key: nowKey, payload, runAfter }
+}
+
+function summaryJobKeys(conversationId: string): [debounce: string, now: string] {
+  return [`summary:${conversationId}`, `summary-now:${conversationId}`]
+}
+
+/**
+ * The cleanup for summaries expiring at `runAfter`. Keyed by the hour: one job per agent and hour
+ * of expiry, so a shorter retention set later gets its own, earlier job instead of waiting behind
+ * the one already queued; each run schedules the next for the oldest summary left.
+ */
+function retentionJob(agentId: string, runAfter: Date): NewJob {
+  const hour = runAfter.toISOString().slice(0, 13)
+  return { kind: SUMMARY_RETENTION_JOB, agentId, key: `summary-retention:${hour}`, payload: {}, runAfter }
+}
+
+function pendingSince(cursor: { lastTurnAt: Date; lastSummaryAt: Date | null }): boolean {
+  return cursor.lastSummaryAt === null || cursor.lastSummaryAt.getTime() < cursor.lastTurnAt.getTime()
+}
+
+/** Message ids are the store's row ids: numbers compare as numbers, anything else as text. */
+function after(id: string, throughId: string): boolean {
+  const [a, b] = [Number(id), Number(throughId)]
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return a > b
+  return id > throughId
+}
+
+/** Unreadable stored settings (an older version's) fall back to the defaults, like memory settings. */
+function resolveSettings(stored: StoredMemorySettings): SummarySettings {
+  const parsed = SummarySettingsSchema.safeParse(stored.summaries ?? {})
+  return parsed.success ? parsed.data : SummarySettingsSchema.parse({})
+}
+
+function onlyChanged(settings: SummarySettings): Record<string, unknown> {
+  const defaults = SummarySettingsSchema.parse({}) as Record<string, unknown>
+  return Object.fromEntries(Object.entries(settings).filter(([key, value]) => defaults[key] !== value))
+}

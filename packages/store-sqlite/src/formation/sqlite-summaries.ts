@@ -1,0 +1,209 @@
+import { NotFoundError, type SummaryStrategy } from '@engram/core'
+import type {
+  NewSummary,
+  StoredSummary,
+  StoredSummaryTrigger,
+  SummaryCursor,
+  SummaryListQuery,
+  SummaryRepository,
+  SummaryWriter,
+} from '@engram/engine'
+import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
+import type { SummaryCursor as SummaryCursorRow, Summary as SummaryRow } from '../generated/prisma/client.ts'
+import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
+import { parseRowId } from '../mappers.ts'
+
+function toSummary(row: SummaryRow): StoredSummary {
+  return {
+    id: String(row.id),
+    agentId: row.agentId,
+    conversationId: row.conversationId,
+    content: row.content,
+    strategy: row.strategy as SummaryStrategy,
+    writer: row.writer as SummaryWriter,
+    trigger: row.trigger as StoredSummaryTrigger,
+    firstMessageId: row.firstMessageId,
+    lastMessageId: row.lastMessageId,
+    messageCount: row.messageCount,
+    tokenCount: row.tokenCount,
+    createdAt: row.createdAt,
+  }
+}
+
+/** A cursor row as the prepared statements return it: dates as Prisma's strings. */
+interface CursorRecord {
+  agentId: string
+  conversationId: string
+  lastTurnAt: string
+  summarisedThroughId: string | null
+  lastSummaryAt: string | null
+  pendingTokens: number | bigint
+}
+
+function fromRecord(row: CursorRecord): SummaryCursor {
+  return {
+    agentId: row.agentId,
+    conversationId: row.conversationId,
+    lastTurnAt: new Date(row.lastTurnAt),
+    summarisedThroughId: row.summarisedThroughId,
+    lastSummaryAt: row.lastSummaryAt === null ? null : new Date(row.lastSummaryAt),
+    pendingTokens: Number(row.pendingTokens),
+  }
+}
+
+function toCursor(row: SummaryCursorRow): SummaryCursor {
+  return {
+    agentId: row.agentId,
+    conversationId: row.conversationId,
+    lastTurnAt: row.lastTurnAt,
+    summarisedThroughId: row.summarisedThroughId,
+    lastSummaryAt: row.lastSummaryAt,
+    pendingTokens: row.pendingTokens,
+  }
+}
+
+/**
+ * Automatic summaries and their cursors in SQLite. A summary row hangs on its session (deleted
+ * with the conversation by the foreign key) and every row on its agent.
+ */
+export function sqliteSummaries(db: Database, jobs: SqliteJobQueue): SummaryRepository {
+  return {
+    insert: (summary: NewSummary) =>
+      db.$transaction(async (tx) => {
+        const session = await tx.session.findUnique({
+          where: {
+            agentId_conversationId: { agentId: summary.agentId, conversationId: summary.conversationId },
+          },
+          select: { id: true },
+        })
+        if (!session) throw new NotFoundError('Session', summary.conversationId)
+        const row = await tx.summary.create({ data: { ...summary, sessionId: session.id } })
+        const cursor = {
+          summarisedThroughId: summary.lastMessageId,
+          lastSummaryAt: summary.createdAt,
+          pendingTokens: 0,
+        }
+        await tx.summaryCursor.upsert({
+          where: {
+            agentId_conversationId: { agentId: summary.agentId, conversationId: summary.conversationId },
+          },
+          create: {
+            agentId: summary.agentId,
+            conversationId: summary.conversationId,
+            lastTurnAt: summary.createdAt,
+            ...cursor,
+          },
+          update: cursor,
+        })
+        return toSummary(row)
+      }),
+
+    list: async (agentId: string, query: SummaryListQuery) =>
+      (
+        await db.summary.findMany({
+          where: {
+            agentId,
+            ...(query.conversationId != null ? { conversationId: query.conversationId } : {}),
+            ...(query.since != null ? { createdAt: { gte: query.since } } : {}),
+          },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          take: query.limit,
+        })
+      ).map(toSummary),
+
+    find: async (agentId, id) => {
+      const rowId = parseRowId(id)
+      if (rowId === null) return null
+      const row = await db.summary.findFirst({ where: { id: rowId, agentId } })
+      return row ? toSummary(row) : null
+    },
+
+    // Every stored turn comes here: on the cached prepared statements in one group-committed write
+    // when the connection allows (Prisma's upsert and an interactive transaction cost ~2 ms a turn).
+    recordTurn: async (agentId, conversationId, at, tokens, jobsFor) => {
+      const direct = directSqlite(db)
+      if (direct)
+        return direct.write((sql) => {
+          const previous = sql.get<CursorRecord>(
+            `SELECT * FROM "SummaryCursor" WHERE "agentId" = ? ORDER BY "lastTurnAt" DESC, "conversationId" LIMIT 1`,
+            agentId,
+          )
+          const cursor = sql.get<CursorRecord>(
+            `INSERT INTO "SummaryCursor" ("agentId", "conversationId", "lastTurnAt", "pendingTokens") VALUES (?, ?, ?, ?)
+             ON CONFLICT ("agentId", "conversationId") DO UPDATE SET "lastTurnAt" = excluded."lastTurnAt",
+               "pendingTokens" = "SummaryCursor"."pendingTokens" + excluded."pendingTokens"
+             RETURNING *`,
+            agentId,
+            conversationId,
+            sqliteDate(at),
+            tokens,
+          ) as CursorRecord
+          const recorded = {
+            cursor: fromRecord(cursor),
+            previous: previous && previous.conversationId !== conversationId ? fromRecord(previous) : null,
+          }
+          if (jobsFor) jobs.enqueueIn(sql, jobsFor(recorded))
+          return recorded
+        })
+      return db.$transaction(async (tx) => {
+        const previous = await tx.summaryCursor.findFirst({
+          where: { agentId },
+          orderBy: [{ lastTurnAt: 'desc' }, { conversationId: 'asc' }],
+        })
+        const cursor = await tx.summaryCursor.upsert({
+          where: { agentId_conversationId: { agentId, conversationId } },
+          create: { agentId, conversationId, lastTurnAt: at, pendingTokens: tokens },
+          update: { lastTurnAt: at, pendingTokens: { increment: tokens } },
+        })
+        const recorded = {
+          cursor: toCursor(cursor),
+          previous: previous && previous.conversationId !== conversationId ? toCursor(previous) : null,
+        }
+        if (jobsFor) await jobs.enqueue(jobsFor(recorded), tx)
+        return recorded
+      })
+    },
+
+    cursor: async (agentId, conversationId) => {
+      const row = await db.summaryCursor.findUnique({
+        where: { agentId_conversationId: { agentId, conversationId } },
+      })
+      return row ? toCursor(row) : null
+    },
+
+    deleteStoredBefore: async (agentId, cutoff) =>
+      (await db.summary.deleteMany({ where: { agentId, createdAt: { lt: cutoff } } })).count,
+
+    oldestStoredAt: async (agentId) =>
+      (await db.summary.aggregate({ where: { agentId }, _min: { createdAt: true } }))._min.createdAt ?? null,
+
+    conversationsWithPendingTurns: async (agentId) => {
+      const rows = await db.summaryCursor.findMany({ where: { agentId }, orderBy: { conversationId: 'asc' } })
+      return rows
+        .filter(
+          (c) =>
+            c.pendingTokens > 0 ||
+            c.lastSummaryAt === null ||
+            c.lastSummaryAt.getTime() < c.lastTurnAt.getTime(),
+        )
+        .map((c) => c.conversationId)
+    },
+
+    agentsWithSummaries: async () =>
+      (
+        await db.summary.findMany({
+          distinct: ['agentId'],
+          select: { agentId: true },
+          orderBy: { agentId: 'asc' },
+        })
+      ).map((row) => row.agentId),
+
+    deleteConversation: (agentId, conversationId) =>
+      db.$transaction(async (tx) => {
+        await tx.summaryCursor.deleteMany({ where: { agentId, conversationId } })
+        return (await tx.summary.deleteMany({ where: { agentId, conversationId } })).count
+      }),
+
+    count: (agentId) => db.summary.count({ where: { agentId } }),
+  }
+}
