@@ -132,6 +132,22 @@ export const catalog = {
     output: s.ClassificationSchema,
     graphql: { field: 'classify', inputArg: 'input' },
   }),
+  memoryFormationSettings: operation({
+    kind: 'query',
+    description:
+      'The agent’s memory-formation settings: the master switch, how conversations are summarised (strategy, debounce, retention, token threshold, size) and when the user profile is rebuilt and how long it may be.',
+    input: s.MemoryFormationSettingsInputSchema,
+    output: s.MemoryFormationSettingsSchema,
+    graphql: { field: 'memoryFormationSettings' },
+  }),
+  updateMemoryFormationSettings: operation({
+    kind: 'mutation',
+    description:
+      'Changes some of the agent’s memory-formation settings; the rest keep their values. The whole is validated first: one value out of its limits changes nothing. Turning formation off drops what was pending.',
+    input: s.UpdateMemoryFormationSettingsInputSchema,
+    output: s.MemoryFormationSettingsSchema,
+    graphql: { field: 'updateMemoryFormationSettings' },
+  }),
   updateMemory: operation({
     kind: 'mutation',
     description: 'Changes some fields of a memory; the rest keep their values.',

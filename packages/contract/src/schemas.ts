@@ -59,6 +59,8 @@ export const MemoryEntryTypeSchema = z.enum([
   'SKILL',
 ])
 export const ExtractorSchema = z.enum(['OFFLINE', 'LLM', 'OFFLINE_FALLBACK'])
+/** Spec 002's summary strategies (core's SUMMARY_STRATEGIES; map-reduce spelled MAP_REDUCE). */
+export const SummaryStrategySchema = z.enum(['SIMPLE', 'HIERARCHICAL', 'EXTRACTIVE', 'MAP_REDUCE'])
 
 // ---------------------------------------------------------------------------------------------
 // Field rules shared by several operations. Each message says the limit it checks, and the limit
@@ -214,6 +216,37 @@ export const SyncMemoryInputSchema = z.object({ ...agent })
 export const ClassifyInputSchema = z.object({
   content: z.string().min(1).max(L.maxContentChars),
   role: RoleSchema.optional(),
+})
+
+// Memory formation settings (issue 13 §5). The bounds are core's SummarySettingsSchema and
+// ProfileSettingsSchema (the contract carries no runtime dependency on core; the engine's
+// operations test checks the two agree), so a door refuses a bad value before the engine does.
+const summarySettingRules = {
+  strategy: SummaryStrategySchema,
+  summaryDebounceSeconds: z.number().int().min(10).max(3_600),
+  summaryRetentionDays: z.number().int().min(1).max(365),
+  summarizationThresholdTokens: z.number().int().min(1_000).max(10_000_000),
+  summaryMaxTokens: z.number().int().min(50).max(10_000),
+}
+const profileSettingRules = {
+  profileRegenerateThreshold: z.number().int().min(1).max(100),
+  profileMaxTokens: z.number().int().min(100).max(50_000),
+}
+const nullishEach = <T extends Record<string, z.ZodType>>(rules: T) =>
+  Object.fromEntries(Object.entries(rules).map(([key, rule]) => [key, rule.nullish()])) as {
+    [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>>
+  }
+
+export const MemoryFormationSettingsInputSchema = z.object({ ...agent })
+
+/** Changes to an agent's formation settings: any part left out keeps its value; the whole is validated first. */
+export const UpdateMemoryFormationSettingsInputSchema = z.object({
+  ...agent,
+  settings: z.object({
+    enabled: z.boolean().nullish(),
+    summaries: z.object(nullishEach(summarySettingRules)).nullish(),
+    profile: z.object(nullishEach(profileSettingRules)).nullish(),
+  }),
 })
 
 export const RememberThisInputSchema = z.object({
@@ -672,4 +705,13 @@ export const ClassificationSchema = z.object({
   memoryType: MemoryEntryTypeSchema,
   importance: z.number(),
   reasons: z.array(z.string()),
+})
+
+export const SummarySettingsSchema = z.object(summarySettingRules)
+export const ProfileSettingsSchema = z.object(profileSettingRules)
+export const MemoryFormationSettingsSchema = z.object({
+  /** Off: nothing is extracted or summarised for the agent. */
+  enabled: z.boolean(),
+  summaries: SummarySettingsSchema,
+  profile: ProfileSettingsSchema,
 })

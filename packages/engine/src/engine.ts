@@ -29,6 +29,7 @@ import {
   type FormationResult,
   FormationService,
 } from './formation/formation-service.ts'
+import { FormationSettingsService } from './formation/formation-settings.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -190,6 +191,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   registerProfileJobs(jobs, profiles)
   memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
+  // The switch, summary and profile settings read and changed as one object (issue 13 §5).
+  const formationSettings = new FormationSettingsService({ formation, summaries, profiles })
   const search = new SearchService({
     fullText: storage.fullText,
     recall: storage.recall,
@@ -284,5 +287,6 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     transfer,
     summaries,
     profiles,
+    formationSettings,
   }
 }

@@ -65,6 +65,11 @@ export {
   FormationSettingsSchema,
 } from './formation/formation-service.ts'
 export {
+  FormationSettingsService,
+  type MemoryFormationSettings,
+  type MemoryFormationSettingsChanges,
+} from './formation/formation-settings.ts'
+export {
   DEFAULT_JOB_POLL_INTERVAL_MS,
   type JobBatchResult,
   type JobHandler,

@@ -6,7 +6,13 @@ import {
   type OperationName,
   type Result,
 } from '@engram/contract'
-import { type Clock, createTokenCounter } from '@engram/core'
+import {
+  type Clock,
+  createTokenCounter,
+  ProfileSettingsSchema,
+  SUMMARY_STRATEGIES,
+  SummarySettingsSchema,
+} from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../engine.ts'
 import { createInMemoryStorage } from '../testing/index.ts'
@@ -78,6 +84,8 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     rememberThis: { text: 'Remember that I prefer tabs' },
     syncMemory: {},
     classify: { content: 'My name is John. Remember that I am allergic to peanuts.' },
+    memoryFormationSettings: {},
+    updateMemoryFormationSettings: { settings: { summaries: { summaryRetentionDays: 30 } } },
     updateMemory: { id: mine.memoryId, importance: 0.9 },
     deleteMemory: { id: mine.memoryId },
     memories: { first: 5 },
@@ -326,5 +334,115 @@ describe('memory formation through the operations (issue 13)', () => {
     expect(routed.reasons.length).toBeGreaterThan(0)
     const chat = await s.ops.classify(agentA, { content: 'ok thanks', role: 'ASSISTANT' })
     expect(chat.tier).toBe('WORKING')
+  })
+})
+
+describe('memory formation settings through the operations (issue 13 §5)', () => {
+  it('reads the defaults, changes some values of one agent only, and keeps the rest', async () => {
+    const s = await seeded()
+    expect(await s.ops.memoryFormationSettings(agentA, {})).toEqual({
+      enabled: true,
+      summaries: {
+        strategy: 'EXTRACTIVE',
+        summaryDebounceSeconds: 60,
+        summaryRetentionDays: 7,
+        summarizationThresholdTokens: 50_000,
+        summaryMaxTokens: 400,
+      },
+      profile: { profileRegenerateThreshold: 10, profileMaxTokens: 2_000 },
+    })
+    const changed = await s.ops.updateMemoryFormationSettings(agentA, {
+      settings: {
+        enabled: false,
+        summaries: { strategy: 'MAP_REDUCE', summaryRetentionDays: 30 },
+        profile: { profileRegenerateThreshold: 3 },
+      },
+    })
+    expect(changed).toMatchObject({
+      enabled: false,
+      summaries: { strategy: 'MAP_REDUCE', summaryRetentionDays: 30, summaryDebounceSeconds: 60 },
+      profile: { profileRegenerateThreshold: 3, profileMaxTokens: 2_000 },
+    })
+    expect(await s.ops.memoryFormationSettings(agentA, {})).toEqual(changed)
+    // The services that act on them read the same values.
+    expect(await s.engine.summaries.settings('agent-a')).toMatchObject({ strategy: 'map-reduce' })
+    expect(await s.engine.formation.settings('agent-a')).toEqual({ enabled: false })
+    const other = await s.ops.memoryFormationSettings(agentB, {})
+    expect(other).toMatchObject({
+      enabled: true,
+      summaries: { strategy: 'EXTRACTIVE', summaryRetentionDays: 7 },
+    })
+    await expect(s.ops.memoryFormationSettings(agentA, { agentId: 'agent-b' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    })
+  })
+
+  it('validates the whole object first: a value out of its limits names field and limit and changes nothing', async () => {
+    const s = await seeded()
+    const bad = await s.ops.call('updateMemoryFormationSettings', agentA, {
+      settings: {
+        enabled: false,
+        summaries: { summaryDebounceSeconds: 5, summaryRetentionDays: 30 },
+        profile: { profileMaxTokens: 60_000 },
+      },
+    })
+    expect(!bad.ok && bad.error.code).toBe('VALIDATION')
+    expect(!bad.ok && bad.error.issues).toEqual([
+      expect.objectContaining({ field: 'settings.summaries.summaryDebounceSeconds', limit: 10 }),
+      expect.objectContaining({ field: 'settings.profile.profileMaxTokens', limit: 50_000 }),
+    ])
+    // Past the door, the engine checks the same way before writing any part.
+    await expect(
+      s.engine.formationSettings.update('agent-a', {
+        enabled: false,
+        summaries: { summaryRetentionDays: 30 },
+        profile: { profileRegenerateThreshold: 101 },
+      }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      issues: [expect.objectContaining({ field: 'profile.profileRegenerateThreshold', limit: 100 })],
+    })
+    expect(await s.ops.memoryFormationSettings(agentA, {})).toMatchObject({
+      enabled: true,
+      summaries: { summaryDebounceSeconds: 60, summaryRetentionDays: 7 },
+      profile: { profileRegenerateThreshold: 10, profileMaxTokens: 2_000 },
+    })
+  })
+
+  it("the catalog's bounds are core's (the contract has no runtime dependency on core)", () => {
+    const summaries = catalog.memoryFormationSettings.output.shape.summaries.shape
+    const profile = catalog.memoryFormationSettings.output.shape.profile.shape
+    const bounds: [
+      { safeParse(v: unknown): { success: boolean } },
+      { safeParse(v: unknown): { success: boolean } },
+      string,
+    ][] = [
+      [summaries.summaryDebounceSeconds, SummarySettingsSchema.shape.summaryDebounceSeconds, 'debounce'],
+      [summaries.summaryRetentionDays, SummarySettingsSchema.shape.summaryRetentionDays, 'retention'],
+      [
+        summaries.summarizationThresholdTokens,
+        SummarySettingsSchema.shape.summarizationThresholdTokens,
+        'threshold',
+      ],
+      [summaries.summaryMaxTokens, SummarySettingsSchema.shape.summaryMaxTokens, 'summary size'],
+      [
+        profile.profileRegenerateThreshold,
+        ProfileSettingsSchema.shape.profileRegenerateThreshold,
+        'regenerate',
+      ],
+      [profile.profileMaxTokens, ProfileSettingsSchema.shape.profileMaxTokens, 'profile size'],
+    ]
+    const probes = [
+      0, 1, 5, 9, 10, 49, 50, 99, 100, 101, 365, 366, 999, 1_000, 3_600, 3_601, 10_000, 10_001, 50_000,
+      50_001, 10_000_000, 10_000_001,
+    ]
+    for (const [contract, core, name] of bounds)
+      for (const value of probes)
+        expect(contract.safeParse(value).success, `${name} ${value}`).toBe(core.safeParse(value).success)
+    expect(
+      catalog.memoryFormationSettings.output.shape.summaries.shape.strategy.options.map((o) =>
+        o.toLowerCase().replace('_', '-'),
+      ),
+    ).toEqual([...SUMMARY_STRATEGIES])
   })
 })

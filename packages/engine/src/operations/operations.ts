@@ -18,6 +18,7 @@ import {
   NotFoundError,
   type Role,
   type SpeakerRole,
+  type SummaryStrategy,
   ValidationError,
 } from '@engram/core'
 import type { Engine } from '../engine.ts'
@@ -197,6 +198,27 @@ export function operationHandlers(engine: Engine): OperationHandlers {
       const role = input.role ? lower<SpeakerRole>(input.role) : 'user'
       return wire.classificationOut(
         engine.formation.classify({ content: input.content, role }, engine.limits),
+      )
+    },
+    async memoryFormationSettings(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      return wire.formationSettingsOut(await engine.formationSettings.get(scope))
+    },
+    async updateMemoryFormationSettings(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const { enabled, summaries, profile } = input.settings
+      const strategy = summaries?.strategy
+      return wire.formationSettingsOut(
+        await engine.formationSettings.update(scope, {
+          enabled,
+          summaries: summaries && {
+            ...summaries,
+            strategy: strategy
+              ? (lower<SummaryStrategy>(strategy).replace('_', '-') as SummaryStrategy)
+              : null,
+          },
+          profile,
+        }),
       )
     },
     async rememberThis(call, input) {

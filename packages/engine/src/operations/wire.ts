@@ -15,6 +15,7 @@ import type {
 } from '@engram/core'
 import type { MemoryContextResult } from '../context/context-service.ts'
 import type { SyncResult } from '../engine.ts'
+import type { MemoryFormationSettings } from '../formation/formation-settings.ts'
 import type { MemoryWriteResult } from '../memory-items/memory-item-service.ts'
 import type { ApiKeyRecord } from '../ports/api-keys.ts'
 import type { BackupInfo } from '../ports/backup-store.ts'
@@ -304,5 +305,19 @@ export function classificationOut(c: TurnClassification): Out<'classify'> {
     memoryType: upper(c.memoryType),
     importance: c.importance,
     reasons: [...c.reasons],
+  }
+}
+
+export function formationSettingsOut(s: MemoryFormationSettings): Out<'memoryFormationSettings'> {
+  return {
+    enabled: s.enabled,
+    summaries: {
+      ...s.summaries,
+      strategy: upper(s.summaries.strategy).replace(
+        '-',
+        '_',
+      ) as Out<'memoryFormationSettings'>['summaries']['strategy'],
+    },
+    profile: { ...s.profile },
   }
 }
