@@ -456,6 +456,29 @@ describe("an agent key never reads or changes another agent's data", () => {
       expect: (d) => expect(d.createMemory.__typename).toBe(forbidden),
     },
     {
+      name: "memoryFormationSettings are A's own",
+      query: `{ memoryFormationSettings { ... on MemoryFormationSettings { enabled summaries { summaryRetentionDays } } } }`,
+      expect: (d) =>
+        expect(d.memoryFormationSettings).toEqual({ enabled: true, summaries: { summaryRetentionDays: 7 } }),
+    },
+    {
+      name: 'memoryFormationSettings naming B',
+      query: `{ memoryFormationSettings(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.memoryFormationSettings.__typename).toBe(forbidden),
+    },
+    {
+      name: 'updateMemoryFormationSettings naming B',
+      query: `mutation { updateMemoryFormationSettings(agentId: "agent-b", settings: { enabled: false }) { __typename } }`,
+      expect: (d) => expect(d.updateMemoryFormationSettings.__typename).toBe(forbidden),
+    },
+    {
+      name: "updateMemoryFormationSettings changes A's only",
+      query: `mutation { updateMemoryFormationSettings(settings: { summaries: { summaryRetentionDays: 9 } }) {
+        ... on MemoryFormationSettings { summaries { summaryRetentionDays } } } }`,
+      expect: (d) =>
+        expect(d.updateMemoryFormationSettings).toEqual({ summaries: { summaryRetentionDays: 9 } }),
+    },
+    {
       name: 'syncMemory naming B',
       query: `mutation { syncMemory(agentId: "agent-b") { __typename } }`,
       expect: (d) => expect(d.syncMemory.__typename).toBe(forbidden),

@@ -74,6 +74,34 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expectFailure(await agentA.classify({ content: '' }), 'VALIDATION')
     })
 
+    it('memory formation settings: one object, changed in part, validated whole, per agent', async () => {
+      const defaults = unwrap(await agentA.memoryFormationSettings({}))
+      expect(defaults).toMatchObject({
+        enabled: true,
+        summaries: { strategy: 'EXTRACTIVE', summaryDebounceSeconds: 60, summaryRetentionDays: 7 },
+        profile: { profileRegenerateThreshold: 10, profileMaxTokens: 2_000 },
+      })
+      const changed = unwrap(
+        await agentA.updateMemoryFormationSettings({
+          settings: { summaries: { strategy: 'MAP_REDUCE', summaryRetentionDays: 14 } },
+        }),
+      )
+      expect(changed.summaries).toMatchObject({ strategy: 'MAP_REDUCE', summaryRetentionDays: 14 })
+      expect(unwrap(await agentA.memoryFormationSettings({}))).toEqual(changed)
+      expect(unwrap(await agentB.memoryFormationSettings({})).summaries.strategy).toBe('EXTRACTIVE')
+      const bad = expectFailure(
+        await agentA.updateMemoryFormationSettings({
+          settings: { enabled: false, summaries: { summaryDebounceSeconds: 3_601 } },
+        }),
+        'VALIDATION',
+      )
+      expect(bad.issues?.map((i) => [i.field, String(i.limit)])).toEqual([
+        ['settings.summaries.summaryDebounceSeconds', '3600'],
+      ])
+      expect(unwrap(await agentA.memoryFormationSettings({}))).toEqual(changed)
+      expectFailure(await agentA.memoryFormationSettings({ agentId: 'agent-b' }), 'FORBIDDEN')
+    })
+
     it('conversations: a batch, its session, its context window within budget', async () => {
       const batch = unwrap(
         await agentA.addMessages({
