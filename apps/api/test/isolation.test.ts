@@ -479,6 +479,35 @@ describe("an agent key never reads or changes another agent's data", () => {
         expect(d.updateMemoryFormationSettings).toEqual({ summaries: { summaryRetentionDays: 9 } }),
     },
     {
+      name: 'summaries naming B',
+      query: `{ summaries(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.summaries.__typename).toBe(forbidden),
+    },
+    {
+      name: 'summarize naming B',
+      query: `mutation { summarize(agentId: "agent-b", conversationId: "shared-name") { __typename } }`,
+      expect: (d) => expect(d.summarize.__typename).toBe(forbidden),
+    },
+    {
+      name: "summarize of a conversation id B also uses summarises A's own turns only",
+      query: `mutation { summarize(conversationId: "shared-name") { ... on SummarizePayload { summary { agentId content } } } }`,
+      expect: (d) => {
+        expect(d.summarize.summary.agentId).toBe('agent-a')
+        expect(d.summarize.summary.content).not.toMatch(/hunter2|b\.example/)
+      },
+    },
+    {
+      name: "summaries are A's own",
+      query: `{ summaries { ... on QuerySummariesSuccess { data { agentId content } } } }`,
+      expect: (d) => {
+        expect(d.summaries.data.length).toBeGreaterThan(0)
+        for (const summary of d.summaries.data) {
+          expect(summary.agentId).toBe('agent-a')
+          expect(summary.content).not.toMatch(/hunter2/)
+        }
+      },
+    },
+    {
       name: 'syncMemory naming B',
       query: `mutation { syncMemory(agentId: "agent-b") { __typename } }`,
       expect: (d) => expect(d.syncMemory.__typename).toBe(forbidden),

@@ -148,6 +148,22 @@ export const catalog = {
     output: s.MemoryFormationSettingsSchema,
     graphql: { field: 'updateMemoryFormationSettings' },
   }),
+  summaries: operation({
+    kind: 'query',
+    description:
+      'The automatic summaries of the agent’s conversations (of one when named), newest first: each with the range of messages it covers, its strategy and who wrote it.',
+    input: s.SummariesInputSchema,
+    output: s.SummarySchema.array(),
+    graphql: { field: 'summaries' },
+  }),
+  summarize: operation({
+    kind: 'mutation',
+    description:
+      'Summarises a conversation’s turns not yet in a summary now, without waiting for it to go quiet; the strategy is the call’s, else the agent’s setting. Answers a null summary when there is nothing new to summarise.',
+    input: s.SummarizeInputSchema,
+    output: s.SummarizePayloadSchema,
+    graphql: { field: 'summarize' },
+  }),
   updateMemory: operation({
     kind: 'mutation',
     description: 'Changes some fields of a memory; the rest keep their values.',

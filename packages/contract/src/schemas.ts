@@ -61,6 +61,9 @@ export const MemoryEntryTypeSchema = z.enum([
 export const ExtractorSchema = z.enum(['OFFLINE', 'LLM', 'OFFLINE_FALLBACK'])
 /** Spec 002's summary strategies (core's SUMMARY_STRATEGIES; map-reduce spelled MAP_REDUCE). */
 export const SummaryStrategySchema = z.enum(['SIMPLE', 'HIERARCHICAL', 'EXTRACTIVE', 'MAP_REDUCE'])
+/** Who wrote a summary or a profile version: the language model, or the offline extractive writer. */
+export const FormationWriterSchema = z.enum(['LLM', 'EXTRACTIVE'])
+export const SummaryTriggerSchema = z.enum(['DEBOUNCE', 'SWITCH', 'THRESHOLD', 'REQUEST'])
 
 // ---------------------------------------------------------------------------------------------
 // Field rules shared by several operations. Each message says the limit it checks, and the limit
@@ -247,6 +250,20 @@ export const UpdateMemoryFormationSettingsInputSchema = z.object({
     summaries: z.object(nullishEach(summarySettingRules)).nullish(),
     profile: z.object(nullishEach(profileSettingRules)).nullish(),
   }),
+})
+
+/** An agent's automatic conversation summaries, newest first (the engine's MAX_SUMMARY_LIST at most). */
+export const SummariesInputSchema = z.object({
+  ...agent,
+  conversationId: ConversationIdSchema.optional(),
+  limit: z.number().int().min(1).max(100).optional(),
+})
+
+/** Summarise a conversation's turns not yet in a summary, now. */
+export const SummarizeInputSchema = z.object({
+  ...agent,
+  conversationId: ConversationIdSchema,
+  strategy: SummaryStrategySchema.optional(),
 })
 
 export const RememberThisInputSchema = z.object({
@@ -714,4 +731,26 @@ export const MemoryFormationSettingsSchema = z.object({
   enabled: z.boolean(),
   summaries: SummarySettingsSchema,
   profile: ProfileSettingsSchema,
+})
+
+export const SummarySchema = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  conversationId: z.string(),
+  content: z.string(),
+  strategy: SummaryStrategySchema,
+  writer: FormationWriterSchema,
+  trigger: SummaryTriggerSchema,
+  /** The range of the conversation's messages it covers. */
+  firstMessageId: z.string(),
+  lastMessageId: z.string(),
+  messageCount: z.number().int(),
+  tokenCount: z.number().int(),
+  /** When Engram stored it; retention counts from here. */
+  createdAt: date,
+})
+
+export const SummarizePayloadSchema = z.object({
+  /** Null when every turn of the conversation is already in a summary. */
+  summary: SummarySchema.nullable(),
 })

@@ -76,6 +76,10 @@ export function failureFromUnion(value: Record<string, unknown>): EngramFailure 
   }
 }
 
+/** Operations answering a list, which GraphQL wraps in a `{ data }` success object (a union cannot hold a list). */
+export const DATA_LISTS = ['apiKeys', 'backups', 'summaries'] as const satisfies readonly OperationName[]
+export type DataLists = (typeof DATA_LISTS)[number]
+
 /** The answer reshaped as the client returns it: a connection's edges become a list named after the operation, a `{ data }` success object its list. */
 export function shape(spec: OperationSpec, name: OperationName, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
@@ -84,7 +88,7 @@ export function shape(spec: OperationSpec, name: OperationName, value: unknown):
     const { edges, ...page } = rest as { edges: { node: unknown }[] }
     return { ...page, [name]: edges.map((edge) => edge.node) }
   }
-  if (name === 'apiKeys' || name === 'backups') return (rest as { data: unknown }).data
+  if ((DATA_LISTS as readonly string[]).includes(name)) return (rest as { data: unknown }).data
   return rest
 }
 

@@ -16,6 +16,7 @@ import WebSocket from 'ws'
 import type * as documents from './generated/graphql.ts'
 import {
   codeOf,
+  type DataLists,
   documentOf,
   failureFromErrors,
   type GraphqlError,
@@ -47,7 +48,6 @@ type Success<N extends OperationName> = Exclude<Answer<N>, { __typename: ErrorTy
 // What the server answers, reshaped as the client returns it: a connection's edges become a list
 // named after the operation, a `{ data }` success object its list.
 type Connections = 'sessions' | 'memories' | 'knowledge'
-type DataLists = 'apiKeys' | 'backups'
 type Shaped<N extends OperationName> = N extends Connections
   ? Success<N> extends { edges: Array<{ node: infer Node }> }
     ? Omit<Success<N>, 'edges'> & { [K in N]: Node[] }

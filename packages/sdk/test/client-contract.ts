@@ -102,6 +102,32 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expectFailure(await agentA.memoryFormationSettings({ agentId: 'agent-b' }), 'FORBIDDEN')
     })
 
+    it('summaries: summarize now with a strategy, list them, each agent its own', async () => {
+      unwrap(
+        await agentA.addMessages({
+          conversationId: 'summarised',
+          messages: [
+            { role: 'USER', content: 'We agreed that the budget for the trip is 2,000 euros.' },
+            { role: 'ASSISTANT', content: 'Noted: 2,000 euros for the trip.' },
+          ],
+        }),
+      )
+      const made = unwrap(await agentA.summarize({ conversationId: 'summarised', strategy: 'HIERARCHICAL' }))
+      expect(made.summary).toMatchObject({
+        conversationId: 'summarised',
+        strategy: 'HIERARCHICAL',
+        trigger: 'REQUEST',
+        messageCount: 2,
+      })
+      expect(made.summary?.content).toMatch(/2,000 euros/)
+      expect(unwrap(await agentA.summarize({ conversationId: 'summarised' })).summary).toBeNull()
+      const listed = unwrap(await agentA.summaries({ conversationId: 'summarised' }))
+      expect(listed.map((s) => s.id)).toEqual([made.summary?.id])
+      expect(unwrap(await agentB.summaries({ conversationId: 'summarised' }))).toEqual([])
+      const bad = expectFailure(await agentA.summaries({ limit: 0 }), 'VALIDATION')
+      expect(bad.issues?.map((i) => [i.field, String(i.limit)])).toEqual([['limit', '1']])
+    })
+
     it('conversations: a batch, its session, its context window within budget', async () => {
       const batch = unwrap(
         await agentA.addMessages({

@@ -12,5 +12,6 @@ import './embedding.ts'
 import './jobs.ts'
 import './formation.ts'
 import './formation-settings.ts'
+import './summaries.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

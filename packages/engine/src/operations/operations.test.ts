@@ -85,6 +85,8 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     syncMemory: {},
     classify: { content: 'My name is John. Remember that I am allergic to peanuts.' },
     memoryFormationSettings: {},
+    summaries: { conversationId: 'c1', limit: 5 },
+    summarize: { conversationId: 'c1', strategy: 'SIMPLE' },
     updateMemoryFormationSettings: { settings: { summaries: { summaryRetentionDays: 30 } } },
     updateMemory: { id: mine.memoryId, importance: 0.9 },
     deleteMemory: { id: mine.memoryId },
@@ -444,5 +446,37 @@ describe('memory formation settings through the operations (issue 13 §5)', () =
         o.toLowerCase().replace('_', '-'),
       ),
     ).toEqual([...SUMMARY_STRATEGIES])
+  })
+})
+
+describe('summaries through the operations (issue 13 §3)', () => {
+  it('summarize writes a summary of the turns not yet summarised, listed for its agent only', async () => {
+    const s = await seeded()
+    const made = await s.ops.summarize(agentA, { conversationId: 'c1', strategy: 'SIMPLE' })
+    expect(made.summary).toMatchObject({
+      agentId: 'agent-a',
+      conversationId: 'c1',
+      strategy: 'SIMPLE',
+      writer: 'EXTRACTIVE',
+      trigger: 'REQUEST',
+      messageCount: 2,
+    })
+    expect(made.summary?.content).toMatch(/Berlin/)
+    // Every turn is in a summary now: nothing new to summarise.
+    expect(await s.ops.summarize(agentA, { conversationId: 'c1' })).toEqual({ summary: null })
+    expect(await s.ops.summaries(agentA, {})).toEqual([made.summary])
+    expect(await s.ops.summaries(agentA, { conversationId: 'other' })).toEqual([])
+    expect(await s.ops.summaries(agentB, {})).toEqual([])
+    await expect(s.ops.summaries(agentA, { agentId: 'agent-b' })).rejects.toMatchObject({ code: 'FORBIDDEN' })
+    await expect(s.ops.summarize(agentA, { agentId: 'agent-b', conversationId: 'c1' })).rejects.toMatchObject(
+      {
+        code: 'FORBIDDEN',
+      },
+    )
+    // B's own conversation c1 is B's: its summary says B's words.
+    const theirs = await s.ops.summarize(agentB, { conversationId: 'c1' })
+    expect(theirs.summary).toMatchObject({ agentId: 'agent-b', strategy: 'EXTRACTIVE' })
+    const bad = await s.ops.call('summaries', agentA, { limit: 101 })
+    expect(!bad.ok && bad.error.issues).toEqual([expect.objectContaining({ field: 'limit', limit: 100 })])
   })
 })

@@ -12,13 +12,11 @@ import {
 } from '@engram/contract'
 import {
   type ContextSectionName,
-  classifyTurn,
   type KnowledgeCategory,
   type MemoryCategory,
   NotFoundError,
   type Role,
   type SpeakerRole,
-  type SummaryStrategy,
   ValidationError,
 } from '@engram/core'
 import type { Engine } from '../engine.ts'
@@ -213,13 +211,25 @@ export function operationHandlers(engine: Engine): OperationHandlers {
           enabled,
           summaries: summaries && {
             ...summaries,
-            strategy: strategy
-              ? (lower<SummaryStrategy>(strategy).replace('_', '-') as SummaryStrategy)
-              : null,
+            strategy: strategy ? wire.summaryStrategyIn(strategy) : null,
           },
           profile,
         }),
       )
+    },
+    async summaries(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const listed = await engine.summaries.list(scope, {
+        conversationId: input.conversationId ?? null,
+        ...(input.limit != null ? { limit: input.limit } : {}),
+      })
+      return listed.map(wire.summaryOut)
+    },
+    async summarize(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const strategy = input.strategy ? wire.summaryStrategyIn(input.strategy) : null
+      const summary = await engine.summaries.summarize(scope, input.conversationId, strategy)
+      return { summary: summary && wire.summaryOut(summary) }
     },
     async rememberThis(call, input) {
       const scope = await call.agentScope(input.agentId)

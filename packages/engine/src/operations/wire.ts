@@ -11,6 +11,7 @@ import type {
   OptimizerParameters,
   Session,
   StoredMessage,
+  SummaryStrategy,
   TurnClassification,
 } from '@engram/core'
 import type { MemoryContextResult } from '../context/context-service.ts'
@@ -23,6 +24,7 @@ import type { EmbeddingProgressEvent, SnapshotEvent } from '../ports/event-bus.t
 import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { MemoryItemView } from '../ports/memory-items.ts'
 import type { AgentRecord } from '../ports/repositories.ts'
+import type { StoredSummary } from '../ports/summaries.ts'
 import { knowledgeRecordOf, type SearchHit } from '../search/search-types.ts'
 import type { ExportDocument } from '../transfer/document.ts'
 
@@ -313,11 +315,35 @@ export function formationSettingsOut(s: MemoryFormationSettings): Out<'memoryFor
     enabled: s.enabled,
     summaries: {
       ...s.summaries,
-      strategy: upper(s.summaries.strategy).replace(
-        '-',
-        '_',
-      ) as Out<'memoryFormationSettings'>['summaries']['strategy'],
+      strategy: summaryStrategyOut(s.summaries.strategy),
     },
     profile: { ...s.profile },
+  }
+}
+
+type WireStrategy = Out<'memoryFormationSettings'>['summaries']['strategy']
+
+/** Core's strategy names as the catalog spells them (map-reduce is MAP_REDUCE), and back. */
+export function summaryStrategyOut(strategy: SummaryStrategy): WireStrategy {
+  return upper(strategy).replace('-', '_') as WireStrategy
+}
+export function summaryStrategyIn(strategy: WireStrategy): SummaryStrategy {
+  return strategy.toLowerCase().replace('_', '-') as SummaryStrategy
+}
+
+export function summaryOut(s: StoredSummary): Out<'summaries'>[number] {
+  return {
+    id: s.id,
+    agentId: s.agentId,
+    conversationId: s.conversationId,
+    content: s.content,
+    strategy: summaryStrategyOut(s.strategy),
+    writer: upper(s.writer),
+    trigger: upper(s.trigger),
+    firstMessageId: s.firstMessageId,
+    lastMessageId: s.lastMessageId,
+    messageCount: s.messageCount,
+    tokenCount: s.tokenCount,
+    createdAt: s.createdAt.toISOString(),
   }
 }

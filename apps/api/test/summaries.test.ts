@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+
+const ADD = `mutation($c: String!, $t: String!) {
+  addMessage(input: { conversationId: $c, role: USER, content: $t }) { __typename } }`
+const SUMMARIZE = `mutation($c: String!, $s: SummaryStrategy) { summarize(conversationId: $c, strategy: $s) {
+  __typename ... on SummarizePayload { summary { id conversationId content strategy writer trigger messageCount createdAt } }
+  ... on ValidationError { issues { field limit } } } }`
+const SUMMARIES = `query($c: String, $l: Int) { summaries(conversationId: $c, limit: $l) {
+  __typename ... on QuerySummariesSuccess { data { id conversationId strategy } }
+  ... on ValidationError { issues { field limit } } } }`
+
+// Issue 13 §3: summaries through GraphQL (they also form on their own; see the engine's tests).
+describe('summaries through GraphQL', () => {
+  let t: TestApp
+  let key: string
+  beforeAll(async () => {
+    t = await createTestApp()
+    key = await createAgentKey(t, 'agent-sum')
+  })
+  afterAll(() => t.close())
+
+  it('summarize now, then list; nothing new answers a null summary', async () => {
+    for (const text of ['We decided to move the launch to March.', 'Ravi will write the release notes.'])
+      expect((await t.gql(ADD, { c: 'launch', t: text }, key)).data.addMessage.__typename).toBe('Message')
+    const made = (await t.gql(SUMMARIZE, { c: 'launch', s: 'MAP_REDUCE' }, key)).data.summarize
+    expect(made.summary).toMatchObject({
+      conversationId: 'launch',
+      strategy: 'MAP_REDUCE',
+      writer: 'EXTRACTIVE',
+      trigger: 'REQUEST',
+      messageCount: 2,
+    })
+    expect(made.summary.content).toMatch(/March|release notes/)
+    expect((await t.gql(SUMMARIZE, { c: 'launch' }, key)).data.summarize).toEqual({
+      __typename: 'SummarizePayload',
+      summary: null,
+    })
+    const listed = (await t.gql(SUMMARIES, { c: 'launch' }, key)).data.summaries
+    expect(listed.data).toEqual([{ id: made.summary.id, conversationId: 'launch', strategy: 'MAP_REDUCE' }])
+    expect((await t.gql(SUMMARIES, { c: 'elsewhere' }, key)).data.summaries.data).toEqual([])
+  })
+
+  it('a limit out of range names the field and the limit; an unknown strategy is refused by GraphQL', async () => {
+    expect((await t.gql(SUMMARIES, { l: 500 }, key)).data.summaries).toEqual({
+      __typename: 'ValidationError',
+      issues: [{ field: 'limit', limit: '100' }],
+    })
+    const unknown = await t.gql(SUMMARIZE, { c: 'launch', s: 'BULLETS' }, key)
+    expect(unknown.errors?.[0]?.message).toMatch(/\$s|BULLETS/)
+  })
+})
