@@ -508,6 +508,52 @@ describe("an agent key never reads or changes another agent's data", () => {
       },
     },
     {
+      name: 'userProfile naming B',
+      query: `{ userProfile(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.userProfile.__typename).toBe(forbidden),
+    },
+    {
+      name: 'profileVersions naming B',
+      query: `{ profileVersions(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.profileVersions.__typename).toBe(forbidden),
+    },
+    {
+      name: 'profileDiff naming B',
+      query: `{ profileDiff(agentId: "agent-b", from: 1, to: 1) { __typename } }`,
+      expect: (d) => expect(d.profileDiff.__typename).toBe(forbidden),
+    },
+    {
+      name: 'regenerateProfile naming B',
+      query: `mutation { regenerateProfile(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.regenerateProfile.__typename).toBe(forbidden),
+    },
+    {
+      name: "regenerateProfile builds A's from A's memories only",
+      query: `mutation { regenerateProfile { ... on ProfileVersion { agentId version content } } }`,
+      expect: (d) => {
+        expect(d.regenerateProfile.agentId).toBe('agent-a')
+        expect(d.regenerateProfile.content).not.toMatch(/hunter2/)
+      },
+    },
+    {
+      name: "userProfile, its versions and their diff are A's own",
+      query: `{ userProfile { ... on UserProfile { current { agentId content } } } }`,
+      expect: (d) => {
+        expect(d.userProfile.current.agentId).toBe('agent-a')
+        expect(d.userProfile.current.content).not.toMatch(/hunter2/)
+      },
+    },
+    {
+      name: "profileVersions are A's own",
+      query: `{ profileVersions { ... on ProfileVersionPage { totalCount versions { agentId } } } }`,
+      expect: (d) => expect(d.profileVersions).toEqual({ totalCount: 1, versions: [{ agentId: 'agent-a' }] }),
+    },
+    {
+      name: "profileDiff compares A's own versions",
+      query: `{ profileDiff(from: 1, to: 1) { ... on ProfileDiff { added removed } } }`,
+      expect: (d) => expect(d.profileDiff).toEqual({ added: [], removed: [] }),
+    },
+    {
       name: 'syncMemory naming B',
       query: `mutation { syncMemory(agentId: "agent-b") { __typename } }`,
       expect: (d) => expect(d.syncMemory.__typename).toBe(forbidden),

@@ -164,6 +164,37 @@ export const catalog = {
     output: s.SummarizePayloadSchema,
     graphql: { field: 'summarize' },
   }),
+  userProfile: operation({
+    kind: 'query',
+    description:
+      'The generated profile of the agent’s user (one per user; without userId, of the memories that name no user): its current version, null until one was generated. Rebuilt on its own as memories about the user accumulate; pinned memories always show first.',
+    input: s.UserProfileInputSchema,
+    output: s.UserProfileSchema,
+    graphql: { field: 'userProfile' },
+  }),
+  profileVersions: operation({
+    kind: 'query',
+    description:
+      'Every version of a user’s generated profile, newest first, a page at a time (offset, limit 1-100).',
+    input: s.ProfileVersionsInputSchema,
+    output: s.ProfileVersionPageSchema,
+    graphql: { field: 'profileVersions' },
+  }),
+  profileDiff: operation({
+    kind: 'query',
+    description: 'What changed between two versions of a user’s profile: lines added, lines removed.',
+    input: s.ProfileDiffInputSchema,
+    output: s.ProfileDiffSchema,
+    graphql: { field: 'profileDiff' },
+  }),
+  regenerateProfile: operation({
+    kind: 'mutation',
+    description:
+      'Builds a new version of the user’s profile now from the current memories, whatever the counts say (every earlier version is kept).',
+    input: s.RegenerateProfileInputSchema,
+    output: s.ProfileVersionSchema,
+    graphql: { field: 'regenerateProfile' },
+  }),
   updateMemory: operation({
     kind: 'mutation',
     description: 'Changes some fields of a memory; the rest keep their values.',

@@ -64,6 +64,7 @@ export const SummaryStrategySchema = z.enum(['SIMPLE', 'HIERARCHICAL', 'EXTRACTI
 /** Who wrote a summary or a profile version: the language model, or the offline extractive writer. */
 export const FormationWriterSchema = z.enum(['LLM', 'EXTRACTIVE'])
 export const SummaryTriggerSchema = z.enum(['DEBOUNCE', 'SWITCH', 'THRESHOLD', 'REQUEST'])
+export const ProfileTriggerSchema = z.enum(['CONTRIBUTIONS', 'OVERRIDES', 'MEMORY_DELETED', 'REQUEST'])
 
 // ---------------------------------------------------------------------------------------------
 // Field rules shared by several operations. Each message says the limit it checks, and the limit
@@ -264,6 +265,25 @@ export const SummarizeInputSchema = z.object({
   ...agent,
   conversationId: ConversationIdSchema,
   strategy: SummaryStrategySchema.optional(),
+})
+
+/** The generated user profile (issue 13 §4): one per agent and user; no userId is the agent's memories that name no user. */
+export const UserProfileInputSchema = z.object({ ...agent, userId: userId.optional() })
+export const RegenerateProfileInputSchema = UserProfileInputSchema
+export const ProfileVersionsInputSchema = z.object({
+  ...agent,
+  userId: userId.optional(),
+  /** Versions skipped, newest first. */
+  offset: z.number().int().min(0).max(1_000_000).optional(),
+  /** Versions answered at most (the engine's MAX_PROFILE_VERSIONS_PAGE). */
+  limit: z.number().int().min(1).max(100).optional(),
+})
+const profileVersionNumber = z.number().int().min(1).max(1_000_000_000)
+export const ProfileDiffInputSchema = z.object({
+  ...agent,
+  userId: userId.optional(),
+  from: profileVersionNumber,
+  to: profileVersionNumber,
 })
 
 export const RememberThisInputSchema = z.object({
@@ -753,4 +773,44 @@ export const SummarySchema = z.object({
 export const SummarizePayloadSchema = z.object({
   /** Null when every turn of the conversation is already in a summary. */
   summary: SummarySchema.nullable(),
+})
+
+export const ProfileVersionSchema = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  /** Null: the profile of the agent's memories that name no user. */
+  userId: z.string().nullable(),
+  /** 1, 2, 3… per agent and user. */
+  version: z.number().int(),
+  content: z.string(),
+  tokenCount: z.number().int(),
+  writer: FormationWriterSchema,
+  trigger: ProfileTriggerSchema,
+  /** The memories it was built from. */
+  sourceMemoryIds: z.array(z.string()),
+  /** The pinned memories (user overrides) it shows first and whole. */
+  overrideIds: z.array(z.string()),
+  createdAt: date,
+})
+
+export const UserProfileSchema = z.object({
+  /** The newest version; null until a profile was generated for the user. */
+  current: ProfileVersionSchema.nullable(),
+})
+
+export const ProfileVersionPageSchema = z.object({
+  totalCount: z.number().int(),
+  /** Newest first. */
+  versions: z.array(ProfileVersionSchema),
+})
+
+export const ProfileDiffSchema = z.object({
+  from: z.number().int(),
+  to: z.number().int(),
+  /** Lines of `to` that `from` did not have. */
+  added: z.array(z.string()),
+  /** Lines of `from` that `to` no longer has. */
+  removed: z.array(z.string()),
+  /** Lines both have. */
+  unchanged: z.number().int(),
 })

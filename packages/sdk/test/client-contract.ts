@@ -128,6 +128,39 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(bad.issues?.map((i) => [i.field, String(i.limit)])).toEqual([['limit', '1']])
     })
 
+    it('the user profile: null until generated, versions kept and diffed, each agent its own', async () => {
+      expect(unwrap(await agentA.userProfile({ userId: 'omar' }))).toEqual({ current: null })
+      unwrap(
+        await agentA.createMemory({
+          content: 'Omar prefers aisle seats',
+          category: 'PREFERENCE',
+          userId: 'omar',
+        }),
+      )
+      const first = unwrap(await agentA.regenerateProfile({ userId: 'omar' }))
+      expect(first).toMatchObject({ version: 1, userId: 'omar', trigger: 'REQUEST' })
+      expect(first.content).toMatch(/aisle seats/)
+      unwrap(
+        await agentA.createMemory({
+          content: 'Omar is learning the cello',
+          category: 'SKILL',
+          userId: 'omar',
+        }),
+      )
+      const second = unwrap(await agentA.regenerateProfile({ userId: 'omar' }))
+      expect(unwrap(await agentA.userProfile({ userId: 'omar' })).current).toEqual(second)
+      const page = unwrap(await agentA.profileVersions({ userId: 'omar' }))
+      expect(page.totalCount).toBe(2)
+      expect(page.versions.map((v) => v.version)).toEqual([2, 1])
+      const diff = unwrap(await agentA.profileDiff({ userId: 'omar', from: 1, to: 2 }))
+      expect(diff.added.join(' ')).toMatch(/cello/)
+      expect(unwrap(await agentB.userProfile({ userId: 'omar' })).current).toBeNull()
+      expectFailure(await agentB.profileDiff({ userId: 'omar', from: 1, to: 2 }), 'NOT_FOUND')
+      expectFailure(await agentA.regenerateProfile({ agentId: 'agent-b' }), 'FORBIDDEN')
+      const bad = expectFailure(await agentA.profileVersions({ limit: 101 }), 'VALIDATION')
+      expect(bad.issues?.map((i) => [i.field, String(i.limit)])).toEqual([['limit', '100']])
+    })
+
     it('conversations: a batch, its session, its context window within budget', async () => {
       const batch = unwrap(
         await agentA.addMessages({

@@ -13,5 +13,6 @@ import './jobs.ts'
 import './formation.ts'
 import './formation-settings.ts'
 import './summaries.ts'
+import './profile.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

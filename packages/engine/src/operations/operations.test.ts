@@ -85,6 +85,10 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     syncMemory: {},
     classify: { content: 'My name is John. Remember that I am allergic to peanuts.' },
     memoryFormationSettings: {},
+    userProfile: {},
+    profileVersions: { limit: 5 },
+    profileDiff: { from: 1, to: 1 },
+    regenerateProfile: {},
     summaries: { conversationId: 'c1', limit: 5 },
     summarize: { conversationId: 'c1', strategy: 'SIMPLE' },
     updateMemoryFormationSettings: { settings: { summaries: { summaryRetentionDays: 30 } } },
@@ -157,6 +161,8 @@ describe('the operations layer (createOperations)', () => {
       const s = await seeded()
       const input = samples(s.a, s.document)[name]
       const principal = catalog[name].admin ? operator : agentA
+      // A diff needs a version to compare: the seeded agent has memories but no profile built yet.
+      if (name === 'profileDiff') await s.ops.regenerateProfile(agentA, {})
       const result = await run(s, name, principal, input)
       // No backups on the in-memory storage; restoring one that does not exist is NOT_FOUND or
       // VALIDATION; revoking an unknown key is NOT_FOUND: each a typed failure, never INTERNAL.
@@ -477,6 +483,49 @@ describe('summaries through the operations (issue 13 §3)', () => {
     const theirs = await s.ops.summarize(agentB, { conversationId: 'c1' })
     expect(theirs.summary).toMatchObject({ agentId: 'agent-b', strategy: 'EXTRACTIVE' })
     const bad = await s.ops.call('summaries', agentA, { limit: 101 })
+    expect(!bad.ok && bad.error.issues).toEqual([expect.objectContaining({ field: 'limit', limit: 100 })])
+  })
+})
+
+describe('the user profile through the operations (issue 13 §4)', () => {
+  it('null until generated; regenerate writes versions kept, listed and diffed; each agent its own', async () => {
+    const s = await seeded()
+    expect(await s.ops.userProfile(agentA, { userId: 'dana' })).toEqual({ current: null })
+    await s.ops.createMemory(agentA, {
+      content: 'Dana prefers green tea',
+      category: 'PREFERENCE',
+      userId: 'dana',
+    })
+    const first = await s.ops.regenerateProfile(agentA, { userId: 'dana' })
+    expect(first).toMatchObject({
+      agentId: 'agent-a',
+      userId: 'dana',
+      version: 1,
+      writer: 'EXTRACTIVE',
+      trigger: 'REQUEST',
+    })
+    expect(first.content).toMatch(/green tea/)
+    await s.ops.createMemory(agentA, { content: 'Dana works as a pilot', category: 'FACT', userId: 'dana' })
+    const second = await s.ops.regenerateProfile(agentA, { userId: 'dana' })
+    expect(second.version).toBe(2)
+    expect(await s.ops.userProfile(agentA, { userId: 'dana' })).toEqual({ current: second })
+    const page = await s.ops.profileVersions(agentA, { userId: 'dana', limit: 1 })
+    expect(page).toEqual({ totalCount: 2, versions: [second] })
+    expect((await s.ops.profileVersions(agentA, { userId: 'dana', offset: 1 })).versions).toEqual([first])
+    const diff = await s.ops.profileDiff(agentA, { userId: 'dana', from: 1, to: 2 })
+    expect(diff).toMatchObject({ from: 1, to: 2, removed: [] })
+    expect(diff.added.join(' ')).toMatch(/pilot/)
+    // The profile of the memories that name no user is its own, with userId null on the wire.
+    expect((await s.ops.regenerateProfile(agentA, {})).userId).toBeNull()
+    // B has no profile of Dana, and A cannot name B.
+    expect(await s.ops.userProfile(agentB, { userId: 'dana' })).toEqual({ current: null })
+    await expect(s.ops.profileDiff(agentB, { userId: 'dana', from: 1, to: 2 })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    })
+    await expect(s.ops.userProfile(agentA, { agentId: 'agent-b' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    })
+    const bad = await s.ops.call('profileVersions', agentA, { limit: 101 })
     expect(!bad.ok && bad.error.issues).toEqual([expect.objectContaining({ field: 'limit', limit: 100 })])
   })
 })

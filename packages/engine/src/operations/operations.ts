@@ -231,6 +231,28 @@ export function operationHandlers(engine: Engine): OperationHandlers {
       const summary = await engine.summaries.summarize(scope, input.conversationId, strategy)
       return { summary: summary && wire.summaryOut(summary) }
     },
+    async userProfile(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const current = await engine.profiles.current(scope, input.userId ?? null)
+      return { current: current && wire.profileVersionOut(current) }
+    },
+    async profileVersions(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const { items, total } = await engine.profiles.versions(scope, input.userId ?? null, {
+        ...(input.offset != null ? { offset: input.offset } : {}),
+        ...(input.limit != null ? { limit: input.limit } : {}),
+      })
+      return { totalCount: total, versions: items.map(wire.profileVersionOut) }
+    },
+    async profileDiff(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const diff = await engine.profiles.diff(scope, input.userId ?? null, input.from, input.to)
+      return { from: input.from, to: input.to, ...diff }
+    },
+    async regenerateProfile(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      return wire.profileVersionOut(await engine.profiles.regenerate(scope, input.userId ?? null))
+    },
     async rememberThis(call, input) {
       const scope = await call.agentScope(input.agentId)
       const written = await engine.memoryItems.create(

@@ -23,6 +23,7 @@ import type { BackupInfo } from '../ports/backup-store.ts'
 import type { EmbeddingProgressEvent, SnapshotEvent } from '../ports/event-bus.ts'
 import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { MemoryItemView } from '../ports/memory-items.ts'
+import type { ProfileVersion } from '../ports/profiles.ts'
 import type { AgentRecord } from '../ports/repositories.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 import { knowledgeRecordOf, type SearchHit } from '../search/search-types.ts'
@@ -345,5 +346,22 @@ export function summaryOut(s: StoredSummary): Out<'summaries'>[number] {
     messageCount: s.messageCount,
     tokenCount: s.tokenCount,
     createdAt: s.createdAt.toISOString(),
+  }
+}
+
+export function profileVersionOut(v: ProfileVersion): Out<'regenerateProfile'> {
+  return {
+    id: v.id,
+    agentId: v.agentId,
+    // The engine keys the agent's memories that name no user as '': the wire says null.
+    userId: v.userId === '' ? null : v.userId,
+    version: v.version,
+    content: v.content,
+    tokenCount: v.tokenCount,
+    writer: upper(v.writer),
+    trigger: upper(v.trigger),
+    sourceMemoryIds: [...v.sourceMemoryIds],
+    overrideIds: [...v.overrideIds],
+    createdAt: v.createdAt.toISOString(),
   }
 }
