@@ -25,7 +25,8 @@ const RESOURCES = [
     uri: 'engram://profile',
     name: 'profile',
     title: 'User profile',
-    description: 'What is remembered about the user: the profile section of the memory context, as text.',
+    description:
+      'What is remembered about the user, as text: the generated profile when there is one, else the profile section of the memory context.',
     mimeType: 'text/plain',
   },
   {
@@ -94,6 +95,11 @@ export function createMemoryServer(client: EngramClient): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const { uri } = request.params
     if (uri === 'engram://profile') {
+      // The generated profile (issue 13 §4) when one exists; before that, the context's profile section.
+      const generated = await client.userProfile({})
+      if (!generated.ok) throw new McpError(McpErrorCode.InternalError, describeFailure(generated.error))
+      if (generated.data.current)
+        return { contents: [{ uri, mimeType: 'text/plain', text: generated.data.current.content }] }
       const profile = await client.profile()
       if (!profile.ok) throw new McpError(McpErrorCode.InternalError, describeFailure(profile.error))
       return { contents: [{ uri, mimeType: 'text/plain', text: profile.data.text }] }

@@ -120,6 +120,33 @@ export const TOOLS: MemoryTool[] = [
     },
   },
   {
+    name: 'get_profile',
+    title: 'Get the user profile',
+    operation: 'userProfile',
+    description:
+      'The profile of the user that memory keeps on its own: who they are, what they prefer, their skills, relationships and commitments, with what they pinned first. Read it at the start of a conversation to personalise answers. Give userId only when one assistant serves several users. When no profile was generated yet, the profile section of the memory context is answered instead (generated: false).',
+    input: withoutAgent(catalog.userProfile.input),
+    run: async (client, input: { userId?: string }) => {
+      const result = await client.userProfile(input)
+      if (!result.ok) return result
+      const current = result.data.current
+      if (current)
+        return {
+          ok: true,
+          data: {
+            generated: true,
+            version: current.version,
+            text: current.content,
+            updatedAt: current.createdAt,
+          },
+        }
+      // Nothing generated yet: what the memory context would show about the user.
+      const section = await client.profile({ ...(input.userId ? { userId: input.userId } : {}) })
+      if (!section.ok) return section
+      return { ok: true, data: { generated: false, version: null, text: section.data.text, updatedAt: null } }
+    },
+  },
+  {
     name: 'sync_memory',
     title: 'Sync memory now',
     operation: 'syncMemory',

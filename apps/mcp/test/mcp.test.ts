@@ -109,12 +109,13 @@ describe.each<[Transport, Mode]>([
     await api?.close()
   })
 
-  it('lists the eight memory tools with their hints and the catalog’s limits in their schemas', async () => {
+  it('lists the nine memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'add_messages',
       'forget',
       'get_context',
+      'get_profile',
       'list_memories',
       'recall',
       'remember',
@@ -230,6 +231,25 @@ describe.each<[Transport, Mode]>([
     const named = await call('recall', { query: 'giraffe', agentId: agentB })
     expect(named.isError).toBe(true)
     expect(named.text).toMatch(/^VALIDATION: .*agentId/)
+  })
+
+  it('get_profile answers the generated profile, and the context’s profile section before one exists', async () => {
+    await call('remember', { text: 'Remember that I prefer oat milk' })
+    const before = await call('get_profile', {})
+    expect(before.isError).toBe(false)
+    expect(before.json).toMatchObject({ generated: false, version: null })
+    const own = await api.clientOf(agentA)
+    const version = await own.regenerateProfile({})
+    await own.close()
+    expect(version.ok).toBe(true)
+    const after = await call('get_profile', {})
+    expect(after.json).toMatchObject({ generated: true, version: version.ok ? version.data.version : -1 })
+    expect(after.json.text).toMatch(/oat milk/)
+    // The resource reads the same generated text.
+    const resource = await mcp.readResource({ uri: 'engram://profile' })
+    expect((resource.contents[0] as { text: string }).text).toBe(after.json.text)
+    // The key decides the agent: no argument can name another.
+    expect((await call('get_profile', { agentId: 'agent-b' })).isError).toBe(true)
   })
 
   it('serves the profile and the recent memories as resources', async () => {
