@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import { describeFailure, type EngramClient, type Result } from '@engram/contract'
+import { catalog, describeFailure, type EngramClient, type InputOf, type Result } from '@engram/contract'
 import { Engram } from '@engram/sdk'
 import { Command, InvalidArgumentError, Option } from 'commander'
 
@@ -11,6 +11,45 @@ const require = createRequire(import.meta.url)
 
 /** A failure the user can act on: printed as one line, exit code 1. */
 class CliError extends Error {}
+
+/**
+ * `--set key=value` pairs as the settings object updateMemoryFormationSettings takes: the keys are
+ * the settings' own (`enabled`, `summaries.<field>`, `profile.<field>`); the server checks limits.
+ */
+function formationSettingsOf(pairs: readonly string[]): InputOf<'updateMemoryFormationSettings'>['settings'] {
+  const settings: {
+    enabled?: boolean
+    summaries?: Record<string, unknown>
+    profile?: Record<string, unknown>
+  } = {}
+  const fields = {
+    summaries: Object.keys(catalog.memoryFormationSettings.output.shape.summaries.shape),
+    profile: Object.keys(catalog.memoryFormationSettings.output.shape.profile.shape),
+  }
+  for (const pair of pairs) {
+    const at = pair.indexOf('=')
+    const key = at > 0 ? pair.slice(0, at).trim() : ''
+    const raw = at > 0 ? pair.slice(at + 1).trim() : ''
+    if (!key || !raw) throw new CliError(`--set ${pair}: expected key=value`)
+    if (key === 'enabled') {
+      if (raw !== 'true' && raw !== 'false') throw new CliError(`--set ${pair}: enabled is true or false`)
+      settings.enabled = raw === 'true'
+      continue
+    }
+    const [part, field, ...rest] = key.split('.')
+    if ((part !== 'summaries' && part !== 'profile') || !field || rest.length > 0)
+      throw new CliError(`--set ${pair}: the keys are enabled, summaries.<field> and profile.<field>`)
+    // An unknown field would be dropped by the schema without a word: name the known ones instead.
+    if (!fields[part].includes(field))
+      throw new CliError(`--set ${pair}: ${part} has ${fields[part].join(', ')}`)
+    const value = field === 'strategy' ? raw.toUpperCase().replace('-', '_') : Number(raw)
+    if (typeof value === 'number' && !Number.isFinite(value))
+      throw new CliError(`--set ${pair}: not a number`)
+    settings[part] = { ...settings[part], [field]: value }
+  }
+  // The values' ranges are the server's to check (VALIDATION naming the field and the limit).
+  return settings as InputOf<'updateMemoryFormationSettings'>['settings']
+}
 
 interface GlobalOptions {
   url: string
@@ -289,6 +328,160 @@ export function buildProgram(): Command {
               (m) => `  ${m.id}	${m.category.toLowerCase()}	${m.content.replace(/\s+/g, ' ')}`,
             ),
           ].join('\n'),
+      )
+    })
+
+  program
+    .command('summaries')
+    .description("the automatic summaries of the agent's conversations, newest first")
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .option('--conversation <id>', 'of one conversation')
+    .option('--limit <n>', 'at most this many (1-100)', positiveInt)
+    .option('--now <conversation>', "summarise this conversation's turns not yet summarised first")
+    .addOption(
+      new Option('--strategy <strategy>', 'with --now: the strategy (else the agent setting)').choices([
+        'simple',
+        'hierarchical',
+        'extractive',
+        'map-reduce',
+      ]),
+    )
+    .action(
+      async (options: {
+        agent?: string
+        conversation?: string
+        limit?: number
+        now?: string
+        strategy?: string
+      }) => {
+        await run(
+          async (engram) => {
+            if (options.now) {
+              const made = await engram.summarize({
+                agentId: options.agent,
+                conversationId: options.now,
+                strategy: options.strategy
+                  ? (options.strategy.toUpperCase().replace('-', '_') as 'SIMPLE')
+                  : undefined,
+              })
+              if (!made.ok) return made
+            }
+            return engram.summaries({
+              agentId: options.agent,
+              conversationId: options.conversation,
+              limit: options.limit,
+            })
+          },
+          (summaries) =>
+            summaries.length === 0
+              ? 'no summaries'
+              : summaries
+                  .map(
+                    (s) =>
+                      `${s.createdAt}  ${s.conversationId}  ${s.strategy.toLowerCase().replace('_', '-')} · ${s.messageCount} messages\n  ${s.content.replace(/\n+/g, '\n  ')}`,
+                  )
+                  .join('\n'),
+        )
+      },
+    )
+
+  program
+    .command('profile')
+    .description(
+      "the generated profile of the agent's user: the current version, its versions, or a diff of two",
+    )
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .option('--user <id>', 'the user (else the memories that name no user)')
+    .option('--versions', 'list every version, newest first')
+    .option('--diff <versions...>', 'what changed from version A to version B (two numbers)')
+    .option('--regenerate', 'build a new version now first')
+    .action(
+      async (options: {
+        agent?: string
+        user?: string
+        versions?: boolean
+        diff?: string[]
+        regenerate?: boolean
+      }) => {
+        const who = { agentId: options.agent, userId: options.user }
+        if (options.regenerate) {
+          await run(
+            (engram) => engram.regenerateProfile(who),
+            (v) => `version ${v.version} (${v.writer.toLowerCase()}, ${v.tokenCount} tokens)\n${v.content}`,
+          )
+          return
+        }
+        if (options.diff) {
+          const [from, to] = options.diff.map((n) => positiveInt(n))
+          if (options.diff.length !== 2 || from === undefined || to === undefined)
+            throw new CliError('--diff takes two version numbers: --diff 1 2')
+          await run(
+            (engram) => engram.profileDiff({ ...who, from, to }),
+            (d) =>
+              [
+                `version ${d.from} → ${d.to}: ${d.added.length} added, ${d.removed.length} removed, ${d.unchanged} unchanged`,
+                ...d.removed.map((line) => `- ${line}`),
+                ...d.added.map((line) => `+ ${line}`),
+              ].join('\n'),
+          )
+          return
+        }
+        if (options.versions) {
+          await run(
+            (engram) => engram.profileVersions({ ...who, limit: 100 }),
+            (page) =>
+              page.versions.length === 0
+                ? 'no profile yet'
+                : page.versions
+                    .map(
+                      (v) =>
+                        `${v.version}\t${v.createdAt}\t${v.trigger.toLowerCase()}\t${v.writer.toLowerCase()}\t${v.tokenCount} tokens`,
+                    )
+                    .join('\n'),
+          )
+          return
+        }
+        await run(
+          (engram) => engram.userProfile(who),
+          (p) => (p.current ? `version ${p.current.version}\n${p.current.content}` : 'no profile yet'),
+        )
+      },
+    )
+
+  program
+    .command('settings')
+    .description("the agent's memory-formation settings; --set key=value changes some (validated together)")
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .option(
+      '--set <key=value>',
+      'e.g. enabled=false, summaries.strategy=map-reduce, summaries.summaryDebounceSeconds=120, profile.profileMaxTokens=1000 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .action(async (options: { agent?: string; set?: string[] }) => {
+      const human = (s: {
+        enabled: boolean
+        summaries: Record<string, unknown>
+        profile: Record<string, unknown>
+      }) =>
+        [
+          `enabled=${s.enabled}`,
+          ...Object.entries(s.summaries).map(
+            ([key, value]) =>
+              `summaries.${key}=${typeof value === 'string' ? value.toLowerCase().replace('_', '-') : value}`,
+          ),
+          ...Object.entries(s.profile).map(([key, value]) => `profile.${key}=${value}`),
+        ].join('\n')
+      if (!options.set?.length) {
+        await run((engram) => engram.memoryFormationSettings({ agentId: options.agent }), human)
+        return
+      }
+      await run(
+        (engram) =>
+          engram.updateMemoryFormationSettings({
+            agentId: options.agent,
+            settings: formationSettingsOf(options.set ?? []),
+          }),
+        human,
       )
     })
 

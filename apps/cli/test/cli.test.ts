@@ -81,6 +81,68 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(context.stdout).toMatch(/\(\d+ of 8000 tokens\)\n$/)
   })
 
+  it('settings shows and changes the formation settings; a value out of range names field and limit', async () => {
+    const key = (await engram(['keys', 'create', 'cli-settings'])).stdout.trim()
+    const shown = await engram(['settings'], key)
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toMatch(/^enabled=true$/m)
+    expect(shown.stdout).toMatch(/^summaries\.strategy=extractive$/m)
+    const changed = await engram(
+      ['settings', '--set', 'summaries.strategy=map-reduce', '--set', 'profile.profileMaxTokens=900'],
+      key,
+    )
+    expect(changed.code).toBe(0)
+    expect(changed.stdout).toMatch(/^summaries\.strategy=map-reduce$/m)
+    expect(changed.stdout).toMatch(/^profile\.profileMaxTokens=900$/m)
+    const bad = await engram(['settings', '--set', 'summaries.summaryDebounceSeconds=5'], key)
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toMatch(/summaries\.summaryDebounceSeconds.*10/)
+    const unknown = await engram(['settings', '--set', 'summaries.speed=3'], key)
+    expect(unknown.code).not.toBe(0)
+    expect(unknown.stderr).toMatch(/summaries has .*summaryDebounceSeconds/)
+    expect(JSON.parse((await engram(['--json', 'settings'], key)).stdout)).toMatchObject({
+      summaries: { strategy: 'MAP_REDUCE' },
+      profile: { profileMaxTokens: 900 },
+    })
+  })
+
+  it('summaries --now summarises a conversation; profile regenerates, lists versions and diffs two', async () => {
+    const key = (await engram(['keys', 'create', 'cli-profile'])).stdout.trim()
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const client = Engram.connect({ url: server.url, apiKey: key })
+    unwrap(
+      await client.addMessage({
+        conversationId: 'trip',
+        role: 'USER',
+        content: 'We booked the ferry to Naxos for June.',
+      }),
+    )
+    unwrap(await client.createMemory({ content: 'Prefers window seats', category: 'PREFERENCE' }))
+    await client.close()
+
+    expect((await engram(['summaries'], key)).stdout.trim()).toBe('no summaries')
+    const summarised = await engram(['summaries', '--now', 'trip', '--strategy', 'simple'], key)
+    expect(summarised.code).toBe(0)
+    expect(summarised.stdout).toMatch(/ trip {2}simple · 1 messages\n {2}.*Naxos/)
+
+    expect((await engram(['profile'], key)).stdout.trim()).toBe('no profile yet')
+    const first = await engram(['profile', '--regenerate'], key)
+    expect(first.stdout).toMatch(/^version 1 \(extractive, \d+ tokens\)\n[\s\S]*window seats/)
+    const clientAgain = Engram.connect({ url: server.url, apiKey: key })
+    unwrap(await clientAgain.createMemory({ content: 'Speaks Greek', category: 'SKILL' }))
+    await clientAgain.close()
+    await engram(['profile', '--regenerate'], key)
+    expect((await engram(['profile'], key)).stdout).toMatch(/^version 2\n/)
+    const versions = await engram(['profile', '--versions'], key)
+    expect(versions.stdout.trim().split('\n').map((line) => line.split('\t')[0])).toEqual(['2', '1'])
+    const diff = await engram(['profile', '--diff', '1', '2'], key)
+    expect(diff.stdout).toMatch(/^version 1 → 2: 1 added, 0 removed/)
+    expect(diff.stdout).toMatch(/^\+ .*Greek/m)
+    const missing = await engram(['profile', '--diff', '1', '7'], key)
+    expect(missing.code).not.toBe(0)
+    expect(missing.stderr).toMatch(/NOT_FOUND|not found/i)
+  })
+
   it('sync forms memories from recorded turns; classify explains a routing', async () => {
     const key = (await engram(['keys', 'create', 'cli-formation'])).stdout.trim()
     const { Engram, unwrap } = await import('@engram/sdk')
