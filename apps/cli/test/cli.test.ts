@@ -134,7 +134,12 @@ describe('the engram command (built, as a child process, against a real server)'
     await engram(['profile', '--regenerate'], key)
     expect((await engram(['profile'], key)).stdout).toMatch(/^version 2\n/)
     const versions = await engram(['profile', '--versions'], key)
-    expect(versions.stdout.trim().split('\n').map((line) => line.split('\t')[0])).toEqual(['2', '1'])
+    expect(
+      versions.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t')[0]),
+    ).toEqual(['2', '1'])
     const diff = await engram(['profile', '--diff', '1', '2'], key)
     expect(diff.stdout).toMatch(/^version 1 → 2: 1 added, 0 removed/)
     expect(diff.stdout).toMatch(/^\+ .*Greek/m)
