@@ -249,6 +249,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     search,
     optimizer,
     events,
+    formationStats,
   })
   const transfer = new TransferService({
     storage,

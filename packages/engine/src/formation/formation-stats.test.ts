@@ -80,6 +80,17 @@ describe('FormationStats', () => {
     expect(stats.of('c')[0]?.calls).toBe(1)
     expect(() => new FormationStats(0)).toThrow(/maxAgents/)
   })
+
+  it("forgets a deleted agent's counters, or every agent's", () => {
+    const stats = new FormationStats()
+    stats.record('a', 'summary', { ok: true }, 1, at(1))
+    stats.record('b', 'summary', { ok: true }, 1, at(1))
+    stats.forget('a')
+    expect(stats.of('a')[1]?.calls).toBe(0)
+    expect(stats.of('b')[1]?.calls).toBe(1)
+    stats.forget()
+    expect(stats.agentCount).toBe(0)
+  })
 })
 
 describe('FormationActivityTracker', () => {

@@ -131,9 +131,10 @@ export class FormationStats {
     })
   }
 
-  /** The agent was deleted: its counters go with it. */
-  forget(agentId: string): void {
-    this.agents.delete(agentId)
+  /** The agent was deleted or replaced (every agent when none is named): its counters go with it. */
+  forget(agentId?: string): void {
+    if (agentId === undefined) this.agents.clear()
+    else this.agents.delete(agentId)
   }
 
   /** How many agents have counters now (the bound's test). */
