@@ -11,5 +11,6 @@ import './transfer.ts'
 import './embedding.ts'
 import './jobs.ts'
 import './formation.ts'
+import './formation-activity.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })
