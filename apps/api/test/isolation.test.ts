@@ -565,6 +565,16 @@ describe("an agent key never reads or changes another agent's data", () => {
         expect(d.syncMemory.stored.every((m: { agentId: string }) => m.agentId === 'agent-a')).toBe(true),
     },
     {
+      name: 'formationActivity naming B',
+      query: `{ formationActivity(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.formationActivity.__typename).toBe(forbidden),
+    },
+    {
+      name: "formationActivity counts only A's work",
+      query: `{ formationActivity { ... on FormationActivity { agentId work { kind calls } } } }`,
+      expect: (d) => expect(d.formationActivity.agentId).toBe('agent-a'),
+    },
+    {
       name: 'classify reads and writes nobody’s data',
       query: `{ classify(input: { content: "Remember that I am allergic to peanuts" }) { ... on Classification { tier } } }`,
       expect: (d) => expect(d.classify.tier).toBe('SEMANTIC'),
@@ -772,6 +782,11 @@ describe("an agent key never reads or changes another agent's data", () => {
     {
       name: 'optimizerSnapshots naming B',
       query: `subscription { optimizerSnapshots(agentId: "agent-b") { id agentId } }`,
+      code: 'FORBIDDEN',
+    },
+    {
+      name: 'formationActivityEvents naming B',
+      query: `subscription { formationActivityEvents(agentId: "agent-b") { agentId kind } }`,
       code: 'FORBIDDEN',
     },
   ]

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { TOOLS } from '@engram/mcp'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,15 +11,9 @@ import { startServer } from '../../../packages/sdk/test/server.ts'
 
 const appDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const bin = path.join(appDir, 'dist', 'engram.js')
-const MEMORY_TOOLS = [
-  'add_messages',
-  'forget',
-  'get_context',
-  'list_memories',
-  'recall',
-  'remember',
-  'update_memory',
-]
+// The built command must list what the MCP package's sources define (apps/mcp's own test pins
+// the exact names).
+const MEMORY_TOOLS = TOOLS.map((tool) => tool.name).sort()
 
 /** A LoCoMo-format conversation made here (the real set is never copied into the repository). */
 function locomoFixture(file: string) {

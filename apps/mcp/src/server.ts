@@ -15,6 +15,9 @@ import {
 import { z } from 'zod'
 import { parseToolInput, TOOLS, toolError, toolResult } from './tools.ts'
 
+/** The tools, for a door that starts this server and checks what it lists (the CLI's tests). */
+export { TOOLS } from './tools.ts'
+
 export const SERVER_NAME = 'engram'
 export const SERVER_VERSION = '0.1.0'
 /** How many memories the recent-memories resource lists. */

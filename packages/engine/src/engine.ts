@@ -22,6 +22,7 @@ import { ConversationReads } from './conversations/conversation-reads.ts'
 import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
 import { EmbeddingService } from './embeddings/embedding-service.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
+import { type FormationActivity, FormationActivityTracker } from './formation/formation-activity.ts'
 import { registerExtractJobs } from './formation/formation-jobs.ts'
 import {
   type FormationConfig,
@@ -30,6 +31,7 @@ import {
   FormationService,
 } from './formation/formation-service.ts'
 import { FormationSettingsService } from './formation/formation-settings.ts'
+import { FormationStats } from './formation/formation-stats.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -147,6 +149,17 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     privacy,
     embeddings,
   )
+  const llm = deps.llm ?? null
+  // Processing statistics of formation (calls, failures, durations), counted in this process.
+  const formationStats = new FormationStats()
+  const activity = new FormationActivityTracker({
+    stats: formationStats,
+    clock,
+    events,
+    queue: storage.jobs,
+    log,
+    llm,
+  })
   // Automatic memory formation: stored turns queue their conversation's extraction in the same
   // transaction, and the extract jobs store what they find through the memory-item pipeline.
   const formation = new FormationService({
@@ -157,14 +170,14 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     clock,
     log,
     config: parseWith(FormationConfigSchema, deps.formation ?? {}, 'formation'),
-    llm: deps.llm ?? null,
+    llm,
     ...(deps.offlineExtractor ? { offline: deps.offlineExtractor } : {}),
+    activity,
   })
   registerExtractJobs(jobs, formation)
   storage.formation.addMessageJobs((agentId, messageIds, session) =>
     formation.jobsFor(agentId, messageIds, session),
   )
-  const llm = deps.llm ?? null
   summaries = new SummaryService({
     repository: storage.summaries,
     history: storage.history,
@@ -176,6 +189,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     log,
     llm,
     writes,
+    activity,
   })
   registerSummaryJobs(jobs, summaries)
   const profiles = new ProfileService({
@@ -188,6 +202,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     llm,
     writes,
     automatic: deps.automaticProfile ?? true,
+    activity,
   })
   registerProfileJobs(jobs, profiles)
   memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
@@ -237,6 +252,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     search,
     optimizer,
     events,
+    formationStats,
   })
   const transfer = new TransferService({
     storage,
@@ -260,8 +276,18 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     return { ...formed, summaries: newSummaries, profileVersions }
   }
 
+  /**
+   * The agent's formation activity (issue 13 §5): calls, successes, failures and durations of
+   * each kind of work in this process, its queued jobs, the extractor and the model's circuit.
+   */
+  function formationActivity(agentId: string): Promise<FormationActivity> {
+    return activity.activity(agentId, formation.extractor)
+  }
+
   return {
     syncMemory,
+    formationActivity,
+    formationStats,
     storage,
     clock,
     tokenCounter,

@@ -46,6 +46,13 @@ export {
 export { createEngine, type Engine, type EngineDeps, type SyncResult } from './engine.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
 export {
+  FORMATION_JOB_KINDS,
+  type FormationActivity,
+  type FormationActivityEvent,
+  FormationActivityTracker,
+  type FormationQueueDepth,
+} from './formation/formation-activity.ts'
+export {
   EXTRACT_JOB,
   EXTRACT_JOB_BATCH,
   type ExtractPayload,
@@ -69,6 +76,17 @@ export {
   type MemoryFormationSettings,
   type MemoryFormationSettingsChanges,
 } from './formation/formation-settings.ts'
+export {
+  DEFAULT_FORMATION_STATS_AGENTS,
+  FORMATION_WORK_KINDS,
+  type FormationFailure,
+  type FormationOutcome,
+  FormationStats,
+  type FormationWorkKind,
+  type FormationWorkStats,
+  type FormationWorkTracker,
+  MAX_FAILURE_REASON_CHARS,
+} from './formation/formation-stats.ts'
 export {
   DEFAULT_JOB_POLL_INTERVAL_MS,
   type JobBatchResult,

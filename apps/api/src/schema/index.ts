@@ -14,5 +14,6 @@ import './formation.ts'
 import './formation-settings.ts'
 import './summaries.ts'
 import './profile.ts'
+import './formation-activity.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

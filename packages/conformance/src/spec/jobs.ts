@@ -137,6 +137,33 @@ export function describeJobs(initializer: StorageInitializer): void {
       expect(await jobs.hasDue('extract', 'agent-b')).toBe(true)
     })
 
+    it("counts an agent's jobs of a kind by state, also by a field their payloads lack (formation's queue depth)", async () => {
+      const { jobs } = await queueWithAgents()
+      await jobs.enqueue([
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c1', payload: { conversationId: 'c1' } },
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c2', payload: { conversationId: 'c2' } },
+        { kind: 'extract', agentId: 'agent-a', key: 'extract:c3' },
+        { kind: 'extract', agentId: 'agent-b', key: 'extract:c1', payload: { conversationId: 'c1' } },
+        { kind: 'summarize', agentId: 'agent-a', key: 'summary:c1', payload: { trigger: 'debounce' } },
+      ])
+      await jobs.claim('extract', 'w', { ...LEASE, limit: 1, agentId: 'agent-a' })
+      const byState = (rows: { state: string; count: number }[]) => {
+        const totals: Record<string, number> = {}
+        for (const row of rows) totals[row.state] = (totals[row.state] ?? 0) + row.count
+        return totals
+      }
+      // Grouped by a field no extract payload has: one group per state, every job counted.
+      expect(byState(await jobs.countByPayload('extract', 'trigger', 'agent-a'))).toEqual({
+        pending: 2,
+        running: 1,
+      })
+      expect(byState(await jobs.countByPayload('extract', 'trigger', 'agent-b'))).toEqual({ pending: 1 })
+      expect(byState(await jobs.countByPayload('extract', 'trigger', null))).toEqual({
+        pending: 3,
+        running: 1,
+      })
+    })
+
     it('wakes a listener when jobs are queued', async () => {
       const { jobs } = await queueWithAgents()
       let woken = 0

@@ -37,8 +37,15 @@ export interface ChatResponse {
 export interface LlmProvider {
   /** The model's name as recorded with what it produced (statistics, provenance). */
   readonly model: string
+  /**
+   * The adapter's circuit breaker, when it has one (open: calls fail at once until the cooldown
+   * ends; half-open: one trial call is let through). Read for the processing statistics only.
+   */
+  readonly circuitState?: LlmCircuitState
   chat(request: ChatRequest): Promise<ChatResponse>
 }
+
+export type LlmCircuitState = 'closed' | 'open' | 'half-open'
 
 /** Spec 003's seven working-memory entry types: what a memory is, as opposed to its category. */
 export const MEMORY_ENTRY_TYPES = [

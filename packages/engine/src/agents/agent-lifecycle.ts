@@ -1,5 +1,6 @@
 import type { PersistentSessionManager } from '@engram/core'
 import type { ContextService } from '../context/context-service.ts'
+import type { FormationStats } from '../formation/formation-stats.ts'
 import type { MemoryService } from '../memory/memory-service.ts'
 import type { OptimizerService } from '../optimizer/optimizer-service.ts'
 import type { AgentDataStore, StoreRemainder } from '../ports/agent-data.ts'
@@ -26,6 +27,8 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
   search: LifecycleSearch
   optimizer: OptimizerService
   events: EventBus
+  /** Formation's processing statistics: a new owner of the id starts at zero. */
+  formationStats?: Pick<FormationStats, 'forget'>
 }
 
 /**
@@ -75,6 +78,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     memory.invalidate(agentId ?? null)
     optimizer.forget(agentId)
     search.forgetStatistics()
+    this.deps.formationStats?.forget(agentId)
   }
 
   /**

@@ -39,6 +39,7 @@ import type { JobQueue } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { MemoryItemRepository, MemoryItemView } from '../ports/memory-items.ts'
 import { extractJob, extractJobKey } from './formation-jobs.ts'
+import { type FormationWorkTracker, untracked } from './formation-stats.ts'
 
 /** The engine-wide dials of automatic extraction (the door's configuration, not an agent's). */
 export const FormationConfigSchema = z.object({
@@ -116,6 +117,8 @@ export interface FormationDeps {
   llm?: LlmProvider | null
   /** Where the offline extractor runs (a worker-thread pool in a server); in process when none is given. */
   offline?: OfflineExtractor
+  /** Counts each extractor call in the processing statistics (none when not given). */
+  activity?: FormationWorkTracker
 }
 
 /**
@@ -268,9 +271,12 @@ export class FormationService {
       if (!last) break
       if (enabled) {
         result.turns += turns.length
-        const { candidates, extractor } = await this.extract(agentId, turns)
-        result.extractors.push(extractor)
-        await this.store(agentId, conversationId, turns, candidates, result)
+        // One unit of the statistics: an extractor call and the storing of what it found.
+        await (this.deps.activity ?? untracked).track(agentId, 'extraction', async () => {
+          const { candidates, extractor } = await this.extract(agentId, turns)
+          result.extractors.push(extractor)
+          await this.store(agentId, conversationId, turns, candidates, result)
+        })
       }
       // After the memories: a crash in between extracts these turns again, and verification
       // finds what was already stored a duplicate.

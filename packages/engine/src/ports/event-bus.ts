@@ -1,4 +1,5 @@
 import type { OptimizationSnapshot } from '@engram/core'
+import type { FormationActivityEvent } from '../formation/formation-activity.ts'
 
 /** A snapshot as published: which agent it belongs to travels with it so subscribers can be scoped. */
 export interface SnapshotEvent {
@@ -27,6 +28,8 @@ export interface EmbeddingProgressEvent {
 export type EngramEvents = {
   'optimizer:snapshot': [event: SnapshotEvent]
   'embedding:progress': [event: EmbeddingProgressEvent]
+  /** A unit of memory formation (an extraction, a summary, a profile version) ended. */
+  'formation:activity': [event: FormationActivityEvent]
   /** A key was revoked, an agent deleted, a backup restored: open subscriptions check their access. */
   'access:changed': [event: Record<string, never>]
   'cache:invalidate': [event: { agentId: string | null }]

@@ -21,6 +21,7 @@ import {
 } from '@engram/core'
 import { z } from 'zod'
 import type { AgentWrites } from '../agents/agent-writes.ts'
+import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
 import type { JobWorker } from '../jobs/job-worker.ts'
 import { isCircuitOpen } from '../llm/circuit-open.ts'
 import type { MemoryItemChange } from '../memory-items/memory-item-service.ts'
@@ -72,6 +73,8 @@ export interface ProfileServiceDeps {
   writes?: AgentWrites
   /** Off: new memories queue no rebuild (a door's regenerate still builds; a deleted memory's versions still go). */
   automatic?: boolean
+  /** Counts each version built in the processing statistics (none when not given). */
+  activity?: FormationWorkTracker
 }
 
 interface ProfileInputs {
@@ -307,7 +310,20 @@ export class ProfileService {
     return { overrides, memories }
   }
 
-  private async write(
+  /** Builds and stores one version: a unit of the processing statistics. */
+  private write(
+    agentId: string,
+    userId: string,
+    inputs: ProfileInputs,
+    settings: ProfileSettings,
+    trigger: ProfileTrigger,
+  ): Promise<ProfileVersion> {
+    return (this.deps.activity ?? untracked).track(agentId, 'profile', () =>
+      this.writeNow(agentId, userId, inputs, settings, trigger),
+    )
+  }
+
+  private async writeNow(
     agentId: string,
     userId: string,
     inputs: ProfileInputs,

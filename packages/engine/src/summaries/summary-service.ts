@@ -15,6 +15,7 @@ import {
   ValidationError,
 } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
+import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
 import type { JobWorker } from '../jobs/job-worker.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
@@ -55,6 +56,8 @@ export interface SummaryServiceDeps {
   llm: LlmProvider | null
   /** Context caches follow the agent's write version: a new summary must show. */
   writes?: AgentWrites
+  /** Counts each summary written in the processing statistics (none when not given). */
+  activity?: FormationWorkTracker
 }
 
 interface SummaryPayload {
@@ -326,7 +329,21 @@ export class SummaryService {
     return messages.length > 0 ? { session, messages } : null
   }
 
-  private async store(
+  /** Writes and stores one summary: a unit of the processing statistics. */
+  private store(
+    agentId: string,
+    conversationId: string,
+    messages: readonly StoredMessage[],
+    settings: SummarySettings,
+    strategy: SummaryStrategy,
+    trigger: StoredSummaryTrigger,
+  ): Promise<StoredSummary> {
+    return (this.deps.activity ?? untracked).track(agentId, 'summary', () =>
+      this.storeNow(agentId, conversationId, messages, settings, strategy, trigger),
+    )
+  }
+
+  private async storeNow(
     agentId: string,
     conversationId: string,
     messages: readonly StoredMessage[],
