@@ -462,3 +462,32 @@ test('new messages are embedded on write, without a re-embedding; re-embedding t
   await shot(page, 'memories-reembed')
   expect(browserErrors).toEqual([])
 })
+
+test('a memory formed from a conversation links to the message it came from', async ({ request }) => {
+  const FORMED = 'memories-formed'
+  await gql(request, `mutation($id: ID!) { createAgent(id: $id) { __typename } }`, { id: FORMED })
+  await gql(
+    request,
+    `mutation($a: ID) { addMessage(input: { agentId: $a, conversationId: "kitchen", role: USER, content: "Remember that I am allergic to peanuts." }) { __typename } }`,
+    { a: FORMED },
+  )
+  // Formation would run by itself seconds later; syncMemory forms it now, as the API's users can.
+  const synced = await gql(
+    request,
+    `mutation($a: ID) { syncMemory(agentId: $a) { ... on SyncMemoryPayload { stored { id content sourceConversationId sourceMessageId } } } }`,
+    { a: FORMED },
+  )
+  const memory = synced.syncMemory.stored.find((m: { content: string }) => /peanuts/.test(m.content))
+  expect(memory).toMatchObject({ sourceConversationId: 'kitchen' })
+  expect(memory.sourceMessageId).toBeTruthy()
+
+  await page.goto(`/memories?agent=${FORMED}`)
+  const link = page.getByTestId(`memory-${memory.id}`).getByRole('link', {
+    name: `Source of #${memory.id}: conversation kitchen, message #${memory.sourceMessageId}`,
+  })
+  await expect(link).toHaveText(`kitchen #${memory.sourceMessageId}`)
+  await shot(page, 'memories-formed-source')
+  await link.click()
+  await expect(page).toHaveURL(new RegExp(`/sessions/${FORMED}/kitchen#message-${memory.sourceMessageId}$`))
+  await expect(page.locator(`#message-${memory.sourceMessageId}`)).toContainText('allergic to peanuts')
+})

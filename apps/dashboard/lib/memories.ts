@@ -53,10 +53,13 @@ export interface MemoryRow {
   isCurrent: boolean
   supersededById: string | null
   supersededBy: { id: string; content: string } | null
+  /** Where the memory came from: the conversation and message it was formed from, when known. */
+  sourceConversationId: string | null
+  sourceMessageId: string | null
 }
 
 export const MEMORY_ROW_FIELDS =
-  'id agentId content category tags importance confidence pinned accessCount createdAt validFrom validUntil isCurrent supersededById supersededBy { id content }'
+  'id agentId content category tags importance confidence pinned accessCount createdAt validFrom validUntil isCurrent supersededById supersededBy { id content } sourceConversationId sourceMessageId'
 
 export type EmbeddingState = 'IDLE' | 'RUNNING' | 'DONE' | 'FAILED'
 
@@ -141,3 +144,9 @@ export interface SearchHit {
 
 export const SEARCH_HIT_FIELDS =
   'scope id rank score relevance redundancy redundantWithRank mmrScore text timestamp conversationId components { bm25 vector importance recency confidence context episode time speaker feedback cooccurrence decay }'
+
+/** The conversation page of a memory's source, scrolled to the message when it is known. */
+export function sourceHref(agentId: string, conversationId: string, messageId: string | null): string {
+  const page = `/sessions/${encodeURIComponent(agentId)}/${encodeURIComponent(conversationId)}`
+  return messageId ? `${page}#message-${encodeURIComponent(messageId)}` : page
+}

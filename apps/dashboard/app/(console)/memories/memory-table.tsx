@@ -5,7 +5,7 @@ import { useActionState, useState, useTransition } from 'react'
 import { ConfirmActions } from '../../../components/confirm-actions'
 import { FieldError, LabelledSelect } from '../../../components/form-fields'
 import { fieldError, relativeTime } from '../../../lib/format'
-import { MEMORY_CATEGORY_LABELS, type MemoryRow, memoryHref } from '../../../lib/memories'
+import { MEMORY_CATEGORY_LABELS, type MemoryRow, memoryHref, sourceHref } from '../../../lib/memories'
 import { createMemory, deleteMemory, type MemoryFormState, updateMemory, type WriteOutcome } from './actions'
 
 function CategorySelect({ id, defaultValue }: { id: string; defaultValue?: string }) {
@@ -272,6 +272,20 @@ export function MemoryTable({ rows, now }: { rows: MemoryRow[]; now: string }) {
                 <td>{MEMORY_CATEGORY_LABELS[row.category] ?? row.category}</td>
                 <td className="value-cell">
                   <span className="memory-content">{row.content}</span>
+                  {row.sourceConversationId && (
+                    <span className="memory-source muted">
+                      {' '}
+                      from{' '}
+                      <Link
+                        href={sourceHref(row.agentId, row.sourceConversationId, row.sourceMessageId)}
+                        prefetch={false}
+                        aria-label={`Source of #${row.id}: conversation ${row.sourceConversationId}${row.sourceMessageId ? `, message #${row.sourceMessageId}` : ''}`}
+                      >
+                        {row.sourceConversationId}
+                        {row.sourceMessageId ? ` #${row.sourceMessageId}` : ''}
+                      </Link>
+                    </span>
+                  )}
                   {row.pinned && <span className="tag">pinned</span>}
                   {row.tags.map((tag) => (
                     <span key={tag} className="tag muted-tag">

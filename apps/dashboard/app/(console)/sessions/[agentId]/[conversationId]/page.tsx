@@ -142,6 +142,8 @@ export default async function ConversationPage({
           return (
             <li
               key={m.id}
+              // A memory formed from this message links here (memories page: "from …").
+              id={`message-${m.id}`}
               className={`message ${m.isCompressed ? 'compressed' : ''} ${summary ? 'summary' : ''}`}
               data-placement={placement.get(m.id) ?? 'replaced'}
             >
