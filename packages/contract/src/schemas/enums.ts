@@ -1,0 +1,66 @@
+import { z } from 'zod'
+
+// ---------------------------------------------------------------------------------------------
+// Enums: the GraphQL enums' values, spelled the same (catalog.test.ts compares them).
+
+export const RoleSchema = z.enum(['USER', 'ASSISTANT', 'SYSTEM', 'TOOL'])
+export const MemoryCategorySchema = z.enum([
+  'FACT',
+  'PREFERENCE',
+  'DECISION',
+  'CORRECTION',
+  'RELATIONSHIP',
+  'SKILL',
+  'COMMITMENT',
+  'CONTEXT',
+  'PAST_CONVERSATION',
+])
+export const KnowledgeCategorySchema = z.enum([
+  'DOMAIN',
+  'EXECUTION_PATTERN',
+  'USER_PREFERENCE',
+  'WEBSITE_KNOWLEDGE',
+  'ERROR_PATTERN',
+])
+export const SearchScopeSchema = z.enum(['MESSAGES', 'SUMMARIES', 'MEMORIES', 'KNOWLEDGE'])
+export const SearchStrategySchema = z.enum([
+  'HYBRID',
+  'LEXICAL',
+  'SIMILARITY',
+  'RECENCY',
+  'IMPORTANCE',
+  'WEIGHTED',
+  'SIMILARITY_IMPORTANCE',
+])
+export const ContextSectionSchema = z.enum([
+  'USER_OVERRIDES',
+  'PROFILE',
+  'WORKING_MEMORY',
+  'SUMMARIES',
+  'RELATIONSHIPS',
+  'RELEVANT_MEMORIES',
+  'KNOWLEDGE',
+  'CONVERSATION',
+])
+export const MemoryOrderSchema = z.enum(['NEWEST', 'UPDATED', 'IMPORTANCE', 'ACCESSED', 'ACCESS_COUNT'])
+export const KnowledgeOrderSchema = z.enum(['CONFIDENCE', 'UPDATED', 'LAST_USED', 'USES'])
+export const ImportModeSchema = z.enum(['MERGE', 'REPLACE'])
+export const MemoryWriteOutcomeSchema = z.enum(['STORED', 'DUPLICATE', 'SUPERSEDED'])
+export const VerificationLayerSchema = z.enum(['JACCARD', 'SEMANTIC'])
+export const MemoryTierSchema = z.enum(['WORKING', 'EPISODIC', 'SEMANTIC'])
+export const MemoryEntryTypeSchema = z.enum([
+  'FACT',
+  'PREFERENCE',
+  'DECISION',
+  'CORRECTION',
+  'COMMITMENT',
+  'RELATIONSHIP',
+  'SKILL',
+])
+export const ExtractorSchema = z.enum(['OFFLINE', 'LLM', 'OFFLINE_FALLBACK'])
+/** Spec 002's summary strategies (core's SUMMARY_STRATEGIES; map-reduce spelled MAP_REDUCE). */
+export const SummaryStrategySchema = z.enum(['SIMPLE', 'HIERARCHICAL', 'EXTRACTIVE', 'MAP_REDUCE'])
+/** Who wrote a summary or a profile version: the language model, or the offline extractive writer. */
+export const FormationWriterSchema = z.enum(['LLM', 'EXTRACTIVE'])
+export const SummaryTriggerSchema = z.enum(['DEBOUNCE', 'SWITCH', 'THRESHOLD', 'REQUEST'])
+export const ProfileTriggerSchema = z.enum(['CONTRIBUTIONS', 'OVERRIDES', 'MEMORY_DELETED', 'REQUEST'])
