@@ -116,3 +116,14 @@ builder.objectType(ForbiddenError, {
   isTypeOf: (value) => value instanceof ForbiddenError,
   fields: () => ({}),
 })
+
+/**
+ * An enum's values named by the domain's lower-case values upper-cased (`past_conversation` is
+ * PAST_CONVERSATION): every enum of the schema that mirrors a list of core's is built this way.
+ */
+export function upperCaseValues<V extends string>(values: readonly V[]): Record<Uppercase<V>, { value: V }> {
+  return Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<
+    Uppercase<V>,
+    { value: V }
+  >
+}

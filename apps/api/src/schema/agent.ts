@@ -8,15 +8,12 @@ import {
   type StoreRemainder,
 } from '@engram/engine'
 import { requireAdmin } from '../auth.ts'
-import { builder } from '../builder.ts'
+import { builder, upperCaseValues } from '../builder.ts'
 import { operate } from '../operations.ts'
 
 const PrivacyModeEnum = builder.enumType('PrivacyMode', {
   description: 'What happens to sensitive data (SSNs, payment cards, own patterns) written for an agent.',
-  values: Object.fromEntries(PRIVACY_MODES.map((m) => [m.toUpperCase(), { value: m }])) as Record<
-    'REJECT' | 'REDACT' | 'ALLOW',
-    { value: PrivacyMode }
-  >,
+  values: upperCaseValues(PRIVACY_MODES),
 })
 
 const PrivacyPatternRef = builder.objectRef<{ name: string; pattern: string }>('PrivacyPattern').implement({

@@ -1,7 +1,7 @@
 // Memory formation (issue 13): forming memories now (syncMemory) and the router (classify).
 import { MEMORY_ENTRY_TYPES, type MemoryEntryType, type Tier, type TurnClassification } from '@engram/core'
 import type { Extractor, SyncResult } from '@engram/engine'
-import { builder } from '../builder.ts'
+import { builder, upperCaseValues } from '../builder.ts'
 import { agentScope } from '../scope.ts'
 import { MemoryCategoryEnum, MemoryItemRef } from './memory-item.ts'
 import { RoleEnum } from './session.ts'
@@ -10,18 +10,12 @@ const TIERS: readonly Tier[] = ['working', 'episodic', 'semantic']
 const MemoryTierEnum = builder.enumType('MemoryTier', {
   description:
     "Spec 002's tiers: WORKING (this conversation's moment), EPISODIC (what happened, when), SEMANTIC (durable facts).",
-  values: Object.fromEntries(TIERS.map((t) => [t.toUpperCase(), { value: t }])) as Record<
-    Uppercase<Tier>,
-    { value: Tier }
-  >,
+  values: upperCaseValues(TIERS),
 })
 
 const MemoryEntryTypeEnum = builder.enumType('MemoryEntryType', {
   description: "Spec 003's seven kinds of working-memory entry: what a memory is, beside its category.",
-  values: Object.fromEntries(MEMORY_ENTRY_TYPES.map((t) => [t.toUpperCase(), { value: t }])) as Record<
-    Uppercase<MemoryEntryType>,
-    { value: MemoryEntryType }
-  >,
+  values: upperCaseValues(MEMORY_ENTRY_TYPES),
 })
 
 const ExtractorEnum = builder.enumType('Extractor', {

@@ -1,14 +1,11 @@
 import { DEFAULT_KNOWLEDGE_CONFIG, KNOWLEDGE_CATEGORIES, type KnowledgeCategory } from '@engram/core'
 import { assertOffsetPage, type KnowledgeRecord as KnowledgeRow } from '@engram/engine'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
-import { builder } from '../builder.ts'
+import { builder, upperCaseValues } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
 
 export const KnowledgeCategoryEnum = builder.enumType('KnowledgeCategory', {
-  values: Object.fromEntries(KNOWLEDGE_CATEGORIES.map((c) => [c.toUpperCase(), { value: c }])) as Record<
-    Uppercase<KnowledgeCategory>,
-    { value: KnowledgeCategory }
-  >,
+  values: upperCaseValues(KNOWLEDGE_CATEGORIES),
 })
 
 export const KnowledgeRef = builder.objectRef<KnowledgeRow>('Knowledge').implement({

@@ -1,14 +1,11 @@
 import { CONTEXT_SECTIONS, type ContextSectionName, type ContextSectionReport } from '@engram/core'
 import type { MemoryContextResult } from '@engram/engine'
-import { builder } from '../builder.ts'
+import { builder, upperCaseValues } from '../builder.ts'
 import { agentScope } from '../scope.ts'
 
 const ContextSectionEnum = builder.enumType('ContextSection', {
   description: 'Sections of the assembled context, in priority order (lower priorities are trimmed first).',
-  values: Object.fromEntries(CONTEXT_SECTIONS.map((s) => [s.toUpperCase(), { value: s }])) as Record<
-    Uppercase<ContextSectionName>,
-    { value: ContextSectionName }
-  >,
+  values: upperCaseValues(CONTEXT_SECTIONS),
 })
 
 const ContextSectionReportRef = builder.objectRef<ContextSectionReport>('ContextSectionReport').implement({

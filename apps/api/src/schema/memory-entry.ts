@@ -2,15 +2,12 @@ import { MEMORY_TYPES, type MemoryType, NotFoundError, type SuggestedAction } fr
 import type { EntryView, SearchHit } from '@engram/engine'
 import { assertPageSize, encodeCursor, type ListOrder, timeIdPage } from '@engram/engine'
 import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'
-import { builder } from '../builder.ts'
+import { builder, upperCaseValues } from '../builder.ts'
 import { agentScope } from '../scope.ts'
 import { RoleEnum } from './session.ts'
 
 export const MemoryTypeEnum = builder.enumType('MemoryType', {
-  values: Object.fromEntries(MEMORY_TYPES.map((type) => [type.toUpperCase(), { value: type }])) as Record<
-    'SHORT_TERM' | 'LONG_TERM',
-    { value: MemoryType }
-  >,
+  values: upperCaseValues(MEMORY_TYPES),
 })
 
 export const ListOrderEnum = builder.enumType('ListOrder', {

@@ -14,15 +14,12 @@ import {
   type StoredSettings,
 } from '@engram/engine'
 import { resolveOffsetConnection } from '@pothos/plugin-relay'
-import { builder } from '../builder.ts'
+import { builder, upperCaseValues } from '../builder.ts'
 import { agentScope, listScope } from '../scope.ts'
 
 export const MemoryCategoryEnum = builder.enumType('MemoryCategory', {
   description: "A memory's kind: the union of spec 001's and spec 003's categories.",
-  values: Object.fromEntries(MEMORY_CATEGORIES.map((c) => [c.toUpperCase(), { value: c }])) as Record<
-    Uppercase<MemoryCategory>,
-    { value: MemoryCategory }
-  >,
+  values: upperCaseValues(MEMORY_CATEGORIES),
 })
 
 export const MemoryItemRef = builder.objectRef<MemoryItemView>('MemoryItem')

@@ -19,15 +19,12 @@ import {
   resolveCursorConnection,
   resolveOffsetConnection,
 } from '@pothos/plugin-relay'
-import { builder } from '../builder.ts'
+import { builder, upperCaseValues } from '../builder.ts'
 import { operate } from '../operations.ts'
 import { agentScope, listScope } from '../scope.ts'
 
 export const RoleEnum = builder.enumType('Role', {
-  values: Object.fromEntries(ROLES.map((role) => [role.toUpperCase(), { value: role }])) as Record<
-    'USER' | 'ASSISTANT' | 'SYSTEM' | 'TOOL',
-    { value: Role }
-  >,
+  values: upperCaseValues(ROLES),
 })
 
 export const MessageRef = builder.objectRef<StoredMessage>('Message').implement({
