@@ -1,9 +1,8 @@
-import type { MemoryCategory } from '../memory/memory-item.ts'
+import type { MemoryCategory, MemoryEntryType } from '../memory/memory-item.ts'
 import { interpretRememberThis, isExplicitRememberRequest } from '../memory/remember.ts'
 import { contentWords } from '../retrieval/lexical.ts'
 import { initialImportance } from './importance.ts'
 import { analyseText } from './language.ts'
-import type { MemoryEntryType } from './llm-provider.ts'
 import {
   classifySentence,
   restoreElidedSubject,

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ValidationError } from '../errors.ts'
-import { MEMORY_CATEGORIES } from '../memory/memory-item.ts'
+import { MEMORY_CATEGORIES, MEMORY_ENTRY_TYPES, type MemoryEntryType } from '../memory/memory-item.ts'
 import { parseJsonAnswer } from './chat-for-object.ts'
 
 /**
@@ -46,18 +46,6 @@ export interface LlmProvider {
 }
 
 export type LlmCircuitState = 'closed' | 'open' | 'half-open'
-
-/** Spec 003's seven working-memory entry types: what a memory is, as opposed to its category. */
-export const MEMORY_ENTRY_TYPES = [
-  'fact',
-  'preference',
-  'decision',
-  'correction',
-  'commitment',
-  'relationship',
-  'skill',
-] as const
-export type MemoryEntryType = (typeof MEMORY_ENTRY_TYPES)[number]
 
 /** Bounds of one extracted item: a model answer is data from outside and is held to limits. */
 export const EXTRACTION_LIMITS = {

@@ -1,5 +1,4 @@
-import type { MemoryCategory } from '../memory/memory-item.ts'
-import type { MemoryEntryType } from './llm-provider.ts'
+import type { MemoryCategory, MemoryEntryType } from '../memory/memory-item.ts'
 
 /**
  * The pattern families of the offline extractor and router: which kind of memory a sentence holds,

@@ -1,7 +1,6 @@
-import type { MemoryCategory } from '../memory/memory-item.ts'
+import type { MemoryCategory, MemoryEntryType } from '../memory/memory-item.ts'
 import { interpretRememberThis, isExplicitRememberRequest } from '../memory/remember.ts'
 import { initialImportance } from './importance.ts'
-import type { MemoryEntryType } from './llm-provider.ts'
 import {
   classifySentence,
   restoreElidedSubject,

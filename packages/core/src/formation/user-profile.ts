@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parseWith } from '../errors.ts'
-import type { MemoryEntryType } from './llm-provider.ts'
+import type { MemoryEntryType } from '../memory/memory-item.ts'
 
 /** Issue 13 §4's numbers (spec 003 layer 1). */
 export const ProfileSettingsSchema = z.object({

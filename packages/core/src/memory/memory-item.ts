@@ -1,11 +1,8 @@
 import { z } from 'zod'
 import { parseWith, ValidationError } from '../errors.ts'
 
-/**
- * Spec 003's seven working-memory entry types, plus spec 001's `context` and
- * `past_conversation` (its `user_preference` is spec 003's `preference`).
- */
-export const MEMORY_CATEGORIES = [
+/** Spec 003's seven working-memory entry types: what a memory is, as opposed to its category. */
+export const MEMORY_ENTRY_TYPES = [
   'fact',
   'preference',
   'decision',
@@ -13,9 +10,14 @@ export const MEMORY_CATEGORIES = [
   'commitment',
   'relationship',
   'skill',
-  'context',
-  'past_conversation',
 ] as const
+export type MemoryEntryType = (typeof MEMORY_ENTRY_TYPES)[number]
+
+/**
+ * Spec 003's seven working-memory entry types, plus spec 001's `context` and
+ * `past_conversation` (its `user_preference` is spec 003's `preference`).
+ */
+export const MEMORY_CATEGORIES = [...MEMORY_ENTRY_TYPES, 'context', 'past_conversation'] as const
 export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number]
 
 /** Per-agent memory settings: spec 003's defaults and ranges, each configurable. */
