@@ -24,6 +24,7 @@ import {
   shape,
   variablesFor,
 } from './operations.ts'
+import { subscriptionOver } from './subscription.ts'
 
 export interface ConnectOptions {
   /** The server, e.g. `http://localhost:4000` (`/graphql` is added when the path does not end with it). */
@@ -134,7 +135,6 @@ export function connect(options: ConnectOptions): EngramClient {
   function subscribe(name: OperationName, rawInput: unknown): EngramSubscription<unknown> {
     const spec = catalog[name] as OperationSpec
     const input = parseInput(name, rawInput)
-    let finished = false
     let source: AsyncIterableIterator<{
       data?: { result?: unknown } | null
       errors?: readonly GraphqlError[]
@@ -156,9 +156,9 @@ export function connect(options: ConnectOptions): EngramClient {
       }) as AsyncIterableIterator<SubscriptionEvent>
     }
 
-    const subscription: EngramSubscription<unknown> = {
-      async next(): Promise<IteratorResult<Result<unknown>>> {
-        if (finished) return { done: true, value: undefined }
+    return subscriptionOver(
+      open,
+      async (subscription) => {
         if (pendingFailure) {
           const error = pendingFailure
           pendingFailure = null
@@ -195,22 +195,8 @@ export function connect(options: ConnectOptions): EngramClient {
           return subscription.next()
         }
       },
-      async return(): Promise<IteratorResult<Result<unknown>>> {
-        await subscription.close()
-        return { done: true, value: undefined }
-      },
-      async close() {
-        if (finished) return
-        finished = true
-        open.delete(subscription)
-        await source?.return?.()
-      },
-      [Symbol.asyncIterator]() {
-        return subscription
-      },
-    }
-    open.add(subscription)
-    return subscription
+      () => source?.return?.(),
+    )
   }
 
   const client: Record<string, unknown> = {

@@ -7,6 +7,7 @@ import {
   type OperationName,
   type Result,
 } from '@engram/contract'
+import { subscriptionOver } from '../subscription.ts'
 import type { EmbeddedRuntime, Principal } from './runtime.ts'
 
 /**
@@ -61,18 +62,16 @@ export function embeddedClient(
   }
 
   function subscribe(name: OperationName, input: unknown): EngramSubscription<unknown> {
-    let finished = false
     // Registered on the engine's bus at once (as remote registers on the socket), so an event
     // published right after the call is not missed.
     const source = runtime.subscribe(name, principal, input)
-
-    const subscription: EngramSubscription<unknown> = {
-      async next(): Promise<IteratorResult<Result<unknown>>> {
-        if (finished) return { done: true, value: undefined }
+    return subscriptionOver(
+      open,
+      async (subscription, closed) => {
         try {
           await ready
           const step = await source.next()
-          if (finished) return { done: true, value: undefined }
+          if (closed()) return { done: true, value: undefined }
           if (step.done) {
             await subscription.close()
             return { done: true, value: undefined }
@@ -85,22 +84,8 @@ export function embeddedClient(
           return { done: false, value: { ok: false, error: unexpected(error) } }
         }
       },
-      async return(): Promise<IteratorResult<Result<unknown>>> {
-        await subscription.close()
-        return { done: true, value: undefined }
-      },
-      async close() {
-        if (finished) return
-        finished = true
-        open.delete(subscription)
-        await source.return?.()
-      },
-      [Symbol.asyncIterator]() {
-        return subscription
-      },
-    }
-    open.add(subscription)
-    return subscription
+      () => source.return?.(),
+    )
   }
 
   const client: Record<string, unknown> = {
