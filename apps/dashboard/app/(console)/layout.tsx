@@ -9,6 +9,8 @@ const PAGES = [
   ['/sessions', 'Sessions'],
   ['/memory', 'Memory'],
   ['/memories', 'Memories'],
+  ['/profile', 'Profile'],
+  ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],
   ['/keys', 'API keys'],
 ] as const
