@@ -105,6 +105,7 @@ export function ActivityPanel({
         </div>
       </section>
 
+      <h3>Queue</h3>
       <table className="data" aria-label="Formation queue">
         <thead>
           <tr>
@@ -133,6 +134,7 @@ export function ActivityPanel({
         </tbody>
       </table>
 
+      <h3>Statistics</h3>
       <table className="data" aria-label="Formation statistics">
         <thead>
           <tr>
@@ -231,22 +233,23 @@ export function ActivityPanel({
 }
 
 function SyncSummary({ result }: { result: SyncResult }) {
+  // Each count with its words for one and for several.
   const counts = [
-    ['turns', 'turns read', result.turns],
-    ['conversations', 'conversations', result.conversations],
-    ['stored', 'memories stored', result.stored],
-    ['duplicates', 'duplicates skipped', result.duplicates],
-    ['superseded', 'superseded', result.superseded],
-    ['rejected', 'rejected', result.rejected],
-    ['summaries', 'summaries', result.summaries],
-    ['profileVersions', 'profile versions', result.profileVersions],
+    ['turns', 'turn read', 'turns read', result.turns],
+    ['conversations', 'conversation', 'conversations', result.conversations],
+    ['stored', 'memory stored', 'memories stored', result.stored],
+    ['duplicates', 'duplicate skipped', 'duplicates skipped', result.duplicates],
+    ['superseded', 'superseded', 'superseded', result.superseded],
+    ['rejected', 'rejected', 'rejected', result.rejected],
+    ['summaries', 'summary', 'summaries', result.summaries],
+    ['profileVersions', 'profile version', 'profile versions', result.profileVersions],
   ] as const
   return (
     <span className="ok" role="status" data-testid="sync-result">
-      {counts.map(([key, label, count], i) => (
+      {counts.map(([key, one, many, count], i) => (
         <span key={key}>
           {i > 0 ? ' · ' : ''}
-          <strong data-testid={`sync-${key}`}>{count}</strong> {label}
+          <strong data-testid={`sync-${key}`}>{count}</strong> {count === 1 ? one : many}
         </span>
       ))}
       {result.extractors.length > 0 &&

@@ -232,6 +232,11 @@ export default async function ProfilePage({ searchParams }: { searchParams: Prom
   )
 }
 
+/** A profile line without its list dash: the diff's own + and − mark it. */
+function listItem(line: string): string {
+  return line.replace(/^- /, '')
+}
+
 function ProfileDiffView({ diff }: { diff: Diff }) {
   return (
     <div className="card" data-testid="profile-diff">
@@ -248,7 +253,7 @@ function ProfileDiffView({ diff }: { diff: Diff }) {
             <li key={`-${i}`} className="diff-removed" data-testid="diff-removed">
               <span aria-hidden="true">− </span>
               <span className="sr-only">removed: </span>
-              {line}
+              {listItem(line)}
             </li>
           ))}
           {diff.added.map((line, i) => (
@@ -256,7 +261,7 @@ function ProfileDiffView({ diff }: { diff: Diff }) {
             <li key={`+${i}`} className="diff-added" data-testid="diff-added">
               <span aria-hidden="true">+ </span>
               <span className="sr-only">added: </span>
-              {line}
+              {listItem(line)}
             </li>
           ))}
         </ul>

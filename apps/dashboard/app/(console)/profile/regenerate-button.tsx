@@ -14,6 +14,7 @@ export function RegenerateButton({ agentId, userId }: { agentId: string; userId:
         disabled={pending}
         onClick={() =>
           startTransition(async () => {
+            setOutcome(null)
             setOutcome(await regenerateProfile(agentId, userId))
           })
         }

@@ -1,0 +1,41 @@
+import type { APIRequestContext, Browser, Page } from '@playwright/test'
+import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { expect, watchPage } from './fixtures'
+
+// Helpers the formation specs share: results are checked through the API, as an operator's
+// script would see them, not only on screen.
+const GRAPHQL = `http://127.0.0.1:${API_PORT}/graphql`
+
+/** One GraphQL call as the admin; a GraphQL error fails the test with its message. Untyped, as the
+ * other specs' calls: each spec reads the shape it asked for. */
+export async function gql(
+  request: APIRequestContext,
+  query: string,
+  variables: Record<string, unknown> = {},
+) {
+  const response = await request.post(GRAPHQL, {
+    data: { query, variables },
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  })
+  const body = await response.json()
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined()
+  return body.data
+}
+
+export async function createAgent(request: APIRequestContext, id: string): Promise<void> {
+  await gql(request, `mutation($id: ID!) { createAgent(id: $id) { __typename } }`, { id })
+}
+
+/** A page kept across a serial spec's tests, watched for browser errors and signed in. */
+export async function signedInPage(browser: Browser): Promise<Page> {
+  const page = watchPage(await browser.newPage())
+  await page.goto('/sign-in')
+  await page.getByLabel('Admin API key').fill(ADMIN_KEY)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect(page.getByRole('heading', { name: 'Overview', exact: true })).toBeVisible()
+  return page
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true })
+}
