@@ -15,23 +15,63 @@ export interface FormationSettings {
 export const FORMATION_SETTINGS_FIELDS =
   'enabled summaries { strategy summaryDebounceSeconds summaryRetentionDays summarizationThresholdTokens summaryMaxTokens } profile { profileRegenerateThreshold profileMaxTokens }'
 
-/** A whole-number setting of the form: its group in the settings input, its name and the API's limits. */
-export interface NumberSetting {
-  group: 'summaries' | 'profile'
+/**
+ * The groups of the settings input, in the form's order. Adding a group of settings (the
+ * extractor and its model, say) is one entry here, its fields in FORMATION_SETTINGS and its
+ * GraphQL fields in FORMATION_SETTINGS_FIELDS: the form and the save action walk these tables.
+ */
+export const FORMATION_SETTING_GROUPS = {
+  summaries: 'Summaries',
+  profile: 'User profile',
+} as const satisfies Record<string, string>
+
+export type SettingGroup = keyof typeof FORMATION_SETTING_GROUPS
+
+interface SettingBase {
+  group: SettingGroup
   name: string
   label: string
+}
+
+/** A whole number within the API's limits (shown beside the label; the API's check is the one that counts). */
+export interface NumberSetting extends SettingBase {
+  kind: 'number'
   unit: string
   min: number
   max: number
 }
 
-/**
- * The number fields, grouped as the settings input groups them. A new group of settings (the
- * extractor and its model, say) is one more entry in FORMATION_SETTING_GROUPS and its fields here:
- * the form and the save action walk these tables, so neither needs another branch.
- */
-export const NUMBER_SETTINGS: readonly NumberSetting[] = [
+/** A choice among labelled values (the summary strategy). */
+export interface SelectSetting extends SettingBase {
+  kind: 'select'
+  labels: Record<string, string>
+}
+
+/** Free text (a model's name); empty is sent as null, "not set". */
+export interface TextSetting extends SettingBase {
+  kind: 'text'
+  placeholder?: string
+}
+
+export type FormationSetting = NumberSetting | SelectSetting | TextSetting
+
+export const SUMMARY_STRATEGIES: Record<string, string> = {
+  EXTRACTIVE: 'Extractive (offline: key facts and central sentences)',
+  SIMPLE: 'Simple (one model call)',
+  HIERARCHICAL: 'Hierarchical (summaries of summaries)',
+  MAP_REDUCE: 'Map-reduce (chunks in parallel, then combined)',
+}
+
+export const FORMATION_SETTINGS: readonly FormationSetting[] = [
   {
+    kind: 'select',
+    group: 'summaries',
+    name: 'strategy',
+    label: 'Summary strategy',
+    labels: SUMMARY_STRATEGIES,
+  },
+  {
+    kind: 'number',
     group: 'summaries',
     name: 'summaryDebounceSeconds',
     label: 'Summary debounce',
@@ -40,6 +80,7 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
     max: 3_600,
   },
   {
+    kind: 'number',
     group: 'summaries',
     name: 'summaryRetentionDays',
     label: 'Summary retention',
@@ -48,6 +89,7 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
     max: 365,
   },
   {
+    kind: 'number',
     group: 'summaries',
     name: 'summarizationThresholdTokens',
     label: 'Summarise at once past',
@@ -56,6 +98,7 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
     max: 10_000_000,
   },
   {
+    kind: 'number',
     group: 'summaries',
     name: 'summaryMaxTokens',
     label: 'Summary size',
@@ -64,6 +107,7 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
     max: 10_000,
   },
   {
+    kind: 'number',
     group: 'profile',
     name: 'profileRegenerateThreshold',
     label: 'Rebuild the profile after',
@@ -72,6 +116,7 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
     max: 100,
   },
   {
+    kind: 'number',
     group: 'profile',
     name: 'profileMaxTokens',
     label: 'Profile size',
@@ -81,38 +126,14 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
   },
 ]
 
-/** A choice among labelled values (the summary strategy; later the extractor). */
-export interface SelectSetting {
-  group: 'summaries' | 'profile'
-  name: string
-  label: string
-  labels: Record<string, string>
-}
-
-export const SUMMARY_STRATEGIES: Record<string, string> = {
-  EXTRACTIVE: 'Extractive (offline: key facts and central sentences)',
-  SIMPLE: 'Simple (one model call)',
-  HIERARCHICAL: 'Hierarchical (summaries of summaries)',
-  MAP_REDUCE: 'Map-reduce (chunks in parallel, then combined)',
-}
-
-export const SELECT_SETTINGS: readonly SelectSetting[] = [
-  { group: 'summaries', name: 'strategy', label: 'Summary strategy', labels: SUMMARY_STRATEGIES },
-]
-
-export const FORMATION_SETTING_GROUPS: Record<NumberSetting['group'], string> = {
-  summaries: 'Summaries',
-  profile: 'User profile',
-}
-
 /** The form field of a setting: its path in the settings input, which the API's issues name too. */
 export function settingField(setting: { group: string; name: string }): string {
   return `${setting.group}.${setting.name}`
 }
 
 export function settingValue(settings: FormationSettings, setting: { group: string; name: string }): string {
-  const group = settings[setting.group as keyof FormationSettings] as unknown as Record<string, unknown>
-  return String(group[setting.name] ?? '')
+  const group = (settings as unknown as Record<string, Record<string, unknown> | undefined>)[setting.group]
+  return String(group?.[setting.name] ?? '')
 }
 
 export type FormationWorkKind = 'EXTRACTION' | 'SUMMARY' | 'PROFILE'

@@ -4,12 +4,11 @@ import { revalidatePath } from 'next/cache'
 import { ERROR_FIELDS, type ErrorPayload, gql } from '../../../lib/api'
 import {
   FORMATION_ACTIVITY_FIELDS,
+  FORMATION_SETTINGS,
   FORMATION_SETTINGS_FIELDS,
   type FormationActivity,
   type FormationSettings,
-  NUMBER_SETTINGS,
   type QueueLag,
-  SELECT_SETTINGS,
   type SyncResult,
   settingField,
 } from '../../../lib/formation'
@@ -42,16 +41,16 @@ export async function saveFormationSettings(
     settings[name] ??= {}
     return settings[name] as Record<string, unknown>
   }
-  for (const setting of NUMBER_SETTINGS) {
+  for (const setting of FORMATION_SETTINGS) {
     const field = settingField(setting)
     const raw = String(form.get(field) ?? '').trim()
-    const value = Number(raw)
-    if (raw === '' || !Number.isInteger(value) || Math.abs(value) > MAX_GRAPHQL_INT)
-      issues.push({ field, message: `must be a whole number`, limit: `${setting.min}..${setting.max}` })
-    else group(setting.group)[setting.name] = value
+    if (setting.kind === 'number') {
+      const value = Number(raw)
+      if (raw === '' || !Number.isInteger(value) || Math.abs(value) > MAX_GRAPHQL_INT)
+        issues.push({ field, message: 'must be a whole number', limit: `${setting.min}..${setting.max}` })
+      else group(setting.group)[setting.name] = value
+    } else group(setting.group)[setting.name] = setting.kind === 'text' && raw === '' ? null : raw
   }
-  for (const setting of SELECT_SETTINGS)
-    group(setting.group)[setting.name] = String(form.get(settingField(setting)))
   if (issues.length) return { ok: false, issues, values }
   const { updateMemoryFormationSettings: result } = await gql<{
     updateMemoryFormationSettings: ErrorPayload & Partial<FormationSettings>
