@@ -1,4 +1,5 @@
 import { AgentSelect } from '../../../components/agent-select'
+import { LabelledSelect } from '../../../components/form-fields'
 import { TimeAgo } from '../../../components/time-ago'
 import { type ErrorPayload, gql, listAgents } from '../../../lib/api'
 import { formatTokens } from '../../../lib/format'
@@ -92,6 +93,8 @@ export default async function ProfilePage({ searchParams }: { searchParams: Prom
     else diffError = profileDiff.message ?? 'the diff failed'
   }
   const renderedAt = new Date().toISOString()
+  // Number-like keys list in ascending order: the oldest version first.
+  const versionLabels = Object.fromEntries(versions.map((v) => [String(v.version), `Version ${v.version}`]))
   const userParam = userId ?? NO_USER
 
   return (
@@ -190,26 +193,8 @@ export default async function ProfilePage({ searchParams }: { searchParams: Prom
           <form className="filters" aria-label="Compare versions">
             <input type="hidden" name="agent" value={agentId} />
             <input type="hidden" name="user" value={userParam} />
-            <label>
-              From
-              <select name="from" defaultValue={from ?? undefined}>
-                {versions.map((v) => (
-                  <option key={v.id} value={v.version}>
-                    Version {v.version}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              To
-              <select name="to" defaultValue={to ?? undefined}>
-                {versions.map((v) => (
-                  <option key={v.id} value={v.version}>
-                    Version {v.version}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <LabelledSelect label="From" name="from" labels={versionLabels} defaultValue={String(from)} />
+            <LabelledSelect label="To" name="to" labels={versionLabels} defaultValue={String(to)} />
             <button type="submit">Compare</button>
           </form>
           {diffError && (
