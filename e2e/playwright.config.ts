@@ -54,6 +54,9 @@ export default defineConfig({
         API_HOST: '127.0.0.1',
         DATABASE_URL: `file:${path.join(dataDir, 'e2e.db')}`,
         ENGRAM_ADMIN_KEY: ADMIN_KEY,
+        // Extraction waits its longest debounce: the tests form memories with Sync now / syncMemory,
+        // so a busy CI machine's job worker never forms them first.
+        ENGRAM_EXTRACTION_DEBOUNCE_MS: '60000',
         NODE_ENV: 'development',
       },
     },
