@@ -9,7 +9,16 @@ describe("an agent key never reads or changes another agent's data", () => {
   let t: TestApp
   let keyA: string
   let keyB: string
-  const ids = { bMessage: '', bEntry: '', bKnowledge: '', aEntry: '', bApiKey: '', bMemory: '', backup: '' }
+  const ids = {
+    bMessage: '',
+    bEntry: '',
+    bKnowledge: '',
+    aEntry: '',
+    bApiKey: '',
+    bMemory: '',
+    bSummary: '',
+    backup: '',
+  }
 
   const fingerprint = async () => ({
     sessions: await t.db.session.findMany({ where: { agentId: 'agent-b' }, orderBy: { id: 'asc' } }),
@@ -79,6 +88,12 @@ describe("an agent key never reads or changes another agent's data", () => {
       keyB,
     )
     ids.bMemory = bMemory.data.createMemory.memory.id
+    const bSummary = await t.gql(
+      `mutation { summarize(conversationId: "shared-name") { ... on SummarizePayload { summary { id } } } }`,
+      {},
+      keyB,
+    )
+    ids.bSummary = bSummary.data.summarize.summary.id
     await t.gql(
       `mutation { createMemory(input: { content: "A's password policy asks for twelve characters", category: FACT }) { __typename } }`,
       {},
@@ -563,6 +578,18 @@ describe("an agent key never reads or changes another agent's data", () => {
       query: `mutation { syncMemory { ... on SyncMemoryPayload { stored { agentId } } } }`,
       expect: (d) =>
         expect(d.syncMemory.stored.every((m: { agentId: string }) => m.agentId === 'agent-a')).toBe(true),
+    },
+    {
+      name: "summary of B's by its id",
+      query: `query($id: ID!) { summary(id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bSummary }),
+      expect: (d) => expect(d.summary.__typename).toBe(notFound),
+    },
+    {
+      name: 'summary naming B',
+      query: `query($id: ID!) { summary(agentId: "agent-b", id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bSummary }),
+      expect: (d) => expect(d.summary.__typename).toBe(forbidden),
     },
     {
       name: 'formationActivity naming B',

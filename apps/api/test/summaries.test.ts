@@ -39,6 +39,17 @@ describe('summaries through GraphQL', () => {
     const listed = (await t.gql(SUMMARIES, { c: 'launch' }, key)).data.summaries
     expect(listed.data).toEqual([{ id: made.summary.id, conversationId: 'launch', strategy: 'MAP_REDUCE' }])
     expect((await t.gql(SUMMARIES, { c: 'elsewhere' }, key)).data.summaries.data).toEqual([])
+
+    // One by id: the same summary; an id the agent has none of is NotFoundError.
+    const ONE = `query($id: ID!) { summary(id: $id) { __typename
+      ... on Summary { id conversationId content strategy writer trigger messageCount createdAt }
+      ... on NotFoundError { resource } } }`
+    const one = (await t.gql(ONE, { id: made.summary.id }, key)).data.summary
+    expect(one).toEqual({ __typename: 'Summary', ...made.summary })
+    expect((await t.gql(ONE, { id: '987654' }, key)).data.summary).toEqual({
+      __typename: 'NotFoundError',
+      resource: 'Summary',
+    })
   })
 
   it('a limit out of range names the field and the limit; an unknown strategy is refused by GraphQL', async () => {

@@ -3,7 +3,14 @@ import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import { catalog, describeFailure, type EngramClient, type InputOf, type Result } from '@engram/contract'
+import {
+  catalog,
+  describeFailure,
+  type EngramClient,
+  type InputOf,
+  type OutputOf,
+  type Result,
+} from '@engram/contract'
 import { Engram } from '@engram/sdk'
 import { Command, InvalidArgumentError, Option } from 'commander'
 
@@ -14,17 +21,21 @@ class CliError extends Error {}
 
 /**
  * `--set key=value` pairs as the settings object updateMemoryFormationSettings takes: the keys are
- * the settings' own (`enabled`, `summaries.<field>`, `profile.<field>`); the server checks limits.
+ * the settings' own (`enabled`, `extraction.<field>`, `summaries.<field>`, `profile.<field>`); the
+ * server checks limits.
  */
 function formationSettingsOf(pairs: readonly string[]): InputOf<'updateMemoryFormationSettings'>['settings'] {
   const settings: {
     enabled?: boolean
+    extraction?: Record<string, unknown>
     summaries?: Record<string, unknown>
     profile?: Record<string, unknown>
   } = {}
+  const shape = catalog.memoryFormationSettings.output.shape
   const fields = {
-    summaries: Object.keys(catalog.memoryFormationSettings.output.shape.summaries.shape),
-    profile: Object.keys(catalog.memoryFormationSettings.output.shape.profile.shape),
+    extraction: Object.keys(shape.extraction.shape),
+    summaries: Object.keys(shape.summaries.shape),
+    profile: Object.keys(shape.profile.shape),
   }
   for (const pair of pairs) {
     const at = pair.indexOf('=')
@@ -37,14 +48,21 @@ function formationSettingsOf(pairs: readonly string[]): InputOf<'updateMemoryFor
       continue
     }
     const [part, field, ...rest] = key.split('.')
-    if ((part !== 'summaries' && part !== 'profile') || !field || rest.length > 0)
-      throw new CliError(`--set ${pair}: the keys are enabled, summaries.<field> and profile.<field>`)
+    if ((part !== 'extraction' && part !== 'summaries' && part !== 'profile') || !field || rest.length > 0)
+      throw new CliError(
+        `--set ${pair}: the keys are enabled, extraction.<field>, summaries.<field> and profile.<field>`,
+      )
     // An unknown field would be dropped by the schema without a word: name the known ones instead.
     if (!fields[part].includes(field))
       throw new CliError(`--set ${pair}: ${part} has ${fields[part].join(', ')}`)
-    const value = field === 'strategy' ? raw.toUpperCase().replace('-', '_') : Number(raw)
-    if (typeof value === 'number' && !Number.isFinite(value))
-      throw new CliError(`--set ${pair}: not a number`)
+    let value: unknown
+    if (field === 'strategy' || field === 'extractor') value = raw.toUpperCase().replace('-', '_')
+    // A model is a name; `null` goes back to the server's model.
+    else if (field === 'model') value = raw === 'null' ? null : raw
+    else {
+      value = Number(raw)
+      if (!Number.isFinite(value)) throw new CliError(`--set ${pair}: not a number`)
+    }
     settings[part] = { ...settings[part], [field]: value }
   }
   // The values' ranges are the server's to check (VALIDATION naming the field and the limit).
@@ -337,6 +355,7 @@ export function buildProgram(): Command {
     .option('--agent <id>', 'the agent (with the admin key)')
     .option('--conversation <id>', 'of one conversation')
     .option('--limit <n>', 'at most this many (1-100)', positiveInt)
+    .option('--id <id>', 'only the summary of this id')
     .option('--now <conversation>', "summarise this conversation's turns not yet summarised first")
     .addOption(
       new Option('--strategy <strategy>', 'with --now: the strategy (else the agent setting)').choices([
@@ -351,11 +370,16 @@ export function buildProgram(): Command {
         agent?: string
         conversation?: string
         limit?: number
+        id?: string
         now?: string
         strategy?: string
       }) => {
         await run(
           async (engram) => {
+            if (options.id) {
+              const one = await engram.summary({ agentId: options.agent, id: options.id })
+              return one.ok ? { ok: true, data: [one.data] } : one
+            }
             if (options.now) {
               const made = await engram.summarize({
                 agentId: options.agent,
@@ -454,17 +478,21 @@ export function buildProgram(): Command {
     .option('--agent <id>', 'the agent (with the admin key)')
     .option(
       '--set <key=value>',
-      'e.g. enabled=false, summaries.strategy=map-reduce, summaries.summaryDebounceSeconds=120, profile.profileMaxTokens=1000 (repeatable)',
+      "e.g. enabled=false, extraction.extractor=llm, extraction.model=llama3.1:8b (null: the server's), summaries.strategy=map-reduce, summaries.summaryDebounceSeconds=120, profile.profileMaxTokens=1000 (repeatable)",
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .action(async (options: { agent?: string; set?: string[] }) => {
       const human = (s: {
         enabled: boolean
+        extraction: { extractor: string; model: string | null }
         summaries: Record<string, unknown>
         profile: Record<string, unknown>
       }) =>
         [
           `enabled=${s.enabled}`,
+          `extraction.extractor=${s.extraction.extractor.toLowerCase()}`,
+          // null: the server's ENGRAM_LLM_MODEL.
+          `extraction.model=${s.extraction.model ?? 'null'}`,
           ...Object.entries(s.summaries).map(
             ([key, value]) =>
               `summaries.${key}=${typeof value === 'string' ? value.toLowerCase().replace('_', '-') : value}`,
@@ -483,6 +511,58 @@ export function buildProgram(): Command {
           }),
         human,
       )
+    })
+
+  program
+    .command('activity')
+    .description(
+      "memory formation's processing statistics: calls, failures, average duration per kind of work, queued jobs, extractor, circuit",
+    )
+    .option('--agent <id>', 'the agent (with the admin key)')
+    .option('--watch', 'then print each unit of work as it ends, until interrupted')
+    .option('--events <n>', 'with --watch: stop after this many', positiveInt)
+    .action(async (options: { agent?: string; watch?: boolean; events?: number }) => {
+      const human = (a: OutputOf<'formationActivity'>) =>
+        [
+          `extractor ${a.extractor.toLowerCase()} · circuit ${a.circuitState?.toLowerCase().replace('_', '-') ?? 'none (no model)'}`,
+          ...a.work.map((w) => {
+            const queue = a.queue.find((q) => q.kind === w.kind)
+            const failure = w.lastFailure ? `; last failure ${w.lastFailure.at}: ${w.lastFailure.reason}` : ''
+            return `${w.kind.toLowerCase().padEnd(10)} ${w.calls} calls, ${w.successes} ok, ${w.failures} failed, avg ${Math.round(w.averageDurationMs)} ms · queued ${queue?.pending ?? 0}, running ${queue?.running ?? 0}, dead ${queue?.failed ?? 0}${failure}`
+          }),
+        ].join('\n')
+      if (!options.watch) {
+        await run((engram) => engram.formationActivity({ agentId: options.agent }), human)
+        return
+      }
+      const engram = client()
+      // Subscribed before the counters are read, so no unit of work falls between the two.
+      const events = engram.formationActivityEvents({ agentId: options.agent })
+      const stop = () => void events.close()
+      process.once('SIGINT', stop)
+      try {
+        const now = await engram.formationActivity({ agentId: options.agent })
+        if (!now.ok) throw new CliError(describeFailure(now.error))
+        const json = globals().json
+        process.stdout.write(`${json ? JSON.stringify(now.data) : human(now.data)}\n`)
+        let seen = 0
+        for await (const event of events) {
+          if (!event.ok) throw new CliError(describeFailure(event.error))
+          const e = event.data
+          process.stdout.write(
+            `${
+              json
+                ? JSON.stringify(e)
+                : `${e.at}  ${e.agentId}  ${e.kind.toLowerCase()} ${e.outcome.toLowerCase()} in ${Math.round(e.durationMs)} ms · ${e.queueDepth} queued${e.reason ? ` · ${e.reason}` : ''}`
+            }\n`,
+          )
+          if (options.events !== undefined && ++seen >= options.events) break
+        }
+      } finally {
+        process.off('SIGINT', stop)
+        await events.close()
+        await engram.close()
+      }
     })
 
   program

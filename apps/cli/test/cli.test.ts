@@ -104,6 +104,16 @@ describe('the engram command (built, as a child process, against a real server)'
       summaries: { strategy: 'MAP_REDUCE' },
       profile: { profileMaxTokens: 900 },
     })
+    // The extractor and core model: the test server has no model, so llm is refused by field.
+    expect(shown.stdout).toMatch(/^extraction\.extractor=offline$/m)
+    expect(shown.stdout).toMatch(/^extraction\.model=null$/m)
+    const model = await engram(['settings', '--set', 'extraction.model=llama3.1:8b'], key)
+    expect(model.stdout).toMatch(/^extraction\.model=llama3\.1:8b$/m)
+    const llm = await engram(['settings', '--set', 'extraction.extractor=llm'], key)
+    expect(llm.code).not.toBe(0)
+    expect(llm.stderr).toMatch(/settings\.extraction\.extractor.*no language model is configured/)
+    const reset = await engram(['settings', '--set', 'extraction.model=null'], key)
+    expect(reset.stdout).toMatch(/^extraction\.model=null$/m)
   })
 
   it('summaries --now summarises a conversation; profile regenerates, lists versions and diffs two', async () => {
@@ -124,6 +134,12 @@ describe('the engram command (built, as a child process, against a real server)'
     const summarised = await engram(['summaries', '--now', 'trip', '--strategy', 'simple'], key)
     expect(summarised.code).toBe(0)
     expect(summarised.stdout).toMatch(/ trip {2}simple · 1 messages\n {2}.*Naxos/)
+    const [listed] = JSON.parse((await engram(['--json', 'summaries'], key)).stdout) as { id: string }[]
+    const one = await engram(['summaries', '--id', listed?.id ?? ''], key)
+    expect(one.stdout).toMatch(/ trip {2}simple · 1 messages\n {2}.*Naxos/)
+    const none = await engram(['summaries', '--id', '987654'], key)
+    expect(none.code).not.toBe(0)
+    expect(none.stderr).toMatch(/NOT_FOUND/)
 
     expect((await engram(['profile'], key)).stdout.trim()).toBe('no profile yet')
     const first = await engram(['profile', '--regenerate'], key)
@@ -169,6 +185,53 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(JSON.parse(routed.stdout)).toMatchObject({ tier: 'SEMANTIC' })
     const text = await engram(['classify', 'ok thanks', '--role', 'assistant'], key)
     expect(text.stdout).toMatch(/^working · /)
+
+    // The sync counted as extraction work: activity reports it.
+    const activity = await engram(['activity'], key)
+    expect(activity.code).toBe(0)
+    expect(activity.stdout).toMatch(/^extractor offline · circuit none/)
+    expect(activity.stdout).toMatch(/^extraction +1 calls, 1 ok, 0 failed/m)
+    const refused = await engram(['activity', '--agent', 'someone-else'], key)
+    expect(refused.stderr).toMatch(/FORBIDDEN/)
+  })
+
+  it('activity --watch prints each unit of formation work as it ends', async () => {
+    const key = (await engram(['keys', 'create', 'cli-watch'])).stdout.trim()
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ENGRAM_URL: server.url,
+      ENGRAM_API_KEY: key,
+    }
+    const child = spawn(process.execPath, [bin, 'activity', '--watch', '--events', '1'], { cwd: work, env })
+    let stdout = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+    let exited = false
+    void closed.then(() => (exited = true))
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const client = Engram.connect({ url: server.url, apiKey: key })
+    try {
+      // The stream registers a moment after the counters print: work until an event arrives.
+      for (let turn = 0; turn < 100 && !exited; turn++) {
+        if (stdout.includes('extractor')) {
+          unwrap(
+            await client.addMessage({
+              conversationId: 'w',
+              role: 'USER',
+              content: `I prefer tea, day ${turn}.`,
+            }),
+          )
+          unwrap(await client.syncMemory({}))
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    } finally {
+      await client.close()
+      if (!exited) child.kill()
+    }
+    expect(await closed).toBe(0)
+    expect(stdout).toMatch(/^extractor offline/)
+    expect(stdout).toMatch(/cli-watch {2}extraction success in \d+ ms · \d+ queued\n$/)
   })
 
   it('export → import into another agent, backup and restore', async () => {

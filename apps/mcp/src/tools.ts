@@ -168,6 +168,34 @@ export const TOOLS: MemoryTool[] = [
     },
   },
   {
+    name: 'formation_activity',
+    title: 'Memory formation activity',
+    operation: 'formationActivity',
+    description:
+      'How automatic memory formation is doing for you: per kind of work (extraction, summary, profile) the calls, failures with the latest reason and average duration since the server started; the jobs still queued; which extractor runs (OFFLINE or LLM) and the language model’s circuit state. Use it when memories you expect have not formed, before deciding to call sync_memory.',
+    input: withoutAgent(catalog.formationActivity.input),
+    run: async (client, input) => {
+      const result = await client.formationActivity(input)
+      if (!result.ok) return result
+      const { extractor, circuitState, work, queue } = result.data
+      return {
+        ok: true,
+        data: {
+          extractor,
+          circuitState,
+          work: work.map((w) => ({
+            kind: w.kind,
+            calls: w.calls,
+            failures: w.failures,
+            averageDurationMs: Math.round(w.averageDurationMs),
+            lastFailure: w.lastFailure?.reason ?? null,
+          })),
+          queued: Object.fromEntries(queue.map((q) => [q.kind, q.pending + q.running])),
+        },
+      }
+    },
+  },
+  {
     name: 'list_memories',
     title: 'List memories',
     operation: 'memories',

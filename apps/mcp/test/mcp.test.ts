@@ -109,11 +109,12 @@ describe.each<[Transport, Mode]>([
     await api?.close()
   })
 
-  it('lists the nine memory tools with their hints and the catalog’s limits in their schemas', async () => {
+  it('lists the ten memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'add_messages',
       'forget',
+      'formation_activity',
       'get_context',
       'get_profile',
       'list_memories',
@@ -126,6 +127,10 @@ describe.each<[Transport, Mode]>([
     expect(byName.forget?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false })
     expect(byName.recall?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
     expect(byName.remember?.annotations?.readOnlyHint).toBe(false)
+    expect(byName.formation_activity?.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+    })
     const remember = byName.remember?.inputSchema as { properties: Record<string, { maxLength?: number }> }
     expect(remember.properties.text?.maxLength).toBe(CONTRACT_LIMITS.maxMemoryChars)
     expect(remember.properties).not.toHaveProperty('agentId')
@@ -183,6 +188,14 @@ describe.each<[Transport, Mode]>([
     expect(synced.json.formed.map((m: { content: string }) => m.content).join(' | ')).toMatch(/Ella/)
     const listed = await call('list_memories', { filter: { search: 'Ella' } })
     expect(listed.json.memories.length).toBeGreaterThan(0)
+    // The sync counted as extraction work of this key's agent; no argument reaches another agent.
+    const activity = await call('formation_activity', {})
+    expect(activity.isError).toBe(false)
+    expect(activity.json).toMatchObject({ extractor: 'OFFLINE', circuitState: null })
+    const extraction = activity.json.work.find((w: { kind: string }) => w.kind === 'EXTRACTION')
+    expect(extraction.calls).toBeGreaterThanOrEqual(1)
+    expect(Object.keys(activity.json.queued)).toEqual(['EXTRACTION', 'SUMMARY', 'PROFILE'])
+    expect((await call('formation_activity', { agentId: 'agent-b' })).isError).toBe(true)
   })
 
   it('answers bad input with a typed tool error naming the field and the limit, and keeps serving', async () => {

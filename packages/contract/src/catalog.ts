@@ -135,7 +135,7 @@ export const catalog = {
   memoryFormationSettings: operation({
     kind: 'query',
     description:
-      'The agent’s memory-formation settings: the master switch, how conversations are summarised (strategy, debounce, retention, token threshold, size) and when the user profile is rebuilt and how long it may be.',
+      'The agent’s memory-formation settings: the master switch, the extractor (offline or the language model) and core model, how conversations are summarised (strategy, debounce, retention, token threshold, size) and when the user profile is rebuilt and how long it may be.',
     input: s.MemoryFormationSettingsInputSchema,
     output: s.MemoryFormationSettingsSchema,
     graphql: { field: 'memoryFormationSettings' },
@@ -155,6 +155,22 @@ export const catalog = {
     input: s.SummariesInputSchema,
     output: s.SummarySchema.array(),
     graphql: { field: 'summaries' },
+  }),
+  summary: operation({
+    kind: 'query',
+    description:
+      'One automatic summary by its id, with the range of messages it covers; NOT_FOUND when the agent has none by that id.',
+    input: s.SummaryInputSchema,
+    output: s.SummarySchema,
+    graphql: { field: 'summary' },
+  }),
+  formationActivity: operation({
+    kind: 'query',
+    description:
+      'Memory formation’s processing statistics for the agent (counted by this server since it started): calls, successes, failures with the latest reason and average duration per kind of work (extraction, summary, profile), its queued jobs, the extractor and the language model’s circuit state.',
+    input: s.FormationActivityInputSchema,
+    output: s.FormationActivitySchema,
+    graphql: { field: 'formationActivity' },
   }),
   summarize: operation({
     kind: 'mutation',
@@ -402,6 +418,14 @@ export const catalog = {
     input: s.OptimizerSnapshotsSubscriptionInputSchema,
     output: s.OptimizationSnapshotSchema,
     graphql: { field: 'optimizerSnapshots' },
+  }),
+  formationActivityEvents: operation({
+    kind: 'subscription',
+    description:
+      'Each unit of memory formation work as it ends (extraction, summary, profile; success or failure with its reason). An agent key receives its own agent’s; an admin key one agent’s, or every agent’s when none is named.',
+    input: s.FormationActivityEventsInputSchema,
+    output: s.FormationActivityEventSchema,
+    graphql: { field: 'formationActivityEvents' },
   }),
   watchEmbeddingProgress: operation({
     kind: 'subscription',

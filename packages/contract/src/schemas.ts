@@ -6,6 +6,7 @@ export {
   AgentIdSchema,
   ConversationIdSchema,
   DateTimeSchema,
+  ExtractionSettingsSchema,
   IdSchema,
   MetadataSchema,
   ProfileSettingsSchema,

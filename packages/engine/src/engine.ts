@@ -188,6 +188,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     tokenCounter,
     log,
     llm,
+    models: formation,
     writes,
     activity,
   })
@@ -200,6 +201,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     tokenCounter,
     log,
     llm,
+    models: formation,
     writes,
     automatic: deps.automaticProfile ?? true,
     activity,
@@ -207,7 +209,12 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   registerProfileJobs(jobs, profiles)
   memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
   // The switch, summary and profile settings read and changed as one object (issue 13 §5).
-  const formationSettings = new FormationSettingsService({ formation, summaries, profiles })
+  const formationSettings = new FormationSettingsService({
+    store: storage.memoryItems,
+    formation,
+    summaries,
+    profiles,
+  })
   const search = new SearchService({
     fullText: storage.fullText,
     recall: storage.recall,
@@ -280,8 +287,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
    * The agent's formation activity (issue 13 §5): calls, successes, failures and durations of
    * each kind of work in this process, its queued jobs, the extractor and the model's circuit.
    */
-  function formationActivity(agentId: string): Promise<FormationActivity> {
-    return activity.activity(agentId, formation.extractor)
+  async function formationActivity(agentId: string): Promise<FormationActivity> {
+    return activity.activity(agentId, (await formation.settings(agentId)).extraction.extractor)
   }
 
   return {

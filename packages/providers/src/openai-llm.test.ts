@@ -121,6 +121,22 @@ describe('createOpenAiCompatibleLlm', () => {
     })
   })
 
+  it("asks for the request's model when one is given (an agent's core model), else the configured one", async () => {
+    const server = await serve((request) =>
+      chatReply('ok', { model: String(request.body.model), usage: null }),
+    )
+    const llm = llmFor(server)
+    const hello = [{ role: 'user' as const, content: 'hello' }]
+    expect(await llm.chat({ messages: hello, model: 'qwen2.5:7b' })).toEqual({
+      content: 'ok',
+      model: 'qwen2.5:7b',
+    })
+    await llm.chat({ messages: hello })
+    expect(server.requests.map((request) => request.body.model)).toEqual(['qwen2.5:7b', 'llama3.2'])
+    // The adapter's own name stays the configured model.
+    expect(llm.model).toBe('llama3.2')
+  })
+
   it('falls back from json_schema to json_object to a prompt, and remembers what works', async () => {
     const server = await serve(refusing(['none']))
     const llm = llmFor(server)

@@ -125,7 +125,7 @@ export function createOpenAiCompatibleLlm(options: OpenAiLlmOptions): OpenAiLlm 
   const invalid = (problem: string) =>
     new ServiceError(describe(`answered with an invalid chat completion: ${problem}`), { retryable: false })
 
-  const parseCompletion = (payload: unknown): ChatResponse => {
+  const parseCompletion = (payload: unknown, asked: string): ChatResponse => {
     const completion = (payload ?? {}) as CompletionPayload
     const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined
     if (!choice) throw invalid('no "choices"')
@@ -133,7 +133,7 @@ export function createOpenAiCompatibleLlm(options: OpenAiLlmOptions): OpenAiLlm 
     if (typeof content !== 'string') throw invalid('the first choice has no text content')
     const response: ChatResponse = {
       content,
-      model: typeof completion.model === 'string' && completion.model ? completion.model : config.model,
+      model: typeof completion.model === 'string' && completion.model ? completion.model : asked,
     }
     const promptTokens = completion.usage?.prompt_tokens
     const completionTokens = completion.usage?.completion_tokens
@@ -145,7 +145,8 @@ export function createOpenAiCompatibleLlm(options: OpenAiLlmOptions): OpenAiLlm 
 
   const attempt = async (request: ChatRequest, using: StructuredOutputMode, signal: AbortSignal) => {
     const { messages, responseFormat } = structuredRequest(request, using)
-    const body: Record<string, unknown> = { model: config.model, messages, stream: false }
+    const model = request.model ?? config.model
+    const body: Record<string, unknown> = { model, messages, stream: false }
     if (responseFormat) body.response_format = responseFormat
     if (request.temperature !== undefined) body.temperature = request.temperature
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
@@ -153,6 +154,7 @@ export function createOpenAiCompatibleLlm(options: OpenAiLlmOptions): OpenAiLlm 
     const both = request.signal ? AbortSignal.any([signal, request.signal]) : signal
     return parseCompletion(
       await postJson({ url, headers, body, signal: both, fetch: fetchImpl, describe, clock }),
+      model,
     )
   }
 

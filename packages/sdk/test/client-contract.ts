@@ -126,6 +126,59 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(unwrap(await agentB.summaries({ conversationId: 'summarised' }))).toEqual([])
       const bad = expectFailure(await agentA.summaries({ limit: 0 }), 'VALIDATION')
       expect(bad.issues?.map((i) => [i.field, String(i.limit)])).toEqual([['limit', '1']])
+      // One by id: the same summary for A; B's id lookup of it is NOT_FOUND.
+      const id = made.summary?.id ?? ''
+      expect(unwrap(await agentA.summary({ id }))).toEqual(made.summary)
+      expectFailure(await agentB.summary({ id }), 'NOT_FOUND')
+      expectFailure(await agentA.summary({ agentId: 'agent-b', id }), 'FORBIDDEN')
+    })
+
+    it('formation activity: counters of the agent’s own work, its extractor and settings', async () => {
+      unwrap(
+        await agentA.addMessage({
+          conversationId: 'activity',
+          role: 'USER',
+          content: 'Remember that my locker code is on the blue card.',
+        }),
+      )
+      const events = agentA.formationActivityEvents()
+      const next = events.next()
+      // A subscription registers a moment after it is asked for: sync until one arrives.
+      const received = await Promise.race([
+        next,
+        (async () => {
+          for (let attempt = 0; attempt < 50; attempt++) {
+            await agentA.syncMemory({})
+            await agentA.addMessage({
+              conversationId: 'activity',
+              role: 'USER',
+              content: `I prefer tea ${attempt}`,
+            })
+            await new Promise((resolve) => setTimeout(resolve, 50))
+          }
+          return null
+        })(),
+      ])
+      expect(received && !received.done && received.value.ok && received.value.data).toMatchObject({
+        agentId: agentAId,
+        outcome: 'SUCCESS',
+      })
+      await events.close()
+      const activity = unwrap(await agentA.formationActivity({}))
+      expect(activity).toMatchObject({ agentId: agentAId, extractor: 'OFFLINE', circuitState: null })
+      const extraction = activity.work.find((w) => w.kind === 'EXTRACTION')
+      expect(extraction?.calls).toBeGreaterThanOrEqual(1)
+      expectFailure(await agentA.formationActivity({ agentId: 'agent-b' }), 'FORBIDDEN')
+      // No model here: the extractor setting refuses LLM, naming the field; a model name is kept.
+      const refused = expectFailure(
+        await agentA.updateMemoryFormationSettings({ settings: { extraction: { extractor: 'LLM' } } }),
+        'VALIDATION',
+      )
+      expect(refused.issues?.map((i) => i.field)).toEqual(['settings.extraction.extractor'])
+      const named = unwrap(
+        await agentA.updateMemoryFormationSettings({ settings: { extraction: { model: 'qwen2.5:7b' } } }),
+      )
+      expect(named.extraction).toEqual({ extractor: 'OFFLINE', model: 'qwen2.5:7b' })
     })
 
     it('the user profile: null until generated, versions kept and diffed, each agent its own', async () => {

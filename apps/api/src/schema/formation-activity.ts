@@ -1,56 +1,51 @@
-// Memory formation's processing statistics (issue 13 §5): the activity query and its live events.
-import { ForbiddenError, type LlmCircuitState } from '@engram/core'
-import type {
-  FormationActivity,
-  FormationActivityEvent,
-  FormationFailure,
-  FormationQueueDepth,
-  FormationWorkKind,
-  FormationWorkStats,
-} from '@engram/engine'
+// Memory formation's processing statistics (issue 13 §5): the activity query (answered through the
+// operations layer, as the SDK, MCP and the CLI get it) and its live events (here, so a dashboard's
+// live token may subscribe; each event is shaped by the same wire function as the SDK's stream).
+import type { OutputOf } from '@engram/contract'
+import { ForbiddenError } from '@engram/core'
+import { type FormationActivityEvent, formationActivityEventOut } from '@engram/engine'
 import { filter, pipe } from 'graphql-yoga'
 import { builder } from '../builder.ts'
+import { operate } from '../operations.ts'
 import { agentScope } from '../scope.ts'
 import { guardSubscription, resolveGuarded } from '../subscription-access.ts'
+
+type Activity = OutputOf<'formationActivity'>
+type ActivityEvent = OutputOf<'formationActivityEvents'>
 
 const FormationWorkKindEnum = builder.enumType('FormationWorkKind', {
   description:
     'A unit of memory formation: EXTRACTION (one extractor call over a batch of turns and storing what it found), SUMMARY (a conversation summary written), PROFILE (a profile version built).',
-  values: {
-    EXTRACTION: { value: 'extraction' },
-    SUMMARY: { value: 'summary' },
-    PROFILE: { value: 'profile' },
-  } as const satisfies Record<string, { value: FormationWorkKind }>,
+  values: ['EXTRACTION', 'SUMMARY', 'PROFILE'] as const,
 })
 
 const CircuitStateEnum = builder.enumType('LlmCircuitState', {
   description:
     "The language model's circuit breaker: CLOSED (calls go through), OPEN (failing fast after repeated failures, offline fallbacks run), HALF_OPEN (one trial call).",
-  values: {
-    CLOSED: { value: 'closed' },
-    OPEN: { value: 'open' },
-    HALF_OPEN: { value: 'half-open' },
-  } as const satisfies Record<string, { value: LlmCircuitState }>,
+  values: ['CLOSED', 'OPEN', 'HALF_OPEN'] as const,
 })
 
-const FormationExtractorModeEnum = builder.enumType('FormationExtractorMode', {
-  description: 'Which extractor reads new turns: LLM when a model is configured, OFFLINE otherwise.',
-  values: { OFFLINE: { value: 'offline' }, LLM: { value: 'llm' } } as const,
+export const FormationExtractorModeEnum = builder.enumType('FormationExtractorMode', {
+  description:
+    "Which extractor reads an agent's new turns: LLM (the language model) or OFFLINE (the deterministic extractor). The agent's setting; by default LLM when a model is configured, OFFLINE otherwise.",
+  values: ['OFFLINE', 'LLM'] as const,
 })
 
 const FormationOutcomeEnum = builder.enumType('FormationOutcome', {
-  values: { SUCCESS: { value: 'success' }, FAILURE: { value: 'failure' } } as const,
+  values: ['SUCCESS', 'FAILURE'] as const,
 })
 
-const FormationFailureRef = builder.objectRef<FormationFailure>('FormationFailure').implement({
-  description: 'The latest failure of a kind of work.',
-  fields: (t) => ({
-    reason: t.exposeString('reason', { description: 'The error, cut to 500 characters.' }),
-    at: t.expose('at', { type: 'DateTime' }),
-  }),
-})
+const FormationFailureRef = builder
+  .objectRef<NonNullable<Activity['work'][number]['lastFailure']>>('FormationFailure')
+  .implement({
+    description: 'The latest failure of a kind of work.',
+    fields: (t) => ({
+      reason: t.exposeString('reason', { description: 'The error, cut to 500 characters.' }),
+      at: t.expose('at', { type: 'DateTime' }),
+    }),
+  })
 
-const FormationWorkStatsRef = builder.objectRef<FormationWorkStats>('FormationWorkStats').implement({
+const FormationWorkStatsRef = builder.objectRef<Activity['work'][number]>('FormationWorkStats').implement({
   description:
     "One kind of formation work's counters, kept in the server process's memory since it started (a restart starts them at zero; each replica counts its own work).",
   fields: (t) => ({
@@ -58,10 +53,9 @@ const FormationWorkStatsRef = builder.objectRef<FormationWorkStats>('FormationWo
     calls: t.exposeInt('calls'),
     successes: t.exposeInt('successes'),
     failures: t.exposeInt('failures'),
-    successRate: t.float({
+    successRate: t.exposeFloat('successRate', {
       nullable: true,
       description: 'successes / calls; null before the first call.',
-      resolve: (s) => (s.calls > 0 ? s.successes / s.calls : null),
     }),
     totalDurationMs: t.exposeFloat('totalDurationMs'),
     averageDurationMs: t.exposeFloat('averageDurationMs', { description: '0 before the first call.' }),
@@ -70,7 +64,7 @@ const FormationWorkStatsRef = builder.objectRef<FormationWorkStats>('FormationWo
   }),
 })
 
-const FormationQueueDepthRef = builder.objectRef<FormationQueueDepth>('FormationQueueDepth').implement({
+const FormationQueueDepthRef = builder.objectRef<Activity['queue'][number]>('FormationQueueDepth').implement({
   description: "The agent's queued jobs of one kind of formation work.",
   fields: (t) => ({
     kind: t.field({ type: FormationWorkKindEnum, resolve: (q) => q.kind }),
@@ -81,7 +75,7 @@ const FormationQueueDepthRef = builder.objectRef<FormationQueueDepth>('Formation
   }),
 })
 
-const FormationActivityRef = builder.objectRef<FormationActivity>('FormationActivity').implement({
+const FormationActivityRef = builder.objectRef<Activity>('FormationActivity').implement({
   description:
     "An agent's memory formation activity (spec 003's processing statistics): counters per kind of work, its queue, the extractor and the model's circuit.",
   fields: (t) => ({
@@ -98,22 +92,20 @@ const FormationActivityRef = builder.objectRef<FormationActivity>('FormationActi
   }),
 })
 
-const FormationActivityEventRef = builder
-  .objectRef<FormationActivityEvent>('FormationActivityEvent')
-  .implement({
-    description: 'One unit of formation work that just ended.',
-    fields: (t) => ({
-      agentId: t.exposeID('agentId'),
-      kind: t.field({ type: FormationWorkKindEnum, resolve: (e) => e.kind }),
-      outcome: t.field({ type: FormationOutcomeEnum, resolve: (e) => e.outcome }),
-      reason: t.exposeString('reason', { nullable: true, description: 'Why it failed; null on success.' }),
-      durationMs: t.exposeFloat('durationMs'),
-      at: t.expose('at', { type: 'DateTime' }),
-      queueDepth: t.exposeInt('queueDepth', {
-        description: "The agent's jobs of this kind still pending when it ended.",
-      }),
+const FormationActivityEventRef = builder.objectRef<ActivityEvent>('FormationActivityEvent').implement({
+  description: 'One unit of formation work that just ended.',
+  fields: (t) => ({
+    agentId: t.exposeID('agentId'),
+    kind: t.field({ type: FormationWorkKindEnum, resolve: (e) => e.kind }),
+    outcome: t.field({ type: FormationOutcomeEnum, resolve: (e) => e.outcome }),
+    reason: t.exposeString('reason', { nullable: true, description: 'Why it failed; null on success.' }),
+    durationMs: t.exposeFloat('durationMs'),
+    at: t.expose('at', { type: 'DateTime' }),
+    queueDepth: t.exposeInt('queueDepth', {
+      description: "The agent's jobs of this kind still pending when it ended.",
     }),
-  })
+  }),
+})
 
 builder.queryField('formationActivity', (t) =>
   t.field({
@@ -122,8 +114,7 @@ builder.queryField('formationActivity', (t) =>
     description:
       "Memory formation's processing statistics for the agent: calls, successes, failures (the latest with its reason), average duration per kind of work, queued jobs, the extractor and the model's circuit state.",
     args: { agentId: t.arg.id() },
-    resolve: async (_root, args, ctx) =>
-      ctx.services.engine.formationActivity(await agentScope(ctx, args.agentId)),
+    resolve: (_root, args, ctx) => operate(ctx, 'formationActivity', args),
   }),
 )
 
@@ -153,6 +144,6 @@ builder.subscriptionField('formationActivityEvents', (t) =>
         wanted,
       )
     },
-    resolve: (event) => resolveGuarded(event),
+    resolve: (event) => formationActivityEventOut(resolveGuarded(event)),
   }),
 )

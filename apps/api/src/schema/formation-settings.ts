@@ -3,6 +3,7 @@
 import type { OutputOf } from '@engram/contract'
 import { builder } from '../builder.ts'
 import { operate } from '../operations.ts'
+import { FormationExtractorModeEnum } from './formation-activity.ts'
 
 type Settings = OutputOf<'memoryFormationSettings'>
 
@@ -10,6 +11,24 @@ export const SummaryStrategyEnum = builder.enumType('SummaryStrategy', {
   description:
     "Spec 002's summary strategies: EXTRACTIVE (the offline default: key facts and the most central sentences), SIMPLE, HIERARCHICAL (summaries of summaries for long histories) and MAP_REDUCE.",
   values: ['SIMPLE', 'HIERARCHICAL', 'EXTRACTIVE', 'MAP_REDUCE'] as const,
+})
+
+const ExtractionSettingsRef = builder.objectRef<Settings['extraction']>('ExtractionSettings').implement({
+  description:
+    'Which extractor reads the agent’s new turns, and the core model the language model is asked for.',
+  fields: (t) => ({
+    extractor: t.field({
+      type: FormationExtractorModeEnum,
+      description:
+        'LLM: the language model extracts (and writes summaries and the profile); OFFLINE: the deterministic extractor, and no call to the model at all. LLM by default when the server has a model.',
+      resolve: (s) => s.extractor,
+    }),
+    model: t.exposeString('model', {
+      nullable: true,
+      description:
+        'The model name sent to the OpenAI-compatible endpoint for this agent; null: the server’s ENGRAM_LLM_MODEL.',
+    }),
+  }),
 })
 
 const SummarySettingsRef = builder.objectRef<Settings['summaries']>('SummarySettings').implement({
@@ -50,8 +69,21 @@ const MemoryFormationSettingsRef = builder.objectRef<Settings>('MemoryFormationS
     enabled: t.exposeBoolean('enabled', {
       description: 'Off: nothing is extracted or summarised for the agent (pending work is dropped).',
     }),
+    extraction: t.field({ type: ExtractionSettingsRef, resolve: (s) => s.extraction }),
     summaries: t.field({ type: SummarySettingsRef, resolve: (s) => s.summaries }),
     profile: t.field({ type: ProfileSettingsRef, resolve: (s) => s.profile }),
+  }),
+})
+
+const ExtractionSettingsInput = builder.inputType('ExtractionSettingsInput', {
+  fields: (t) => ({
+    extractor: t.field({
+      type: FormationExtractorModeEnum,
+      description: 'LLM needs a model configured on the server (VALIDATION otherwise).',
+    }),
+    model: t.string({
+      description: '1-200 characters; null goes back to the server’s model, left out keeps the agent’s.',
+    }),
   }),
 })
 
@@ -73,6 +105,7 @@ const MemoryFormationSettingsInput = builder.inputType('MemoryFormationSettingsI
   description: 'The settings to change; a part or field left out keeps its value.',
   fields: (t) => ({
     enabled: t.boolean(),
+    extraction: t.field({ type: ExtractionSettingsInput }),
     summaries: t.field({ type: SummarySettingsInput }),
     profile: t.field({ type: ProfileSettingsInput }),
   }),

@@ -51,6 +51,13 @@ const SummarizePayload = builder.objectRef<OutputOf<'summarize'>>('SummarizePayl
 })
 
 builder.queryFields((t) => ({
+  summary: t.field({
+    type: SummaryRef,
+    errors: {},
+    description: 'One automatic summary by its id; NotFoundError when the agent has none by that id.',
+    args: { agentId: t.arg.id(), id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => operate(ctx, 'summary', args),
+  }),
   summaries: t.field({
     type: [SummaryRef],
     errors: {},

@@ -64,3 +64,10 @@ export const SummaryStrategySchema = z.enum(['SIMPLE', 'HIERARCHICAL', 'EXTRACTI
 export const FormationWriterSchema = z.enum(['LLM', 'EXTRACTIVE'])
 export const SummaryTriggerSchema = z.enum(['DEBOUNCE', 'SWITCH', 'THRESHOLD', 'REQUEST'])
 export const ProfileTriggerSchema = z.enum(['CONTRIBUTIONS', 'OVERRIDES', 'MEMORY_DELETED', 'REQUEST'])
+/** Which extractor reads an agent's new turns (its setting, or the server's default). */
+export const ExtractorChoiceSchema = z.enum(['OFFLINE', 'LLM'])
+/** A unit of memory formation counted in the processing statistics. */
+export const FormationWorkKindSchema = z.enum(['EXTRACTION', 'SUMMARY', 'PROFILE'])
+/** The language model's circuit breaker. */
+export const LlmCircuitStateSchema = z.enum(['CLOSED', 'OPEN', 'HALF_OPEN'])
+export const FormationOutcomeSchema = z.enum(['SUCCESS', 'FAILURE'])

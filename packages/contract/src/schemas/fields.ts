@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { AGENT_ID_PATTERN, CONVERSATION_ID_PATTERN, CONTRACT_LIMITS as L } from '../limits.ts'
-import { SummaryStrategySchema } from './enums.ts'
+import { ExtractorChoiceSchema, SummaryStrategySchema } from './enums.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Field rules shared by several operations. Each message says the limit it checks, and the limit
@@ -100,9 +100,17 @@ export const profileSettingRules = {
   profileRegenerateThreshold: z.number().int().min(1).max(100),
   profileMaxTokens: z.number().int().min(100).max(50_000),
 }
+/** A core model's name as the OpenAI-compatible endpoint takes it (the engine's MAX_MODEL_NAME_CHARS). */
+export const modelName = z.string().trim().min(1).max(200)
+export const extractionSettingRules = {
+  extractor: ExtractorChoiceSchema,
+  /** Null: the server's ENGRAM_LLM_MODEL. */
+  model: modelName.nullable(),
+}
 export const nullishEach = <T extends Record<string, z.ZodType>>(rules: T) =>
   Object.fromEntries(Object.entries(rules).map(([key, rule]) => [key, rule.nullish()])) as {
     [K in keyof T]: z.ZodOptional<z.ZodNullable<T[K]>>
   }
 export const SummarySettingsSchema = z.object(summarySettingRules)
 export const ProfileSettingsSchema = z.object(profileSettingRules)
+export const ExtractionSettingsSchema = z.object(extractionSettingRules)

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { CONTRACT_LIMITS as L } from '../limits.ts'
 import {
   ContextSectionSchema,
+  ExtractorChoiceSchema,
   ImportModeSchema,
   KnowledgeCategorySchema,
   KnowledgeOrderSchema,
@@ -22,6 +23,7 @@ import {
   limitIssue,
   MetadataSchema,
   memoryContent,
+  modelName,
   nullishEach,
   pageSize,
   profileSettingRules,
@@ -111,6 +113,10 @@ export const UpdateMemoryFormationSettingsInputSchema = z.object({
   ...agent,
   settings: z.object({
     enabled: z.boolean().nullish(),
+    /** A null model goes back to the server's; a model left out keeps the agent's. */
+    extraction: z
+      .object({ extractor: ExtractorChoiceSchema.nullish(), model: modelName.nullish() })
+      .nullish(),
     summaries: z.object(nullishEach(summarySettingRules)).nullish(),
     profile: z.object(nullishEach(profileSettingRules)).nullish(),
   }),
@@ -122,6 +128,14 @@ export const SummariesInputSchema = z.object({
   conversationId: ConversationIdSchema.optional(),
   limit: z.number().int().min(1).max(100).optional(),
 })
+
+/** One summary by its id (another agent's id is not found). */
+export const SummaryInputSchema = z.object({ ...agent, id: IdSchema })
+
+/** Memory formation's processing statistics of one agent. */
+export const FormationActivityInputSchema = z.object({ ...agent })
+/** Formation work as it ends: an agent key its own agent's; an admin key one agent's, or every agent's. */
+export const FormationActivityEventsInputSchema = z.object({ ...agent })
 
 /** Summarise a conversation's turns not yet in a summary, now. */
 export const SummarizeInputSchema = z.object({

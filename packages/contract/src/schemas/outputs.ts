@@ -1,9 +1,13 @@
 import { z } from 'zod'
 import {
   ContextSectionSchema,
+  ExtractorChoiceSchema,
   ExtractorSchema,
+  FormationOutcomeSchema,
+  FormationWorkKindSchema,
   FormationWriterSchema,
   KnowledgeCategorySchema,
+  LlmCircuitStateSchema,
   MemoryCategorySchema,
   MemoryEntryTypeSchema,
   MemoryTierSchema,
@@ -15,7 +19,14 @@ import {
   SummaryTriggerSchema,
   VerificationLayerSchema,
 } from './enums.ts'
-import { ProfileSettingsSchema, SummarySettingsSchema, speaker, tags, userId } from './fields.ts'
+import {
+  ExtractionSettingsSchema,
+  ProfileSettingsSchema,
+  SummarySettingsSchema,
+  speaker,
+  tags,
+  userId,
+} from './fields.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Outputs: the fields every door returns. Dates travel as ISO 8601 strings, JSON as plain values.
@@ -296,6 +307,8 @@ export const ClassificationSchema = z.object({
 export const MemoryFormationSettingsSchema = z.object({
   /** Off: nothing is extracted or summarised for the agent. */
   enabled: z.boolean(),
+  /** The extractor new turns are read by and the model it (and the summaries and profile it writes) asks for. */
+  extraction: ExtractionSettingsSchema,
   summaries: SummarySettingsSchema,
   profile: ProfileSettingsSchema,
 })
@@ -360,4 +373,53 @@ export const ProfileDiffSchema = z.object({
   removed: z.array(z.string()),
   /** Lines both have. */
   unchanged: z.number().int(),
+})
+
+// Memory formation's processing statistics (issue 13 §5, spec 003).
+
+export const FormationWorkStatsSchema = z.object({
+  kind: FormationWorkKindSchema,
+  calls: z.number().int(),
+  successes: z.number().int(),
+  failures: z.number().int(),
+  /** successes / calls; null before the first call. */
+  successRate: z.number().nullable(),
+  totalDurationMs: z.number(),
+  /** 0 before the first call. */
+  averageDurationMs: z.number(),
+  lastRunAt: date.nullable(),
+  /** The latest failure, its reason cut to 500 characters. */
+  lastFailure: z.object({ reason: z.string(), at: date }).nullable(),
+})
+
+export const FormationQueueDepthSchema = z.object({
+  kind: FormationWorkKindSchema,
+  /** The job kind on the queue. */
+  jobKind: z.string(),
+  pending: z.number().int(),
+  running: z.number().int(),
+  /** Dead-lettered after their last attempt. */
+  failed: z.number().int(),
+})
+
+export const FormationActivitySchema = z.object({
+  agentId: z.string(),
+  /** The extractor the agent's new turns are read by. */
+  extractor: ExtractorChoiceSchema,
+  /** The model's circuit breaker; null without a language model. */
+  circuitState: LlmCircuitStateSchema.nullable(),
+  work: z.array(FormationWorkStatsSchema),
+  queue: z.array(FormationQueueDepthSchema),
+})
+
+export const FormationActivityEventSchema = z.object({
+  agentId: z.string(),
+  kind: FormationWorkKindSchema,
+  outcome: FormationOutcomeSchema,
+  /** Why it failed; null on success. */
+  reason: z.string().nullable(),
+  durationMs: z.number(),
+  at: date,
+  /** The agent's jobs of this kind still pending when it ended. */
+  queueDepth: z.number().int(),
 })

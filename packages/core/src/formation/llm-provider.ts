@@ -17,6 +17,11 @@ export interface ChatMessage {
 export interface ChatRequest {
   messages: ChatMessage[]
   /**
+   * The model to ask for this call (an agent's own core model); the provider's configured one when
+   * left out. One endpoint serves several models (a gateway, Ollama), so the adapter stays one.
+   */
+  model?: string
+  /**
    * A JSON schema the answer must follow. Adapters send it as `response_format: json_schema` where
    * the server supports it and fall back to `json_object` or a prompt; core parses the answer with
    * zod either way, so a server that ignores the schema cannot slip a malformed answer through.

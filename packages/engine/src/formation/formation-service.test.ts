@@ -439,7 +439,10 @@ describe('automatic memory extraction', () => {
     await engine.memoryItems.updateSettings('a', { settings: { recallTopK: 5 } })
     await engine.formation.updateSettings('a', { enabled: false })
     await engine.memoryItems.updateSettings('a', { settings: { recallTopK: 6 } })
-    expect(await engine.formation.settings('a')).toEqual({ enabled: false })
+    expect(await engine.formation.settings('a')).toEqual({
+      enabled: false,
+      extraction: { extractor: 'offline', model: null },
+    })
   })
 
   it('a job queued by a process that did not know formation was off only moves the watermark', async () => {
@@ -464,11 +467,59 @@ describe('automatic memory extraction', () => {
     expect((await engine.jobs.stats()).find((s) => s.kind === EXTRACT_JOB)?.pending ?? 0).toBe(0)
   })
 
+  it('runs the extractor each agent chose: offline never asks the model, a named core model is asked for', async () => {
+    const { llm, requests } = scriptedLlm((request) =>
+      JSON.stringify(
+        request.jsonSchema?.name === 'conversation_summary' ? { summary: 'Works at Acme.' } : { items: [] },
+      ),
+    )
+    const { engine, say, memories } = await setup({ llm })
+    // Unset, an agent follows the server: the model is configured, so the LLM extracts.
+    expect(await engine.formation.settings('a')).toEqual({
+      enabled: true,
+      extraction: { extractor: 'llm', model: null },
+    })
+    await engine.formation.updateSettings('a', { extraction: { extractor: 'offline' } })
+    await say('a', 'c1', 'Remember that I am allergic to peanuts.')
+    expect((await engine.formation.syncMemory('a')).extractors).toEqual(['offline'])
+    expect(requests).toHaveLength(0)
+    expect((await memories('a')).map((m) => m.content)).toEqual(['John is allergic to peanuts.'])
+
+    await engine.formation.updateSettings('b', { extraction: { model: 'llama3.1:8b' } })
+    await say('b', 'c1', 'I work at Acme.')
+    expect((await engine.formation.syncMemory('b')).extractors).toEqual(['llm'])
+    expect(requests.map((r) => r.model)).toEqual(['llama3.1:8b'])
+    // Its summaries ask the same model; A's (offline) never reach it.
+    await engine.summaries.summarize('b', 'c1', 'simple')
+    await engine.summaries.summarize('a', 'c1', 'simple')
+    expect(requests.length).toBeGreaterThan(1)
+    expect(new Set(requests.map((r) => r.model))).toEqual(new Set(['llama3.1:8b']))
+  })
+
+  it('refuses the llm extractor on an engine without a model, naming extraction.extractor', async () => {
+    const { engine } = await setup()
+    await expect(
+      engine.formation.updateSettings('a', { extraction: { extractor: 'llm' } }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      issues: [
+        expect.objectContaining({
+          field: 'extraction.extractor',
+          message: expect.stringMatching(/no language model is configured/),
+        }),
+      ],
+    })
+    expect(await engine.formation.settings('a')).toEqual({
+      enabled: true,
+      extraction: { extractor: 'offline', model: null },
+    })
+  })
+
   it('refuses settings out of bounds by field', async () => {
     const { engine } = await setup()
     await expect(
       engine.formation.updateSettings('a', { enabled: 'yes' as unknown as boolean }),
-    ).rejects.toMatchObject({ issues: [expect.objectContaining({ field: 'formation.enabled' })] })
+    ).rejects.toMatchObject({ issues: [expect.objectContaining({ field: 'enabled' })] })
     const { clock } = movableClock()
     expect(() =>
       createEngine({

@@ -32,12 +32,13 @@ import {
 import { z } from 'zod'
 import { yieldToRequests } from '../jobs/job-worker.ts'
 import { isCircuitOpen } from '../llm/circuit-open.ts'
+import { withModel } from '../llm/with-model.ts'
 import type { MemoryItemService } from '../memory-items/memory-item-service.ts'
 import { inProcessExtractor, type OfflineExtractor } from '../ports/extractor.ts'
 import type { FormationRepository } from '../ports/formation.ts'
 import type { JobQueue } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
-import type { MemoryItemRepository, MemoryItemView } from '../ports/memory-items.ts'
+import type { MemoryItemRepository, MemoryItemView, StoredMemorySettings } from '../ports/memory-items.ts'
 import { extractJob, extractJobKey } from './formation-jobs.ts'
 import { type FormationWorkTracker, untracked } from './formation-stats.ts'
 
@@ -71,12 +72,42 @@ export const FormationConfigSchema = z.object({
 export type FormationConfig = z.infer<typeof FormationConfigSchema>
 export const DEFAULT_FORMATION_CONFIG: FormationConfig = FormationConfigSchema.parse({})
 
-/** An agent's formation settings, stored with its memory settings (only what differs from these). */
+/** The extractors an agent may choose (issue 13 §5): the deterministic one, or the language model. */
+export const EXTRACTOR_CHOICES = ['offline', 'llm'] as const
+export type ExtractorChoice = (typeof EXTRACTOR_CHOICES)[number]
+
+/** A core model's name as the OpenAI-compatible endpoint takes it. */
+export const MAX_MODEL_NAME_CHARS = 200
+
+/**
+ * An agent's formation settings as stored with its memory settings (only what differs from the
+ * defaults). The extractor is stored only when the agent chose one: left unset it follows the
+ * server (the model when one is configured, the offline extractor otherwise).
+ */
 export const FormationSettingsSchema = z.object({
   /** Off: nothing is queued or extracted for the agent; turns said meanwhile are never extracted. */
   enabled: z.boolean().default(true),
+  extraction: z
+    .object({
+      extractor: z.enum(EXTRACTOR_CHOICES).nullable().default(null),
+      /** The model the endpoint is asked for (null: the server's ENGRAM_LLM_MODEL). */
+      model: z.string().trim().min(1).max(MAX_MODEL_NAME_CHARS).nullable().default(null),
+    })
+    .default({ extractor: null, model: null }),
 })
-export type FormationSettings = z.infer<typeof FormationSettingsSchema>
+type StoredFormationSettings = z.infer<typeof FormationSettingsSchema>
+
+/** An agent's formation settings as they apply: the extractor resolved against the server's model. */
+export interface FormationSettings {
+  enabled: boolean
+  extraction: { extractor: ExtractorChoice; model: string | null }
+}
+
+/** Changes to them; a field left out (or null for the extractor) keeps its value. */
+export interface FormationSettingsChanges {
+  enabled?: boolean | null
+  extraction?: { extractor?: ExtractorChoice | null; model?: string | null } | null
+}
 
 /** Existing memories an LLM prompt shows for it to correct or supersede, most recently changed first. */
 const EXISTING_IN_PROMPT = 30
@@ -141,10 +172,6 @@ export class FormationService {
     return this.deps.config.callsPerJob
   }
 
-  get extractor(): 'offline' | 'llm' {
-    return this.deps.llm ? 'llm' : 'offline'
-  }
-
   /**
    * The jobs stored messages queue (the storage's message-job producer): one debounced extract
    * job for their conversation. Pure and synchronous: it runs inside the write's transaction.
@@ -180,25 +207,81 @@ export class FormationService {
   // --- settings -------------------------------------------------------------------------------
 
   async settings(agentId: string): Promise<FormationSettings> {
-    const stored = await this.deps.settingsStore.settings(agentId)
-    const settings = FormationSettingsSchema.safeParse(stored.formation ?? {})
-    const resolved = settings.success ? settings.data : FormationSettingsSchema.parse({})
+    const resolved = this.resolve(await this.deps.settingsStore.settings(agentId))
     this.remember(agentId, resolved)
     return resolved
   }
 
   /**
-   * Merges changes into the agent's formation settings, validated whole. Turning formation off
-   * drops the agent's pending extractions and moves every watermark past what was said, so
-   * nothing said while it is off is ever extracted.
+   * The agent's stored settings record with these changes merged into its formation part,
+   * validated whole (fields named under `formation`'s own keys: `extraction.extractor`). Writes
+   * nothing: the settings service saves every part in one write, then calls settingsSaved.
    */
-  async updateSettings(agentId: string, changes: Partial<FormationSettings>): Promise<FormationSettings> {
-    const stored = await this.deps.settingsStore.settings(agentId)
-    const next = parseWith(FormationSettingsSchema, { ...(stored.formation ?? {}), ...changes }, 'formation')
-    await this.deps.settingsStore.saveSettings(agentId, { ...stored, formation: next })
-    this.remember(agentId, next)
-    if (!next.enabled) await this.skipPending(agentId)
-    return next
+  mergeSettings(
+    stored: StoredMemorySettings,
+    changes: FormationSettingsChanges,
+  ): { stored: StoredMemorySettings; settings: FormationSettings } {
+    const current = storedFormation(stored)
+    const extraction = changes.extraction ?? {}
+    if (extraction.extractor === 'llm' && !this.deps.llm)
+      throw new ValidationError([
+        {
+          field: 'extraction.extractor',
+          message:
+            'is llm, but no language model is configured on this server (ENGRAM_LLM_URL and ENGRAM_LLM_MODEL)',
+        },
+      ])
+    const next = parseWith(FormationSettingsSchema, {
+      enabled: changes.enabled ?? current.enabled,
+      extraction: {
+        extractor: extraction.extractor ?? current.extraction.extractor,
+        // Null is a value here (back to the server's model); only a field left out keeps it.
+        model: extraction.model !== undefined ? extraction.model : current.extraction.model,
+      },
+    })
+    return {
+      stored: { ...stored, formation: onlyChanged(next) },
+      settings: this.resolve({ formation: next }),
+    }
+  }
+
+  /**
+   * After the settings record was written: the switch takes effect in this process, and turning
+   * formation off drops the agent's pending extractions and moves every watermark past what was
+   * said, so nothing said while it is off is ever extracted.
+   */
+  async settingsSaved(agentId: string, settings: FormationSettings): Promise<void> {
+    this.remember(agentId, settings)
+    if (!settings.enabled) await this.skipPending(agentId)
+  }
+
+  /** Merges changes into the agent's formation settings, validated whole, and saves them. */
+  async updateSettings(agentId: string, changes: FormationSettingsChanges): Promise<FormationSettings> {
+    const { stored, settings } = this.mergeSettings(await this.deps.settingsStore.settings(agentId), changes)
+    await this.deps.settingsStore.saveSettings(agentId, stored)
+    await this.settingsSaved(agentId, settings)
+    return settings
+  }
+
+  /**
+   * The language model the agent's formation work (extraction, its summaries and profile) calls:
+   * none when the agent chose the offline extractor or the server has no model, else the server's
+   * adapter asking for the agent's model when it named one.
+   */
+  async languageModel(agentId: string): Promise<LlmProvider | null> {
+    const llm = this.deps.llm
+    if (!llm) return null
+    const { extraction } = await this.settings(agentId)
+    if (extraction.extractor === 'offline') return null
+    return extraction.model && extraction.model !== llm.model ? withModel(llm, extraction.model) : llm
+  }
+
+  /** Stored settings as they apply; unreadable ones (an older version's) fall back to the defaults. */
+  private resolve(stored: StoredMemorySettings): FormationSettings {
+    const { enabled, extraction } = storedFormation(stored)
+    // Without a model on the server an agent's choice of llm cannot run: the offline one does.
+    const extractor = this.deps.llm ? (extraction.extractor ?? 'llm') : 'offline'
+    return { enabled, extraction: { extractor, model: extraction.model } }
   }
 
   // --- running --------------------------------------------------------------------------------
@@ -295,7 +378,7 @@ export class FormationService {
     const turns = messages.map(toTurn)
     const offline = this.deps.offline ?? inProcessExtractor
     const offlineOptions = { now, settings: this.deps.config.offlineExtractor }
-    const llm = this.deps.llm
+    const llm = await this.languageModel(agentId)
     if (llm) {
       try {
         return { candidates: await this.extractWithLlm(llm, agentId, turns), extractor: 'llm' }
@@ -471,6 +554,20 @@ export class FormationService {
     )
     for (const conversation of pending) await this.extractConversation(agentId, conversation.conversationId)
   }
+}
+
+function storedFormation(stored: StoredMemorySettings): StoredFormationSettings {
+  const parsed = FormationSettingsSchema.safeParse(stored.formation ?? {})
+  return parsed.success ? parsed.data : FormationSettingsSchema.parse({})
+}
+
+/** Only what differs from the defaults is stored, as the other parts of the record do. */
+function onlyChanged(settings: StoredFormationSettings): Record<string, unknown> {
+  const changed: Record<string, unknown> = {}
+  if (!settings.enabled) changed.enabled = false
+  const extraction = Object.fromEntries(Object.entries(settings.extraction).filter(([, v]) => v !== null))
+  if (Object.keys(extraction).length > 0) changed.extraction = extraction
+  return changed
 }
 
 function toTurn(message: StoredMessage): ConversationTurn {

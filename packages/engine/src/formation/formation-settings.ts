@@ -1,77 +1,98 @@
-import {
-  type ProfileSettings,
-  ProfileSettingsSchema,
-  type SummarySettings,
-  SummarySettingsSchema,
-  ValidationError,
-  validationErrorFromZod,
-} from '@engram/core'
+import { type ProfileSettings, type SummarySettings, ValidationError } from '@engram/core'
+import type { MemoryItemRepository, StoredMemorySettings } from '../ports/memory-items.ts'
 import type { ProfileService } from '../profile/profile-service.ts'
 import type { SummaryService } from '../summaries/summary-service.ts'
-import type { FormationService } from './formation-service.ts'
+import type { FormationService, FormationSettings, FormationSettingsChanges } from './formation-service.ts'
 
-/** An agent's memory-formation settings as one object (issue 13 §5): the switch, summaries, profile. */
+/**
+ * An agent's memory-formation settings as one object (issue 13 §5): the switch, the extractor and
+ * core model, summaries, profile.
+ */
 export interface MemoryFormationSettings {
   enabled: boolean
+  extraction: FormationSettings['extraction']
   summaries: SummarySettings
   profile: ProfileSettings
 }
 
-/** Changes to them; a part or field left out (or null) keeps its value. */
+/** Changes to them; a part or field left out (or null) keeps its value (a null model: the server's). */
 export interface MemoryFormationSettingsChanges {
   enabled?: boolean | null
+  extraction?: FormationSettingsChanges['extraction']
   summaries?: { [K in keyof SummarySettings]?: SummarySettings[K] | null } | null
   profile?: { [K in keyof ProfileSettings]?: ProfileSettings[K] | null } | null
 }
 
-/** The fields given a value (null or left out: keep it). */
-const given = <T extends Record<string, unknown>>(
-  changes: T | null | undefined,
-): { [K in keyof T]?: NonNullable<T[K]> } =>
-  Object.fromEntries(Object.entries(changes ?? {}).filter(([, value]) => value != null)) as {
-    [K in keyof T]?: NonNullable<T[K]>
-  }
+/** Whether a part's changes give any field a value (a part of nulls changes nothing). */
+const changesSomething = (changes: Record<string, unknown> | null | undefined) =>
+  Object.values(changes ?? {}).some((value) => value != null)
 
 /**
- * The three services that keep a part of the settings each store it beside the memory settings;
- * this reads them as one and changes them as one, validated whole before anything is written, so
- * a value out of its limits in one part leaves every part as it was.
+ * The three services that keep a part of the settings store it in the agent's one settings record
+ * (beside the memory settings). This reads the record once, has each part merge and validate its
+ * changes into it, and writes it once: a value out of its limits in one part, or a write that
+ * fails, leaves every part as it was. Each part then applies what changed (the switch, retention).
  */
 export class FormationSettingsService {
   constructor(
-    private readonly parts: {
-      formation: Pick<FormationService, 'settings' | 'updateSettings'>
-      summaries: Pick<SummaryService, 'settings' | 'updateSettings'>
-      profiles: Pick<ProfileService, 'settings' | 'updateSettings'>
+    private readonly deps: {
+      store: Pick<MemoryItemRepository, 'settings' | 'saveSettings'>
+      formation: Pick<FormationService, 'settings' | 'mergeSettings' | 'settingsSaved'>
+      summaries: Pick<SummaryService, 'settings' | 'mergeSettings' | 'settingsSaved'>
+      profiles: Pick<ProfileService, 'settings' | 'mergeSettings'>
     },
   ) {}
 
   async get(agentId: string): Promise<MemoryFormationSettings> {
     const [formation, summaries, profile] = await Promise.all([
-      this.parts.formation.settings(agentId),
-      this.parts.summaries.settings(agentId),
-      this.parts.profiles.settings(agentId),
+      this.deps.formation.settings(agentId),
+      this.deps.summaries.settings(agentId),
+      this.deps.profiles.settings(agentId),
     ])
-    return { enabled: formation.enabled, summaries, profile }
+    return { enabled: formation.enabled, extraction: formation.extraction, summaries, profile }
   }
 
   async update(agentId: string, changes: MemoryFormationSettingsChanges): Promise<MemoryFormationSettings> {
-    const current = await this.get(agentId)
-    const summaries = given(changes.summaries)
-    const profile = given(changes.profile)
-    // Every part checked before any is written: the issues of all parts, each named by its field.
-    const checks = [
-      SummarySettingsSchema.safeParse({ ...current.summaries, ...summaries }),
-      ProfileSettingsSchema.safeParse({ ...current.profile, ...profile }),
-    ] as const
-    const issues = checks.flatMap((check, index) =>
-      check.error ? validationErrorFromZod(check.error, index === 0 ? 'summaries' : 'profile').issues : [],
-    )
+    const original = await this.deps.store.settings(agentId)
+    let stored: StoredMemorySettings = original
+    const issues: ValidationError['issues'] = []
+    // Every part checked before anything is written: the issues of all parts, each named by its field.
+    const merge = <T>(
+      part: (from: StoredMemorySettings) => { stored: StoredMemorySettings; settings: T },
+    ) => {
+      try {
+        const merged = part(stored)
+        stored = merged.stored
+        return merged.settings
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error
+        issues.push(...error.issues)
+        return null
+      }
+    }
+    const formationChanged = changes.enabled != null || changes.extraction != null
+    const summariesChanged = changesSomething(changes.summaries)
+    const profileChanged = changesSomething(changes.profile)
+    const formation = formationChanged
+      ? merge((from) =>
+          this.deps.formation.mergeSettings(from, {
+            enabled: changes.enabled,
+            extraction: changes.extraction,
+          }),
+        )
+      : null
+    if (summariesChanged)
+      merge((from) =>
+        this.deps.summaries.mergeSettings(from, (changes.summaries ?? {}) as Partial<SummarySettings>),
+      )
+    if (profileChanged)
+      merge((from) =>
+        this.deps.profiles.mergeSettings(from, (changes.profile ?? {}) as Partial<ProfileSettings>),
+      )
     if (issues.length > 0) throw new ValidationError(issues)
-    if (Object.keys(summaries).length > 0) await this.parts.summaries.updateSettings(agentId, summaries)
-    if (Object.keys(profile).length > 0) await this.parts.profiles.updateSettings(agentId, profile)
-    if (changes.enabled != null && changes.enabled !== current.enabled)
-      await this.parts.formation.updateSettings(agentId, { enabled: changes.enabled })
+    if (stored !== original) await this.deps.store.saveSettings(agentId, stored)
+    if (summariesChanged) await this.deps.summaries.settingsSaved(agentId)
+    if (formation) await this.deps.formation.settingsSaved(agentId, formation)
     return this.get(agentId)
   }
 }

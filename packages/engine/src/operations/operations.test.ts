@@ -91,6 +91,9 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     regenerateProfile: {},
     summaries: { conversationId: 'c1', limit: 5 },
     summarize: { conversationId: 'c1', strategy: 'SIMPLE' },
+    // A summary of A's: the shape test writes one first (see summaryOf).
+    summary: { id: '1' },
+    formationActivity: {},
     updateMemoryFormationSettings: { settings: { summaries: { summaryRetentionDays: 30 } } },
     updateMemory: { id: mine.memoryId, importance: 0.9 },
     deleteMemory: { id: mine.memoryId },
@@ -119,6 +122,7 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     createAgent: { id: 'agent-c' },
     watchOptimizerSnapshots: {},
     watchEmbeddingProgress: {},
+    formationActivityEvents: {},
   }
 }
 
@@ -136,6 +140,8 @@ async function run(
   const runner = principal.kind === 'agent' ? principal : agentA
   if (name === 'watchOptimizerSnapshots') await s.ops.runOptimizer(runner, {})
   if (name === 'watchEmbeddingProgress') s.engine.embeddings.reembed()
+  // Formation work of the agent: the seeded conversation's turns extracted now.
+  if (name === 'formationActivityEvents') await s.ops.syncMemory(runner, {})
   const step = await first
   await stream.return?.()
   return step.done ? { ok: false, error: { code: 'INTERNAL', message: 'the stream ended' } } : step.value
@@ -163,7 +169,8 @@ describe('the operations layer (createOperations)', () => {
       const principal = catalog[name].admin ? operator : agentA
       // A diff needs a version to compare: the seeded agent has memories but no profile built yet.
       if (name === 'profileDiff') await s.ops.regenerateProfile(agentA, {})
-      const result = await run(s, name, principal, input)
+      const made = name === 'summary' ? await s.ops.summarize(agentA, { conversationId: 'c1' }) : null
+      const result = await run(s, name, principal, made?.summary ? { id: made.summary.id } : input)
       // No backups on the in-memory storage; restoring one that does not exist is NOT_FOUND or
       // VALIDATION; revoking an unknown key is NOT_FOUND: each a typed failure, never INTERNAL.
       if (['backupDatabase', 'backups', 'restoreDatabase', 'revokeApiKey'].includes(name) && !result.ok) {
@@ -350,6 +357,8 @@ describe('memory formation settings through the operations (issue 13 §5)', () =
     const s = await seeded()
     expect(await s.ops.memoryFormationSettings(agentA, {})).toEqual({
       enabled: true,
+      // No model on this engine: the offline extractor, the server's model (none).
+      extraction: { extractor: 'OFFLINE', model: null },
       summaries: {
         strategy: 'EXTRACTIVE',
         summaryDebounceSeconds: 60,
@@ -362,19 +371,31 @@ describe('memory formation settings through the operations (issue 13 §5)', () =
     const changed = await s.ops.updateMemoryFormationSettings(agentA, {
       settings: {
         enabled: false,
+        extraction: { model: 'llama3.1:8b' },
         summaries: { strategy: 'MAP_REDUCE', summaryRetentionDays: 30 },
         profile: { profileRegenerateThreshold: 3 },
       },
     })
     expect(changed).toMatchObject({
       enabled: false,
+      extraction: { extractor: 'OFFLINE', model: 'llama3.1:8b' },
       summaries: { strategy: 'MAP_REDUCE', summaryRetentionDays: 30, summaryDebounceSeconds: 60 },
       profile: { profileRegenerateThreshold: 3, profileMaxTokens: 2_000 },
     })
     expect(await s.ops.memoryFormationSettings(agentA, {})).toEqual(changed)
+    const kept = await s.ops.updateMemoryFormationSettings(agentA, { settings: { enabled: false } })
+    expect(kept).toEqual(changed)
     // The services that act on them read the same values.
     expect(await s.engine.summaries.settings('agent-a')).toMatchObject({ strategy: 'map-reduce' })
-    expect(await s.engine.formation.settings('agent-a')).toEqual({ enabled: false })
+    expect(await s.engine.formation.settings('agent-a')).toEqual({
+      enabled: false,
+      extraction: { extractor: 'offline', model: 'llama3.1:8b' },
+    })
+    // A null model goes back to the server's; a model left out keeps the agent's.
+    const reset = await s.ops.updateMemoryFormationSettings(agentA, {
+      settings: { extraction: { model: null } },
+    })
+    expect(reset.extraction).toEqual({ extractor: 'OFFLINE', model: null })
     const other = await s.ops.memoryFormationSettings(agentB, {})
     expect(other).toMatchObject({
       enabled: true,
@@ -415,6 +436,31 @@ describe('memory formation settings through the operations (issue 13 §5)', () =
       summaries: { summaryDebounceSeconds: 60, summaryRetentionDays: 7 },
       profile: { profileRegenerateThreshold: 10, profileMaxTokens: 2_000 },
     })
+  })
+
+  it('the llm extractor without a model on the server is refused naming settings.extraction.extractor', async () => {
+    const s = await seeded()
+    const refused = await s.ops.call('updateMemoryFormationSettings', agentA, {
+      settings: { extraction: { extractor: 'LLM' }, summaries: { summaryRetentionDays: 30 } },
+    })
+    expect(!refused.ok && refused.error.code).toBe('VALIDATION')
+    expect(!refused.ok && refused.error.issues).toEqual([
+      expect.objectContaining({
+        field: 'settings.extraction.extractor',
+        message: expect.stringMatching(/no language model is configured/),
+      }),
+    ])
+    // Nothing was written, the summary part included.
+    expect(await s.ops.memoryFormationSettings(agentA, {})).toMatchObject({
+      extraction: { extractor: 'OFFLINE' },
+      summaries: { summaryRetentionDays: 7 },
+    })
+    const long = await s.ops.call('updateMemoryFormationSettings', agentA, {
+      settings: { extraction: { model: 'm'.repeat(201) } },
+    })
+    expect(!long.ok && long.error.issues).toEqual([
+      expect.objectContaining({ field: 'settings.extraction.model', limit: 200 }),
+    ])
   })
 
   it("the catalog's bounds are core's (the contract has no runtime dependency on core)", () => {
@@ -484,6 +530,67 @@ describe('summaries through the operations (issue 13 §3)', () => {
     expect(theirs.summary).toMatchObject({ agentId: 'agent-b', strategy: 'EXTRACTIVE' })
     const bad = await s.ops.call('summaries', agentA, { limit: 101 })
     expect(!bad.ok && bad.error.issues).toEqual([expect.objectContaining({ field: 'limit', limit: 100 })])
+  })
+
+  it("summary answers one of the agent's summaries by id; another agent's id is NOT_FOUND", async () => {
+    const s = await seeded()
+    const mine = (await s.ops.summarize(agentA, { conversationId: 'c1' })).summary
+    const theirs = (await s.ops.summarize(agentB, { conversationId: 'c1' })).summary
+    if (!mine || !theirs) throw new Error('no summary written')
+    expect(await s.ops.summary(agentA, { id: mine.id })).toEqual(mine)
+    expect(await s.ops.summary(operator, { agentId: 'agent-b', id: theirs.id })).toEqual(theirs)
+    for (const id of [theirs.id, '999999', 'not-an-id']) {
+      const missing = await s.ops.call('summary', agentA, { id })
+      expect(!missing.ok && missing.error).toMatchObject({ code: 'NOT_FOUND', resource: 'Summary', id })
+    }
+    // The operator naming A does not reach B's summary either.
+    const crossed = await s.ops.call('summary', operator, { agentId: 'agent-a', id: theirs.id })
+    expect(!crossed.ok && crossed.error.code).toBe('NOT_FOUND')
+    const forbidden = await s.ops.call('summary', agentA, { agentId: 'agent-b', id: theirs.id })
+    expect(!forbidden.ok && forbidden.error.code).toBe('FORBIDDEN')
+  })
+})
+
+describe('formation activity through the operations (issue 13 §5)', () => {
+  it("counts the agent's own work; an agent naming another is refused; the operator names one", async () => {
+    const s = await seeded()
+    await s.ops.syncMemory(agentA, {})
+    const mine = await s.ops.formationActivity(agentA, {})
+    expect(mine).toMatchObject({ agentId: 'agent-a', extractor: 'OFFLINE', circuitState: null })
+    const extraction = mine.work.find((w) => w.kind === 'EXTRACTION')
+    expect(extraction).toMatchObject({ calls: 1, successes: 1, failures: 0, successRate: 1 })
+    expect(mine.queue.map((q) => q.kind)).toEqual(['EXTRACTION', 'SUMMARY', 'PROFILE'])
+    // B did nothing: its counters are zero, and A cannot read them.
+    const theirs = await s.ops.formationActivity(operator, { agentId: 'agent-b' })
+    expect(theirs.work.every((w) => w.calls === 0 && w.successRate === null)).toBe(true)
+    const refused = await s.ops.call('formationActivity', agentA, { agentId: 'agent-b' })
+    expect(!refused.ok && refused.error.code).toBe('FORBIDDEN')
+    const unnamed = await s.ops.call('formationActivity', operator, {})
+    expect(!unnamed.ok && unnamed.error.issues).toEqual([expect.objectContaining({ field: 'agentId' })])
+  })
+
+  it("streams an agent its own work as it ends; the operator every agent's unless it names one", async () => {
+    const s = await seeded()
+    const mine = s.ops.stream('formationActivityEvents', agentA, {})
+    const all = s.ops.stream('formationActivityEvents', operator, {})
+    const first = mine.next()
+    const firstOfAll = all.next()
+    await s.ops.syncMemory(agentB, {})
+    await s.ops.syncMemory(agentA, {})
+    const step = await first
+    expect(!step.done && step.value.ok && step.value.data).toMatchObject({
+      agentId: 'agent-a',
+      kind: 'EXTRACTION',
+      outcome: 'SUCCESS',
+      reason: null,
+    })
+    const any = await firstOfAll
+    expect(!any.done && any.value.ok && any.value.data.agentId).toBe('agent-b')
+    await mine.return?.()
+    await all.return?.()
+    const refused = s.ops.stream('formationActivityEvents', agentA, { agentId: 'agent-b' })
+    const no = await refused.next()
+    expect(!no.done && !no.value.ok && no.value.error.code).toBe('FORBIDDEN')
   })
 })
 

@@ -204,18 +204,42 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async updateMemoryFormationSettings(call, input) {
       const scope = await call.agentScope(input.agentId)
-      const { enabled, summaries, profile } = input.settings
+      const { enabled, extraction, summaries, profile } = input.settings
       const strategy = summaries?.strategy
-      return wire.formationSettingsOut(
-        await engine.formationSettings.update(scope, {
-          enabled,
-          summaries: summaries && {
-            ...summaries,
-            strategy: strategy ? wire.summaryStrategyIn(strategy) : null,
-          },
-          profile,
-        }),
-      )
+      const extractor = extraction?.extractor
+      try {
+        return wire.formationSettingsOut(
+          await engine.formationSettings.update(scope, {
+            enabled,
+            extraction: extraction && {
+              extractor: extractor ? lower<'offline' | 'llm'>(extractor) : null,
+              // Left out keeps the agent's model; null goes back to the server's.
+              model: extraction.model,
+            },
+            summaries: summaries && {
+              ...summaries,
+              strategy: strategy ? wire.summaryStrategyIn(strategy) : null,
+            },
+            profile,
+          }),
+        )
+      } catch (error) {
+        // The engine names fields within the settings; the caller sent them under `settings`.
+        if (!(error instanceof ValidationError)) throw error
+        throw new ValidationError(
+          error.issues.map((issue) => ({ ...issue, field: `settings.${issue.field}` })),
+        )
+      }
+    },
+    async summary(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const found = await engine.summaries.find(scope, input.id)
+      if (!found) throw new NotFoundError('Summary', input.id)
+      return wire.summaryOut(found)
+    },
+    async formationActivity(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      return wire.formationActivityOut(await engine.formationActivity(scope))
     },
     async summaries(call, input) {
       const scope = await call.agentScope(input.agentId)
@@ -504,6 +528,18 @@ export function operationHandlers(engine: Engine): OperationHandlers {
           : call.listScope(input.agentId)
       return eventStream(engine, 'optimizer:snapshot', wanted, (event, agentId) =>
         agentId == null || event.agentId === agentId ? wire.snapshotOut(event) : null,
+      )
+    },
+    formationActivityEvents(call, input) {
+      const { principal } = call
+      // As the optimizer's snapshots: an agent naming another is refused at once, the operator's
+      // named agent checked before the first event, every agent's events when it names none.
+      const wanted: Promise<string | null> =
+        principal.kind === 'agent'
+          ? Promise.resolve(scopeOf(principal, input.agentId))
+          : call.listScope(input.agentId)
+      return eventStream(engine, 'formation:activity', wanted, (event, agentId) =>
+        agentId == null || event.agentId === agentId ? wire.formationActivityEventOut(event) : null,
       )
     },
     watchEmbeddingProgress() {

@@ -16,7 +16,9 @@ import type {
 } from '@engram/core'
 import type { MemoryContextResult } from '../context/context-service.ts'
 import type { SyncResult } from '../engine.ts'
+import type { FormationActivity, FormationActivityEvent } from '../formation/formation-activity.ts'
 import type { MemoryFormationSettings } from '../formation/formation-settings.ts'
+import type { FormationWorkStats } from '../formation/formation-stats.ts'
 import type { MemoryWriteResult } from '../memory-items/memory-item-service.ts'
 import type { ApiKeyRecord } from '../ports/api-keys.ts'
 import type { BackupInfo } from '../ports/backup-store.ts'
@@ -314,6 +316,7 @@ export function classificationOut(c: TurnClassification): Out<'classify'> {
 export function formationSettingsOut(s: MemoryFormationSettings): Out<'memoryFormationSettings'> {
   return {
     enabled: s.enabled,
+    extraction: { extractor: upper(s.extraction.extractor), model: s.extraction.model },
     summaries: {
       ...s.summaries,
       strategy: summaryStrategyOut(s.summaries.strategy),
@@ -363,5 +366,51 @@ export function profileVersionOut(v: ProfileVersion): Out<'regenerateProfile'> {
     sourceMemoryIds: [...v.sourceMemoryIds],
     overrideIds: [...v.overrideIds],
     createdAt: v.createdAt.toISOString(),
+  }
+}
+
+/** The circuit's states as the catalog spells them (half-open is HALF_OPEN). */
+const circuitStateOut = (state: FormationActivity['circuitState']) =>
+  state === null ? null : (upper(state).replace('-', '_') as 'CLOSED' | 'OPEN' | 'HALF_OPEN')
+
+function workStatsOut(w: FormationWorkStats): Out<'formationActivity'>['work'][number] {
+  return {
+    kind: upper(w.kind),
+    calls: w.calls,
+    successes: w.successes,
+    failures: w.failures,
+    successRate: w.calls > 0 ? w.successes / w.calls : null,
+    totalDurationMs: w.totalDurationMs,
+    averageDurationMs: w.averageDurationMs,
+    lastRunAt: isoOrNull(w.lastRunAt),
+    lastFailure: w.lastFailure ? { reason: w.lastFailure.reason, at: iso(w.lastFailure.at) } : null,
+  }
+}
+
+export function formationActivityOut(a: FormationActivity): Out<'formationActivity'> {
+  return {
+    agentId: a.agentId,
+    extractor: upper(a.extractor),
+    circuitState: circuitStateOut(a.circuitState),
+    work: a.work.map(workStatsOut),
+    queue: a.queue.map((q) => ({
+      kind: upper(q.kind),
+      jobKind: q.jobKind,
+      pending: q.pending,
+      running: q.running,
+      failed: q.failed,
+    })),
+  }
+}
+
+export function formationActivityEventOut(e: FormationActivityEvent): Out<'formationActivityEvents'> {
+  return {
+    agentId: e.agentId,
+    kind: upper(e.kind),
+    outcome: upper(e.outcome),
+    reason: e.reason,
+    durationMs: e.durationMs,
+    at: iso(e.at),
+    queueDepth: e.queueDepth,
   }
 }

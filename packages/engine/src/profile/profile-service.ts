@@ -24,10 +24,11 @@ import type { AgentWrites } from '../agents/agent-writes.ts'
 import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
 import type { JobWorker } from '../jobs/job-worker.ts'
 import { isCircuitOpen } from '../llm/circuit-open.ts'
+import type { AgentLanguageModels } from '../llm/with-model.ts'
 import type { MemoryItemChange } from '../memory-items/memory-item-service.ts'
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
-import type { MemoryItemRepository, MemoryItemView } from '../ports/memory-items.ts'
+import type { MemoryItemRepository, MemoryItemView, StoredMemorySettings } from '../ports/memory-items.ts'
 import type { ProfileRepository, ProfileTrigger, ProfileVersion, ProfileWriter } from '../ports/profiles.ts'
 import { fitLines } from '../summaries/summary-writer.ts'
 
@@ -69,6 +70,8 @@ export interface ProfileServiceDeps {
   tokenCounter: TokenCounter
   log: Logger
   llm: LlmProvider | null
+  /** The model an agent's work calls (its extractor and core model settings); `llm` for every agent when not given. */
+  models?: AgentLanguageModels
   /** Context caches follow the agent's write version: a new version must show. */
   writes?: AgentWrites
   /** Off: new memories queue no rebuild (a door's regenerate still builds; a deleted memory's versions still go). */
@@ -103,15 +106,26 @@ export class ProfileService {
     return parsed.success ? parsed.data : ProfileSettingsSchema.parse({})
   }
 
-  /** Merges changes into the agent's profile settings, validated whole: a bad value changes nothing. */
-  async updateSettings(agentId: string, changes: Partial<ProfileSettings>): Promise<ProfileSettings> {
-    const stored = await this.deps.items.settings(agentId)
+  /**
+   * The agent's stored settings record with these changes merged into its profile part, validated
+   * whole (a bad value throws, naming `profile.<field>`). Writes nothing.
+   */
+  mergeSettings(
+    stored: StoredMemorySettings,
+    changes: Partial<ProfileSettings>,
+  ): { stored: StoredMemorySettings; settings: ProfileSettings } {
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value != null))
     const next = parseWith(ProfileSettingsSchema, { ...(stored.profile ?? {}), ...defined }, 'profile')
     const defaults = ProfileSettingsSchema.parse({}) as Record<string, unknown>
     const changed = Object.fromEntries(Object.entries(next).filter(([key, value]) => defaults[key] !== value))
-    await this.deps.items.saveSettings(agentId, { ...stored, profile: changed })
-    return next
+    return { stored: { ...stored, profile: changed }, settings: next }
+  }
+
+  /** Merges changes into the agent's profile settings, validated whole: a bad value changes nothing. */
+  async updateSettings(agentId: string, changes: Partial<ProfileSettings>): Promise<ProfileSettings> {
+    const merged = this.mergeSettings(await this.deps.items.settings(agentId), changes)
+    await this.deps.items.saveSettings(agentId, merged.stored)
+    return merged.settings
   }
 
   // --- following the memories -----------------------------------------------------------------
@@ -330,7 +344,7 @@ export class ProfileService {
     settings: ProfileSettings,
     trigger: ProfileTrigger,
   ): Promise<ProfileVersion> {
-    const built = await this.build(inputs, settings)
+    const built = await this.build(agentId, inputs, settings)
     const version = await this.deps.repository.insert({
       agentId,
       userId,
@@ -347,6 +361,7 @@ export class ProfileService {
   }
 
   private async build(
+    agentId: string,
     inputs: ProfileInputs,
     settings: ProfileSettings,
   ): Promise<BuiltProfile & { writer: ProfileWriter }> {
@@ -357,7 +372,7 @@ export class ProfileService {
       ...buildExtractiveProfile(overrides, memories, { maxTokens: settings.profileMaxTokens, countTokens }),
       writer: 'extractive' as const,
     })
-    const llm = this.deps.llm
+    const llm = this.deps.models ? await this.deps.models.languageModel(agentId) : this.deps.llm
     if (!llm || memories.length === 0) return extractive()
     // The pinned part is the engine's, whole and first; the model writes only what follows it.
     const pinned = buildExtractiveProfile(overrides, [], {

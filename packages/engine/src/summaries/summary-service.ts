@@ -17,6 +17,7 @@ import {
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
 import type { JobWorker } from '../jobs/job-worker.ts'
+import type { AgentLanguageModels } from '../llm/with-model.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
@@ -54,6 +55,8 @@ export interface SummaryServiceDeps {
   log: Logger
   /** The model summaries are written by; null: the extractive summariser. */
   llm: LlmProvider | null
+  /** The model an agent's work calls (its extractor and core model settings); `llm` for every agent when not given. */
+  models?: AgentLanguageModels
   /** Context caches follow the agent's write version: a new summary must show. */
   writes?: AgentWrites
   /** Counts each summary written in the processing statistics (none when not given). */
@@ -85,17 +88,32 @@ export class SummaryService {
     return resolveSettings(await this.deps.settingsStore.settings(agentId))
   }
 
-  /** Merges changes into the agent's summary settings, validated whole: a bad value changes nothing. */
-  async updateSettings(agentId: string, changes: Partial<SummarySettings>): Promise<SummarySettings> {
-    const stored = await this.deps.settingsStore.settings(agentId)
+  /**
+   * The agent's stored settings record with these changes merged into its summary part, validated
+   * whole (a bad value throws, naming `summaries.<field>`). Writes nothing: see settingsSaved.
+   */
+  mergeSettings(
+    stored: StoredMemorySettings,
+    changes: Partial<SummarySettings>,
+  ): { stored: StoredMemorySettings; settings: SummarySettings } {
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value != null))
     const next = parseWith(SummarySettingsSchema, { ...(stored.summaries ?? {}), ...defined }, 'summaries')
-    const { summaries: _previous, ...rest } = stored
-    await this.deps.settingsStore.saveSettings(agentId, { ...rest, summaries: onlyChanged(next) })
+    return { stored: { ...stored, summaries: onlyChanged(next) }, settings: next }
+  }
+
+  /** After the settings record was written with new summary settings: they apply at once. */
+  async settingsSaved(agentId: string): Promise<void> {
     this.settingsCache.delete(agentId)
     // A shorter retention applies at once, and the next cleanup is scheduled by the new one.
     await this.removeExpired(agentId)
-    return next
+  }
+
+  /** Merges changes into the agent's summary settings, validated whole: a bad value changes nothing. */
+  async updateSettings(agentId: string, changes: Partial<SummarySettings>): Promise<SummarySettings> {
+    const merged = this.mergeSettings(await this.deps.settingsStore.settings(agentId), changes)
+    await this.deps.settingsStore.saveSettings(agentId, merged.stored)
+    await this.settingsSaved(agentId)
+    return merged.settings
   }
 
   // --- scheduling -----------------------------------------------------------------------------
@@ -363,7 +381,7 @@ export class SummaryService {
       strategy,
       maxTokens: settings.summaryMaxTokens,
       countTokens,
-      llm: this.deps.llm,
+      llm: this.deps.models ? await this.deps.models.languageModel(agentId) : this.deps.llm,
     })
     const first = messages[0] as StoredMessage
     const last = messages[messages.length - 1] as StoredMessage
