@@ -18,11 +18,14 @@ const SETTINGS: FormationSettings = {
     summaryMaxTokens: 400,
   },
   profile: { profileRegenerateThreshold: 10, profileMaxTokens: 2_000 },
+  extraction: { extractor: 'LLM', model: 'llama3.1:8b' },
 }
 
 describe('the formation settings tables', () => {
   it('name each field by its path in the settings input, as the API names an issue', () => {
     expect(FORMATION_SETTINGS.map(settingField)).toEqual([
+      'extraction.extractor',
+      'extraction.model',
       'summaries.strategy',
       'summaries.summaryDebounceSeconds',
       'summaries.summaryRetentionDays',

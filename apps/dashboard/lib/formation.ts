@@ -10,10 +10,11 @@ export interface FormationSettings {
     summaryMaxTokens: number
   }
   profile: { profileRegenerateThreshold: number; profileMaxTokens: number }
+  extraction: { extractor: string; model: string | null }
 }
 
 export const FORMATION_SETTINGS_FIELDS =
-  'enabled summaries { strategy summaryDebounceSeconds summaryRetentionDays summarizationThresholdTokens summaryMaxTokens } profile { profileRegenerateThreshold profileMaxTokens }'
+  'enabled summaries { strategy summaryDebounceSeconds summaryRetentionDays summarizationThresholdTokens summaryMaxTokens } profile { profileRegenerateThreshold profileMaxTokens } extraction { extractor model }'
 
 /**
  * The groups of the settings input, in the form's order. Adding a group of settings (the
@@ -21,6 +22,7 @@ export const FORMATION_SETTINGS_FIELDS =
  * GraphQL fields in FORMATION_SETTINGS_FIELDS: the form and the save action walk these tables.
  */
 export const FORMATION_SETTING_GROUPS = {
+  extraction: 'Extraction',
   summaries: 'Summaries',
   profile: 'User profile',
 } as const satisfies Record<string, string>
@@ -55,6 +57,12 @@ export interface TextSetting extends SettingBase {
 
 export type FormationSetting = NumberSetting | SelectSetting | TextSetting
 
+/** LLM is refused by the API when the server has no model configured (the error shows beside the field). */
+export const EXTRACTORS: Record<string, string> = {
+  OFFLINE: 'Offline (rules and NLP, no model)',
+  LLM: 'Language model (the server’s OpenAI-compatible endpoint)',
+}
+
 export const SUMMARY_STRATEGIES: Record<string, string> = {
   EXTRACTIVE: 'Extractive (offline: key facts and central sentences)',
   SIMPLE: 'Simple (one model call)',
@@ -63,6 +71,20 @@ export const SUMMARY_STRATEGIES: Record<string, string> = {
 }
 
 export const FORMATION_SETTINGS: readonly FormationSetting[] = [
+  {
+    kind: 'select',
+    group: 'extraction',
+    name: 'extractor',
+    label: 'Extractor',
+    labels: EXTRACTORS,
+  },
+  {
+    kind: 'text',
+    group: 'extraction',
+    name: 'model',
+    label: 'Core model',
+    placeholder: "the server's ENGRAM_LLM_MODEL",
+  },
   {
     kind: 'select',
     group: 'summaries',
