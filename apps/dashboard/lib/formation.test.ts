@@ -49,7 +49,9 @@ describe('the formation settings tables', () => {
   })
 
   it('give a setting missing from the answer as empty, not "undefined"', () => {
-    expect(settingValue(SETTINGS, { group: 'extraction', name: 'model' })).toBe('')
+    const serverModel = { ...SETTINGS, extraction: { extractor: 'LLM', model: null } }
+    expect(settingValue(serverModel, { group: 'extraction', name: 'model' })).toBe('')
+    expect(settingValue(SETTINGS, { group: 'memory', name: 'absent' })).toBe('')
     expect(settingValue(SETTINGS, { group: 'summaries', name: 'summaryMaxTokens' })).toBe('400')
   })
 
