@@ -16,8 +16,9 @@ import {
 } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
-import type { JobWorker } from '../jobs/job-worker.ts'
+import { type JobWorker, yieldToRequests } from '../jobs/job-worker.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
+import { inProcessSummarizer, type OfflineSummarizer } from '../ports/extractor.ts'
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { MemoryItemRepository, StoredMemorySettings } from '../ports/memory-items.ts'
@@ -58,6 +59,8 @@ export interface SummaryServiceDeps {
   writes?: AgentWrites
   /** Counts each summary written in the processing statistics (none when not given). */
   activity?: FormationWorkTracker
+  /** Where summaries without a model are written (a server's worker-thread pool); in process when none is given. */
+  offline?: OfflineSummarizer
 }
 
 interface SummaryPayload {
@@ -76,8 +79,11 @@ interface SummaryPayload {
  */
 export class SummaryService {
   private readonly settingsCache = new Map<string, { at: number; stored: StoredMemorySettings }>()
+  private readonly offline: OfflineSummarizer
 
-  constructor(private readonly deps: SummaryServiceDeps) {}
+  constructor(private readonly deps: SummaryServiceDeps) {
+    this.offline = deps.offline ?? inProcessSummarizer(deps.tokenCounter)
+  }
 
   // --- settings -------------------------------------------------------------------------------
 
@@ -167,6 +173,8 @@ export class SummaryService {
       if (typeof conversationId !== 'string') continue
       const key = JSON.stringify([job.agentId, conversationId])
       if (done.has(key)) continue
+      // Requests waiting go first between two summaries, as between two extractor calls.
+      if (done.size > 0) await yieldToRequests()
       done.add(key)
       try {
         await this.runDue(job.agentId, conversationId, trigger ?? 'debounce')
@@ -264,6 +272,7 @@ export class SummaryService {
   async summarizePending(agentId: string): Promise<StoredSummary[]> {
     const formed: StoredSummary[] = []
     for (const conversationId of await this.deps.repository.conversationsWithPendingTurns(agentId)) {
+      if (formed.length > 0) await yieldToRequests()
       const summary = await this.summarize(agentId, conversationId)
       if (summary) formed.push(summary)
     }
@@ -359,11 +368,14 @@ export class SummaryService {
         ? message.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim()
         : message.content,
     }))
+    const maxTokens = settings.summaryMaxTokens
     const written = await writeSummary(turns, {
       strategy,
-      maxTokens: settings.summaryMaxTokens,
+      maxTokens,
       countTokens,
       llm: this.deps.llm,
+      offline: (parts) =>
+        this.offline.summarize(parts, { strategy, maxTokens, tokenizer: this.deps.tokenCounter.name }),
     })
     const first = messages[0] as StoredMessage
     const last = messages[messages.length - 1] as StoredMessage
