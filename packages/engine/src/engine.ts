@@ -193,6 +193,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     activity,
     ...(deps.offlineSummarizer ? { offline: deps.offlineSummarizer } : {}),
+    vectors: embeddings,
   })
   registerSummaryJobs(jobs, summaries)
   const profiles = new ProfileService({

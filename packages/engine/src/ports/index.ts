@@ -119,6 +119,7 @@ export type { Storage, StorageCapabilities } from './storage.ts'
 export type {
   NewSummary,
   RecordedTurn,
+  RemovedSummary,
   StoredSummary,
   StoredSummaryTrigger,
   SummaryCursor,
