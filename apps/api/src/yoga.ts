@@ -95,7 +95,8 @@ export function createApp(options: AppOptions) {
     log,
     embedder: options.embedder,
     llm: options.llm,
-    ...(extractionPool ? { offlineExtractor: extractionPool } : {}),
+    // One pool serves both kinds of offline formation work: extraction and summaries.
+    ...(extractionPool ? { offlineExtractor: extractionPool, offlineSummarizer: extractionPool } : {}),
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
     vectorIndex: options.vectorIndex,

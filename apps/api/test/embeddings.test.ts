@@ -208,11 +208,16 @@ describe('persisted embeddings with a remote provider', () => {
         {},
         keyTwo,
       )
+      // A conversation summary (issue 13 §3): summaries are embedded, and re-embedded, like the rest.
+      expect(await t.app.services.summaries.summarize('agent-e1', 'c1')).not.toBeNull()
+      await t.app.services.embeddings.fill('agent-e1', 'summary')
+      expect(await t.db.embedding.count({ where: { kind: 'summary', model: 'test-remote-a' } })).toBe(1)
       await t.app.services.embeddings.settled()
       const owners = [
         ...(await t.db.memoryItem.findMany()).map((m) => [m.agentId, m.content]),
         ...(await t.db.message.findMany()).map((m) => [m.agentId, m.content]),
         ...(await t.db.knowledge.findMany()).map((k) => [k.agentId, `${k.key}: ${k.value}`]),
+        ...(await t.db.summary.findMany()).map((s) => [s.agentId, s.content]),
       ]
       texts.push(...owners.map(([, text]) => text as string))
       for (const [agentId, text] of owners) owned.add(`${agentId}\u0000${text}`)
@@ -258,7 +263,7 @@ describe('persisted embeddings with a remote provider', () => {
       await iterator.return?.()
 
       const total = texts.length
-      expect(total).toBe(6)
+      expect(total).toBe(7)
       const last = events.at(-1)
       expect(last).toMatchObject({
         model: 'test-remote-b',
@@ -283,6 +288,7 @@ describe('persisted embeddings with a remote provider', () => {
       // Only the new model's vectors remain, one per owner, with its dimensions.
       const rows = await t2.db.embedding.findMany()
       expect(rows).toHaveLength(total)
+      expect(rows.filter((r) => r.kind === 'summary')).toHaveLength(1)
       expect(new Set(rows.map((r) => `${r.model}/${r.dimensions}`))).toEqual(new Set(['test-remote-b/32']))
       // Each agent's distinct texts were asked for once (agents do not share cached vectors).
       expect([...providerB.texts].sort()).toEqual([...owned].map((o) => o.split('\u0000')[1]).sort())

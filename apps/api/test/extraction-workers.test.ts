@@ -1,3 +1,4 @@
+import { createTokenCounter, writeOfflineSummary } from '@engram/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
@@ -73,5 +74,48 @@ describe('with the extraction pool, requests answer while a backlog of extractio
     const memories = await t.gql(`query { memories(first: 5) { __typename } }`, {}, key)
     expect(memories.errors).toBeUndefined()
     expect(await t.db.memoryItem.count({ where: { agentId: 'agent-w' } })).toBeGreaterThan(0)
+  })
+})
+
+// Issue 13 §3: summaries written without a model run on the same pool, off the request thread.
+describe('with the extraction pool, automatic summaries are written on its threads', () => {
+  let t: TestApp
+  let key: string
+  beforeAll(async () => {
+    t = await createTestApp({ env: { ENGRAM_EXTRACTION: 'off', ENGRAM_EXTRACTION_WORKERS: 1 } })
+    key = await createAgentKey(t, 'agent-s')
+  }, 30_000)
+  afterAll(() => t.close())
+
+  it('a due summary goes to the pool, and reads exactly as the in-process one', {
+    timeout: 60_000,
+  }, async () => {
+    const pool = t.app.extractionPool
+    const messages = Array.from({ length: 40 }, (_, i) => ({
+      role: 'USER',
+      speaker: 'dana',
+      content: `${SAID[i % SAID.length]} (note ${i})`,
+    }))
+    expect((await t.gql(ADD_MANY, { c: 'long-chat', m: messages }, key)).data.addMessages.__typename).toBe(
+      'AddMessagesPayload',
+    )
+    await t.app.services.summaries.updateSettings('agent-s', {
+      strategy: 'hierarchical',
+      summaryMaxTokens: 80,
+    })
+    const before = pool?.stats().completedByTask.summarize ?? 0
+    // Past the 60 s debounce: the summary job is due and the worker runs it.
+    t.clock.advance(61_000)
+    await t.app.services.jobs.runDue()
+    const [summary] = await t.app.services.summaries.list('agent-s', { conversationId: 'long-chat' })
+    expect(summary).toMatchObject({ strategy: 'hierarchical', writer: 'extractive', trigger: 'debounce' })
+    // One call: hierarchical over 40 turns (four chunk summaries, then theirs) all on the thread.
+    expect((pool?.stats().completedByTask.summarize ?? 0) - before).toBe(1)
+    const counter = createTokenCounter('o200k_base')
+    const expected = await writeOfflineSummary(
+      messages.map((m) => ({ speaker: m.speaker, content: m.content })),
+      { strategy: 'hierarchical', maxTokens: 80, countTokens: (text) => counter.count(text) },
+    )
+    expect(summary?.content).toBe(expected)
   })
 })

@@ -437,6 +437,7 @@ describe("an agent key never reads or changes another agent's data", () => {
             { kind: 'memory', total: 1 },
             { kind: 'message', total: 1 },
             { kind: 'knowledge', total: 1 },
+            { kind: 'summary', total: 0 },
           ],
         }),
     },

@@ -257,6 +257,13 @@ describe('deleted data does not stay on disk', () => {
     expect(occurrences(agentFiles(), [hash])).not.toEqual([])
     expect(occurrences(databaseFiles(), [gone])).not.toEqual([])
     expect(await t.db.embeddingCache.count({ where: { agentId: 'disk-gone' } })).toBeGreaterThan(60)
+    // The summary has its vector (issue 13 §3), embedded by its job before the search, and cached.
+    const [summary] = await t.db.summary.findMany({ where: { agentId: 'disk-gone' } })
+    const summaryHash = contentHash(summary?.content as string)
+    expect(await t.db.embedding.count({ where: { agentId: 'disk-gone', kind: 'summary' } })).toBe(1)
+    expect(
+      await t.db.embeddingCache.count({ where: { agentId: 'disk-gone', contentHash: summaryHash } }),
+    ).toBe(1)
     const before = await report(t, 'disk-gone')
     expect(nonZero(before)).toMatchObject({
       Agent: 1,
@@ -290,7 +297,9 @@ describe('deleted data does not stay on disk', () => {
       expect.arrayContaining(['TABLE', 'FULL_TEXT', 'FILE', 'CACHE', 'QUEUE']),
     )
     expect(agentFiles()).toEqual([])
-    expect(occurrences([...databaseFiles(), ...filesIn(vectors)], [gone, hash, 'disk-gone'])).toEqual([])
+    expect(
+      occurrences([...databaseFiles(), ...filesIn(vectors)], [gone, hash, summaryHash, 'disk-gone']),
+    ).toEqual([])
     // The other agent keeps everything.
     expect(nonZero(await report(t, 'disk-keep'))).toEqual(nonZero(kept))
     expect(occurrences(databaseFiles(), [marker('disk-keep')])).not.toEqual([])
@@ -308,6 +317,46 @@ describe('deleted data does not stay on disk', () => {
     expect(after).toEqual({ Agent: 1, ApiKey: 1 })
     expect(filesIn(vectors).filter((f) => path.basename(f).startsWith('disk-clear~'))).toEqual([])
     expect(occurrences([...databaseFiles(), ...filesIn(vectors)], [cleared])).toEqual([])
+  })
+
+  it("deleteSession removes its summaries' vectors, cached vectors and queued embed jobs", async () => {
+    const key = await createAgentKey(t, 'disk-talk')
+    const summaryVectors = () => t.db.embedding.count({ where: { agentId: 'disk-talk', kind: 'summary' } })
+    const summarize = async (text: string) => {
+      expect((await t.gql(ADD, { c: 'talk', t: text }, key)).data.addMessage.__typename).toBe('Message')
+      return t.app.services.summaries.summarize('disk-talk', 'talk')
+    }
+    const embedded = await summarize(`The ${marker('disk-talk')} lives in the blue drawer`)
+    // A SUMMARIES search runs the agent's embed jobs first: the summary gets its vector, cached.
+    await t.gql(
+      `query($q: String!) { search(input: { query: $q, scopes: [SUMMARIES] }) { __typename } }`,
+      { q: 'blue drawer' },
+      key,
+    )
+    expect(await summaryVectors()).toBe(1)
+    const embeddedHash = contentHash(embedded?.content as string)
+    expect(
+      await t.db.embeddingCache.count({ where: { agentId: 'disk-talk', contentHash: embeddedHash } }),
+    ).toBe(1)
+    // A second summary whose embed job is still queued.
+    const queued = await summarize('The spare key moved to the glovebox')
+    expect(await t.db.job.count({ where: { agentId: 'disk-talk', key: `summary:${queued?.id}` } })).toBe(1)
+
+    const deleted = await t.gql(`mutation { deleteSession(conversationId: "talk") { __typename } }`, {}, key)
+    expect(deleted.errors).toBeUndefined()
+    expect(await t.db.summary.count({ where: { agentId: 'disk-talk' } })).toBe(0)
+    expect(await summaryVectors()).toBe(0)
+    expect(
+      await t.db.embeddingCache.count({ where: { agentId: 'disk-talk', contentHash: embeddedHash } }),
+    ).toBe(0)
+    expect(await t.db.job.count({ where: { agentId: 'disk-talk', key: { startsWith: 'summary:' } } })).toBe(0)
+    // Nothing of the summaries is searchable any more.
+    const search = await t.gql(
+      `query($q: String!) { search(input: { query: $q, scopes: [SUMMARIES] }) { ... on SearchResult { hits { text } } } }`,
+      { q: 'blue drawer glovebox' },
+      key,
+    )
+    expect(search.data.search.hits).toEqual([])
   })
 
   it('after a restart nothing comes back, and graphs of agents that no longer exist are swept', async () => {

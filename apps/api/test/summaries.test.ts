@@ -1,3 +1,5 @@
+import { createHashingEmbedder } from '@engram/core'
+import { loadWordNetLexicon } from '@engram/providers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
@@ -59,5 +61,39 @@ describe('summaries through GraphQL', () => {
     })
     const unknown = await t.gql(SUMMARIZE, { c: 'launch', s: 'BULLETS' }, key)
     expect(unknown.errors?.[0]?.message).toMatch(/\$s|BULLETS/)
+  })
+})
+
+const SEMANTIC = `query($q: String!) { search(input: { query: $q, scopes: [SUMMARIES], weights: { bm25: 0, vector: 1, context: 0 } }) {
+  __typename ... on SearchResult { hits { id text components { bm25 vector } } } } }`
+const COVERAGE = `query { memoryStats { __typename ... on MemoryStats { coverage { kind total embedded } } } }`
+
+// Issue 13 §3: summaries have vectors like memories, so the SUMMARIES scope is hybrid: a query that
+// shares no word with a summary finds it by meaning (the offline embedder with WordNet's synonyms).
+describe('summary vectors through GraphQL', () => {
+  let t: TestApp
+  let key: string
+  beforeAll(async () => {
+    t = await createTestApp({ embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }) })
+    key = await createAgentKey(t, 'agent-vec')
+  })
+  afterAll(() => t.close())
+
+  it('finds a summary by a query that shares no word with it, through its vector', async () => {
+    for (const [c, text] of [
+      ['trip', 'The automobile broke down on the highway'],
+      ['camp', 'We went camping by the lake last summer'],
+      ['work', 'The quarterly report is due on Friday'],
+    ] as const) {
+      expect((await t.gql(ADD, { c, t: text }, key)).data.addMessage.__typename).toBe('Message')
+      expect((await t.gql(SUMMARIZE, { c }, key)).data.summarize.summary.content).toContain(text)
+    }
+    const trip = (await t.gql(SUMMARIES, { c: 'trip' }, key)).data.summaries.data[0]
+    const hits = (await t.gql(SEMANTIC, { q: 'my car stopped working' }, key)).data.search.hits
+    expect(hits[0]).toMatchObject({ id: `summary:${trip.id}`, components: { bm25: 0 } })
+    expect(hits[0].components.vector).toBeGreaterThan(0.05)
+    // Each summary has its vector of the current model, counted with the other kinds.
+    const coverage = (await t.gql(COVERAGE, {}, key)).data.memoryStats.coverage
+    expect(coverage).toContainEqual({ kind: 'summary', total: 3, embedded: 3 })
   })
 })

@@ -250,6 +250,8 @@ describe('export, import, backups, restore and clearing', () => {
         { kind: 'memory', total: 3, embedded: 3 },
         { kind: 'message', total: 3, embedded: 3 },
         { kind: 'knowledge', total: 1, embedded: 1 },
+        // The import carries no conversation summaries (they re-form from the conversations).
+        { kind: 'summary', total: 0, embedded: 0 },
       ],
     })
     const status = await t.gql(`{ embeddingStatus { model } }`)

@@ -39,7 +39,7 @@ import { MemoryItemService } from './memory-items/memory-item-service.ts'
 import { OptimizerService } from './optimizer/optimizer-service.ts'
 import { ParameterStore } from './parameters/parameter-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
-import type { OfflineExtractor } from './ports/extractor.ts'
+import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
 import type { Logger } from './ports/logger.ts'
 import type { ProfileVersion } from './ports/profiles.ts'
 import type { Storage } from './ports/storage.ts'
@@ -79,6 +79,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   formation?: Partial<FormationConfig>
   /** Where the offline extractor runs (a server's worker-thread pool); in process when none is given. */
   offlineExtractor?: OfflineExtractor
+  /** Where summaries without a model are written (the same pool in a server); in process when none is given. */
+  offlineSummarizer?: OfflineSummarizer
   /** Whether stored turns schedule their conversation's summary (default true); off, summaries form on request only. */
   automaticSummaries?: boolean
   /** Whether new memories rebuild the profile (default true); off, on request only (a deleted memory still leaves it). */
@@ -191,6 +193,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     models: formation,
     writes,
     activity,
+    ...(deps.offlineSummarizer ? { offline: deps.offlineSummarizer } : {}),
+    vectors: embeddings,
   })
   registerSummaryJobs(jobs, summaries)
   const profiles = new ProfileService({

@@ -16,6 +16,7 @@ import {
   type FormationConfig,
   type Logger,
   type OfflineExtractor,
+  type OfflineSummarizer,
 } from '@engram/engine'
 import type { Database } from './db/client.ts'
 import { createSqliteStorage } from './storage.ts'
@@ -40,6 +41,8 @@ export interface SqliteEngineOptions {
   formation?: Partial<FormationConfig>
   /** Where the offline extractor runs (the API's worker-thread pool); in process when none is given. */
   offlineExtractor?: OfflineExtractor
+  /** Where summaries without a model are written (the same pool); in process when none is given. */
+  offlineSummarizer?: OfflineSummarizer
   /** ENGRAM_SUMMARIES and ENGRAM_PROFILE: whether summaries and the profile form by themselves (default on). */
   automaticSummaries?: boolean
   automaticProfile?: boolean
@@ -97,6 +100,7 @@ export function createSqliteEngine(options: SqliteEngineOptions) {
     // Memories, summaries and the profile are written by the model when one is configured.
     llm: options.llm ?? null,
     ...(options.offlineExtractor ? { offlineExtractor: options.offlineExtractor } : {}),
+    ...(options.offlineSummarizer ? { offlineSummarizer: options.offlineSummarizer } : {}),
     automaticSummaries: options.automaticSummaries,
     automaticProfile: options.automaticProfile,
   })

@@ -206,7 +206,8 @@ const EmbeddingCoverageRef = builder
     'EmbeddingCoverage',
   )
   .implement({
-    description: 'How many of a kind (memory, message, knowledge) have a vector of the current model.',
+    description:
+      'How many of a kind (memory, message, knowledge, summary) have a vector of the current model.',
     fields: (t) => ({
       kind: t.exposeString('kind'),
       total: t.exposeInt('total'),

@@ -86,7 +86,7 @@ export function describeSqlitePurge(initializer: StorageInitializer): void {
         await fixture().addDocuments('knowledge', [{ agentId, text }])
         // An automatic summary and a profile version holding the text (issue 13 §3, §4).
         await storage.summaries.recordTurn(agentId, 'conformance', clock.now(), 9)
-        await storage.summaries.insert({
+        const summary = await storage.summaries.insert({
           agentId,
           conversationId: 'conformance',
           content: `Summary: ${text}`,
@@ -99,6 +99,10 @@ export function describeSqlitePurge(initializer: StorageInitializer): void {
           tokenCount: 9,
           createdAt: clock.now(),
         })
+        // ...and the summary's vector (summaries are embedded like memories).
+        await storage.vectors.upsert(agentId, 'summary', [
+          { id: summary.id, vector: Float32Array.from([0, 1, 0]), contentHash: `${marker}${agentId}` },
+        ])
         await storage.profiles.insert({
           agentId,
           userId: 'dana',
@@ -131,12 +135,16 @@ export function describeSqlitePurge(initializer: StorageInitializer): void {
         ProfileVersion: 1,
       })
       expect(filesHolding(files, gone)).not.toEqual([])
+      const summaryVectors = () => db.embedding.count({ where: { agentId: 'agent-gone', kind: 'summary' } })
+      expect(await summaryVectors()).toBe(1)
 
       await storage.repositories.agents.delete('agent-gone')
       await storage.agentData.purge('agent-gone')
 
       const after = await storage.agentData.remains('agent-gone')
       expect(nonZero(after)).toEqual({})
+      expect(await summaryVectors()).toBe(0)
+      expect(filesHolding(files, `${marker}agent-gone`)).toEqual([])
       expect(after.map((s) => s.kind)).toEqual(expect.arrayContaining(['TABLE', 'FULL_TEXT', 'QUEUE']))
       expect(after.map((s) => s.store)).toEqual(
         expect.arrayContaining(['MessageSearch (rows deleted)', 'MemorySearch (rows deleted)']),

@@ -151,15 +151,18 @@ export function describeSummaryAndProfileStores(initializer: StorageInitializer)
       await agentsWithConversations(storage, t0)
       const { summaries } = storage
       expect(await summaries.oldestStoredAt('agent-a')).toBeNull()
-      await summaries.insert(summary('agent-a', 'c1', 'old', t0))
-      await summaries.insert(summary('agent-a', 'c2', 'new', minutes(t0, 10)))
+      const old = await summaries.insert(summary('agent-a', 'c1', 'old', t0))
+      const kept = await summaries.insert(summary('agent-a', 'c2', 'new', minutes(t0, 10)))
       await summaries.insert(summary('agent-b', 'c1', 'b old', t0))
       expect(await summaries.oldestStoredAt('agent-a')).toEqual(t0)
-      expect(await summaries.deleteStoredBefore('agent-a', minutes(t0, 5))).toBe(1)
+      // What went, with its text: the engine removes its vector, cache entry and embed job next.
+      expect(await summaries.deleteStoredBefore('agent-a', minutes(t0, 5))).toEqual([
+        { id: old.id, content: 'old' },
+      ])
       expect((await summaries.list('agent-a', { limit: 10 })).map((s) => s.content)).toEqual(['new'])
       expect(await summaries.oldestStoredAt('agent-a')).toEqual(minutes(t0, 10))
       expect(await summaries.count('agent-b')).toBe(1)
-      expect(await summaries.deleteConversation('agent-a', 'c2')).toBe(1)
+      expect(await summaries.deleteConversation('agent-a', 'c2')).toEqual([{ id: kept.id, content: 'new' }])
       expect(await summaries.cursor('agent-a', 'c2')).toBeNull()
       expect(await summaries.count('agent-a')).toBe(0)
       // The agent goes with everything it had here.

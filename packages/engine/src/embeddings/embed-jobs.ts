@@ -3,7 +3,7 @@ import { EMBEDDING_KINDS, type EmbeddingKind, type EmbeddingRepository } from '.
 import type { JobQueue, NewJob } from '../ports/job-queue.ts'
 import type { EmbeddingJobs, EmbeddingService } from './embedding-service.ts'
 
-/** Gives a memory, message or knowledge row its vector (of the current model). */
+/** Gives a memory, message, knowledge or summary row its vector (of the current model). */
 export const EMBED_JOB = 'embed'
 
 /**
@@ -90,6 +90,11 @@ export function wireEmbedJobs(
     enqueueMissing: (agentId) => enqueueMissingEmbeddings(repository, embeddings.model, agentId),
     runFor: (agentId) => worker.runFor(EMBED_JOB, agentId, EMBED_JOBS_PER_SEARCH),
     counts: (agentId) => embedJobCounts(queue, agentId),
+    cancel: (agentId, kind, ownerIds) =>
+      queue.cancel(
+        agentId,
+        ownerIds.map((id) => embedJob(agentId, kind, id).key),
+      ),
   }
   embeddings.useJobs(jobs)
   return jobs

@@ -27,6 +27,8 @@ export interface EmbeddingJobs {
   runFor(agentId: string): Promise<number>
   /** Embed jobs per kind of row: queued (pending or running) and dead-lettered. */
   counts(agentId: string | null): Promise<Map<EmbeddingKind, { queued: number; failed: number }>>
+  /** Removes the rows' embed jobs that no worker holds (the rows were deleted). */
+  cancel(agentId: string, kind: EmbeddingKind, ownerIds: readonly number[]): Promise<number>
 }
 
 export interface EmbeddingCoverage {
@@ -205,6 +207,24 @@ export class EmbeddingService {
     if (stored.length === 0) return 0
     await this.vectors.upsert(agentId, kind, stored)
     return stored.length
+  }
+
+  /**
+   * Owners that were deleted (summaries past their retention or of a deleted conversation): their
+   * vectors leave every store — the vector rows (a trigger removed them already in SQLite), the
+   * in-memory index, the agent's cache of vectors by text, and the embed jobs still queued for them.
+   */
+  async discard(
+    agentId: string,
+    kind: EmbeddingKind,
+    owners: readonly { id: number | string; text: string }[],
+  ): Promise<void> {
+    if (owners.length === 0) return
+    const ids = owners.map((owner) => String(owner.id))
+    await this.vectors.remove(agentId, kind, ids)
+    this.vectors.forget(agentId, kind, ids)
+    await this.jobs?.cancel(agentId, kind, ids.map(Number))
+    await this.repository.uncache(agentId, [...new Set(owners.map((owner) => contentHash(owner.text)))])
   }
 
   /** Drops owners' vectors from the in-memory index (their rows go with them by trigger). */

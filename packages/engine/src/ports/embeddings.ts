@@ -6,8 +6,11 @@
  * two embedders are never compared.
  */
 
-/** What gets a vector: long-term memory items, conversation messages, cross-session knowledge. */
-export const EMBEDDING_KINDS = ['memory', 'message', 'knowledge'] as const
+/**
+ * What gets a vector: long-term memory items, conversation messages, cross-session knowledge, and
+ * the automatic conversation summaries (issue 13 §3: the SUMMARIES scope searches them hybrid).
+ */
+export const EMBEDDING_KINDS = ['memory', 'message', 'knowledge', 'summary'] as const
 export type EmbeddingKind = (typeof EMBEDDING_KINDS)[number]
 
 /** An owner's text, and the content hash of its current vector of the model (null: none). */
@@ -68,6 +71,11 @@ export interface EmbeddingRepository {
    * a hash is ignored.
    */
   cache(vectors: readonly CachedVector[]): Promise<void>
+  /**
+   * Removes the agent's cached vectors (of every model) computed from texts with these hashes: the
+   * text was deleted (a summary past its retention), so no vector of it stays behind. Returns how many.
+   */
+  uncache(agentId: string, contentHashes: readonly string[]): Promise<number>
   /** Whether vectors of any other model are stored (the provider changed). */
   hasOtherModels(model: string): Promise<boolean>
   /** Removes every vector not of the model, once the model covers everything. */

@@ -43,7 +43,13 @@ export type {
   EventBus,
   SnapshotEvent,
 } from './event-bus.ts'
-export { inProcessExtractor, type OfflineExtractor } from './extractor.ts'
+export {
+  inProcessExtractor,
+  inProcessSummarizer,
+  type OfflineExtractor,
+  type OfflineSummarizer,
+  type OfflineSummaryOptions,
+} from './extractor.ts'
 export type { ConversationToExtract, FormationRepository, MessageJobProducer } from './formation.ts'
 export type {
   CorpusFigures,
@@ -113,6 +119,7 @@ export type { Storage, StorageCapabilities } from './storage.ts'
 export type {
   NewSummary,
   RecordedTurn,
+  RemovedSummary,
   StoredSummary,
   StoredSummaryTrigger,
   SummaryCursor,

@@ -53,6 +53,12 @@ export interface SummaryListQuery {
   limit: number
 }
 
+/** A summary that was removed: its id and text, so its vector, cache entry and embed job can go too. */
+export interface RemovedSummary {
+  id: string
+  content: string
+}
+
 /**
  * Automatic summaries and the per-conversation cursor that schedules them, one agent at a time.
  * A conversation's summaries and cursor go with the conversation, and everything with the agent.
@@ -77,16 +83,16 @@ export interface SummaryRepository {
     jobsFor?: (turn: RecordedTurn) => readonly NewJob[],
   ): Promise<RecordedTurn>
   cursor(agentId: string, conversationId: string): Promise<SummaryCursor | null>
-  /** Removes the agent's summaries stored before `cutoff`; returns how many went. */
-  deleteStoredBefore(agentId: string, cutoff: Date): Promise<number>
+  /** Removes the agent's summaries stored before `cutoff`; returns those that went. */
+  deleteStoredBefore(agentId: string, cutoff: Date): Promise<RemovedSummary[]>
   /** When the agent's oldest summary was stored, or null (when the retention job runs next). */
   oldestStoredAt(agentId: string): Promise<Date | null>
   /** The agent's conversations with turns recorded since their last summary (what syncMemory summarises). */
   conversationsWithPendingTurns(agentId: string): Promise<string[]>
   /** Agents that have summaries (what the retention cleanup visits). */
   agentsWithSummaries(): Promise<string[]>
-  /** A deleted conversation's summaries and cursor; returns how many summaries went. */
-  deleteConversation(agentId: string, conversationId: string): Promise<number>
+  /** A deleted conversation's summaries and cursor; returns the summaries that went. */
+  deleteConversation(agentId: string, conversationId: string): Promise<RemovedSummary[]>
   /** How many summaries the agent has (what a deletion report counts). */
   count(agentId: string): Promise<number>
 }

@@ -5,7 +5,7 @@ import type { RecalledMemoryItem } from '../ports/recall-sources.ts'
 // declared as narrowly as search uses them: the application's services satisfy them structurally.
 
 /** The kinds of rows that have vectors. */
-export type EmbeddingKind = 'memory' | 'message' | 'knowledge'
+export type EmbeddingKind = 'memory' | 'message' | 'knowledge' | 'summary'
 
 /** An (agent, kind) vector index as search queries it. */
 export interface SearchableVectors {

@@ -21,7 +21,7 @@ import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { FullTextIndex } from '../ports/full-text.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
-import { searchAutomaticSummaries } from '../summaries/summary-search.ts'
+import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
 import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
@@ -155,26 +155,39 @@ export class SearchService {
     this.automaticSummaries = repository
   }
 
-  /** The SUMMARIES scope's automatic summaries as candidates (lexical only: they have no vectors). */
+  /**
+   * The SUMMARIES scope's automatic summaries as candidates: BM25 over their words and, when the
+   * query has a vector, their own vectors (kind `summary`), so the scope is hybrid like the others.
+   */
   private async automaticSummaryCandidates(
     scope: string,
     query: string,
+    queryVector: Float32Array | null,
     options: SearchOptions,
     limit: number,
   ): Promise<Candidate[]> {
     if (!this.automaticSummaries) return []
+    const similarity = new Map<string, number>()
+    if (queryVector) {
+      const index = await this.embeddings.index(scope, 'summary')
+      // Every summary the scan reads may be the one asked for: they are few (a week's by default).
+      if (index.dimensions === queryVector.length)
+        for (const hit of index.search(queryVector, SUMMARY_SEARCH_SCAN))
+          similarity.set(hit.id, hit.similarity)
+    }
     const found = await searchAutomaticSummaries(this.automaticSummaries, scope, query, {
       conversationId: options.conversationId ?? null,
       since: options.since ?? null,
       limit,
+      similarity,
     })
-    return found.map(({ summary, bm25 }) => ({
+    return found.map(({ summary, bm25, vector }) => ({
       scope: 'SUMMARIES' as const,
       id: `summary:${summary.id}`,
       bm25,
       feedback: 0,
       cooccurrence: 0,
-      vector: 0,
+      vector,
       text: summary.content,
       timestamp: summary.createdAt,
       importance: 0.5,
@@ -230,7 +243,13 @@ export class SearchService {
           weights: request.weights,
         })),
         ...(searchScope === 'SUMMARIES'
-          ? await this.automaticSummaryCandidates(scope, signals.lexicalQuery, filtered, candidateLimit)
+          ? await this.automaticSummaryCandidates(
+              scope,
+              signals.lexicalQuery,
+              queryVector,
+              filtered,
+              candidateLimit,
+            )
           : []),
       ]
       const lexicalScore = (c: Candidate) =>

@@ -3,6 +3,8 @@ import type { Logger } from '../ports/logger.ts'
 
 export interface TurnFollower {
   turnsStored(agentId: string, conversationId: string, messages: readonly StoredMessage[]): Promise<void>
+  /** Before the conversation is deleted: what hangs on its rows (a cascade removes them) is still readable. */
+  conversationDeleting?(agentId: string, conversationId: string): Promise<void>
   conversationDeleted(agentId: string, conversationId: string): Promise<void>
 }
 
@@ -38,6 +40,7 @@ export function followTurns(
     compressMessagesBefore: (session, olderThanId, summary) =>
       repository.compressMessagesBefore(session, olderThanId, summary),
     deleteSession: async (scope, conversationId) => {
+      await tell('deleting conversation', async (f) => f.conversationDeleting?.(scope, conversationId))
       const deleted = await repository.deleteSession(scope, conversationId)
       if (deleted) await tell('deleted conversation', (f) => f.conversationDeleted(scope, conversationId))
       return deleted

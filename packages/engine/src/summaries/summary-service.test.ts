@@ -1,11 +1,16 @@
 import {
   type Clock,
   CONTEXT_SUMMARY_PREFIX,
+  createHashingEmbedder,
   createTokenCounter,
+  type Embedder,
   type LlmProvider,
+  type SynonymLexicon,
   ValidationError,
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
+import { contentHash } from '../embeddings/content-hash.ts'
+import { EMBED_JOB } from '../embeddings/embed-jobs.ts'
 import { createEngine } from '../engine.ts'
 import { createInMemoryStorage, scriptedLlm } from '../testing/index.ts'
 import { SUMMARY_JOB, SUMMARY_RETENTION_JOB } from './summary-service.ts'
@@ -333,5 +338,107 @@ describe('automatic conversation summaries (issue 13 §3)', { timeout: 60_000 },
     expect(hybrid.map((h) => h.conversationId)).toEqual(['c2'])
     // Agent b's summary of its own Lisbon move is not agent a's.
     expect(hits.every((h) => h.summary?.agentId === 'a')).toBe(true)
+  })
+})
+
+/** The hashing embedder seen as a remote provider (no `embedOne`): its vectors go through the agent's cache. */
+function remoteHashing(lexicon?: SynonymLexicon): Embedder {
+  const hashing = createHashingEmbedder(lexicon ? { lexicon } : {})
+  return { model: hashing.model, dimensions: hashing.dimensions, embed: (texts) => hashing.embed(texts) }
+}
+
+/** A few synonym groups, as WordNet would give them: enough for a paraphrase to land near its text. */
+const SYNONYMS: SynonymLexicon = {
+  id: 'summary-test-synonyms',
+  groupsOf: (word) =>
+    ({
+      automobile: ['car'],
+      car: ['car'],
+      broke: ['fail'],
+      stopped: ['fail'],
+      highway: ['road'],
+      road: ['road'],
+      mechanic: ['repair'],
+      garage: ['repair'],
+    })[word] ?? [],
+}
+
+function setUpWith(embedder: Embedder) {
+  const time = movedClock()
+  const storage = createInMemoryStorage(time.clock)
+  const engine = createEngine({
+    storage,
+    clock: time.clock,
+    tokenCounter: createTokenCounter('heuristic'),
+    log: quiet,
+    embedder,
+  })
+  return { engine, storage, ...time }
+}
+
+const summaryEmbedJobs = async (engine: ReturnType<typeof setUp>['engine'], agentId: string) =>
+  (await engine.storage.jobs.countByPayload(EMBED_JOB, 'kind', agentId)).filter(
+    (row) => row.value === 'summary',
+  )
+
+describe('summary vectors (issue 13 §3)', { timeout: 60_000 }, () => {
+  it('embeds a summary on the job queue, and a query sharing no word with it finds it by its vector', async () => {
+    const { engine, storage } = setUpWith(remoteHashing(SYNONYMS))
+    await storage.repositories.agents.upsert('a', null)
+    await say(engine, 'c1', 'The automobile broke down on the highway near Porto.')
+    await say(engine, 'c1', 'The automobile broke down again, this time on the highway to Braga.')
+    await say(engine, 'c2', 'The quarterly budget review is on Friday with the finance team.')
+    const car = await engine.summaries.summarize('a', 'c1')
+    await engine.summaries.summarize('a', 'c2')
+    // Queued, not embedded in the request.
+    expect(await summaryEmbedJobs(engine, 'a')).toEqual([{ value: 'summary', state: 'pending', count: 2 }])
+    expect(await storage.vectors.count('a', 'summary')).toBe(0)
+    await engine.jobs.drain()
+    expect(await storage.vectors.count('a', 'summary')).toBe(2)
+    const coverage = await engine.embeddings.coverage('a')
+    // Counted with the other kinds (the in-memory store's vectors carry a model of their own, so
+    // `embedded` is the SQLite test's to check).
+    expect(coverage.find((c) => c.kind === 'summary')).toMatchObject({ total: 2, queued: 0, failed: 0 })
+
+    const query = 'my car stopped working on the road'
+    expect(car?.content.toLowerCase()).not.toMatch(/\b(my|car|stopped|working|road)\b/)
+    const hits = await engine.search.search('a', query, {
+      scopes: ['SUMMARIES'],
+      weights: { bm25: 0, vector: 1 },
+    })
+    expect(hits[0]?.id).toBe(`summary:${car?.id}`)
+    expect(hits[0]?.components.vector).toBeGreaterThan(0.05)
+    expect(hits[0]?.components.bm25).toBe(0)
+  })
+
+  it("removes a summary's vector, cache entry and queued embed job with its retention or its conversation", async () => {
+    const { engine, storage, advance } = setUpWith(remoteHashing())
+    await storage.repositories.agents.upsert('a', null)
+    await engine.summaries.updateSettings('a', { summaryRetentionDays: 1 })
+    await say(engine, 'c1', TURNS[0] as string)
+    const expiring = await engine.summaries.summarize('a', 'c1')
+    await engine.jobs.drain()
+    const model = engine.embeddings.model
+    const hashOf = (text: string | undefined) => contentHash(text as string)
+    expect(await storage.vectors.count('a', 'summary')).toBe(1)
+    expect(await storage.embeddings.cached('a', model, [hashOf(expiring?.content)])).toHaveLength(1)
+    // Loaded into the in-memory index by a search.
+    expect((await engine.embeddings.index('a', 'summary')).size).toBe(1)
+
+    // A second conversation's summary, its embed job still queued, then the conversation is deleted.
+    await say(engine, 'c2', TURNS[1] as string)
+    const deleted = await engine.summaries.summarize('a', 'c2')
+    expect(await summaryEmbedJobs(engine, 'a')).toEqual([{ value: 'summary', state: 'pending', count: 1 }])
+    expect(await engine.sessions.delete('a', 'c2')).toBe(true)
+    expect(await summaryEmbedJobs(engine, 'a')).toEqual([])
+    expect(await storage.embeddings.ownerTexts('summary', model, [Number(deleted?.id)])).toEqual([])
+
+    // A day later the retention cleanup removes the first: its vector, index entry and cache go too.
+    advance(86_400_000 + 3_600_000)
+    await engine.jobs.drain()
+    expect(await engine.summaries.list('a')).toEqual([])
+    expect(await storage.vectors.count('a', 'summary')).toBe(0)
+    expect((await engine.embeddings.index('a', 'summary')).size).toBe(0)
+    expect(await storage.embeddings.cached('a', model, [hashOf(expiring?.content)])).toEqual([])
   })
 })

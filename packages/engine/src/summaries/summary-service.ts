@@ -16,13 +16,19 @@ import {
 } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
-import type { JobWorker } from '../jobs/job-worker.ts'
+import { type JobWorker, yieldToRequests } from '../jobs/job-worker.ts'
 import type { AgentLanguageModels } from '../llm/with-model.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
+import { inProcessSummarizer, type OfflineSummarizer } from '../ports/extractor.ts'
 import type { Job, JobQueue, NewJob } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { MemoryItemRepository, StoredMemorySettings } from '../ports/memory-items.ts'
-import type { StoredSummary, StoredSummaryTrigger, SummaryRepository } from '../ports/summaries.ts'
+import type {
+  RemovedSummary,
+  StoredSummary,
+  StoredSummaryTrigger,
+  SummaryRepository,
+} from '../ports/summaries.ts'
 import { writeSummary } from './summary-writer.ts'
 
 /** Summarises a conversation when its summary is due (debounce, switch, threshold). */
@@ -61,7 +67,23 @@ export interface SummaryServiceDeps {
   writes?: AgentWrites
   /** Counts each summary written in the processing statistics (none when not given). */
   activity?: FormationWorkTracker
+  /** Where summaries without a model are written (a server's worker-thread pool); in process when none is given. */
+  offline?: OfflineSummarizer
+  /**
+   * The summaries' vectors (the embedding service): a stored summary queues its embed job, a
+   * removed one's vector, cache entry and job go. None: summaries are searched by their words only.
+   */
+  vectors?: SummaryVectors
 }
+
+/** What summaries need of the embedding service. */
+export interface SummaryVectors {
+  enqueue(agentId: string, kind: 'summary', ownerIds: readonly number[]): Promise<void>
+  discard(agentId: string, kind: 'summary', owners: readonly { id: string; text: string }[]): Promise<void>
+}
+
+/** A conversation's summaries read at most when it is deleted, to remove their vectors first. */
+const CONVERSATION_SUMMARIES_MAX = 10_000
 
 interface SummaryPayload {
   conversationId: string
@@ -79,8 +101,11 @@ interface SummaryPayload {
  */
 export class SummaryService {
   private readonly settingsCache = new Map<string, { at: number; stored: StoredMemorySettings }>()
+  private readonly offline: OfflineSummarizer
 
-  constructor(private readonly deps: SummaryServiceDeps) {}
+  constructor(private readonly deps: SummaryServiceDeps) {
+    this.offline = deps.offline ?? inProcessSummarizer(deps.tokenCounter)
+  }
 
   // --- settings -------------------------------------------------------------------------------
 
@@ -185,6 +210,8 @@ export class SummaryService {
       if (typeof conversationId !== 'string') continue
       const key = JSON.stringify([job.agentId, conversationId])
       if (done.has(key)) continue
+      // Requests waiting go first between two summaries, as between two extractor calls.
+      if (done.size > 0) await yieldToRequests()
       done.add(key)
       try {
         await this.runDue(job.agentId, conversationId, trigger ?? 'debounce')
@@ -282,6 +309,7 @@ export class SummaryService {
   async summarizePending(agentId: string): Promise<StoredSummary[]> {
     const formed: StoredSummary[] = []
     for (const conversationId of await this.deps.repository.conversationsWithPendingTurns(agentId)) {
+      if (formed.length > 0) await yieldToRequests()
       const summary = await this.summarize(agentId, conversationId)
       if (summary) formed.push(summary)
     }
@@ -313,11 +341,29 @@ export class SummaryService {
     return this.deps.repository.find(agentId, id)
   }
 
+  /**
+   * Before a conversation is deleted: its summaries' vectors go (a store's cascade may remove the
+   * summaries with the conversation, after which their ids and texts are no longer there to read).
+   */
+  async conversationDeleting(agentId: string, conversationId: string): Promise<void> {
+    if (!this.deps.vectors) return
+    const summaries = await this.deps.repository.list(agentId, {
+      conversationId,
+      since: null,
+      limit: CONVERSATION_SUMMARIES_MAX,
+    })
+    await this.discardVectors(
+      agentId,
+      summaries.map((summary) => ({ id: summary.id, content: summary.content })),
+    )
+  }
+
   /** A deleted conversation's summaries, cursor and queued summary jobs. */
   async conversationDeleted(agentId: string, conversationId: string): Promise<void> {
     await this.deps.queue.cancel(agentId, summaryJobKeys(conversationId))
     const removed = await this.deps.repository.deleteConversation(agentId, conversationId)
-    if (removed > 0) this.deps.writes?.touch(agentId)
+    await this.discardVectors(agentId, removed)
+    if (removed.length > 0) this.deps.writes?.touch(agentId)
   }
 
   // --- retention ------------------------------------------------------------------------------
@@ -331,10 +377,21 @@ export class SummaryService {
     const now = this.deps.clock.now()
     const cutoff = new Date(now.getTime() - settings.summaryRetentionDays * 86_400_000)
     const removed = await this.deps.repository.deleteStoredBefore(agentId, cutoff)
-    if (removed > 0) this.deps.writes?.touch(agentId)
+    await this.discardVectors(agentId, removed)
+    if (removed.length > 0) this.deps.writes?.touch(agentId)
     const oldest = await this.deps.repository.oldestStoredAt(agentId)
     if (oldest) await this.deps.queue.enqueue([retentionJob(agentId, summaryExpiresAt(oldest, settings))])
-    return removed
+    return removed.length
+  }
+
+  /** Removed summaries' vectors leave the vector store, the index in memory, the cache and the queue. */
+  private async discardVectors(agentId: string, removed: readonly RemovedSummary[]): Promise<void> {
+    if (removed.length === 0 || !this.deps.vectors) return
+    await this.deps.vectors.discard(
+      agentId,
+      'summary',
+      removed.map((summary) => ({ id: summary.id, text: summary.content })),
+    )
   }
 
   // --- internals ------------------------------------------------------------------------------
@@ -377,11 +434,14 @@ export class SummaryService {
         ? message.content.slice(CONTEXT_SUMMARY_PREFIX.length).trim()
         : message.content,
     }))
+    const maxTokens = settings.summaryMaxTokens
     const written = await writeSummary(turns, {
       strategy,
-      maxTokens: settings.summaryMaxTokens,
+      maxTokens,
       countTokens,
       llm: this.deps.models ? await this.deps.models.languageModel(agentId) : this.deps.llm,
+      offline: (parts) =>
+        this.offline.summarize(parts, { strategy, maxTokens, tokenizer: this.deps.tokenCounter.name }),
     })
     const first = messages[0] as StoredMessage
     const last = messages[messages.length - 1] as StoredMessage
@@ -407,6 +467,9 @@ export class SummaryService {
     })
     this.deps.writes?.touch(agentId)
     await this.deps.queue.enqueue([retentionJob(agentId, summaryExpiresAt(now, settings))])
+    // Embedded off the request path like a memory: the embed job is the worker's (a search with a
+    // local embedder fills it first).
+    await this.deps.vectors?.enqueue(agentId, 'summary', [Number(stored.id)])
     return stored
   }
 }
@@ -448,7 +511,9 @@ function summaryJob(
 }
 
 function summaryJobKeys(conversationId: string): [debounce: string, now: string] {
-  return [`summary:${conversationId}`, `summary-now:${conversationId}`]
+  // `summarize…`, never `summary:<id>`: that is a summary's embed job key (a conversation named "12"
+  // must not share a key, and so a lease and a dedupe, with summary 12's embedding).
+  return [`summarize:${conversationId}`, `summarize-now:${conversationId}`]
 }
 
 /**

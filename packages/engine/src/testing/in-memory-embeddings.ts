@@ -28,6 +28,12 @@ export class InMemoryEmbeddingRepository implements EmbeddingRepository {
     for (const { id, agentId, text } of owners) table.set(id, { agentId, text })
   }
 
+  /** Owners whose rows were deleted. */
+  removeOwners(kind: EmbeddingKind, ids: readonly number[]): void {
+    const table = this.table(kind)
+    for (const id of ids) table.delete(id)
+  }
+
   async ownerTexts(kind: EmbeddingKind, model: string, ownerIds: readonly number[]): Promise<OwnerText[]> {
     const table = this.table(kind)
     return ownerIds.flatMap((id) => {
@@ -80,6 +86,16 @@ export class InMemoryEmbeddingRepository implements EmbeddingRepository {
       const key = cacheKey(vector.agentId, vector.model, vector.contentHash)
       if (!this.cachedVectors.has(key)) this.cachedVectors.set(key, vector)
     }
+  }
+
+  async uncache(agentId: string, contentHashes: readonly string[]): Promise<number> {
+    let removed = 0
+    for (const [key, vector] of this.cachedVectors)
+      if (vector.agentId === agentId && contentHashes.includes(vector.contentHash)) {
+        this.cachedVectors.delete(key)
+        removed++
+      }
+    return removed
   }
 
   async hasOtherModels(model: string): Promise<boolean> {

@@ -3,11 +3,13 @@ import type { JobQueue } from '../ports/job-queue.ts'
 import type {
   NewSummary,
   RecordedTurn,
+  RemovedSummary,
   StoredSummary,
   SummaryCursor,
   SummaryListQuery,
   SummaryRepository,
 } from '../ports/summaries.ts'
+import type { InMemoryEmbeddingRepository } from './in-memory-embeddings.ts'
 
 const cursorKey = (agentId: string, conversationId: string) => JSON.stringify([agentId, conversationId])
 
@@ -20,6 +22,7 @@ export class InMemorySummaries implements SummaryRepository {
   async insert(summary: NewSummary): Promise<StoredSummary> {
     const row = { ...summary, id: String(this.nextId++) }
     this.rows.push(row)
+    this.owners?.putOwners('summary', [{ id: Number(row.id), agentId: row.agentId, text: row.content }])
     const key = cursorKey(summary.agentId, summary.conversationId)
     const cursor = this.cursors.get(key) ?? {
       agentId: summary.agentId,
@@ -96,7 +99,7 @@ export class InMemorySummaries implements SummaryRepository {
     return cursor ? { ...cursor } : null
   }
 
-  async deleteStoredBefore(agentId: string, cutoff: Date): Promise<number> {
+  async deleteStoredBefore(agentId: string, cutoff: Date): Promise<RemovedSummary[]> {
     return this.remove((row) => row.agentId === agentId && row.createdAt.getTime() < cutoff.getTime())
   }
 
@@ -124,7 +127,7 @@ export class InMemorySummaries implements SummaryRepository {
     return [...new Set(this.rows.map((row) => row.agentId))].sort()
   }
 
-  async deleteConversation(agentId: string, conversationId: string): Promise<number> {
+  async deleteConversation(agentId: string, conversationId: string): Promise<RemovedSummary[]> {
     this.cursors.delete(cursorKey(agentId, conversationId))
     return this.remove((row) => row.agentId === agentId && row.conversationId === conversationId)
   }
@@ -139,15 +142,29 @@ export class InMemorySummaries implements SummaryRepository {
     for (const [key, cursor] of this.cursors) if (cursor.agentId === agentId) this.cursors.delete(key)
   }
 
-  private remove(match: (row: StoredSummary) => boolean): number {
-    let removed = 0
+  /**
+   * The in-memory embedding repository has no tables to read owners from: it is told of every
+   * summary stored and removed, as the SQLite one reads the Summary table.
+   */
+  embedWith(owners: Pick<InMemoryEmbeddingRepository, 'putOwners' | 'removeOwners'>): void {
+    this.owners = owners
+  }
+
+  private owners: Pick<InMemoryEmbeddingRepository, 'putOwners' | 'removeOwners'> | null = null
+
+  private remove(match: (row: StoredSummary) => boolean): RemovedSummary[] {
+    const removed: RemovedSummary[] = []
     for (let i = this.rows.length - 1; i >= 0; i--) {
       const row = this.rows[i]
       if (row && match(row)) {
         this.rows.splice(i, 1)
-        removed++
+        removed.push({ id: row.id, content: row.content })
       }
     }
-    return removed
+    this.owners?.removeOwners(
+      'summary',
+      removed.map((row) => Number(row.id)),
+    )
+    return removed.reverse()
   }
 }

@@ -69,6 +69,8 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     return deleted
   }
   const optimizer = new InMemoryOptimizerRepository(repositories)
+  const embeddings = new InMemoryEmbeddingRepository(vectors, jobs)
+  summaries.embedWith(embeddings)
   return {
     name: 'in-memory',
     capabilities: { backup: false, multiProcess: false },
@@ -81,7 +83,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     vectors,
     jobs,
     formation,
-    embeddings: new InMemoryEmbeddingRepository(vectors, jobs),
+    embeddings,
     memoryItems: memoryItems.repository,
     knowledge: knowledge.repository,
     privacyPolicies: agentRecords.privacyPolicies,

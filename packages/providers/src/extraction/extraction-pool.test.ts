@@ -1,6 +1,13 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type ConversationTurn, extractMemoriesOffline, ValidationError } from '@engram/core'
+import {
+  type ConversationTurn,
+  createTokenCounter,
+  extractMemoriesOffline,
+  SUMMARY_STRATEGIES,
+  ValidationError,
+  writeOfflineSummary,
+} from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ExtractionBusyError, ExtractionPool, ExtractionWorkerError } from './extraction-pool.ts'
 
@@ -54,6 +61,26 @@ describe('ExtractionPool', { timeout: 30_000 }, () => {
     const extracted = await pool().extract(TURNS, options)
     // Dates survive the trip (structured clone), so the candidates are equal field for field.
     expect(extracted).toEqual(expected)
+  })
+
+  it('writes summaries without a model on the same threads, equal to the in-process ones for every strategy', async () => {
+    // Long enough for hierarchical (chunks of ten, then summaries of summaries) and map-reduce (forty).
+    const topics = ['the garden shed', 'the Lisbon trip', 'the Acme migration', 'peanut allergies', 'tea']
+    const turns = Array.from({ length: 90 }, (_, i) => ({
+      speaker: i % 2 ? 'dana' : 'assistant',
+      content: `Turn ${i}: we talked about ${topics[i % topics.length]} and decided to revisit it on day ${i}.`,
+    }))
+    const shared = pool()
+    const counter = createTokenCounter('heuristic')
+    for (const strategy of SUMMARY_STRATEGIES) {
+      const options = { strategy, maxTokens: 120 }
+      const expected = await writeOfflineSummary(turns, { ...options, countTokens: (t) => counter.count(t) })
+      expect(expected.length).toBeGreaterThan(0)
+      expect(await shared.summarize(turns, { ...options, tokenizer: 'heuristic' })).toBe(expected)
+    }
+    await shared.extract(TURNS, { now: NOW })
+    // One pool, both kinds of work, counted apart.
+    expect(shared.stats().completedByTask).toEqual({ extract: 1, summarize: SUMMARY_STRATEGIES.length })
   })
 
   it('fails the call of a thread that dies, replaces the thread, and serves the next call', async () => {

@@ -6,9 +6,15 @@ import {
   type ConversationTurn,
   type OfflineExtractorOptions,
   parseWith,
+  type SummaryTurn,
 } from '@engram/core'
 import { z } from 'zod'
-import type { ExtractionReply, ExtractionRequest } from './extraction-thread.ts'
+import type {
+  ExtractionReply,
+  ExtractionRequest,
+  FormationTask,
+  OfflineSummaryRequestOptions,
+} from './extraction-thread.ts'
 
 const WORKER_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'extraction-worker.mjs')
 
@@ -50,7 +56,7 @@ export class ExtractionWorkerError extends Error {
 
 interface Call {
   request: ExtractionRequest
-  resolve(candidates: CandidateMemory[]): void
+  resolve(result: CandidateMemory[] | string): void
   reject(error: Error): void
 }
 
@@ -66,18 +72,22 @@ export interface ExtractionPoolStats {
   busy: number
   waiting: number
   maxQueue: number
-  /** Calls answered (with candidates or an extractor error). */
+  /** Calls answered (with candidates, a summary or an error). */
   completed: number
+  /** The same, per kind of work: the server's extraction and summaries both run here. */
+  completedByTask: Record<FormationTask, number>
   /** Threads replaced after dying. */
   restarts: number
 }
 
 /**
- * Core's offline extractor on worker threads (issue 13 §2), the engine's OfflineExtractor port:
- * wink-nlp's analysis of every sentence runs off the request thread, so a burst of extraction
- * does not hold up requests. Each thread loads the model once and takes one call at a time
- * (turns and settings in, candidates out, copied by structured clone); calls beyond the threads
- * wait in a bounded queue. A thread that dies fails the call it held and is replaced.
+ * Memory formation's offline CPU work on worker threads (issue 13 §2, §3): core's offline
+ * extractor (the engine's OfflineExtractor port: wink-nlp's analysis of every sentence) and the
+ * summary written without a model (its OfflineSummarizer port: the extractive summary in the
+ * strategy's shape) run off the request thread, so a burst of either does not hold up requests.
+ * One pool serves both: each thread loads the model once and takes one call at a time (turns and
+ * settings in, candidates or a summary out, copied by structured clone); calls beyond the threads
+ * wait in one bounded queue. A thread that dies fails the call it held and is replaced.
  */
 export class ExtractionPool {
   private readonly slots: Slot[] = []
@@ -88,6 +98,7 @@ export class ExtractionPool {
   private nextId = 1
   private restarts = 0
   private completed = 0
+  private readonly completedByTask: Record<FormationTask, number> = { extract: 0, summarize: 0 }
   private startFailures = 0
   private closed: Error | null = null
 
@@ -100,11 +111,22 @@ export class ExtractionPool {
   }
 
   extract(turns: readonly ConversationTurn[], options: OfflineExtractorOptions): Promise<CandidateMemory[]> {
+    return this.call({ id: this.nextId++, task: 'extract', turns: [...turns], options }) as Promise<
+      CandidateMemory[]
+    >
+  }
+
+  /** A summary without a model, in the strategy's shape, written on a thread (the OfflineSummarizer port). */
+  summarize(turns: readonly SummaryTurn[], options: OfflineSummaryRequestOptions): Promise<string> {
+    return this.call({ id: this.nextId++, task: 'summarize', turns: [...turns], options }) as Promise<string>
+  }
+
+  private call(request: ExtractionRequest): Promise<CandidateMemory[] | string> {
     if (this.closed) return Promise.reject(this.closed)
     if (this.waiting.length >= this.maxQueue && !this.slots.some((slot) => slot.ready && !slot.call))
       return Promise.reject(new ExtractionBusyError(this.maxQueue))
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: { id: this.nextId++, turns: [...turns], options }, resolve, reject })
+      this.waiting.push({ request, resolve, reject })
       this.dispatch()
     })
   }
@@ -116,6 +138,7 @@ export class ExtractionPool {
       waiting: this.waiting.length,
       maxQueue: this.maxQueue,
       completed: this.completed,
+      completedByTask: { ...this.completedByTask },
       restarts: this.restarts,
     }
   }
@@ -147,8 +170,15 @@ export class ExtractionPool {
         const call = slot.call
         slot.call = null
         this.completed++
+        this.completedByTask[call.request.task]++
         if (reply.type === 'done') call.resolve(reply.candidates)
-        else call.reject(new Error(`offline extraction failed: ${reply.error}`))
+        else if (reply.type === 'summarized') call.resolve(reply.summary)
+        else
+          call.reject(
+            new Error(
+              `offline ${call.request.task === 'extract' ? 'extraction' : 'summary'} failed: ${reply.error}`,
+            ),
+          )
       }
       this.dispatch()
     })

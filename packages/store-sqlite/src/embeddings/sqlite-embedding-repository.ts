@@ -18,16 +18,18 @@ const OWNER_TEXT: Record<EmbeddingKind, string> = {
   memory: `SELECT o."id" AS id, o."content" AS text FROM "MemoryItem" o`,
   message: `SELECT o."id" AS id, o."content" AS text FROM "Message" o`,
   knowledge: `SELECT o."id" AS id, o."key" || ': ' || o."value" AS text FROM "Knowledge" o`,
+  summary: `SELECT o."id" AS id, o."content" AS text FROM "Summary" o`,
 }
 const OWNER_TABLE: Record<EmbeddingKind, string> = {
   memory: 'MemoryItem',
   message: 'Message',
   knowledge: 'Knowledge',
+  summary: 'Summary',
 }
 
 /**
- * The EmbeddingRepository port on SQLite: owners are rows of "MemoryItem", "Message" and
- * "Knowledge", their vectors rows of "Embedding", the cache "EmbeddingCache". The owner queries
+ * The EmbeddingRepository port on SQLite: owners are rows of "MemoryItem", "Message",
+ * "Knowledge" and "Summary", their vectors rows of "Embedding", the cache "EmbeddingCache". The owner queries
  * join the vectors in SQL, so finding what lacks a vector never reads vectors.
  */
 export class SqliteEmbeddingRepository implements EmbeddingRepository {
@@ -127,6 +129,14 @@ export class SqliteEmbeddingRepository implements EmbeddingRepository {
         ]),
       )
     }
+  }
+
+  async uncache(agentId: string, contentHashes: readonly string[]): Promise<number> {
+    if (contentHashes.length === 0) return 0
+    const { count } = await this.db.embeddingCache.deleteMany({
+      where: { agentId, contentHash: { in: [...contentHashes] } },
+    })
+    return count
   }
 
   async hasOtherModels(model: string): Promise<boolean> {

@@ -75,3 +75,34 @@ describe('automatic extraction on SQLite', () => {
     await third.storage.close()
   })
 })
+
+describe('summary vectors on SQLite', () => {
+  it('a summary removed by any path takes its vectors of every model with it (the trigger)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-summary-vectors-'))
+    directories.push(dir)
+    const file = path.join(dir, 'engram.db')
+    const clock: Clock = { now: () => new Date('2026-01-15T10:00:00.000Z') }
+    const { storage, engine } = open(file, clock)
+    await storage.repositories.agents.upsert('a', null)
+    for (const c of ['c1', 'c2'])
+      await engine.sessions.addMessage('a', c, { role: 'user', content: `The garden shed of ${c} is blue.` })
+    const [one, two] = [
+      await engine.summaries.summarize('a', 'c1'),
+      await engine.summaries.summarize('a', 'c2'),
+    ]
+    await engine.embeddings.fill('a', 'summary')
+    // A vector of an older model too, as a provider change leaves until the re-embedding ends.
+    await storage.db.$executeRawUnsafe(
+      `INSERT INTO "Embedding" ("kind", "ownerId", "agentId", "model", "dimensions", "vector", "contentHash", "createdAt")
+       SELECT "kind", "ownerId", "agentId", 'older-model', "dimensions", "vector", "contentHash", "createdAt" FROM "Embedding" WHERE "kind" = 'summary'`,
+    )
+    const vectorsOf = (id: string | undefined) =>
+      storage.db.embedding.count({ where: { kind: 'summary', ownerId: Number(id) } })
+    expect([await vectorsOf(one?.id), await vectorsOf(two?.id)]).toEqual([2, 2])
+    // Removed behind the engine's back (a cascade from its session, a crash before the engine's cleanup).
+    await storage.db.summary.delete({ where: { id: Number(one?.id) } })
+    await storage.db.session.deleteMany({ where: { agentId: 'a', conversationId: 'c2' } })
+    expect([await vectorsOf(one?.id), await vectorsOf(two?.id)]).toEqual([0, 0])
+    await storage.close()
+  })
+})

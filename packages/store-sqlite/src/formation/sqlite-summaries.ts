@@ -171,8 +171,15 @@ export function sqliteSummaries(db: Database, jobs: SqliteJobQueue): SummaryRepo
       return row ? toCursor(row) : null
     },
 
-    deleteStoredBefore: async (agentId, cutoff) =>
-      (await db.summary.deleteMany({ where: { agentId, createdAt: { lt: cutoff } } })).count,
+    // The removed rows' ids and texts are read in the deleting transaction: their vectors (gone by
+    // trigger), cache entries and embed jobs are the engine's to remove next.
+    deleteStoredBefore: (agentId, cutoff) =>
+      db.$transaction(async (tx) => {
+        const where = { agentId, createdAt: { lt: cutoff } }
+        const removed = await tx.summary.findMany({ where, select: { id: true, content: true } })
+        await tx.summary.deleteMany({ where })
+        return removed.map((row) => ({ id: String(row.id), content: row.content }))
+      }),
 
     oldestStoredAt: async (agentId) =>
       (await db.summary.aggregate({ where: { agentId }, _min: { createdAt: true } }))._min.createdAt ?? null,
@@ -201,7 +208,12 @@ export function sqliteSummaries(db: Database, jobs: SqliteJobQueue): SummaryRepo
     deleteConversation: (agentId, conversationId) =>
       db.$transaction(async (tx) => {
         await tx.summaryCursor.deleteMany({ where: { agentId, conversationId } })
-        return (await tx.summary.deleteMany({ where: { agentId, conversationId } })).count
+        const removed = await tx.summary.findMany({
+          where: { agentId, conversationId },
+          select: { id: true, content: true },
+        })
+        await tx.summary.deleteMany({ where: { agentId, conversationId } })
+        return removed.map((row) => ({ id: String(row.id), content: row.content }))
       }),
 
     count: (agentId) => db.summary.count({ where: { agentId } }),
