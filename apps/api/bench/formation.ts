@@ -75,8 +75,9 @@ export interface FormationBenchOptions {
   /** Only the writes with the job worker running (the figure extraction threads change). */
   writesOnly?: boolean
   /**
-   * Only the memories (raw extractor, engine pipeline and question recall), in both directions
-   * even with `quick`: the figures an extractor or verification change moves, without the writes.
+   * Only the memories (raw extractor, engine pipeline and question recall), in both directions and
+   * with every question even with `quick` (which then only keeps the small tuning grid): the
+   * figures an extractor, verification or search change moves, without the writes.
    */
   memoriesOnly?: boolean
   /** Print each supersession the engine's pipeline made (older → newer), to read what it replaces. */
@@ -129,7 +130,8 @@ export async function formationBenchmarks(options: FormationBenchOptions): Promi
     const engineLap = performance.now()
     const engine = await throughEngine(report, {
       settings: chosen.settings,
-      quick,
+      // --memories-only asks every question (quick keeps its small tuning grid).
+      quick: quick && !options.memoriesOnly,
       showSuperseded: options.showSuperseded ?? false,
     })
     console.info(
