@@ -118,7 +118,7 @@ const FAMILIES: Family[] = [
   {
     family: 'preference',
     pattern:
-      /\bi (?:\w+ )?(?:prefer|like|love|enjoy|hate|dislike|adore|can't stand)\b|\bfavou?rite\b|\bi'd rather\b|\b(?:i'm|i am) (?:a (?:big |huge )?fan of|not a fan of|into|passionate about)\b|\bi don't (?:like|enjoy|love)\b|\b(?:please )?always use\b|^answer in\b|\bhelps me (?:focus|relax|unwind)\b|\bis (?:so |really )?(?:calming|relaxing) for me\b/,
+      /\bi (?:\w+ )?(?:prefer|like|love|enjoy|hate|dislike|adore|can't stand|cherish|treasure|value)\b|\bfavou?rite\b|\bi'd rather\b|\b(?:i'm|i am) (?:a (?:big |huge )?fan of|not a fan of|into|passionate about)\b|\bi don't (?:like|enjoy|love)\b|\b(?:please )?always use\b|^answer in\b|\bhelps me (?:focus|relax|unwind)\b|\bis (?:so |really )?(?:calming|relaxing) for me\b/,
     memoryType: 'preference',
     category: 'preference',
     tier: 'semantic',
@@ -152,6 +152,27 @@ const FAMILIES: Family[] = [
     confidence: 0.65,
   },
 ]
+
+/**
+ * What something does for the speaker, said with "me" or "my" as the object rather than "I" as the
+ * subject: "The support group has made me feel accepted", "Creativity and family keep me at
+ * peace", "Family time matters to me", "Pottery is a huge part of my life". Last of the families:
+ * a sentence another one names is that one's. Weak evidence (0.5, below `namedFamilyConfidence`):
+ * it needs as many content words as a bare first-person statement.
+ */
+const ABOUT_THE_SPEAKER: Family = {
+  family: 'about the speaker',
+  // Not after a bare pronoun or with no subject at all ("It made me think…", "They give me
+  // strength", "Reminds me…"): out of its exchange, what "it" was is lost.
+  pattern:
+    /^(?!(?:it|it's|this|that|they|these|those|really|also|reminds|makes|made|gives|helps)\b).*(?:\b(?:matters?|means? (?:a lot|so much|everything|the world)) to me\b|\bpart of my (?:life|day|routine|identity)\b|\b(?:keeps?|kept|makes?|made|helps?|helped|brings?|brought|gives?|gave|given|allows?|allowed|lets|taught|teaches|showed|shows|reminds?|reminded|inspires?|inspired|motivates?|motivated) me\b|\b(?:great|good|important|helpful|healing) for (?:me|my)\b)/,
+  memoryType: 'fact',
+  category: 'fact',
+  tier: 'semantic',
+  confidence: 0.5,
+}
+
+const ORDERED_FAMILIES: readonly Family[] = [...FAMILIES, ABOUT_THE_SPEAKER]
 
 /** A first-person statement no family names: kept only when the extractor is set to take weak evidence. */
 const FIRST_PERSON_STATEMENT: Omit<Family, 'pattern'> = {
@@ -210,7 +231,7 @@ export function classifySentence(sentence: string, role: SpeakerRole = 'user'): 
   if (role === 'tool') return { ...TOOL_RESULT }
   if (CHIT_CHAT.some((pattern) => pattern.test(text))) return null
   const firstPerson = FIRST_PERSON.test(text)
-  for (const family of FAMILIES) {
+  for (const family of ORDERED_FAMILIES) {
     if (!family.pattern.test(text)) continue
     // Most families are about the speaker; a third-person sentence matching them ("Ben approves the
     // invoices") is kept only for the families that are about others by nature.
