@@ -132,6 +132,18 @@ describe('offline extractor', () => {
     ])
   })
 
+  it('holds no memory in what is about the exchange: news announced, updates promised, the listener praised', () => {
+    const memories = extract([
+      turn('m1', "There's something I want to tell you about my new job."),
+      turn('m2', "I'll keep you posted on the adoption process."),
+      turn('m3', 'I love how you use your paintings to tell your own story.'),
+      turn('m4', 'I love how quiet the mountains are in early spring.'),
+    ])
+    expect(memories.map((m) => [m.sourceMessageIds[0], m.content])).toEqual([
+      ['m4', 'Dana loves how quiet the mountains are in early spring.'],
+    ])
+  })
+
   it('keeps a name of several words as one tag a memory accepts, and no spoken contraction as a noun', () => {
     const [work] = extract([turn('m1', 'I started working at Blue Bottle Coffee in New York last week.')])
     expect(work?.tags).toEqual(['fact', 'blue-bottle-coffee', 'new-york'])
