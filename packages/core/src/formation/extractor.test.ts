@@ -117,19 +117,12 @@ describe('offline extractor', () => {
     expect(both.map((m) => m.tags)).toEqual([['preference'], ['preference']])
   })
 
-  it('keeps what something does for the speaker, said with "me" or "my", unless "it" or "they" stands for what', () => {
-    const memories = extract([
-      turn('m1', 'Pottery is a huge part of my life, not just a hobby.'),
-      turn('m2', 'Creativity and music keep me at peace every day.'),
-      turn('m3', 'It made me think about my own childhood a lot.'),
-      turn('m4', 'They give me the strength to keep going every single day.'),
-      turn('m5', 'I cherish quiet evenings at home with a good book.'),
-    ])
-    expect(memories.map((m) => [m.sourceMessageIds[0], m.family, m.content])).toEqual([
-      ['m1', 'about the speaker', "Pottery is a huge part of Dana's life, not just a hobby."],
-      ['m2', 'about the speaker', 'Creativity and music keep Dana at peace every day.'],
-      ['m5', 'preference', 'Dana cherishes quiet evenings at home with a good book.'],
-    ])
+  it('takes cherish, treasure and value as preferences', () => {
+    const [memory] = extract([turn('m5', 'I cherish quiet evenings at home with a good book.')])
+    expect(memory).toMatchObject({
+      family: 'preference',
+      content: 'Dana cherishes quiet evenings at home with a good book.',
+    })
   })
 
   it('holds no memory in what is about the exchange: news announced, updates promised, the listener praised', () => {

@@ -159,27 +159,6 @@ const FAMILIES: Family[] = [
   },
 ]
 
-/**
- * What something does for the speaker, said with "me" or "my" as the object rather than "I" as the
- * subject: "The support group has made me feel accepted", "Creativity and family keep me at
- * peace", "Family time matters to me", "Pottery is a huge part of my life". Last of the families:
- * a sentence another one names is that one's. Weak evidence (0.5, below `namedFamilyConfidence`):
- * it needs as many content words as a bare first-person statement.
- */
-const ABOUT_THE_SPEAKER: Family = {
-  family: 'about the speaker',
-  // Not after a bare pronoun or with no subject at all ("It made me think…", "They give me
-  // strength", "Reminds me…"): out of its exchange, what "it" was is lost.
-  pattern:
-    /^(?!(?:it|it's|this|that|they|these|those|really|also|reminds|makes|made|gives|helps)\b).*(?:\b(?:matters?|means? (?:a lot|so much|everything|the world)) to me\b|\bpart of my (?:life|day|routine|identity)\b|\b(?:keeps?|kept|makes?|made|helps?|helped|brings?|brought|gives?|gave|given|allows?|allowed|lets|taught|teaches|showed|shows|reminds?|reminded|inspires?|inspired|motivates?|motivated) me\b|\b(?:great|good|important|helpful|healing) for (?:me|my)\b)/,
-  memoryType: 'fact',
-  category: 'fact',
-  tier: 'semantic',
-  confidence: 0.5,
-}
-
-const ORDERED_FAMILIES: readonly Family[] = [...FAMILIES, ABOUT_THE_SPEAKER]
-
 /** A first-person statement no family names: kept only when the extractor is set to take weak evidence. */
 const FIRST_PERSON_STATEMENT: Omit<Family, 'pattern'> = {
   family: 'first-person statement',
@@ -237,7 +216,7 @@ export function classifySentence(sentence: string, role: SpeakerRole = 'user'): 
   if (role === 'tool') return { ...TOOL_RESULT }
   if (CHIT_CHAT.some((pattern) => pattern.test(text))) return null
   const firstPerson = FIRST_PERSON.test(text)
-  for (const family of ORDERED_FAMILIES) {
+  for (const family of FAMILIES) {
     if (!family.pattern.test(text)) continue
     // Most families are about the speaker; a third-person sentence matching them ("Ben approves the
     // invoices") is kept only for the families that are about others by nature.
