@@ -74,6 +74,14 @@ export interface FormationBenchOptions {
   extractionWorkers?: number
   /** Only the writes with the job worker running (the figure extraction threads change). */
   writesOnly?: boolean
+  /**
+   * Only the memories (raw extractor, engine pipeline and question recall), in both directions and
+   * with every question even with `quick` (which then only keeps the small tuning grid): the
+   * figures an extractor, verification or search change moves, without the writes.
+   */
+  memoriesOnly?: boolean
+  /** Print each supersession the engine's pipeline made (older → newer), to read what it replaces. */
+  showSuperseded?: boolean
 }
 
 const pct = (value: number) => Math.round(value * 1_000) / 10
@@ -118,9 +126,14 @@ export async function formationBenchmarks(options: FormationBenchOptions): Promi
     })
     console.info(`[formation] ${direction}: tuning + raw: ${Math.round(performance.now() - lap)} ms`)
     // --quick: the engine's pipeline (most of the suite's time) in the first direction only.
-    if (quick && tuneIndex === 1) continue
+    if (quick && !options.memoriesOnly && tuneIndex === 1) continue
     const engineLap = performance.now()
-    const engine = await throughEngine(report, { settings: chosen.settings, quick })
+    const engine = await throughEngine(report, {
+      settings: chosen.settings,
+      // --memories-only asks every question (quick keeps its small tuning grid).
+      quick: quick && !options.memoriesOnly,
+      showSuperseded: options.showSuperseded ?? false,
+    })
     console.info(
       `[formation] ${direction}: engine + questions: ${Math.round(performance.now() - engineLap)} ms`,
     )
@@ -137,6 +150,7 @@ export async function formationBenchmarks(options: FormationBenchOptions): Promi
     }
   }
 
+  if (options.memoriesOnly) return rows
   const lap = performance.now()
   rows.push(...summaryRows(conversations))
   rows.push(...routerRows())
@@ -203,7 +217,12 @@ interface QuestionRecall {
  */
 async function throughEngine(
   conversation: FormationConversation,
-  options: { settings: OfflineExtractorSettings; quick: boolean; llm?: LlmProvider },
+  options: {
+    settings: OfflineExtractorSettings
+    quick: boolean
+    llm?: LlmProvider
+    showSuperseded?: boolean
+  },
 ): Promise<EngineRun> {
   // The clock just after the conversation: validity read from the text ("until Friday") is judged
   // as it was then, not years later.
@@ -223,6 +242,7 @@ async function throughEngine(
     const formed = await t.app.services.formation.syncMemory(agentId)
     const turnsPerSecond = formed.turns / ((performance.now() - started) / 1_000)
     const memories = await storedMemories(t, key, turnOf)
+    if (options.showSuperseded) await printSuperseded(t, agentId)
     const questions = await questionRecall(t, key, conversation, memories, turnOf, options.quick)
     return {
       score: scoreObservations(conversation, memories),
@@ -279,6 +299,17 @@ interface MemoriesPage {
   __typename: 'QueryMemoriesConnection'
   edges: { node: { content: string; metadata: unknown } }[]
   pageInfo: { hasNextPage: boolean; endCursor: string | null }
+}
+
+/** Each superseded memory of the agent beside the one that replaced it. */
+async function printSuperseded(t: TestApp, agentId: string): Promise<void> {
+  const listed = await t.app.services.memoryItems.list(agentId, { includeSuperseded: true }, 'createdAt')
+  const all = await listed.page(0, listed.totalCount)
+  const byId = new Map(all.map((item) => [item.id, item]))
+  for (const item of all) {
+    const by = item.supersededById ? byId.get(item.supersededById) : undefined
+    if (by) console.info(`[superseded] ${item.content}\n         by ${by.content}`)
+  }
 }
 
 /** Every current memory of the agent, through the API, with its source turns. */
@@ -674,7 +705,7 @@ async function writeThroughput(
 }
 
 // `tsx apps/api/bench/formation.ts --dataset PATH [--quick] [--llm-url URL --llm-model M]
-//  [--extraction-workers N] [--writes-only]`
+//  [--extraction-workers N] [--writes-only] [--memories-only] [--show-superseded]`
 // (the harness imports formationBenchmarks).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const option = (name: string) => {
@@ -699,7 +730,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const workers = option('--extraction-workers')
   const extractionWorkers = workers === undefined ? 1 : Number(workers)
   const writesOnly = process.argv.includes('--writes-only')
-  const rows = await formationBenchmarks({ dataset, quick, llm, extractionWorkers, writesOnly })
+  const memoriesOnly = process.argv.includes('--memories-only')
+  const showSuperseded = process.argv.includes('--show-superseded')
+  const rows = await formationBenchmarks({
+    dataset,
+    quick,
+    llm,
+    extractionWorkers,
+    writesOnly,
+    memoriesOnly,
+    showSuperseded,
+  })
   writeReport('formation', 'Memory formation (LoCoMo-format dataset, cross-validated)', rows, {
     dataset: dataset.split('/').at(-1),
     quick,

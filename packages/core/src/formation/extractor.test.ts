@@ -102,6 +102,51 @@ describe('offline extractor', () => {
     ])
   })
 
+  it("tags a memory with the nouns of its turn's sentences no memory restates, so a search naming them finds it", () => {
+    const said =
+      "I just got accepted for an internship at a design firm! It's gonna be a huge change for my whole family."
+    // The second sentence holds no memory of its own; its nouns come along as the first's tags.
+    expect(extract([turn('m1', said)]).map((m) => [m.content, m.tags])).toEqual([
+      ['Dana just got accepted for an internship at a design firm!', ['fact', 'change', 'family']],
+    ])
+    expect(extract([turn('m1', said)], { turnNounTags: false })[0]?.tags).toEqual(['fact'])
+    // Sentences that are memories themselves lend nothing, nor do reactions ("Thanks so much").
+    const both = extract([
+      turn('m2', 'Thanks so much. I love painting. My favourite subject is the sea at sunset.'),
+    ])
+    expect(both.map((m) => m.tags)).toEqual([['preference'], ['preference']])
+  })
+
+  it('takes cherish, treasure and value as preferences', () => {
+    const [memory] = extract([turn('m5', 'I cherish quiet evenings at home with a good book.')])
+    expect(memory).toMatchObject({
+      family: 'preference',
+      content: 'Dana cherishes quiet evenings at home with a good book.',
+    })
+  })
+
+  it('holds no memory in what is about the exchange: news announced, updates promised, the listener praised', () => {
+    const memories = extract([
+      turn('m1', "There's something I want to tell you about my new job."),
+      turn('m2', "I'll keep you posted on the adoption process."),
+      turn('m3', 'I love how you use your paintings to tell your own story.'),
+      turn('m4', 'I love how quiet the mountains are in early spring.'),
+    ])
+    expect(memories.map((m) => [m.sourceMessageIds[0], m.content])).toEqual([
+      ['m4', 'Dana loves how quiet the mountains are in early spring.'],
+    ])
+  })
+
+  it('keeps a name of several words as one tag a memory accepts, and no spoken contraction as a noun', () => {
+    const [work] = extract([turn('m1', 'I started working at Blue Bottle Coffee in New York last week.')])
+    expect(work?.tags).toEqual(['fact', 'blue-bottle-coffee', 'new-york'])
+    const [news] = extract([
+      turn('m2', "I just got accepted for an internship at a design firm! It's gonna be a huge change."),
+    ])
+    expect(news?.tags).toEqual(['fact', 'change'])
+    for (const tag of [...(work?.tags ?? []), ...(news?.tags ?? [])]) expect(tag).toMatch(/^[^\s,]+$/)
+  })
+
   it('honours its settings and rejects values out of range', () => {
     const text = 'I love hiking in the mountains. I work at Acme in Lisbon. I will visit my parents in Goa.'
     expect(extract([turn('m1', text)])).toHaveLength(3)

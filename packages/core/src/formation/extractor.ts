@@ -1,8 +1,8 @@
 import type { MemoryCategory, MemoryEntryType } from '../memory/memory-item.ts'
 import { interpretRememberThis, isExplicitRememberRequest } from '../memory/remember.ts'
-import { contentWords } from '../retrieval/lexical.ts'
+import { contentWords, STOP_WORDS } from '../retrieval/lexical.ts'
 import { initialImportance } from './importance.ts'
-import { analyseText } from './language.ts'
+import { type AnalysedSentence, analyseText } from './language.ts'
 import {
   classifySentence,
   restoreElidedSubject,
@@ -99,8 +99,9 @@ function extractFromTurn(
 ): CandidateMemory[] {
   const speaker = displayName(turn.speaker)
   const speakerWord = speaker.toLowerCase()
-  const found: CandidateMemory[] = []
-  for (const sentence of analyseText(turn.content)) {
+  const found: { memory: CandidateMemory; sentence: number }[] = []
+  const sentences = analyseText(turn.content)
+  for (const [sentenceIndex, sentence] of sentences.entries()) {
     const text = restoreElidedSubject(
       stripOpeners(withoutVocative(sentence.text.slice(0, settings.maxSentenceChars), vocative)),
     )
@@ -126,31 +127,68 @@ function extractFromTurn(
       now,
       weights,
     )
+    // Tags are single words: "Door Dash" is kept as "door-dash" (the full-text index reads both).
     const entities = sentence.properNouns
-      .map((name) => name.toLowerCase())
+      .map((name) => name.toLowerCase().replace(/\s+/g, '-'))
       .filter((name) => name !== speakerWord)
     found.push({
-      type: kind.memoryType,
-      category: kind.category,
-      content,
-      confidence: kind.confidence,
-      tags: [...new Set([kind.memoryType, ...entities])].slice(0, MAX_TAGS),
-      validFrom: validity.validFrom,
-      validUntil: validity.validUntil,
-      importance: explicit ? weights.explicitRequest : importance,
-      sourceMessageIds: [turn.id],
-      speaker: turn.speaker,
-      family: kind.family,
+      sentence: sentenceIndex,
+      memory: {
+        type: kind.memoryType,
+        category: kind.category,
+        content,
+        confidence: kind.confidence,
+        tags: [...new Set([kind.memoryType, ...entities])],
+        validFrom: validity.validFrom,
+        validUntil: validity.validUntil,
+        importance: explicit ? weights.explicitRequest : importance,
+        sourceMessageIds: [turn.id],
+        speaker: turn.speaker,
+        family: kind.family,
+      },
     })
   }
   // The strongest first when a turn says more than the limit allows; ties keep the text's order.
-  return found
-    .map((memory, index) => ({ memory, index }))
+  const kept = found
+    .map((item, index) => ({ ...item, index }))
     .sort((a, b) => b.memory.confidence - a.memory.confidence || a.index - b.index)
     .slice(0, settings.maxItemsPerTurn)
     .sort((a, b) => a.index - b.index)
-    .map(({ memory }) => memory)
+  const context = settings.turnNounTags
+    ? unrestatedNouns(sentences, new Set(kept.map((item) => item.sentence)), speakerWord)
+    : []
+  return kept.map(({ memory }) => {
+    const said = contentWords(memory.content)
+    const tags = [...memory.tags, ...context.filter((noun) => !said.has(noun))]
+    return { ...memory, tags: [...new Set(tags)].slice(0, MAX_TAGS) }
+  })
 }
+
+/**
+ * The nouns of a turn's sentences that no memory restates (a sentence of at least
+ * CONTEXT_SENTENCE_WORDS content words: shorter ones are reactions): each memory of the turn is
+ * tagged with them, since a question about the turn may name what it said around the sentence a
+ * memory keeps ("a big change", said of "an internship at a design firm" the extractor passed over).
+ */
+function unrestatedNouns(
+  sentences: readonly AnalysedSentence[],
+  restated: ReadonlySet<number>,
+  speakerWord: string,
+): string[] {
+  const nouns = sentences
+    .filter(
+      (sentence, index) => !restated.has(index) && contentWords(sentence.text).size >= CONTEXT_SENTENCE_WORDS,
+    )
+    .flatMap((sentence) => sentence.nouns)
+  return [...new Set(nouns)].filter(
+    (noun) => noun !== speakerWord && noun.length > 2 && !STOP_WORDS.has(noun) && !NOT_NOUNS.has(noun),
+  )
+}
+
+const CONTEXT_SENTENCE_WORDS = 3
+
+/** Spoken contractions the light model can tag as nouns ("It's gonna be…"). */
+const NOT_NOUNS = new Set(['gonna', 'wanna', 'gotta', 'kinda', 'sorta', 'lotta', 'dunno'])
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 

@@ -14,7 +14,11 @@ export interface AnalysedSentence {
   properNouns: string[]
   /** Date and time phrases wink finds ("last week", "3 May 2023", "tomorrow"). */
   dates: string[]
+  /** Common and proper nouns, lower case, in order, without duplicates ("internship", "company"). */
+  nouns: string[]
 }
+
+const NOUN_TAGS = new Set(['NOUN', 'PROPN'])
 
 const DATE_ENTITY_TYPES = new Set(['DATE', 'TIME', 'DURATION'])
 
@@ -50,10 +54,20 @@ export function analyseText(text: string): AnalysedSentence[] {
         else flush()
       }
       flush()
+      const nouns = [
+        ...new Set(
+          words
+            .filter(
+              (word, index) => NOUN_TAGS.has(tags[index] as string) && /^[\p{L}][\p{L}\p{N}-]+$/u.test(word),
+            )
+            .map((word) => word.toLowerCase()),
+        ),
+      ]
       const entities = sentence.entities().out(its.detail) as unknown as { value: string; type: string }[]
       sentences.push({
         text: (sentence.out() as string).trim(),
         properNouns,
+        nouns,
         dates: entities.filter((entity) => DATE_ENTITY_TYPES.has(entity.type)).map((entity) => entity.value),
       })
     })

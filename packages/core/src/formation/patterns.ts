@@ -57,6 +57,12 @@ const CHIT_CHAT = [
   // Showing a photo: the picture is not in the text, and the words alone say nothing lasting.
   /^(?:here's|here is|here are|check (?:it |this )?out|look at)\b/,
   /^(?:you|your|you're|you've|that's|that sounds|sounds|this is|it's|what a|how)\b/,
+  // About the exchange, not the speaker: announcing news ("There's something I want to tell you"),
+  // promising updates ("I'll keep you posted"), praising what the listener does ("I love how you
+  // tell your stories").
+  /\b(?:want|wanted|wanna|have|had|got) to (?:tell|show|ask) (?:you|ya)\b/,
+  /\bkeep (?:you|ya) (?:posted|updated|in the loop)\b/,
+  /^i (?:\w+ )?(?:love|like|admire|appreciate) (?:how|that|the way) (?:you|ya)\b/,
 ]
 
 // Order matters: see the module comment.
@@ -118,7 +124,7 @@ const FAMILIES: Family[] = [
   {
     family: 'preference',
     pattern:
-      /\bi (?:\w+ )?(?:prefer|like|love|enjoy|hate|dislike|adore|can't stand)\b|\bfavou?rite\b|\bi'd rather\b|\b(?:i'm|i am) (?:a (?:big |huge )?fan of|not a fan of|into|passionate about)\b|\bi don't (?:like|enjoy|love)\b|\b(?:please )?always use\b|^answer in\b|\bhelps me (?:focus|relax|unwind)\b|\bis (?:so |really )?(?:calming|relaxing) for me\b/,
+      /\bi (?:\w+ )?(?:prefer|like|love|enjoy|hate|dislike|adore|can't stand|cherish|treasure|value)\b|\bfavou?rite\b|\bi'd rather\b|\b(?:i'm|i am) (?:a (?:big |huge )?fan of|not a fan of|into|passionate about)\b|\bi don't (?:like|enjoy|love)\b|\b(?:please )?always use\b|^answer in\b|\bhelps me (?:focus|relax|unwind)\b|\bis (?:so |really )?(?:calming|relaxing) for me\b/,
     memoryType: 'preference',
     category: 'preference',
     tier: 'semantic',

@@ -49,6 +49,11 @@ export const OfflineExtractorSettingsSchema = z.object({
   extractFromAssistant: z.boolean().default(false),
   /** Whether sentences without a first-person subject (tool results, third-person facts) may yield memories. */
   keepThirdPerson: z.boolean().default(true),
+  /**
+   * Whether a memory's tags carry its turn's nouns that its own words lack (tags are in the
+   * memories' full-text index): a question names what the turn said around the restated sentence.
+   */
+  turnNounTags: z.boolean().default(true),
 })
 export type OfflineExtractorSettings = z.infer<typeof OfflineExtractorSettingsSchema>
 export const DEFAULT_OFFLINE_EXTRACTOR_SETTINGS: OfflineExtractorSettings =

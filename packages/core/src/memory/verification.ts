@@ -1,6 +1,7 @@
 import { jaccardSimilarity } from '../analyzer/redundancy.ts'
 import { contentWords } from '../retrieval/lexical.ts'
 import type { MemoryCategory, MemorySettings } from './memory-item.ts'
+import { replacesStatement } from './replacement.ts'
 
 /**
  * Jaccard similarity of two word sets, 0 when both are empty. Unlike spec 000's redundancy scan,
@@ -43,6 +44,14 @@ export type VerificationSettings = Pick<
   'verificationEnabled' | 'jaccardDedupThreshold' | 'contradictionThreshold' | 'semanticDedupThreshold'
 >
 
+/**
+ * When a new memory in the contradiction band supersedes the older one:
+ * - `overlap` (spec 003, every explicit write): the band is enough;
+ * - `replacement` (memories formed from conversation): the band and `replacesStatement`, so a
+ *   later statement about the same speaker and topic no longer replaces a distinct earlier one.
+ */
+export type SupersessionRule = 'overlap' | 'replacement'
+
 interface Match {
   memory: ExistingMemory
   similarity: number
@@ -65,12 +74,14 @@ function better(similarity: number, memory: ExistingMemory, current: Match | nul
  *    being superseded is no witness here: "lives in Paris" and "lives in Berlin" are close in
  *    embedding space precisely because they contradict each other.
  * `neighbours` must come from current entries (an empty list when there are no vectors yet).
+ * With the `replacement` rule, layer 2 also asks `replacesStatement` of each entry in the band.
  */
 export function verifyMemory(
   candidate: { content: string; category: MemoryCategory },
   existing: readonly ExistingMemory[],
   neighbours: readonly SemanticNeighbour[],
   settings: VerificationSettings,
+  supersession: SupersessionRule = 'overlap',
 ): VerificationOutcome {
   if (!settings.verificationEnabled) return { kind: 'stored', supersedes: null, similarity: null }
 
@@ -84,7 +95,8 @@ export function verifyMemory(
     } else if (
       memory.category === candidate.category &&
       similarity > settings.contradictionThreshold &&
-      better(similarity, memory, contradicted)
+      better(similarity, memory, contradicted) &&
+      (supersession === 'overlap' || replacesStatement(candidate.content, memory.content))
     ) {
       contradicted = { memory, similarity }
     }

@@ -252,6 +252,24 @@ describe('automatic memory extraction', () => {
     ])
   })
 
+  it('supersedes a formed memory only with a real replacement, not another statement on the topic', async () => {
+    const { engine, say, memories } = await setup()
+    await say('a', 'c1', 'I love dancing with my friends.')
+    await say('a', 'c1', 'I live in Paris.')
+    await engine.formation.syncMemory('a')
+    await say('a', 'c1', 'I love painting landscapes with my friends.')
+    await say('a', 'c1', 'I live in Berlin.')
+    const result = await engine.formation.syncMemory('a')
+    // Spec 003's band alone (same category, overlap in (0.3, 0.6)) would supersede both: chat's
+    // second taste is one more fact, the new city replaces the old one.
+    expect(result.superseded).toBe(1)
+    expect((await memories('a')).map((m) => m.content).sort()).toEqual([
+      'John lives in Berlin.',
+      "John loves dancing with John's friends.",
+      "John loves painting landscapes with John's friends.",
+    ])
+  })
+
   it('keeps a hostile answer from reaching another agent or user, or past any limit', async () => {
     let attack = 0
     const { llm, requests } = scriptedLlm((request) => {

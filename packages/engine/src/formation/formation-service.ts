@@ -498,27 +498,33 @@ export class FormationService {
         continue
       }
       try {
-        const written = await this.deps.memoryItems.create(agentId, {
-          content,
-          category: candidate.category,
-          tags: candidate.tags
-            .map((tag) => tag.trim().slice(0, EXTRACTION_LIMITS.maxTagChars))
-            .filter((tag) => tag.length > 0)
-            .slice(0, EXTRACTION_LIMITS.maxTags),
-          importance: clamp01(candidate.importance),
-          confidence: clamp01(candidate.confidence),
-          userId: [...users][0] ?? null,
-          sourceConversationId: conversationId,
-          sourceMessageId: (sources[0] as StoredMessage).id,
-          validFrom: candidate.validFrom,
-          validUntil: candidate.validUntil,
-          metadata: {
-            memoryType: candidate.type satisfies MemoryEntryType,
-            sourceMessageIds: sources.map((turn) => turn.id),
-            formedBy: candidate.family.startsWith('llm') ? 'llm' : 'offline',
-            family: candidate.family.slice(0, 80),
+        const written = await this.deps.memoryItems.create(
+          agentId,
+          {
+            content,
+            category: candidate.category,
+            tags: candidate.tags
+              .map((tag) => tag.trim().slice(0, EXTRACTION_LIMITS.maxTagChars))
+              .filter((tag) => tag.length > 0)
+              .slice(0, EXTRACTION_LIMITS.maxTags),
+            importance: clamp01(candidate.importance),
+            confidence: clamp01(candidate.confidence),
+            userId: [...users][0] ?? null,
+            sourceConversationId: conversationId,
+            sourceMessageId: (sources[0] as StoredMessage).id,
+            validFrom: candidate.validFrom,
+            validUntil: candidate.validUntil,
+            metadata: {
+              memoryType: candidate.type satisfies MemoryEntryType,
+              sourceMessageIds: sources.map((turn) => turn.id),
+              formedBy: candidate.family.startsWith('llm') ? 'llm' : 'offline',
+              family: candidate.family.slice(0, 80),
+            },
+            // Chat says many distinct things about one speaker in similar words: only a real
+            // replacement (a correction, a denial, a new value for the same attribute) supersedes.
           },
-        })
+          'replacement',
+        )
         if (written.outcome === 'DUPLICATE') result.duplicates++
         else {
           result.stored.push(written.item)

@@ -7,6 +7,7 @@ import {
   type MemorySettings,
   NotFoundError,
   parseMemorySettings,
+  type SupersessionRule,
   type TokenCounter,
   VERIFICATION_LEXICAL_CANDIDATES,
   validationErrorFromZod,
@@ -184,9 +185,15 @@ export class MemoryItemService {
   /**
    * Stores a memory through the verification pipeline: a near-duplicate (Jaccard) or semantic
    * duplicate (cosine) is not stored and the existing item is returned; a same-category item in
-   * the contradiction band is superseded by the new one. All in one transaction.
+   * the contradiction band is superseded by the new one. All in one transaction. `supersession`:
+   * core's rule for the band (`replacement` for memories formed from conversation, see
+   * `verifyMemory`); explicit writes keep spec 003's `overlap`.
    */
-  async create(scope: string, input: MemoryItemInput): Promise<MemoryWriteResult> {
+  async create(
+    scope: string,
+    input: MemoryItemInput,
+    supersession: SupersessionRule = 'overlap',
+  ): Promise<MemoryWriteResult> {
     const now = this.clock.now()
     const fields = validateMemoryFields(
       {
@@ -241,6 +248,7 @@ export class MemoryItemService {
         // Only currently valid items of the same user count as duplicates.
         neighbours.filter((n) => current.has(n.id)),
         settings,
+        supersession,
       )
       if (outcome.kind === 'duplicate') {
         const duplicate = await items.find(scope, outcome.of)
