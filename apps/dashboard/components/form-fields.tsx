@@ -37,6 +37,19 @@ export function LabelledSelect({
 }
 
 /** The API's message for one field of a rejected form (ValidationError issues), beside the field. */
+/** A refusal that names no field (NOT_FOUND, a conflict): shown once beside the form's buttons. */
+export function FormError({
+  state,
+}: {
+  state: { ok?: boolean; message?: string; issues?: readonly unknown[] | null }
+}) {
+  return !state.ok && state.message && !state.issues?.length ? (
+    <span className="field-error" role="alert">
+      {state.message}
+    </span>
+  ) : null
+}
+
 export function FieldError({
   state,
   field,

@@ -2,7 +2,7 @@
 
 import { useActionState, useState, useTransition } from 'react'
 import { ConfirmActions } from '../../../components/confirm-actions'
-import { FieldError, LabelledSelect } from '../../../components/form-fields'
+import { FieldError, FormError, LabelledSelect } from '../../../components/form-fields'
 import { formatCount, relativeTime } from '../../../lib/format'
 import {
   createKnowledge,
@@ -81,9 +81,7 @@ export function CreateKnowledgeForm({
           {pending ? 'Saving…' : 'Add'}
         </button>{' '}
         {state.ok && <span className="ok">{state.message}</span>}
-        {!state.ok && state.message && !state.issues?.length && (
-          <span className="field-error">{state.message}</span>
-        )}
+        <FormError state={state} />
       </span>
     </form>
   )

@@ -3,7 +3,7 @@
 import Link from 'next/link'
 import { useActionState, useState, useTransition } from 'react'
 import { ConfirmActions } from '../../../components/confirm-actions'
-import { FieldError, LabelledSelect } from '../../../components/form-fields'
+import { FieldError, FormError, LabelledSelect } from '../../../components/form-fields'
 import { fieldError, relativeTime } from '../../../lib/format'
 import { MEMORY_CATEGORY_LABELS, type MemoryRow, memoryHref, sourceHref } from '../../../lib/memories'
 import { createMemory, deleteMemory, type MemoryFormState, updateMemory, type WriteOutcome } from './actions'
@@ -118,11 +118,7 @@ export function CreateMemoryForm({ agentId }: { agentId: string }) {
           {pending ? 'Saving…' : 'Add memory'}
         </button>{' '}
         {state.ok && state.write && <OutcomeMessage agentId={agentId} write={state.write} />}
-        {!state.ok && state.message && !state.issues?.length && (
-          <span className="field-error" role="alert">
-            {state.message}
-          </span>
-        )}
+        <FormError state={state} />
       </span>
     </form>
   )
@@ -204,11 +200,7 @@ function EditRow({ row, onDone }: { row: MemoryRow; onDone: () => void }) {
             <button type="button" className="secondary" onClick={onDone}>
               Cancel
             </button>
-            {!state.ok && state.message && !state.issues?.length && (
-              <span className="field-error" role="alert">
-                {state.message}
-              </span>
-            )}
+            <FormError state={state} />
           </span>
         </form>
       </td>

@@ -2,7 +2,7 @@
 
 import Link from 'next/link'
 import { useActionState, useState, useTransition } from 'react'
-import { FieldError, LabelledSelect } from '../../../components/form-fields'
+import { FieldError, FormError, LabelledSelect } from '../../../components/form-fields'
 import { MEMORY_CATEGORY_LABELS, memoryHref } from '../../../lib/memories'
 import { addOverride, type OverrideFormState, removeOverride } from './actions'
 
@@ -128,11 +128,7 @@ export function Overrides({
               {state.message}
             </span>
           )}
-          {!state.ok && state.message && !state.issues?.length && (
-            <span className="field-error" role="alert">
-              {state.message}
-            </span>
-          )}
+          <FormError state={state} />
         </span>
       </form>
     </section>
