@@ -1,3 +1,6 @@
+// inject('postgresUrl') / inject('redisUrl') are typed wherever the harness is imported.
+import './provided-context.ts'
+
 export { freePort, isPortFree } from './ports.ts'
 export {
   createDatabase,

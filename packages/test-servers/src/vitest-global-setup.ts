@@ -1,15 +1,7 @@
 import type { TestProject } from 'vitest/node'
+import './provided-context.ts'
 import { startPostgres } from './postgres.ts'
 import { startRedis } from './redis.ts'
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** The run's postgresql-15 server (maintenance database); test files create their own database. */
-    postgresUrl: string
-    /** The run's redis-server. */
-    redisUrl: string
-  }
-}
 
 /**
  * A vitest `globalSetup`: one Postgres and one Redis for the whole run, stopped when it ends. Test
