@@ -112,6 +112,14 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
         timeoutMs,
       )
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+      // A test run that ends without calling stop() (a crash, a forgotten teardown) must not leave
+      // a server behind: on exit, an immediate shutdown (SIGQUIT) and its files removed.
+      const onExit = () => {
+        const pid = postmasterPid(dataDir)
+        if (pid) process.kill(pid, 'SIGQUIT')
+        removeRoot()
+      }
+      process.once('exit', onExit)
       let stopped: Promise<void> | null = null
       return {
         url,
@@ -119,6 +127,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
         createDatabase: (name) => createDatabase(url, name),
         stop: () => {
           stopped ??= (async () => {
+            process.off('exit', onExit)
             // SIGINT is Postgres' fast shutdown (clients are disconnected). It goes to the
             // postmaster itself: runuser would turn a signal into SIGTERM (smart shutdown, which
             // waits for every client) and then SIGKILL, orphaning the server's backends.

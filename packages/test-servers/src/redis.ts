@@ -53,12 +53,19 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
         'redis-server',
         options.startTimeoutMs ?? 30_000,
       )
+      // No server left behind by a run that ends without stop().
+      const onExit = () => {
+        server.child.kill('SIGKILL')
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+      process.once('exit', onExit)
       let stopped: Promise<void> | null = null
       return {
         url: `redis://127.0.0.1:${port}`,
         port,
         stop: () => {
           stopped ??= (async () => {
+            process.off('exit', onExit)
             server.child.kill('SIGTERM')
             await server.exited
             fs.rmSync(dir, { recursive: true, force: true })
