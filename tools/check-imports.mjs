@@ -26,6 +26,8 @@ const IO = [
 ]
 /** Database and index drivers, and the ORM: only adapters load them. */
 const DRIVERS = ['@prisma/*', 'prisma', 'better-sqlite3', 'hnswlib-node', 'usearch', 'pg', 'ioredis', 'redis']
+/** Test infrastructure (throwaway servers): tests use it, nothing that ships does. */
+const TEST_ONLY = ['@engram/test-servers']
 /** The GraphQL door's libraries: only apps/api loads them. */
 const DOORS = ['graphql', 'graphql-*', '@graphql-*/*', '@pothos/*', '@escape.tech/*', 'ws']
 
@@ -33,7 +35,7 @@ export const RULES = [
   {
     package: 'packages/core',
     why: 'core is pure: algorithms and domain types, no I/O (the clock, random and embedder are injected)',
-    forbid: [...IO, 'node:os', 'node:crypto', ...DRIVERS, ...DOORS, '@engram/*'],
+    forbid: [...IO, 'node:os', 'node:crypto', ...DRIVERS, ...DOORS, '@engram/*', ...TEST_ONLY],
   },
   {
     package: 'packages/engine',
@@ -46,27 +48,41 @@ export const RULES = [
       '@engram/api',
       '@engram/conformance',
       '*generated/prisma*',
+      ...TEST_ONLY,
     ],
   },
   {
     package: 'packages/store-sqlite',
     why: "an adapter implements the engine's ports and knows nothing of the doors",
-    forbid: [...DOORS, '@engram/api', '@engram/conformance'],
+    forbid: [...DOORS, '@engram/api', '@engram/conformance', ...TEST_ONLY],
+  },
+  {
+    package: 'packages/store-postgres',
+    why: "an adapter implements the engine's ports and knows nothing of the doors",
+    forbid: [...DOORS, '@engram/api', '@engram/conformance', ...TEST_ONLY],
   },
   {
     package: 'packages/providers',
     why: 'model-service adapters reach endpoints and files, never the storage or the doors',
-    forbid: [...DRIVERS, ...DOORS, '@engram/store-*', '@engram/engine', '@engram/api', '@engram/conformance'],
+    forbid: [
+      ...DRIVERS,
+      ...DOORS,
+      '@engram/store-*',
+      '@engram/engine',
+      '@engram/api',
+      '@engram/conformance',
+      ...TEST_ONLY,
+    ],
   },
   {
     package: 'packages/sdk',
     why: 'the SDK reaches a server over GraphQL or runs the engine in process: it never bundles the GraphQL door',
-    forbid: ['@engram/api', '@engram/conformance'],
+    forbid: ['@engram/api', '@engram/conformance', ...TEST_ONLY],
   },
   {
     package: 'apps/api',
     why: 'the GraphQL door calls the engine; only start-up code chooses and opens the storage adapter',
-    forbid: [...DRIVERS, '@engram/store-*', '@engram/conformance', '*generated/prisma*'],
+    forbid: [...DRIVERS, '@engram/store-*', '@engram/conformance', '*generated/prisma*', ...TEST_ONLY],
     // The composition root and start-up: open the database, apply migrations, register the admin
     // key, start the checkpointer, build the SQLite storage for the engine.
     startup: ['src/server.ts', 'src/yoga.ts', 'src/admin-key.ts', 'src/services/services.ts'],

@@ -92,6 +92,21 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
     ])
   })
 
+  it('keep the throwaway test servers out of what an adapter ships, but not out of its tests', () => {
+    const root = repoWith(
+      'packages/store-postgres',
+      'src/storage.ts',
+      "import { startPostgres } from '@engram/test-servers'",
+    )
+    fs.writeFileSync(
+      path.join(root, 'packages/store-postgres/src/storage.test.ts'),
+      "import { startPostgres } from '@engram/test-servers'",
+    )
+    expect(checkImports(root).map((p) => [p.file, p.import])).toEqual([
+      ['packages/store-postgres/src/storage.ts', "'@engram/test-servers' (forbidden: @engram/test-servers)"],
+    ])
+  })
+
   it('read every form of import specifier', () => {
     expect(
       importsOf(
@@ -102,6 +117,7 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
       'packages/core',
       'packages/engine',
       'packages/store-sqlite',
+      'packages/store-postgres',
       'packages/providers',
       'packages/sdk',
       'apps/api',

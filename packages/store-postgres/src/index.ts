@@ -1,0 +1,1 @@
+export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'
