@@ -1,4 +1,4 @@
-import { PRIVACY_MODES, type PrivacyMode } from '@engram/core'
+import { PRIVACY_MODES } from '@engram/core'
 import {
   type AgentRecord,
   type ApiKeyRecord,

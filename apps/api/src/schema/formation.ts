@@ -1,5 +1,5 @@
 // Memory formation (issue 13): forming memories now (syncMemory) and the router (classify).
-import { MEMORY_ENTRY_TYPES, type MemoryEntryType, type Tier, type TurnClassification } from '@engram/core'
+import { MEMORY_ENTRY_TYPES, type Tier, type TurnClassification } from '@engram/core'
 import type { Extractor, SyncResult } from '@engram/engine'
 import { builder, upperCaseValues } from '../builder.ts'
 import { agentScope } from '../scope.ts'

@@ -1,4 +1,4 @@
-import { MEMORY_TYPES, type MemoryType, NotFoundError, type SuggestedAction } from '@engram/core'
+import { MEMORY_TYPES, NotFoundError, type SuggestedAction } from '@engram/core'
 import type { EntryView, SearchHit } from '@engram/engine'
 import { assertPageSize, encodeCursor, type ListOrder, timeIdPage } from '@engram/engine'
 import { type ResolveCursorConnectionArgs, resolveCursorConnection } from '@pothos/plugin-relay'

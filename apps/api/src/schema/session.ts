@@ -2,7 +2,6 @@ import {
   type ContextWindowPlan,
   MAX_SPEAKER_CHARS,
   ROLES,
-  type Role,
   type Session,
   type StoredMessage,
 } from '@engram/core'

@@ -19,14 +19,7 @@ import {
   SummaryTriggerSchema,
   VerificationLayerSchema,
 } from './enums.ts'
-import {
-  ExtractionSettingsSchema,
-  ProfileSettingsSchema,
-  SummarySettingsSchema,
-  speaker,
-  tags,
-  userId,
-} from './fields.ts'
+import { ExtractionSettingsSchema, ProfileSettingsSchema, SummarySettingsSchema } from './fields.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Outputs: the fields every door returns. Dates travel as ISO 8601 strings, JSON as plain values.

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ValidationError } from '../errors.ts'
-import { MEMORY_CATEGORIES, MEMORY_ENTRY_TYPES, type MemoryEntryType } from '../memory/memory-item.ts'
+import { MEMORY_CATEGORIES, MEMORY_ENTRY_TYPES } from '../memory/memory-item.ts'
 import { parseJsonAnswer } from './chat-for-object.ts'
 
 /**
