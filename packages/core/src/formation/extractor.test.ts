@@ -154,6 +154,17 @@ describe('offline extractor', () => {
     ])
   })
 
+  it('holds no memory in a resolve with nothing resolved on, and keeps a concrete commitment', () => {
+    const memories = extract([
+      turn('m1', "I'm gonna keep it up."),
+      turn('m2', "I'll do my best to make you proud!"),
+      turn('m3', 'I will never forget it!'),
+      turn('m4', "I'll start thinking about what we can do."),
+      turn('m5', 'I will visit my parents in Goa next month.'),
+    ])
+    expect(memories.map((m) => m.sourceMessageIds[0])).toEqual(['m5'])
+  })
+
   it('keeps a name of several words as one tag a memory accepts, and no spoken contraction as a noun', () => {
     const [work] = extract([turn('m1', 'I started working at Blue Bottle Coffee in New York last week.')])
     expect(work?.tags).toEqual(['fact', 'blue-bottle-coffee', 'new-york'])

@@ -73,6 +73,9 @@ const CHIT_CHAT = [
   // ("We can finally move into the flat next month" is a plan: kept).
   /^together,? we (?:can|could)\b|^we (?:can|could)\b.*\btogether[\s!.]*$/,
   /^(?:we're|we are) all\b/,
+  // Resolve with nothing resolved on: "I'm gonna keep it up", "I'll do my best", "I'll never forget
+  // it", "I'll start thinking about what we can do".
+  /\bkeep (?:it|that|this) up\b|\b(?:do|try) (?:my|our) (?:very )?best\b|\bnever forget (?:it|that|this)\b|\b(?:will|'ll|gonna|going to) start thinking about\b/,
 ]
 
 // Order matters: see the module comment.
