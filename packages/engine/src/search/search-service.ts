@@ -321,7 +321,7 @@ export class SearchService {
           ? await this.dialogueContext(base, candidates, request)
           : strategy === 'HYBRID' && searchScope === 'MEMORIES' && request.weights.context > 0
             ? {
-                context: await this.sourceTurnContext(scope, signals.lexicalQuery, queryVector, {
+                context: await this.sourceTurnContext(scope, signals.lexicalQuery, {
                   ...request,
                   candidateLimit,
                   sessionId,
@@ -482,14 +482,13 @@ export class SearchService {
    * Dialogue context of memories formed from chat: a memory restates one turn, and the words a
    * question shares are often in that turn or in the turn it answers, not in the restatement. Each
    * memory gains SOURCE_TURN_SHARE of its source turn's score as search over MESSAGES ranks it
-   * (its words, vector and dialogue context, as a share of the best turn's). The context is the
+   * (its words and dialogue context, as a share of the best turn's). The context is the
    * turn's own entry in the messages' index, nothing copied: a deleted turn takes it with it, and
    * the memory's content stays what it says.
    */
   private async sourceTurnContext(
     agentId: string,
     query: string,
-    queryVector: Float32Array | null,
     request: {
       candidateLimit: number
       sessionId: string | null
@@ -498,9 +497,12 @@ export class SearchService {
     },
   ): Promise<Map<string, number>> {
     const out = new Map<string, number>()
+    // Words and dialogue only: the turns' vectors scored the same on the bench (R@10 on covered
+    // questions 78.9 / 92.7% with them, 78.7 / 93.7% without), and a memory search should not load
+    // the agent's message vectors (nor embed its queued turns first) to find memories.
     const turns = await this.sources.candidates(agentId, 'MESSAGES', {
       query,
-      queryVector,
+      queryVector: null,
       strategy: 'HYBRID',
       candidateLimit: request.candidateLimit,
       sessionId: request.sessionId,
