@@ -106,6 +106,53 @@ describe('memories form from the conversation by themselves', () => {
   })
 })
 
+describe("search over memories reaches a formed memory through its source turn's dialogue", () => {
+  let t: TestApp
+  let key: string
+  beforeAll(async () => {
+    t = await createTestApp()
+    key = await createAgentKey(t, 'agent-dialogue')
+  })
+  afterAll(() => t.close())
+
+  const SEARCH = `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES] }) {
+    ... on SearchResult { hits { id text components { bm25 context } } } } }`
+  const hits = async (q: string) =>
+    (await t.gql(SEARCH, { q }, key)).data.search.hits as {
+      id: string
+      text: string
+      components: { bm25: number; context: number }
+    }[]
+  const say = async (speaker: string, text: string) => {
+    const r = await t.gql(ADD, { c: 'winter', t: text, s: speaker }, key)
+    expect(r.data.addMessage.__typename).toBe('Message')
+  }
+
+  it('finds it by the question its turn answers, and no longer once that turn is deleted', async () => {
+    await say('bob', 'Which instrument did you pick up over the winter?')
+    await say('john', 'I love playing the cello every evening.')
+    await t.app.services.formation.syncMemory('agent-dialogue')
+    const listed = (await t.gql(MEMORIES, {}, key)).data.memories.edges.map((e: any) => e.node.content)
+    const cello = listed.find((content: string) => /cello/.test(content)) as string
+    expect(cello).toBeDefined()
+    // The memory says none of the question's words: the dialogue its turn is part of does.
+    expect(cello).not.toMatch(/instrument|winter/i)
+    const found = await hits('which instrument over the winter')
+    expect(found[0]).toMatchObject({ text: cello, components: { bm25: 0 } })
+    expect(found[0]?.components.context).toBeGreaterThan(0)
+    // Stored as the memory's content, nothing of the turn's words shows.
+    expect(found.map((h) => h.text)).not.toContain('I love playing the cello every evening.')
+
+    const r = await t.gql(DELETE_SESSION, { c: 'winter' }, key)
+    expect(r.data.deleteSession).toMatchObject({ deleted: true })
+    // The memory stays, found by its own words; the deleted turns no longer lead to it
+    expect((await hits('cello')).map((h) => h.text)).toContain(cello)
+    // (the vector side may still propose it: only the context went).
+    const after = await hits('which instrument over the winter')
+    expect(after.map((h) => h.components.context)).toEqual(after.map(() => 0))
+  })
+})
+
 describe('with a model configured, a hostile conversation cannot steer what forms', () => {
   it('stores what the scripted model extracts for the agent and user of the turn, whatever the answer claims', async () => {
     const server = await startChatServer((request) => {

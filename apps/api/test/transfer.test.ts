@@ -203,6 +203,34 @@ describe('export, import, backups, restore and clearing', () => {
     expect(hits.data.search.hits[0].components.vector).toBeGreaterThan(0)
   })
 
+  it("names a memory's source turn by its ref, and the import points it at the turn written anew", async () => {
+    const key = await createAgentKey(t, 'agent-turns')
+    await t.gql(ADD, { c: 'talk', r: 'USER', t: 'Hello there' }, key)
+    await t.gql(ADD, { c: 'talk', r: 'USER', t: 'I took up the cello this winter' }, key)
+    const [turn] = await t.db.message.findMany({
+      where: { agentId: 'agent-turns', content: { contains: 'cello' } },
+    })
+    const write = await t.gql(
+      CREATE,
+      { input: { category: 'FACT', content: 'Plays the cello', sourceMessageId: String(turn?.id) } },
+      key,
+    )
+    expect(write.data.createMemory.outcome).toBe('STORED')
+    const document = (await exportOf('agent-turns', key)).document
+    expect(document.memories[0]).toMatchObject({ sourceMessageId: 'talk#2' })
+
+    // Into a fresh agent: its turns get new ids, and the memory points at its own copy of the turn.
+    await createAgentKey(t, 'agent-turns-copy')
+    expect((await importInto('agent-turns-copy', document)).memories).toBe(1)
+    const [copied] = await t.db.message.findMany({
+      where: { agentId: 'agent-turns-copy', content: { contains: 'cello' } },
+    })
+    expect(copied?.id).not.toBe(turn?.id)
+    const [memory] = await t.db.memoryItem.findMany({ where: { agentId: 'agent-turns-copy' } })
+    expect(memory?.sourceMessageId).toBe(String(copied?.id))
+    expect((await exportOf('agent-turns-copy')).document.memories[0].sourceMessageId).toBe('talk#2')
+  })
+
   it('imports into the same agent (REPLACE) and exports the identical document', async () => {
     const report = await importInto('agent-src', original)
     expect(report).toMatchObject({ memories: 3, sessions: 2, messages: 3, vectors: 7, reembedded: false })

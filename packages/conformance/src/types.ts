@@ -27,6 +27,8 @@ export interface MemoryItemSeed {
   validFrom: Date
   validUntil?: Date | null
   createdAt: Date
+  /** The turn it was formed from (its first source). */
+  sourceMessageId?: string | null
 }
 
 /** A knowledge row as a spec writes it. */

@@ -35,7 +35,7 @@ const SearchScopeEnum = builder.enumType('SearchScope', {
 
 const STRATEGY_DESCRIPTIONS: Record<SearchStrategy, string> = {
   HYBRID:
-    'Default. BM25 (with pseudo-relevance feedback) and vector candidates (×3 each) fused by weight (spec 003), dialogue context for messages, a time boost for hits in a period the query names, a speaker boost for the participant it names, temporal decay for memories and summaries, MMR reranking (λ 0.7, over-fetch ×2)',
+    'Default. BM25 (with pseudo-relevance feedback) and vector candidates (×3 each) fused by weight (spec 003), dialogue context for messages (for memories formed from chat, the score of their source turn over messages), a time boost for hits in a period the query names, a speaker boost for the participant it names, temporal decay for memories and summaries, MMR reranking (λ 0.7, over-fetch ×2)',
   LEXICAL: 'BM25 only (SQLite FTS5)',
   SIMILARITY: 'Embedding cosine only (spec 002 strategy 2)',
   RECENCY: 'Newest first (spec 002 strategy 1)',
@@ -66,7 +66,7 @@ const ScoreComponentsRef = builder.objectRef<ScoreComponents>('ScoreComponents')
     confidence: t.exposeFloat('confidence'),
     context: t.exposeFloat('context', {
       description:
-        'Dialogue context: half the scores of the candidate turns up to contextTurns away in the same episode, each over its distance (weighted by weights.context)',
+        "Dialogue context: half the scores of the candidate turns up to contextTurns away in the same episode, each over its distance; for a memory formed from chat, its source turn's score as search over messages ranks it, relative to the best turn's (weighted by weights.context)",
     }),
     episode: t.exposeFloat('episode', {
       description: "weights.episode × the best score among the candidate turns of the turn's episode",
@@ -150,7 +150,8 @@ const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
     bm25: t.float(),
     vector: t.float(),
     context: t.float({
-      description: "Share of the neighbouring turns' scores a turn gains (dialogue context)",
+      description:
+        "Share of the neighbouring turns' scores a turn gains, and of its source turn's score a memory formed from chat gains (dialogue context)",
     }),
     episode: t.float({ description: "Share of the best score in the turn's episode a turn gains" }),
     time: t.float({ description: 'A hit inside a period the query names scores ×(1 + time)' }),

@@ -63,7 +63,7 @@ export const inMemoryInitializer: StorageInitializer = {
             confidence: 1,
             pinned: false,
             sourceConversationId: null,
-            sourceMessageId: null,
+            sourceMessageId: item.sourceMessageId ?? null,
             accessCount: 0,
             lastAccessedAt: null,
             validFrom: item.validFrom,

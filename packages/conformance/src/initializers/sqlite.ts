@@ -122,6 +122,7 @@ const recallRows = (db: Database) => ({
           importance: item.importance ?? 0.5,
           validFrom: item.validFrom,
           validUntil: item.validUntil ?? null,
+          sourceMessageId: item.sourceMessageId ?? null,
           contentHash: `recall-${agentId}-${i}-${item.content}`,
           tokenCount: item.content.split(/\s+/).length,
           createdAt: item.createdAt,

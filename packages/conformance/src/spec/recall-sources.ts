@@ -44,6 +44,30 @@ export function describeRecallSources(initializer: StorageInitializer): void {
       expect(await storage.recall.memoryUsersSince('agent-a', Number(items[1]))).toEqual([])
     })
 
+    it("finds the agent's memories formed from given turns, never another agent's", async () => {
+      const { storage, addTurns, addMemoryItems } = fixture()
+      const { ids: turns } = await addTurns('agent-a', 'c1', [
+        { content: 'I took up the cello', speaker: 'Alice', timestamp: at(0) },
+        { content: 'nice', speaker: 'Bob', timestamp: at(1) },
+      ])
+      const { ids: theirTurns } = await addTurns('agent-b', 'c1', [{ content: 'drums', timestamp: at(0) }])
+      const [cello, practice, typed] = await addMemoryItems('agent-a', [
+        { content: 'Alice plays the cello', validFrom: at(0), createdAt: at(0), sourceMessageId: turns[0] },
+        { content: 'Alice practises', validFrom: at(0), createdAt: at(0), sourceMessageId: turns[0] },
+        { content: 'typed in by hand', validFrom: at(0), createdAt: at(0) },
+      ])
+      await addMemoryItems('agent-b', [
+        { content: 'Carol plays drums', validFrom: at(0), createdAt: at(0), sourceMessageId: theirTurns[0] },
+      ])
+      const asked = [turns[0], turns[1], theirTurns[0]] as string[]
+      const found = await storage.recall.memoryItemIdsFromTurns('agent-a', asked)
+      expect(found.map((f) => `${f.memoryId}:${f.turnId}`).sort()).toEqual(
+        [`${cello}:${turns[0]}`, `${practice}:${turns[0]}`].sort(),
+      )
+      expect(found.map((f) => f.memoryId)).not.toContain(typed)
+      expect(await storage.recall.memoryItemIdsFromTurns('agent-a', [])).toEqual([])
+    })
+
     it("reads the agent's turns by id through the set, conversation and span filters, never another agent's", async () => {
       const { storage, addTurns } = fixture()
       const first = await addTurns('agent-a', 'c1', [

@@ -137,6 +137,34 @@ describe('offline extractor', () => {
     ])
   })
 
+  it('holds no memory in catching up or in a collective exhortation, and keeps the news after a catch-up', () => {
+    const memories = extract([
+      turn('m1', 'Been a busy week since we talked.'),
+      turn('m2', "A lot's happened since we last spoke!"),
+      turn('m3', "I just wanted to say hi! I've had a lot of things happening."),
+      turn('m4', 'Together we can make a real difference in the world!'),
+      turn('m4b', "We can tackle life's challenges together!"),
+      turn('m5', "We're all wonderfully imperfect in our own ways."),
+      turn('m6', "A lot's happened - I just got accepted for a design internship!"),
+      turn('m7', 'We can finally move into the new flat in Lisbon next month.'),
+    ])
+    expect(memories.map((m) => [m.sourceMessageIds[0], m.content])).toEqual([
+      ['m6', 'Dana just got accepted for a design internship!'],
+      ['m7', 'Dana and others can finally move into the new flat in Lisbon next month.'],
+    ])
+  })
+
+  it('holds no memory in a resolve with nothing resolved on, and keeps a concrete commitment', () => {
+    const memories = extract([
+      turn('m1', "I'm gonna keep it up."),
+      turn('m2', "I'll do my best to make you proud!"),
+      turn('m3', 'I will never forget it!'),
+      turn('m4', "I'll start thinking about what we can do."),
+      turn('m5', 'I will visit my parents in Goa next month.'),
+    ])
+    expect(memories.map((m) => m.sourceMessageIds[0])).toEqual(['m5'])
+  })
+
   it('keeps a name of several words as one tag a memory accepts, and no spoken contraction as a noun', () => {
     const [work] = extract([turn('m1', 'I started working at Blue Bottle Coffee in New York last week.')])
     expect(work?.tags).toEqual(['fact', 'blue-bottle-coffee', 'new-york'])

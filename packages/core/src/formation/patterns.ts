@@ -63,6 +63,19 @@ const CHIT_CHAT = [
   /\b(?:want|wanted|wanna|have|had|got) to (?:tell|show|ask) (?:you|ya)\b/,
   /\bkeep (?:you|ya) (?:posted|updated|in the loop)\b/,
   /^i (?:\w+ )?(?:love|like|admire|appreciate) (?:how|that|the way) (?:you|ya)\b/,
+  // Catching up, with no news in the sentence itself: "Been a busy week since we talked", "A lot's
+  // happened", "I just wanted to say hi" (the news, when there is some, is the next sentence).
+  /\bsince (?:we|i) (?:last )?(?:spoke|talked|chatted|caught up|saw (?:you|each other))\b[\s!.]*$/,
+  /^(?:i've |i have |we've |we have )?(?:had |been )?(?:a lot|so much|lots)(?:'s| has| of (?:things|stuff))? (?:going on|happening|happened|been going on)\b[\w\s]*[!.]*$/,
+  /\b(?:want|wanted|wanna) to (?:say|drop (?:by|in) and say) (?:hi|hello|hey)\b/,
+  // A collective exhortation or platitude, no event or fact of the speaker's: "Together we can make
+  // a difference", "We can tackle life's challenges together", "We're all wonderfully imperfect"
+  // ("We can finally move into the flat next month" is a plan: kept).
+  /^together,? we (?:can|could)\b|^we (?:can|could)\b.*\btogether[\s!.]*$/,
+  /^(?:we're|we are) all\b/,
+  // Resolve with nothing resolved on: "I'm gonna keep it up", "I'll do my best", "I'll never forget
+  // it", "I'll start thinking about what we can do".
+  /\bkeep (?:it|that|this) up\b|\b(?:do|try) (?:my|our) (?:very )?best\b|\bnever forget (?:it|that|this)\b|\b(?:will|'ll|gonna|going to) start thinking about\b/,
 ]
 
 // Order matters: see the module comment.
@@ -195,9 +208,12 @@ export function normaliseSentence(sentence: string): string {
 const OPENER =
   /^(?:(?:hey|hi|oh|ah|aww+|wow|haha+|lol|yes|yeah|yep|ok|okay|so|well|also|and|but|btw|by the way|anyway|thanks|honestly|sounds great|nice|cool)\b[\s,!.:-]*)+/i
 
-/** "Much has happened since we last spoke - I went…": the catching-up clause before the news. */
+/**
+ * "Much has happened since we last spoke - I went…", "A lot's happened - I got…": the catching-up
+ * clause before the news.
+ */
 const CATCHING_UP =
-  /^.{0,60}?\bsince we (?:last )?(?:spoke|talked|chatted|caught up)\b\s*(?:[-\u2013\u2014:,!.]\s*)+/i
+  /^(?:.{0,60}?\bsince we (?:last )?(?:spoke|talked|chatted|caught up)\b|(?:a lot|so much|lots)(?:'s|\u2019s| has)? (?:happened|been going on|going on))\s*(?:[-\u2013\u2014:,!.]\s*)+/i
 
 export function stripOpeners(sentence: string): string {
   const stripped = sentence.replace(OPENER, '').replace(CATCHING_UP, '')

@@ -105,6 +105,15 @@ export interface RecallSources {
     limit: number,
     asOf: Date,
   ): Promise<string[]>
+  /**
+   * The agent's memory items formed from any of these turns (their first source turn), as
+   * (memory, turn) pairs in any order: search over memories reaches a memory through its turn's
+   * words and dialogue, which the turn keeps in the messages' index (nothing is copied).
+   */
+  memoryItemIdsFromTurns(
+    agentId: string,
+    turnIds: readonly string[],
+  ): Promise<{ memoryId: string; turnId: string }[]>
   /** The agent's knowledge ids, last updated first or most confident first. */
   knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]>
   /** The agent's newest turns' ids in the set (turns carry no importance of their own). */

@@ -253,6 +253,12 @@ export class SearchCandidates {
     return out
   }
 
+  /** Memories brought in by their source turns' context (search's memory filter applies). */
+  async memoryCandidates(agentId: string, ids: string[], options: SearchOptions): Promise<Candidate[]> {
+    if (ids.length === 0) return []
+    return [...(await this.load(agentId, 'MEMORIES', ids, { sessionId: null, options })).values()]
+  }
+
   /** Turns brought in by dialogue context, inside the conversation window when there is one. */
   async messageCandidates(
     agentId: string,

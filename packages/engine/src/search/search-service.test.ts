@@ -52,7 +52,37 @@ function setUp() {
       return id
     })
   }
-  return { search, say }
+  /** A memory formed from a turn (its first source), indexed by its own words only. */
+  const remember = (agentId: string, content: string, sourceMessageId: string | null) => {
+    const id = String(nextId++)
+    const at = new Date('2026-03-01T10:00:00Z')
+    storage.recall.addMemoryItem({
+      id,
+      agentId,
+      userId: null,
+      content,
+      category: 'fact',
+      tags: [],
+      importance: 0.5,
+      confidence: 1,
+      pinned: false,
+      sourceConversationId: sourceMessageId ? 'c1' : null,
+      sourceMessageId,
+      accessCount: 0,
+      lastAccessedAt: null,
+      validFrom: at,
+      validUntil: null,
+      supersededById: null,
+      metadata: {},
+      tokenCount: content.split(' ').length,
+      createdAt: at,
+      updatedAt: at,
+    })
+    storage.fullText.index('memories', [{ id, agentId, text: content }])
+    writes.touch(agentId)
+    return id
+  }
+  return { search, say, remember, storage }
 }
 
 describe('SearchService on the in-memory store', () => {
@@ -83,6 +113,34 @@ describe('SearchService on the in-memory store', () => {
     const named = await search.search('agent-a', 'what did Alice say about drama', { track: false })
     expect(named[0]).toMatchObject({ id: answer })
     expect(named[0]?.components.speaker).toBeGreaterThan(1)
+  })
+
+  it("reaches a memory through its source turn's words and the question that turn answers", async () => {
+    const { search, say, remember } = setUp()
+    const [, answer] = say('agent-a', 'c1', [
+      ['Bob', 'which instrument did you pick up this winter?'],
+      ['Alice', 'The cello, I practise every evening'],
+    ])
+    const [theirs] = say('agent-b', 'c1', [['Carol', 'which instrument did you pick up this winter?']])
+    const cello = remember('agent-a', 'Alice plays the cello', answer as string)
+    const unrelated = remember('agent-a', 'Alice likes tea', null)
+    remember('agent-b', 'Carol plays the drums', theirs as string)
+
+    const hits = await search.search('agent-a', 'which instrument this winter', {
+      scopes: ['MEMORIES'],
+      track: false,
+    })
+    // The memory says none of the question's words: its turn's reply to them brings it in.
+    expect(hits.map((h) => h.id)).toEqual([cello])
+    expect(hits[0]?.components).toMatchObject({ bm25: 0, vector: 0 })
+    expect(hits[0]?.components.context).toBeGreaterThan(0)
+    expect(hits.map((h) => h.id)).not.toContain(unrelated)
+
+    // Its own words still count on top of the turn's.
+    const own = await search.search('agent-a', 'cello', { scopes: ['MEMORIES'], track: false })
+    expect(own[0]).toMatchObject({ id: cello })
+    expect(own[0]?.components.bm25).toBeGreaterThan(0)
+    expect(own[0]?.components.context).toBeGreaterThan(0)
   })
 
   it('refuses an unknown conversation and a bad limit as the API does', async () => {

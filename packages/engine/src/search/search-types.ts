@@ -31,7 +31,11 @@ export interface SearchWeights {
   bm25: number
   /** HYBRID: share of the cosine similarity. */
   vector: number
-  /** HYBRID over MESSAGES: share of the neighbouring turns' scores a turn gains (dialogue context). */
+  /**
+   * HYBRID over MESSAGES: share of the neighbouring turns' scores a turn gains (dialogue context);
+   * over MEMORIES: share of its source turn's score (as search over MESSAGES ranks it) a memory
+   * formed from chat gains.
+   */
   context: number
   /** HYBRID over MESSAGES: share of the best score in the turn's episode the turn gains. */
   episode: number

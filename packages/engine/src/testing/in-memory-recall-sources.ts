@@ -132,6 +132,16 @@ export class InMemoryRecallSources implements RecallSources {
     return current.slice(0, limit).map((i) => i.id)
   }
 
+  async memoryItemIdsFromTurns(
+    agentId: string,
+    turnIds: readonly string[],
+  ): Promise<{ memoryId: string; turnId: string }[]> {
+    const wanted = new Set(turnIds)
+    return [...this.items.values()]
+      .filter((i) => i.agentId === agentId && i.sourceMessageId !== null && wanted.has(i.sourceMessageId))
+      .map((i) => ({ memoryId: i.id, turnId: i.sourceMessageId as string }))
+  }
+
   async knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]> {
     const rows = [...this.knowledgeRows.values()].filter((k) => k.agentId === agentId)
     rows.sort(

@@ -74,6 +74,7 @@ export const ExportDocumentSchema = z.object({
         pinned: z.boolean(),
         userId: z.string().max(128).nullable(),
         sourceConversationId: z.string().max(256).nullable(),
+        /** The source turn's ref (`conversation#n`) when the document holds it, else its id. */
         sourceMessageId: z.string().max(256).nullable(),
         accessCount: z.number().int().min(0),
         lastAccessedAt: nullableDate,

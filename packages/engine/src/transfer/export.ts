@@ -7,7 +7,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null)
 /**
  * The export document of an archive. Rows are named by refs the document defines (memories `m1…`,
  * messages `conversation#n`, facts `category/key`) so an import into another store or agent can
- * rebuild the links (supersession, vector owners) without the old ids.
+ * rebuild the links (supersession, vector owners, a memory's source turn) without the old ids.
  */
 export function toExportDocument(archive: AgentArchive, embeddingModel: string): ExportDocument {
   const { agent, memories, knowledge, sessions, vectors, parameters, snapshots } = archive
@@ -58,7 +58,10 @@ export function toExportDocument(archive: AgentArchive, embeddingModel: string):
       pinned: m.pinned,
       userId: m.userId,
       sourceConversationId: m.sourceConversationId,
-      sourceMessageId: m.sourceMessageId,
+      // The turn it was formed from, by its ref when the document holds it: an import writes the
+      // turns anew, and search reaches a memory through its source turn.
+      sourceMessageId:
+        m.sourceMessageId == null ? null : (messageRef.get(m.sourceMessageId) ?? m.sourceMessageId),
       accessCount: m.accessCount,
       lastAccessedAt: iso(m.lastAccessedAt),
       validFrom: m.validFrom.toISOString(),

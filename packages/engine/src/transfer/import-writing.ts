@@ -56,6 +56,22 @@ export async function writeImport(
   }
   /** The text each vector owner (kind:ref) is embedded from, for the vectors' content hash. */
   const ownerText = new Map<string, string>()
+  // Turns first: a memory's source turn is named by its ref in the document.
+  const messageIds = new Map<string, string>()
+  let messages = 0
+  for (const s of doc.sessions) {
+    const ids = await archive.addConversation(scope, {
+      conversationId: s.conversationId,
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+      messages: s.messages.map((m) => ({ ...m, speaker: m.speaker ?? null })),
+    })
+    for (const [j, m] of s.messages.entries()) {
+      messageIds.set(`${s.conversationId}#${j + 1}`, ids[j] as string)
+      ownerText.set(`message:${s.conversationId}#${j + 1}`, m.content)
+      messages++
+    }
+  }
   const memoryRows = await archive.addMemories(
     scope,
     doc.memories.map((m) => {
@@ -69,7 +85,10 @@ export async function writeImport(
         confidence: m.confidence,
         pinned: m.pinned,
         sourceConversationId: m.sourceConversationId,
-        sourceMessageId: m.sourceMessageId,
+        // A ref (`conversation#n`) names a turn of this document, written above under a new id;
+        // anything else is kept as it was (documents before the refs).
+        sourceMessageId:
+          m.sourceMessageId == null ? null : (messageIds.get(m.sourceMessageId) ?? m.sourceMessageId),
         accessCount: m.accessCount,
         lastAccessedAt: m.lastAccessedAt,
         validFrom: m.validFrom,
@@ -99,21 +118,6 @@ export async function writeImport(
   // the document's would collide with them).
   if (mode === 'MERGE' && knowledgeIds.size > 0)
     await archive.removeVectors(scope, 'knowledge', [...knowledgeIds.values()])
-  const messageIds = new Map<string, string>()
-  let messages = 0
-  for (const s of doc.sessions) {
-    const ids = await archive.addConversation(scope, {
-      conversationId: s.conversationId,
-      createdAt: s.createdAt,
-      updatedAt: s.updatedAt,
-      messages: s.messages.map((m) => ({ ...m, speaker: m.speaker ?? null })),
-    })
-    for (const [j, m] of s.messages.entries()) {
-      messageIds.set(`${s.conversationId}#${j + 1}`, ids[j] as string)
-      ownerText.set(`message:${s.conversationId}#${j + 1}`, m.content)
-      messages++
-    }
-  }
   if (doc.snapshots?.length) await archive.addSnapshots(scope, doc.snapshots)
   let vectors = 0
   if (sameModel && doc.embeddingModel) {

@@ -124,6 +124,18 @@ export class SqliteRecallSources implements RecallSources {
     return rows.map((r) => String(r.id))
   }
 
+  async memoryItemIdsFromTurns(
+    agentId: string,
+    turnIds: readonly string[],
+  ): Promise<{ memoryId: string; turnId: string }[]> {
+    if (turnIds.length === 0) return []
+    const rows = await this.db.memoryItem.findMany({
+      where: { agentId, sourceMessageId: { in: [...turnIds] } },
+      select: { id: true, sourceMessageId: true },
+    })
+    return rows.map((r) => ({ memoryId: String(r.id), turnId: r.sourceMessageId as string }))
+  }
+
   async knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]> {
     const rows = await this.db.knowledge.findMany({
       where: { agentId },
