@@ -66,11 +66,12 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
 
   it('keep ioredis in the Redis adapter: not in the engine, not in a resolver; the API opens it at start-up', () => {
     const root = repoWith('packages/engine', 'src/events/bus.ts', "import { Redis } from 'ioredis'")
-    for (const [file, text] of [
+    const files: [file: string, text: string][] = [
       ['apps/api/src/schema/optimizer.ts', "import { RedisEventTarget } from '@engram/bus-redis'"],
       ['apps/api/src/pubsub.ts', "import { Redis } from 'ioredis'"],
       ['apps/api/src/yoga.ts', "import { RedisEventTarget } from '@engram/bus-redis'"],
-    ]) {
+    ]
+    for (const [file, text] of files) {
       fs.mkdirSync(path.join(root, path.dirname(file)), { recursive: true })
       fs.writeFileSync(path.join(root, file), text)
     }
