@@ -47,7 +47,7 @@ describe('events across API replicas through Redis', () => {
     return result.data.runOptimizer.id
   }
   /** A graphql-ws subscription to optimizerSnapshots on replica A with the given key. */
-  const subscribeOnA = (key: string) => {
+  const subscribeOnA = (key: string, ended?: { errors: string[]; completed: boolean }) => {
     const received: Snapshot[] = []
     const client = createClient({
       url: `ws://127.0.0.1:${serverA.port}/graphql`,
@@ -59,9 +59,16 @@ describe('events across API replicas through Redis', () => {
     client.subscribe(
       { query: SUBSCRIPTION },
       {
-        next: (value) => received.push((value.data as { optimizerSnapshots: Snapshot }).optimizerSnapshots),
+        next: (value) => {
+          for (const error of value.errors ?? [])
+            ended?.errors.push(String(error.extensions?.code ?? error.message))
+          const snapshot = (value.data as { optimizerSnapshots?: Snapshot } | null)?.optimizerSnapshots
+          if (snapshot) received.push(snapshot)
+        },
         error: () => {},
-        complete: () => {},
+        complete: () => {
+          if (ended) ended.completed = true
+        },
       },
     )
     return received
@@ -138,6 +145,27 @@ describe('events across API replicas through Redis', () => {
     const ownIds = received.map((snapshot) => snapshot.id).filter((id) => producedOnA.includes(id))
     expect(ownIds.length).toBeGreaterThan(0)
     expect(new Set(ownIds).size).toBe(ownIds.length)
+  })
+
+  it('a key revoked on B ends the subscription opened with it on A, with no further event', async () => {
+    const keyC = await createAgentKey(a, 'agent-c')
+    await b.gql(
+      `mutation { addMessage(input: { conversationId: "c", role: USER, content: "ok" }) { __typename } }`,
+      {},
+      keyC,
+    )
+    const ended = { errors: [] as string[], completed: false }
+    const received = subscribeOnA(keyC, ended)
+    await publishUntil(
+      () => received.length > 0,
+      () => runOptimizer(b, keyC),
+    )
+    const { id } = await a.db.apiKey.findFirstOrThrow({ where: { agentId: 'agent-c' } })
+    const revoked = await b.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { __typename } }`, { id })
+    expect(revoked.data.revokeApiKey.__typename).toBe('ApiKey')
+    // Only B's access:changed, carried by Redis, can tell A's subscription now: nothing else happens.
+    await waitFor(() => ended.completed)
+    expect(ended.errors).toEqual(['FORBIDDEN'])
   })
 
   it('with Redis stopped the API still answers and says so; delivery resumes when Redis returns', async () => {
