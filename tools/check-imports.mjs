@@ -62,6 +62,11 @@ export const RULES = [
     forbid: [...DOORS, '@engram/api', '@engram/conformance', ...TEST_ONLY],
   },
   {
+    package: 'packages/bus-redis',
+    why: "an adapter implements the engine's ports and knows nothing of the doors",
+    forbid: [...DOORS, '@engram/store-*', '@engram/api', '@engram/conformance', ...TEST_ONLY],
+  },
+  {
     package: 'packages/providers',
     why: 'model-service adapters reach endpoints and files, never the storage or the doors',
     forbid: [
@@ -82,9 +87,16 @@ export const RULES = [
   {
     package: 'apps/api',
     why: 'the GraphQL door calls the engine; only start-up code chooses and opens the storage adapter',
-    forbid: [...DRIVERS, '@engram/store-*', '@engram/conformance', '*generated/prisma*', ...TEST_ONLY],
+    forbid: [
+      ...DRIVERS,
+      '@engram/store-*',
+      '@engram/bus-*',
+      '@engram/conformance',
+      '*generated/prisma*',
+      ...TEST_ONLY,
+    ],
     // The composition root and start-up: open the database, apply migrations, register the admin
-    // key, start the checkpointer, build the SQLite storage for the engine.
+    // key, start the checkpointer, build the SQLite storage for the engine, connect the Redis bus.
     startup: ['src/server.ts', 'src/yoga.ts', 'src/admin-key.ts', 'src/services/services.ts'],
   },
 ]

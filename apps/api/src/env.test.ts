@@ -281,3 +281,32 @@ describe('loadEnv: lexical search planning', () => {
     }
   })
 })
+
+describe('loadEnv: Redis', () => {
+  it('is off by default, with the engram prefix', () => {
+    const env = loadEnv({})
+    expect(env.REDIS_URL).toBeUndefined()
+    expect(env.ENGRAM_REDIS_PREFIX).toBe('engram')
+  })
+
+  it('accepts redis:// and rediss:// URLs and a prefix', () => {
+    expect(
+      loadEnv({ REDIS_URL: 'redis://127.0.0.1:6379', ENGRAM_REDIS_PREFIX: 'team-a:engram' }),
+    ).toMatchObject({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ENGRAM_REDIS_PREFIX: 'team-a:engram',
+    })
+    expect(loadEnv({ REDIS_URL: 'rediss://user:secret@cache.internal:6380/2' }).REDIS_URL).toBe(
+      'rediss://user:secret@cache.internal:6380/2',
+    )
+  })
+
+  it('names a URL that is not Redis and a prefix with characters Redis patterns treat specially', () => {
+    for (const url of ['http://127.0.0.1:6379', 'postgres://localhost/x', '127.0.0.1:6379', 'redis']) {
+      expect(configError({ REDIS_URL: url })?.message).toMatch(/REDIS_URL: must be a Redis URL/)
+    }
+    for (const prefix of ['eng*ram', 'a b', 'x'.repeat(65)]) {
+      expect(configError({ ENGRAM_REDIS_PREFIX: prefix })?.message).toContain('ENGRAM_REDIS_PREFIX')
+    }
+  })
+})

@@ -12,6 +12,8 @@ import { z } from 'zod'
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const DEFAULT_DATABASE_URL = `file:${path.join(REPO_ROOT, 'data', 'engram.db')}`
 export const DEFAULT_EMBEDDING_MODEL_PATH = path.join(REPO_ROOT, 'data', 'models')
+/** Redis keys and channels are named under it (ENGRAM_REDIS_PREFIX). */
+export const DEFAULT_REDIS_PREFIX = 'engram'
 export const EMBEDDER_KINDS = ['hashing', 'openai', 'transformers'] as const
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback)
@@ -108,6 +110,21 @@ export const EnvSchema = z
     ENGRAM_LLM_API_KEY: z.string().min(1).optional(),
     /** Per attempt (spec 003: 60 s); a slow local model may need more. */
     ENGRAM_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_ATTEMPT_TIMEOUT_MS),
+    /**
+     * Redis for several API replicas (issue 14): events and subscriptions reach every replica.
+     * Unset: one process, everything in process.
+     */
+    REDIS_URL: z
+      .url({
+        protocol: /^rediss?$/,
+        error: 'must be a Redis URL such as redis://127.0.0.1:6379 (or rediss:// for TLS)',
+      })
+      .optional(),
+    /** Names Redis keys and channels (`<prefix>:events:<topic>`), so deployments can share a server. */
+    ENGRAM_REDIS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 letters, digits or _ . : -')
+      .default(DEFAULT_REDIS_PREFIX),
     ENGRAM_LLM_MAX_CONCURRENCY: z.coerce
       .number()
       .int()

@@ -6,9 +6,17 @@ export type { EmbeddingProgressEvent, SnapshotEvent } from '@engram/engine'
 
 export type EngramPubSub = ReturnType<typeof createEngramPubSub>
 
-export function createEngramPubSub() {
-  return createPubSub<EngramEvents>()
+/**
+ * In-process by default; with an event target (the Redis one, when REDIS_URL is set) every replica's
+ * subscribers receive what any replica publishes.
+ */
+export function createEngramPubSub(eventTarget?: EventTarget) {
+  return createPubSub<EngramEvents>(
+    eventTarget ? { eventTarget: eventTarget as NonNullable<PubSubConfig['eventTarget']> } : undefined,
+  )
 }
+
+type PubSubConfig = NonNullable<Parameters<typeof createPubSub<EngramEvents>>[0]>
 
 /**
  * Yoga's pubsub as the engine's EventBus. Yoga types subscribe's arguments per topic (an optional

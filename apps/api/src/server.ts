@@ -153,6 +153,12 @@ export function listen(
   })
 }
 
+/** Where Redis is, without the credentials a URL may carry. */
+function redisHost(url: string): string {
+  const parsed = new URL(url)
+  return `${parsed.protocol}//${parsed.host}`
+}
+
 async function main(env: Env) {
   const databaseFile = databaseFileFromUrl(env.DATABASE_URL)
   const { applied } = applyMigrations(databaseFile, migrationsDirectory(), (msg) =>
@@ -176,6 +182,11 @@ async function main(env: Env) {
     llm
       ? `[llm] memory formation may use ${llm.model} at ${env.ENGRAM_LLM_URL}`
       : '[llm] no ENGRAM_LLM_URL: memory formation runs offline',
+  )
+  console.info(
+    env.REDIS_URL
+      ? `[redis] events reach every replica through ${redisHost(env.REDIS_URL)} (channels ${env.ENGRAM_REDIS_PREFIX}:events:*)`
+      : '[redis] no REDIS_URL: events stay in this process (one replica)',
   )
   const app = createApp({
     db,

@@ -1,3 +1,4 @@
+import { RedisEventTarget } from '@engram/bus-redis'
 import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
 import type { Logger } from '@engram/engine'
 import { ExtractionPool } from '@engram/providers'
@@ -19,7 +20,7 @@ import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { maskError } from './client-errors.ts'
 import type { Context } from './context.ts'
 import { assertDocumentNesting } from './document-limits.ts'
-import { type Env, introspectionEnabled } from './env.ts'
+import { DEFAULT_REDIS_PREFIX, type Env, introspectionEnabled } from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
 import { optimizerStatusRoute } from './rest.ts'
 import { schema } from './schema/index.ts'
@@ -51,6 +52,8 @@ export interface AppOptions {
         | 'ENGRAM_EXTRACTION_WORKERS'
         | 'ENGRAM_SUMMARIES'
         | 'ENGRAM_PROFILE'
+        | 'REDIS_URL'
+        | 'ENGRAM_REDIS_PREFIX'
       >
     >
   clock?: Clock
@@ -64,6 +67,8 @@ export interface AppOptions {
   vectorIndex?: ServicesOptions['vectorIndex']
   /** Formation dials beyond the environment's (the memory-formation bench's extractor settings). */
   formation?: ServicesOptions['formation']
+  /** The ceiling of Redis' reconnection backoff (ms; tests lower it). */
+  redisReconnectMaxDelayMs?: number
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
@@ -75,11 +80,20 @@ export function createApp(options: AppOptions) {
   // as in tests that build an app from a partial environment, it runs in process.
   const extractionWorkers = env.ENGRAM_EXTRACTION_WORKERS ?? 0
   const extractionPool = extractionWorkers > 0 ? new ExtractionPool({ size: extractionWorkers }) : null
+  // REDIS_URL carries events across replicas; without it the bus stays in process, as before.
+  const redisEvents = env.REDIS_URL
+    ? new RedisEventTarget({
+        url: env.REDIS_URL,
+        prefix: env.ENGRAM_REDIS_PREFIX ?? DEFAULT_REDIS_PREFIX,
+        log,
+        reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
+      })
+    : null
   const services = createServices({
     db,
     clock,
     tokenCounter: createTokenCounter(env.ENGRAM_TOKENIZER),
-    pubsub: createEngramPubSub(),
+    pubsub: createEngramPubSub(redisEvents ?? undefined),
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     keyFactMode: env.ENGRAM_KEY_FACT_MODE,
@@ -131,9 +145,13 @@ export function createApp(options: AppOptions) {
       } catch {
         database = 'unreachable'
       }
+      // Redis down still answers 200: requests and local subscriptions work, only other replicas
+      // miss this one's events. Absent when REDIS_URL is not set.
+      const redis = redisEvents?.status()
+      const status = database === 'ok' && redis !== 'down' ? 'ok' : 'degraded'
       endResponse(
         new fetchAPI.Response(
-          JSON.stringify({ status: database === 'ok' ? 'ok' : 'degraded', version: API_VERSION, database }),
+          JSON.stringify({ status, version: API_VERSION, database, ...(redis ? { redis } : {}) }),
           {
             status: database === 'ok' ? 200 : 503,
             headers: { 'content-type': 'application/json' },
@@ -224,6 +242,7 @@ export function createApp(options: AppOptions) {
       await extractionPool?.close()
       await services.embeddings.flush()
       await checkpointer?.stop()
+      redisEvents?.close()
     },
   }
 }

@@ -63,6 +63,8 @@ export async function createTestApp(
     vectorIndex?: AppOptions['vectorIndex']
     /** Formation dials beyond ENGRAM_EXTRACTION* (the offline extractor's settings). */
     formation?: AppOptions['formation']
+    /** The ceiling of Redis' reconnection backoff, when env.REDIS_URL is set. */
+    redisReconnectMaxDelayMs?: number
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -82,6 +84,7 @@ export async function createTestApp(
     backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
     vectorIndex: options.vectorIndex,
     formation: options.formation,
+    redisReconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
     env: {
       NODE_ENV: 'test',
       OPTIMIZER_INTERVAL_MS: options.optimizerIntervalMs ?? 0,

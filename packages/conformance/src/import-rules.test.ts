@@ -64,6 +64,35 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
     ])
   })
 
+  it('keep ioredis in the Redis adapter: not in the engine, not in a resolver; the API opens it at start-up', () => {
+    const root = repoWith('packages/engine', 'src/events/bus.ts', "import { Redis } from 'ioredis'")
+    const files: [file: string, text: string][] = [
+      ['apps/api/src/schema/optimizer.ts', "import { RedisEventTarget } from '@engram/bus-redis'"],
+      ['apps/api/src/pubsub.ts', "import { Redis } from 'ioredis'"],
+      ['apps/api/src/yoga.ts', "import { RedisEventTarget } from '@engram/bus-redis'"],
+    ]
+    for (const [file, text] of files) {
+      fs.mkdirSync(path.join(root, path.dirname(file)), { recursive: true })
+      fs.writeFileSync(path.join(root, file), text)
+    }
+    fs.writeFileSync(path.join(root, 'apps/api/package.json'), JSON.stringify({ name: '@engram/api' }))
+    fs.mkdirSync(path.join(root, 'packages/bus-redis/src'), { recursive: true })
+    fs.writeFileSync(
+      path.join(root, 'packages/bus-redis/package.json'),
+      JSON.stringify({ name: '@engram/bus-redis' }),
+    )
+    fs.writeFileSync(
+      path.join(root, 'packages/bus-redis/src/target.ts'),
+      "import { Redis } from 'ioredis'\nimport { createPubSub } from 'graphql-yoga'",
+    )
+    expect(checkImports(root).map((p) => [p.file, p.import])).toEqual([
+      ['packages/engine/src/events/bus.ts', "'ioredis' (forbidden: ioredis)"],
+      ['packages/bus-redis/src/target.ts', "'graphql-yoga' (forbidden: graphql-*)"],
+      ['apps/api/src/pubsub.ts', "'ioredis' (forbidden: ioredis)"],
+      ['apps/api/src/schema/optimizer.ts', "'@engram/bus-redis' (forbidden: @engram/bus-*)"],
+    ])
+  })
+
   it('keep the model-service adapters away from storage and doors', () => {
     const root = repoWith('packages/providers', 'src/llm.ts', "import { createEngine } from '@engram/engine'")
     expect(checkImports(root).map((p) => [p.file, p.import])).toEqual([
@@ -118,6 +147,7 @@ describe('the import rules (tools/check-imports.mjs, run by pnpm test)', () => {
       'packages/engine',
       'packages/store-sqlite',
       'packages/store-postgres',
+      'packages/bus-redis',
       'packages/providers',
       'packages/sdk',
       'apps/api',

@@ -17,6 +17,8 @@ export interface RedisServer {
 
 export interface StartRedisOptions {
   serverPath?: string
+  /** A given port (e.g. to restart a stopped server where its clients reconnect); free one by default. */
+  port?: number
   startTimeoutMs?: number
 }
 
@@ -30,8 +32,10 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-redis-'))
   let lastError: unknown
-  for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-    const port = await freePort()
+  // A given port is not retried elsewhere: the caller needs that one.
+  const attempts = options.port === undefined ? PORT_ATTEMPTS : 1
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const port = options.port ?? (await freePort())
     try {
       const server = await spawnUntilReady(
         serverPath,

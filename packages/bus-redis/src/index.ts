@@ -1,0 +1,6 @@
+export {
+  DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
+  eventChannel,
+  RedisEventTarget,
+  type RedisEventTargetOptions,
+} from './redis-event-target.ts'
