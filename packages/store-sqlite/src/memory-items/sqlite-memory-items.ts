@@ -7,7 +7,7 @@ import {
   parseTags,
   safeJson,
 } from '@engram/engine'
-import type { Database, Transaction } from '../db/client.ts'
+import { type Database, readRows, sqliteDate, type Transaction } from '../db/client.ts'
 import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
 import { parseMetadata, parseRowId } from '../mappers.ts'
 
@@ -74,11 +74,16 @@ function orderBy(order: MemoryItemOrder): Prisma.MemoryItemOrderByWithRelationIn
 
 /** The memory-item repository on SQLite: Prisma, and FTS5's bm25() for the words a write shares. */
 export function sqliteMemoryItems(db: Database): MemoryItemRepository {
-  return memoryItemsIn(db, (fn) => db.$transaction((tx) => fn(memoryItemsIn(tx, null))))
+  return memoryItemsIn(db, db, (fn) => db.$transaction((tx) => fn(memoryItemsIn(tx, db, null))))
 }
 
+/**
+ * `base` is the client the connection was opened with: verification's reads run on its prepared
+ * statements (readRows), which inside a transaction see its writes, as the connection is one.
+ */
 function memoryItemsIn(
   db: Database | Transaction,
+  base: Database,
   transaction: MemoryItemRepository['transaction'] | null,
 ): MemoryItemRepository {
   const rowIds = (ids: readonly string[]) => ids.flatMap((id) => parseRowId(id) ?? [])
@@ -158,7 +163,10 @@ function memoryItemsIn(
     sharingWords: async (agentId, text, limit) => {
       const match = ftsMatchExpression(text)
       if (!match) return []
-      const rows = await db.$queryRawUnsafe<{ id: number }[]>(
+      // Every formed memory runs this and currentAmong: prepared statements, not Prisma's per-query
+      // compilation (the create pipeline's largest cost in the formation bench's CPU profile).
+      const rows = await readRows<{ id: number | bigint }[]>(
+        base,
         `SELECT o."id" AS id FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
           WHERE "MemorySearch" MATCH ? AND o."agentId" = ? ORDER BY bm25("MemorySearch") LIMIT ?`,
         match,
@@ -168,21 +176,30 @@ function memoryItemsIn(
       return rows.map((row) => String(Number(row.id)))
     },
     currentAmong: async (agentId, userId, at, ids) => {
-      const rows = await db.memoryItem.findMany({
-        where: {
-          agentId,
-          userId,
-          validFrom: { lte: at },
-          OR: [{ validUntil: null }, { validUntil: { gt: at } }],
-          id: { in: rowIds(ids) },
-        },
-        select: { id: true, content: true, category: true, createdAt: true },
-      })
+      const numeric = rowIds(ids)
+      if (numeric.length === 0) return []
+      const when = sqliteDate(at)
+      // One statement for any number of ids (json_each), so it is prepared once.
+      const rows = await readRows<
+        { id: number | bigint; content: string; category: string; createdAt: string }[]
+      >(
+        base,
+        `SELECT "id" AS id, "content" AS content, "category" AS category, "createdAt" AS createdAt
+           FROM "MemoryItem"
+          WHERE "id" IN (SELECT value FROM json_each(?)) AND "agentId" = ? AND "userId" IS ?
+            AND "validFrom" <= ? AND ("validUntil" IS NULL OR "validUntil" > ?)
+          ORDER BY "id"`,
+        JSON.stringify(numeric),
+        agentId,
+        userId,
+        when,
+        when,
+      )
       return rows.map((r) => ({
-        id: String(r.id),
+        id: String(Number(r.id)),
         content: r.content,
         category: r.category as MemoryCategory,
-        createdAt: r.createdAt,
+        createdAt: new Date(r.createdAt),
       }))
     },
     create: async (agentId, item) =>
