@@ -36,6 +36,43 @@ export function toMemoryItem(row: MemoryItemRow): MemoryItemView {
   }
 }
 
+/** A MemoryItem row as a prepared statement returns it: booleans as 0/1, dates as the stored text. */
+type RawMemoryItemRow = Omit<
+  MemoryItemRow,
+  | 'id'
+  | 'pinned'
+  | 'lastAccessedAt'
+  | 'validFrom'
+  | 'validUntil'
+  | 'supersededById'
+  | 'createdAt'
+  | 'updatedAt'
+> & {
+  id: number | bigint
+  pinned: number | bigint
+  lastAccessedAt: string | null
+  validFrom: string
+  validUntil: string | null
+  supersededById: number | bigint | null
+  createdAt: string
+  updatedAt: string
+}
+
+function fromRawRow(row: RawMemoryItemRow): MemoryItemView {
+  const date = (value: string | null) => (value == null ? null : new Date(value))
+  return toMemoryItem({
+    ...row,
+    id: Number(row.id),
+    pinned: Number(row.pinned) !== 0,
+    lastAccessedAt: date(row.lastAccessedAt),
+    validFrom: new Date(row.validFrom),
+    validUntil: date(row.validUntil),
+    supersededById: row.supersededById == null ? null : Number(row.supersededById),
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+  })
+}
+
 /** Valid at `at`: begun, and not yet ended. */
 function validAt(at: Date): Prisma.MemoryItemWhereInput[] {
   return [{ validFrom: { lte: at } }, { OR: [{ validUntil: null }, { validUntil: { gt: at } }] }]
@@ -202,8 +239,39 @@ function memoryItemsIn(
         createdAt: new Date(r.createdAt),
       }))
     },
-    create: async (agentId, item) =>
-      toMemoryItem(
+    create: async (agentId, item) => {
+      // Inside a transaction (every verified write), the row goes in on a prepared statement: the
+      // transaction holds the one connection, so the statement is part of it. Outside one, Prisma's
+      // create, which waits its turn on the connection.
+      if (transaction === null) {
+        const [row] = await readRows<RawMemoryItemRow[]>(
+          base,
+          `INSERT INTO "MemoryItem" ("agentId", "userId", "content", "category", "tags", "importance",
+             "confidence", "pinned", "sourceConversationId", "sourceMessageId", "validFrom", "validUntil",
+             "metadata", "contentHash", "tokenCount", "createdAt", "updatedAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+          agentId,
+          item.userId,
+          item.content,
+          item.category,
+          JSON.stringify(item.tags),
+          item.importance,
+          item.confidence,
+          item.pinned ? 1 : 0,
+          item.sourceConversationId,
+          item.sourceMessageId,
+          sqliteDate(item.validFrom),
+          item.validUntil ? sqliteDate(item.validUntil) : null,
+          JSON.stringify(item.metadata),
+          item.contentHash,
+          item.tokenCount,
+          sqliteDate(item.createdAt),
+          sqliteDate(item.createdAt),
+        )
+        if (!row) throw new Error('the memory row was not returned by its insert')
+        return fromRawRow(row)
+      }
+      return toMemoryItem(
         await db.memoryItem.create({
           data: {
             agentId,
@@ -225,7 +293,8 @@ function memoryItemsIn(
             updatedAt: item.createdAt,
           },
         }),
-      ),
+      )
+    },
     supersede: async (agentId, id, byId, at) => {
       const row = await orNotFound(
         id,
@@ -236,10 +305,19 @@ function memoryItemsIn(
       )
       return toMemoryItem(row)
     },
-    countCurrent: (agentId, at) =>
-      db.memoryItem.count({
-        where: { agentId, validFrom: { lte: at }, OR: [{ validUntil: null }, { validUntil: { gt: at } }] },
-      }),
+    countCurrent: async (agentId, at) => {
+      // Every verified write asks it (maxEntriesPerAgent): a prepared statement.
+      const when = sqliteDate(at)
+      const [row] = await readRows<{ n: number | bigint }[]>(
+        base,
+        `SELECT COUNT(*) AS n FROM "MemoryItem"
+          WHERE "agentId" = ? AND "validFrom" <= ? AND ("validUntil" IS NULL OR "validUntil" > ?)`,
+        agentId,
+        when,
+        when,
+      )
+      return Number(row?.n ?? 0)
+    },
     expireLeastValued: async (agentId, at, keepId, limit) => {
       const victims = await db.memoryItem.findMany({
         where: {
