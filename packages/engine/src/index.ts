@@ -119,8 +119,6 @@ export {
   safeJson,
 } from './memory-items/memory-item-rules.ts'
 export {
-  type BatchedMemoryWrite,
-  type BatchedWriteResult,
   type MemoryItemChange,
   type MemoryItemListener,
   MemoryItemService,
@@ -156,11 +154,9 @@ export {
 } from './parameters/parameter-store.ts'
 export * from './ports/index.ts'
 export {
-  type GuardedWrite,
   MAX_GUARDED_METADATA_DEPTH,
   PrivacyService,
   readStoredPrivacyPolicy,
-  type WriteGuard,
 } from './privacy/privacy-service.ts'
 export {
   MAX_PROFILE_VERSIONS_PAGE,

@@ -33,7 +33,7 @@ import { z } from 'zod'
 import { yieldToRequests } from '../jobs/job-worker.ts'
 import { isCircuitOpen } from '../llm/circuit-open.ts'
 import { withModel } from '../llm/with-model.ts'
-import type { BatchedMemoryWrite, MemoryItemService } from '../memory-items/memory-item-service.ts'
+import type { MemoryItemService } from '../memory-items/memory-item-service.ts'
 import { inProcessExtractor, type OfflineExtractor } from '../ports/extractor.ts'
 import type { FormationRepository } from '../ports/formation.ts'
 import type { JobQueue } from '../ports/job-queue.ts'
@@ -479,8 +479,10 @@ export class FormationService {
     result: FormationResult,
   ): Promise<void> {
     const byId = new Map(turns.map((turn) => [turn.id, turn]))
-    const writes: BatchedMemoryWrite[] = []
-    for (const candidate of candidates.slice(0, EXTRACTION_LIMITS.maxItems)) {
+    for (const [index, candidate] of candidates.slice(0, EXTRACTION_LIMITS.maxItems).entries()) {
+      // Each memory is verified, embedded and written on the request thread: requests waiting
+      // go first between two of them (the bench: the pipeline, not the extractor, is most of it).
+      if (index > 0) await yieldToRequests()
       const sources = candidate.sourceMessageIds
         .slice(0, EXTRACTION_LIMITS.maxSourceIds)
         .flatMap((id) => byId.get(id) ?? [])
@@ -495,49 +497,51 @@ export class FormationService {
         result.rejected++
         continue
       }
-      writes.push({
-        input: {
-          content,
-          category: candidate.category,
-          tags: candidate.tags
-            .map((tag) => tag.trim().slice(0, EXTRACTION_LIMITS.maxTagChars))
-            .filter((tag) => tag.length > 0)
-            .slice(0, EXTRACTION_LIMITS.maxTags),
-          importance: clamp01(candidate.importance),
-          confidence: clamp01(candidate.confidence),
-          userId: [...users][0] ?? null,
-          sourceConversationId: conversationId,
-          sourceMessageId: (sources[0] as StoredMessage).id,
-          validFrom: candidate.validFrom,
-          validUntil: candidate.validUntil,
-          metadata: {
-            memoryType: candidate.type satisfies MemoryEntryType,
-            sourceMessageIds: sources.map((turn) => turn.id),
-            formedBy: candidate.family.startsWith('llm') ? 'llm' : 'offline',
-            family: candidate.family.slice(0, 80),
+      try {
+        const written = await this.deps.memoryItems.create(
+          agentId,
+          {
+            content,
+            category: candidate.category,
+            tags: candidate.tags
+              .map((tag) => tag.trim().slice(0, EXTRACTION_LIMITS.maxTagChars))
+              .filter((tag) => tag.length > 0)
+              .slice(0, EXTRACTION_LIMITS.maxTags),
+            importance: clamp01(candidate.importance),
+            confidence: clamp01(candidate.confidence),
+            userId: [...users][0] ?? null,
+            sourceConversationId: conversationId,
+            sourceMessageId: (sources[0] as StoredMessage).id,
+            validFrom: candidate.validFrom,
+            validUntil: candidate.validUntil,
+            metadata: {
+              memoryType: candidate.type satisfies MemoryEntryType,
+              sourceMessageIds: sources.map((turn) => turn.id),
+              formedBy: candidate.family.startsWith('llm') ? 'llm' : 'offline',
+              family: candidate.family.slice(0, 80),
+            },
+            // Chat says many distinct things about one speaker in similar words: only a real
+            // replacement (a correction, a denial, a new value for the same attribute) supersedes.
           },
-        },
-        // The model named the memory this corrects (only ids its prompt showed get this far).
-        supersedes: candidate.supersedes,
-      })
-    }
-    if (writes.length === 0) return
-    // One batch per extractor call: each memory verified as if stored one after another, but the
-    // rows, vectors and jobs written together (the bench's CPU profile: per-memory queries were
-    // the request thread's largest cost). Requests waiting go first between two extractor calls.
-    // Chat says many distinct things about one speaker in similar words: only a real replacement
-    // (a correction, a denial, a new value for the same attribute) supersedes.
-    const written = await this.deps.memoryItems.createMany(agentId, writes, 'replacement')
-    for (const outcome of written) {
-      if (!outcome.ok) {
+          'replacement',
+        )
+        if (written.outcome === 'DUPLICATE') result.duplicates++
+        else {
+          result.stored.push(written.item)
+          if (written.superseded) result.superseded++
+          // The model named the memory this corrects (only ids its prompt showed get this far).
+          if (
+            candidate.supersedes &&
+            candidate.supersedes !== written.superseded?.id &&
+            (await this.deps.memoryItems.supersede(agentId, candidate.supersedes, written.item.id))
+          )
+            result.superseded++
+        }
+      } catch (error) {
         // A limit or the agent's privacy policy refused this one; the others still form.
+        if (!(error instanceof ValidationError)) throw error
         result.rejected++
-        this.deps.log.warn(`[formation] ${agentId}: a candidate was refused: ${outcome.error.message}`)
-      } else if (outcome.result.outcome === 'DUPLICATE') result.duplicates++
-      else {
-        result.stored.push(outcome.result.item)
-        if (outcome.result.superseded) result.superseded++
-        if (outcome.alsoSuperseded) result.superseded++
+        this.deps.log.warn(`[formation] ${agentId}: a candidate was refused: ${error.message}`)
       }
     }
   }

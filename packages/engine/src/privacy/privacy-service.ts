@@ -13,18 +13,6 @@ import type { PrivacyPolicyRepository, StoredPrivacyPolicy } from '../ports/priv
 
 export type { StoredPrivacyPolicy }
 
-/** The texts and metadata to store, redacted where the policy says so. */
-export interface GuardedWrite {
-  texts: string[]
-  metadata: (Metadata | null | undefined)[]
-}
-
-/** Guards one write under a policy already read (see PrivacyService.guarding). */
-export type WriteGuard = (
-  texts: { field: string; text: string }[],
-  metadata?: { field: string; value: Metadata | null | undefined }[],
-) => GuardedWrite
-
 /** Applies each agent's sensitive-data policy (spec 001) to everything written for it. */
 export class PrivacyService {
   // Compiled once per distinct stored pattern list, not on every write.
@@ -66,33 +54,23 @@ export class PrivacyService {
     scope: string,
     texts: { field: string; text: string }[],
     metadata: { field: string; value: Metadata | null | undefined }[] = [],
-  ): Promise<GuardedWrite> {
-    return (await this.guarding(scope))(texts, metadata)
-  }
-
-  /**
-   * The agent's policy read once, as a guard for many writes (formation stores an extractor call's
-   * candidates together): each call guards one write as `guard` does, throwing for that write only.
-   */
-  async guarding(scope: string): Promise<WriteGuard> {
+  ): Promise<{ texts: string[]; metadata: (Metadata | null | undefined)[] }> {
     const stored = await this.policy(scope)
-    return (texts, metadata = []) => {
-      if (stored.mode === 'allow')
-        return { texts: texts.map((t) => t.text), metadata: metadata.map((m) => m.value) }
-      const leaves: MetadataLeaf[] = []
-      const copies = metadata.map((m) =>
-        m.value ? (copyWithLeaves(m.value, m.field, leaves) as Metadata) : m.value,
-      )
-      const guarded = guardTexts(
-        [...texts, ...leaves.map((l) => ({ field: fieldOf(l.path), text: l.text }))],
-        { mode: stored.mode, patterns: this.compile(stored.patterns) },
-        this.scanTimer,
-      )
-      leaves.forEach((leaf, i) => {
-        leaf.container[leaf.key] = guarded[texts.length + i]
-      })
-      return { texts: guarded.slice(0, texts.length), metadata: copies }
-    }
+    if (stored.mode === 'allow')
+      return { texts: texts.map((t) => t.text), metadata: metadata.map((m) => m.value) }
+    const leaves: MetadataLeaf[] = []
+    const copies = metadata.map((m) =>
+      m.value ? (copyWithLeaves(m.value, m.field, leaves) as Metadata) : m.value,
+    )
+    const guarded = guardTexts(
+      [...texts, ...leaves.map((l) => ({ field: fieldOf(l.path), text: l.text }))],
+      { mode: stored.mode, patterns: this.compile(stored.patterns) },
+      this.scanTimer,
+    )
+    leaves.forEach((leaf, i) => {
+      leaf.container[leaf.key] = guarded[texts.length + i]
+    })
+    return { texts: guarded.slice(0, texts.length), metadata: copies }
   }
 
   private compile(patterns: PrivacyPattern[]): CompiledPattern[] {
