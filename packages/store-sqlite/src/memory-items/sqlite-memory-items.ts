@@ -7,7 +7,7 @@ import {
   parseTags,
   safeJson,
 } from '@engram/engine'
-import type { Database, Transaction } from '../db/client.ts'
+import { type Database, readRows, sqliteDate, type Transaction } from '../db/client.ts'
 import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
 import { parseMetadata, parseRowId } from '../mappers.ts'
 
@@ -34,6 +34,43 @@ export function toMemoryItem(row: MemoryItemRow): MemoryItemView {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   }
+}
+
+/** A MemoryItem row as a prepared statement returns it: booleans as 0/1, dates as the stored text. */
+type RawMemoryItemRow = Omit<
+  MemoryItemRow,
+  | 'id'
+  | 'pinned'
+  | 'lastAccessedAt'
+  | 'validFrom'
+  | 'validUntil'
+  | 'supersededById'
+  | 'createdAt'
+  | 'updatedAt'
+> & {
+  id: number | bigint
+  pinned: number | bigint
+  lastAccessedAt: string | null
+  validFrom: string
+  validUntil: string | null
+  supersededById: number | bigint | null
+  createdAt: string
+  updatedAt: string
+}
+
+function fromRawRow(row: RawMemoryItemRow): MemoryItemView {
+  const date = (value: string | null) => (value == null ? null : new Date(value))
+  return toMemoryItem({
+    ...row,
+    id: Number(row.id),
+    pinned: Number(row.pinned) !== 0,
+    lastAccessedAt: date(row.lastAccessedAt),
+    validFrom: new Date(row.validFrom),
+    validUntil: date(row.validUntil),
+    supersededById: row.supersededById == null ? null : Number(row.supersededById),
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+  })
 }
 
 /** Valid at `at`: begun, and not yet ended. */
@@ -74,11 +111,16 @@ function orderBy(order: MemoryItemOrder): Prisma.MemoryItemOrderByWithRelationIn
 
 /** The memory-item repository on SQLite: Prisma, and FTS5's bm25() for the words a write shares. */
 export function sqliteMemoryItems(db: Database): MemoryItemRepository {
-  return memoryItemsIn(db, (fn) => db.$transaction((tx) => fn(memoryItemsIn(tx, null))))
+  return memoryItemsIn(db, db, (fn) => db.$transaction((tx) => fn(memoryItemsIn(tx, db, null))))
 }
 
+/**
+ * `base` is the client the connection was opened with: verification's reads run on its prepared
+ * statements (readRows), which inside a transaction see its writes, as the connection is one.
+ */
 function memoryItemsIn(
   db: Database | Transaction,
+  base: Database,
   transaction: MemoryItemRepository['transaction'] | null,
 ): MemoryItemRepository {
   const rowIds = (ids: readonly string[]) => ids.flatMap((id) => parseRowId(id) ?? [])
@@ -158,7 +200,10 @@ function memoryItemsIn(
     sharingWords: async (agentId, text, limit) => {
       const match = ftsMatchExpression(text)
       if (!match) return []
-      const rows = await db.$queryRawUnsafe<{ id: number }[]>(
+      // Every formed memory runs this and currentAmong: prepared statements, not Prisma's per-query
+      // compilation (the create pipeline's largest cost in the formation bench's CPU profile).
+      const rows = await readRows<{ id: number | bigint }[]>(
+        base,
         `SELECT o."id" AS id FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
           WHERE "MemorySearch" MATCH ? AND o."agentId" = ? ORDER BY bm25("MemorySearch") LIMIT ?`,
         match,
@@ -168,25 +213,65 @@ function memoryItemsIn(
       return rows.map((row) => String(Number(row.id)))
     },
     currentAmong: async (agentId, userId, at, ids) => {
-      const rows = await db.memoryItem.findMany({
-        where: {
-          agentId,
-          userId,
-          validFrom: { lte: at },
-          OR: [{ validUntil: null }, { validUntil: { gt: at } }],
-          id: { in: rowIds(ids) },
-        },
-        select: { id: true, content: true, category: true, createdAt: true },
-      })
+      const numeric = rowIds(ids)
+      if (numeric.length === 0) return []
+      const when = sqliteDate(at)
+      // One statement for any number of ids (json_each), so it is prepared once.
+      const rows = await readRows<
+        { id: number | bigint; content: string; category: string; createdAt: string }[]
+      >(
+        base,
+        `SELECT "id" AS id, "content" AS content, "category" AS category, "createdAt" AS createdAt
+           FROM "MemoryItem"
+          WHERE "id" IN (SELECT value FROM json_each(?)) AND "agentId" = ? AND "userId" IS ?
+            AND "validFrom" <= ? AND ("validUntil" IS NULL OR "validUntil" > ?)
+          ORDER BY "id"`,
+        JSON.stringify(numeric),
+        agentId,
+        userId,
+        when,
+        when,
+      )
       return rows.map((r) => ({
-        id: String(r.id),
+        id: String(Number(r.id)),
         content: r.content,
         category: r.category as MemoryCategory,
-        createdAt: r.createdAt,
+        createdAt: new Date(r.createdAt),
       }))
     },
-    create: async (agentId, item) =>
-      toMemoryItem(
+    create: async (agentId, item) => {
+      // Inside a transaction (every verified write), the row goes in on a prepared statement: the
+      // transaction holds the one connection, so the statement is part of it. Outside one, Prisma's
+      // create, which waits its turn on the connection.
+      if (transaction === null) {
+        const [row] = await readRows<RawMemoryItemRow[]>(
+          base,
+          `INSERT INTO "MemoryItem" ("agentId", "userId", "content", "category", "tags", "importance",
+             "confidence", "pinned", "sourceConversationId", "sourceMessageId", "validFrom", "validUntil",
+             "metadata", "contentHash", "tokenCount", "createdAt", "updatedAt")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+          agentId,
+          item.userId,
+          item.content,
+          item.category,
+          JSON.stringify(item.tags),
+          item.importance,
+          item.confidence,
+          item.pinned ? 1 : 0,
+          item.sourceConversationId,
+          item.sourceMessageId,
+          sqliteDate(item.validFrom),
+          item.validUntil ? sqliteDate(item.validUntil) : null,
+          JSON.stringify(item.metadata),
+          item.contentHash,
+          item.tokenCount,
+          sqliteDate(item.createdAt),
+          sqliteDate(item.createdAt),
+        )
+        if (!row) throw new Error('the memory row was not returned by its insert')
+        return fromRawRow(row)
+      }
+      return toMemoryItem(
         await db.memoryItem.create({
           data: {
             agentId,
@@ -208,7 +293,8 @@ function memoryItemsIn(
             updatedAt: item.createdAt,
           },
         }),
-      ),
+      )
+    },
     supersede: async (agentId, id, byId, at) => {
       const row = await orNotFound(
         id,
@@ -219,10 +305,19 @@ function memoryItemsIn(
       )
       return toMemoryItem(row)
     },
-    countCurrent: (agentId, at) =>
-      db.memoryItem.count({
-        where: { agentId, validFrom: { lte: at }, OR: [{ validUntil: null }, { validUntil: { gt: at } }] },
-      }),
+    countCurrent: async (agentId, at) => {
+      // Every verified write asks it (maxEntriesPerAgent): a prepared statement.
+      const when = sqliteDate(at)
+      const [row] = await readRows<{ n: number | bigint }[]>(
+        base,
+        `SELECT COUNT(*) AS n FROM "MemoryItem"
+          WHERE "agentId" = ? AND "validFrom" <= ? AND ("validUntil" IS NULL OR "validUntil" > ?)`,
+        agentId,
+        when,
+        when,
+      )
+      return Number(row?.n ?? 0)
+    },
     expireLeastValued: async (agentId, at, keepId, limit) => {
       const victims = await db.memoryItem.findMany({
         where: {

@@ -18,7 +18,7 @@ import {
   type VectorHit,
   type VectorStore,
 } from '@engram/engine'
-import { type Database, directSqlite } from '../db/client.ts'
+import { type Database, directSqlite, readRows, sqliteDate } from '../db/client.ts'
 import { parseRowId } from '../mappers.ts'
 import { buildHnswInWorker } from './hnsw-build.ts'
 import { type HnswConfig, HnswVectorIndex } from './hnsw-index.ts'
@@ -108,13 +108,41 @@ export class SqliteVectorStore implements VectorStore {
       contentHash: contentHash ?? '',
       createdAt,
     }))
-    // One delete and one multi-row insert: a batch of 256 in two statements, not 256 upserts.
-    await this.db.$transaction([
-      this.db.embedding.deleteMany({
-        where: { kind, model: this.model, ownerId: { in: rows.map((r) => r.ownerId) } },
-      }),
-      this.db.embedding.createMany({ data: rows }),
-    ])
+    const direct = directSqlite(this.db)
+    if (direct) {
+      // Every stored memory, message and summary comes here: cached prepared statements in one
+      // group-committed write, not a Prisma transaction of two compiled queries each time.
+      const at = sqliteDate(createdAt)
+      await direct.write((sql) => {
+        sql.run(
+          `DELETE FROM "Embedding" WHERE "kind" = ? AND "model" = ? AND "ownerId" IN (SELECT value FROM json_each(?))`,
+          kind,
+          this.model,
+          JSON.stringify(rows.map((r) => r.ownerId)),
+        )
+        for (const row of rows)
+          sql.run(
+            `INSERT INTO "Embedding" ("kind", "ownerId", "agentId", "model", "dimensions", "vector", "contentHash", "createdAt")
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            row.kind,
+            row.ownerId,
+            row.agentId,
+            row.model,
+            row.dimensions,
+            Buffer.from(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength),
+            row.contentHash,
+            at,
+          )
+      })
+    } else {
+      // One delete and one multi-row insert: a batch of 256 in two statements, not 256 upserts.
+      await this.db.$transaction([
+        this.db.embedding.deleteMany({
+          where: { kind, model: this.model, ownerId: { in: rows.map((r) => r.ownerId) } },
+        }),
+        this.db.embedding.createMany({ data: rows }),
+      ])
+    }
     if (cached) {
       // Keep the in-memory index in step; `rows` tells the next search nothing was missed.
       cached.version = null
@@ -147,11 +175,16 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   async dimensions(agentId: string, kind: string): Promise<number | null> {
-    const row = await this.db.embedding.findFirst({
-      where: { agentId, kind, model: this.model },
-      select: { dimensions: true },
-    })
-    return row?.dimensions ?? null
+    // Asked before each write whose index is not in memory (an agent's messages are seldom
+    // searched): a prepared statement.
+    const [row] = await readRows<{ dimensions: number | bigint }[]>(
+      this.db,
+      `SELECT "dimensions" AS dimensions FROM "Embedding" WHERE "agentId" = ? AND "kind" = ? AND "model" = ? LIMIT 1`,
+      agentId,
+      kind,
+      this.model,
+    )
+    return row ? Number(row.dimensions) : null
   }
 
   forget(agentId: string, kind: string, ids: readonly string[]): void {
