@@ -21,6 +21,12 @@ export interface ImportanceScore {
 const PROFILE_PHRASES = ['my name is', 'i prefer', 'remember that'] as const
 const COMMITMENT_PHRASES = ['i will', "let's do", 'decided'] as const
 
+/** The profile phrase a text says, if any ("my name is", "i prefer", "remember that"). */
+export function profileSignal(text: string): string | undefined {
+  const lower = text.toLowerCase()
+  return PROFILE_PHRASES.find((phrase) => lower.includes(phrase))
+}
+
 const HOUR_MS = 3_600_000
 const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
@@ -37,7 +43,7 @@ export function scoreImportance(
   const content = input.content.toLowerCase()
   const reasons: string[] = []
   let score = weights.base
-  const profile = PROFILE_PHRASES.find((phrase) => content.includes(phrase))
+  const profile = profileSignal(content)
   if (profile) {
     score += weights.profileSignal
     reasons.push(`profile signal "${profile}"`)

@@ -78,6 +78,18 @@ describe('extractive summary', () => {
     expect(summary).not.toContain('Lunch')
   })
 
+  it('keeps a short statement of who the user is, not short chit-chat', () => {
+    const said = [
+      { speaker: 'user', content: 'My name is John. Remember that I am allergic to peanuts.' },
+      { speaker: 'assistant', content: 'Thanks John! Noted.' },
+    ]
+    const summary = extractiveSummary(said, { maxTokens: 200, countTokens: count })
+    expect(summary.split('\n')).toEqual([
+      'user: My name is John.',
+      'user: Remember that I am allergic to peanuts.',
+    ])
+  })
+
   it('is deterministic', () => {
     expect(extractiveSummary(turns, { maxTokens: 100, countTokens: count })).toBe(
       extractiveSummary(turns, { maxTokens: 100, countTokens: count }),

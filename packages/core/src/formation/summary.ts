@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { extractPreservedFacts } from '../compression/compressor.ts'
 import { parseWith } from '../errors.ts'
 import { contentWords } from '../retrieval/lexical.ts'
+import { profileSignal } from './importance.ts'
 import { roughSentences } from './router.ts'
 
 /** Spec 002's strategies; `extractive` needs no model and is the offline default (issue 13 §3). */
@@ -100,7 +101,13 @@ export function extractiveSummary(turns: readonly SummaryTurn[], options: Extrac
       words: contentWords(text),
     })),
   )
-  const informative = sentences.filter((sentence) => sentence.words.size >= 3 && !sentence.text.endsWith('?'))
+  // Three content words tell a statement from chit-chat ("Thanks so much!"); a short statement of
+  // who someone is or what they prefer ("My name is John.", "I prefer tea.") is kept at two.
+  const informative = sentences.filter(
+    (sentence) =>
+      !sentence.text.endsWith('?') &&
+      (sentence.words.size >= 3 || (sentence.words.size === 2 && profileSignal(sentence.text) !== undefined)),
+  )
   const centrality = informative.map((sentence, i) => {
     let sum = 0
     for (const [j, other] of informative.entries()) if (i !== j) sum += jaccard(sentence.words, other.words)
