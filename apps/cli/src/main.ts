@@ -1,73 +1,12 @@
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import {
-  catalog,
-  describeFailure,
-  type EngramClient,
-  type InputOf,
-  type OutputOf,
-  type Result,
-} from '@engram/contract'
+import { describeFailure, type EngramClient, type OutputOf, type Result } from '@engram/contract'
 import { Engram } from '@engram/sdk'
 import { Command, InvalidArgumentError, Option } from 'commander'
-
-const require = createRequire(import.meta.url)
-
-/** A failure the user can act on: printed as one line, exit code 1. */
-class CliError extends Error {}
-
-/**
- * `--set key=value` pairs as the settings object updateMemoryFormationSettings takes: the keys are
- * the settings' own (`enabled`, `extraction.<field>`, `summaries.<field>`, `profile.<field>`); the
- * server checks limits.
- */
-function formationSettingsOf(pairs: readonly string[]): InputOf<'updateMemoryFormationSettings'>['settings'] {
-  const settings: {
-    enabled?: boolean
-    extraction?: Record<string, unknown>
-    summaries?: Record<string, unknown>
-    profile?: Record<string, unknown>
-  } = {}
-  const shape = catalog.memoryFormationSettings.output.shape
-  const fields = {
-    extraction: Object.keys(shape.extraction.shape),
-    summaries: Object.keys(shape.summaries.shape),
-    profile: Object.keys(shape.profile.shape),
-  }
-  for (const pair of pairs) {
-    const at = pair.indexOf('=')
-    const key = at > 0 ? pair.slice(0, at).trim() : ''
-    const raw = at > 0 ? pair.slice(at + 1).trim() : ''
-    if (!key || !raw) throw new CliError(`--set ${pair}: expected key=value`)
-    if (key === 'enabled') {
-      if (raw !== 'true' && raw !== 'false') throw new CliError(`--set ${pair}: enabled is true or false`)
-      settings.enabled = raw === 'true'
-      continue
-    }
-    const [part, field, ...rest] = key.split('.')
-    if ((part !== 'extraction' && part !== 'summaries' && part !== 'profile') || !field || rest.length > 0)
-      throw new CliError(
-        `--set ${pair}: the keys are enabled, extraction.<field>, summaries.<field> and profile.<field>`,
-      )
-    // An unknown field would be dropped by the schema without a word: name the known ones instead.
-    if (!fields[part].includes(field))
-      throw new CliError(`--set ${pair}: ${part} has ${fields[part].join(', ')}`)
-    let value: unknown
-    if (field === 'strategy' || field === 'extractor') value = raw.toUpperCase().replace('-', '_')
-    // A model is a name; `null` goes back to the server's model.
-    else if (field === 'model') value = raw === 'null' ? null : raw
-    else {
-      value = Number(raw)
-      if (!Number.isFinite(value)) throw new CliError(`--set ${pair}: not a number`)
-    }
-    settings[part] = { ...settings[part], [field]: value }
-  }
-  // The values' ranges are the server's to check (VALIDATION naming the field and the limit).
-  return settings as InputOf<'updateMemoryFormationSettings'>['settings']
-}
+import { appDirectory, progress, runChild } from './child.ts'
+import { CliError } from './errors.ts'
+import { formationSettingsOf } from './formation-settings.ts'
 
 interface GlobalOptions {
   url: string
@@ -79,32 +18,6 @@ function positiveInt(value: string): number {
   const parsed = Number(value)
   if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('must be a whole number')
   return parsed
-}
-
-/**
- * Progress on stderr while long work runs: a redrawn line on a terminal, nothing in a pipe (stdout
- * stays clean for --json and redirects).
- */
-function progress(label: string) {
-  const started = Date.now()
-  const tty = process.stderr.isTTY
-  let detail = ''
-  const draw = () => {
-    if (tty)
-      process.stderr.write(`\r\x1b[2K${label} ${((Date.now() - started) / 1000).toFixed(0)}s ${detail}`)
-  }
-  const timer = setInterval(draw, 250)
-  draw()
-  return {
-    update(text: string) {
-      detail = text.slice(0, 80)
-      draw()
-    },
-    done() {
-      clearInterval(timer)
-      if (tty) process.stderr.write('\r\x1b[2K')
-    },
-  }
 }
 
 export function buildProgram(): Command {
@@ -648,50 +561,6 @@ export function buildProgram(): Command {
     })
 
   return program
-}
-
-function appDirectory(packageJson: string): string {
-  return path.dirname(require.resolve(packageJson))
-}
-
-/**
- * Runs a TypeScript entry point of a workspace app under tsx, passing signals on; its exit code
- * becomes ours. With a label, its output lines feed the progress line and are kept for the end.
- */
-function runChild(
-  label: string | null,
-  cwd: string,
-  args: string[],
-  env: Record<string, string>,
-  /** The child's stdout goes to our stderr (stdout is kept for --json). */
-  { quiet = false }: { quiet?: boolean } = {},
-) {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-      cwd,
-      env: { ...process.env, INIT_CWD: process.cwd(), ...env },
-      stdio: label ? ['ignore', 'pipe', 'pipe'] : 'inherit',
-    })
-    const bar = label ? progress(label) : null
-    for (const stream of [child.stdout, child.stderr])
-      stream?.on('data', (chunk: Buffer) => {
-        const text = chunk.toString()
-        const last = text.trim().split('\n').pop()
-        if (last) bar?.update(last)
-        ;(stream === child.stdout && !quiet ? process.stdout : process.stderr).write(text)
-      })
-    const forward = (signal: NodeJS.Signals) => child.kill(signal)
-    process.on('SIGINT', forward)
-    process.on('SIGTERM', forward)
-    child.on('error', (error) => reject(new CliError(`cannot start: ${error.message}`)))
-    child.on('close', (code, signal) => {
-      bar?.done()
-      process.off('SIGINT', forward)
-      process.off('SIGTERM', forward)
-      if (code === 0 || signal === 'SIGINT' || signal === 'SIGTERM') resolve()
-      else reject(new CliError(`${path.basename(args[0] ?? 'child')} exited with ${code ?? signal}`))
-    })
-  })
 }
 
 export async function main(argv: string[]): Promise<number> {
