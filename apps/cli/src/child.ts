@@ -3,7 +3,8 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { CliError } from './errors.ts'
 
-const require = createRequire(import.meta.url)
+// Named apart from `require`: a bundler treats that name as its own CommonJS shim.
+const resolveFrom = createRequire(import.meta.url)
 
 /**
  * Progress on stderr while long work runs: a redrawn line on a terminal, nothing in a pipe (stdout
@@ -32,7 +33,12 @@ export function progress(label: string) {
 }
 
 export function appDirectory(packageJson: string): string {
-  return path.dirname(require.resolve(packageJson))
+  return path.dirname(resolveFrom.resolve(packageJson))
+}
+
+/** Where a workspace package's entry point lies (resolved from the CLI, as Node would). */
+export function entryPoint(specifier: string): string {
+  return resolveFrom.resolve(specifier)
 }
 
 /**

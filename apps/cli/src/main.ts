@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describeFailure, type EngramClient, type OutputOf, type Result } from '@engram/contract'
 import { Engram } from '@engram/sdk'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { appDirectory, progress, runChild } from './child.ts'
+import { appDirectory, entryPoint, progress, runChild } from './child.ts'
 import { CliError } from './errors.ts'
 import { formationSettingsOf } from './formation-settings.ts'
 
@@ -546,7 +546,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--db <file>', 'embedded: the SQLite file (no server)').env('ENGRAM_DB'))
     .option('--agent <id>', 'embedded: the agent every tool acts for (default "default")')
     .action(async (options: { transport: string; port?: number; db?: string; agent?: string }) => {
-      const mcpDir = path.dirname(path.dirname(require.resolve('@engram/mcp')))
+      const mcpDir = path.dirname(path.dirname(entryPoint('@engram/mcp')))
       const args = [path.join(mcpDir, 'src', 'main.ts'), '--transport', options.transport]
       if (options.port !== undefined) args.push('--port', String(options.port))
       if (options.db) {
