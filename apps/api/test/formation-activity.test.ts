@@ -1,7 +1,7 @@
 import { createOpenAiCompatibleLlm } from '@engram/providers'
 import { loopbackOnlyFetch, startChatServer } from '@engram/providers/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgentKey, createTestApp, publishUntil, type TestApp } from './helpers.ts'
+import { createAgentKey, createTestApp, publishUntil, readEventStream, type TestApp } from './helpers.ts'
 
 const ACTIVITY = `query($agentId: ID) { formationActivity(agentId: $agentId) { __typename
   ... on FormationActivity { agentId extractor circuitState
@@ -90,20 +90,11 @@ describe('formationActivity (offline extractor)', () => {
       signal: controller.signal,
     })
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/)
-    const reader = response.body!.getReader()
-    const decoder = new TextDecoder()
-    let text = ''
-    const reading = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) return
-        text += decoder.decode(value)
-      }
-    })().catch(() => {})
+    const stream = readEventStream(response)
     let turn = 0
     // B's work happens before A's each time: had B's events leaked, one would be in the stream.
     await publishUntil(
-      () => /"formationActivityEvents"/.test(text),
+      () => /"formationActivityEvents"/.test(stream.text()),
       async () => {
         turn++
         await say(t, keyB, `I moved to Lisbon in ${2000 + turn}.`, 'b')
@@ -112,11 +103,10 @@ describe('formationActivity (offline extractor)', () => {
         await sync(t, keyA)
       },
     )
-    // In process (yoga.fetch) an abort alone does not end the body: the reader is cancelled too.
     controller.abort()
-    await reader.cancel().catch(() => {})
-    await reading
-    const events = text
+    await stream.close()
+    const events = stream
+      .text()
       .split('\n')
       .filter((line) => line.startsWith('data: ') && line.includes('"formationActivityEvents"'))
       .map((line) => JSON.parse(line.slice('data: '.length)).data.formationActivityEvents)

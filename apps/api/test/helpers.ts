@@ -145,3 +145,27 @@ export async function publishUntil(received: () => boolean, publish: () => Promi
     for (let i = 0; i < 10 && !received(); i++) await new Promise((r) => setTimeout(r, 10))
   }
 }
+
+/**
+ * An SSE response's text as it arrives (`text()` reads what came so far); `close()` cancels the
+ * reader (in process, yoga.fetch does not end the body on abort alone) and waits for it to stop.
+ */
+export function readEventStream(response: Response): { text(): string; close(): Promise<void> } {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  const reading = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      text += decoder.decode(value)
+    }
+  })().catch(() => {})
+  return {
+    text: () => text,
+    async close() {
+      await reader.cancel().catch(() => {})
+      await reading
+    },
+  }
+}

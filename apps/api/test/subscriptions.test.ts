@@ -2,7 +2,14 @@ import { createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { listen, type RunningServer } from '../src/server.ts'
-import { ADMIN_KEY, createAgentKey, createTestApp, publishUntil, type TestApp } from './helpers.ts'
+import {
+  ADMIN_KEY,
+  createAgentKey,
+  createTestApp,
+  publishUntil,
+  readEventStream,
+  type TestApp,
+} from './helpers.ts'
 
 const SUBSCRIPTION = `subscription { optimizerSnapshots { id agentId tokensBefore tokensAfter entriesCompressed fullMessageWindow } }`
 
@@ -93,26 +100,18 @@ describe('optimizer snapshots are pushed to subscribers', () => {
       signal: controller.signal,
     })
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/)
-    const reader = response.body!.getReader()
-    const decoder = new TextDecoder()
-    let text = ''
-    const reading = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) return
-        text += decoder.decode(value)
-      }
-    })().catch(() => {})
+    const stream = readEventStream(response)
     await publishUntil(
-      () => /"optimizerSnapshots"/.test(text),
+      () => /"optimizerSnapshots"/.test(stream.text()),
       async () => {
         await runOptimizer(keyA)
         await runOptimizer(keyB)
       },
     )
     controller.abort()
-    await reading
-    const events = text
+    await stream.close()
+    const events = stream
+      .text()
       .split('\n')
       .filter((l) => l.startsWith('data: ') && l.includes('"optimizerSnapshots"'))
       .map((l) => JSON.parse(l.slice('data: '.length)))
