@@ -25,6 +25,8 @@ export {
 export { applyMigrations, MigrationError, migrationsDirectory } from './db/migrate.ts'
 export { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 export { SqliteFormation } from './formation/sqlite-formation.ts'
+export { sqliteProfiles } from './formation/sqlite-profiles.ts'
+export { sqliteSummaries } from './formation/sqlite-summaries.ts'
 export { COLLECTION_TABLES, SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'
