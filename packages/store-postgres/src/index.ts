@@ -13,4 +13,5 @@ export {
 export { quoteLexeme, SEARCH_COLUMNS, searchTokens } from './db/search-tokens.ts'
 export { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'
+export { createPostgresEngine, type PostgresEngine, type PostgresEngineOptions } from './postgres-engine.ts'
 export { createPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from './storage.ts'

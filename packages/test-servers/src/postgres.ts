@@ -163,23 +163,50 @@ const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/
  * `CREATE DATABASE` on the server at `serverUrl`; returns the new database's URL. Without a name,
  * a unique one (per vitest worker, then random), so test files running in parallel never share one.
  */
-export async function createDatabase(serverUrl: string, name?: string): Promise<string> {
+export async function createDatabase(
+  serverUrl: string,
+  name?: string,
+  options: { template?: string } = {},
+): Promise<string> {
   const database =
     name ?? `engram_test_${process.env.VITEST_POOL_ID ?? '0'}_${randomBytes(6).toString('hex')}`
-  if (!DATABASE_NAME.test(database)) {
-    throw new RangeError(
-      `database name "${database}": lowercase letters, digits and _ only, at most 63 characters`,
-    )
-  }
+  checkDatabaseName(database)
+  if (options.template !== undefined) checkDatabaseName(options.template)
   const client = new pg.Client({ connectionString: serverUrl })
   await client.connect()
   try {
-    // The name is checked above: identifiers cannot be bound as parameters.
-    await client.query(`CREATE DATABASE "${database}"`)
+    // Names are checked above: identifiers cannot be bound as parameters. A template (a migrated
+    // database nobody is connected to) is copied file by file: faster than migrating again.
+    await client.query(
+      `CREATE DATABASE "${database}"${options.template === undefined ? '' : ` TEMPLATE "${options.template}"`}`,
+    )
   } finally {
     await client.end()
   }
   const url = new URL(serverUrl)
   url.pathname = `/${database}`
   return url.toString()
+}
+
+/** Drops a database made by createDatabase, closing whatever is still connected to it. */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl)
+  const database = decodeURIComponent(url.pathname.slice(1))
+  checkDatabaseName(database)
+  url.pathname = '/postgres'
+  const client = new pg.Client({ connectionString: url.toString() })
+  await client.connect()
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)
+  } finally {
+    await client.end()
+  }
+}
+
+function checkDatabaseName(database: string): void {
+  if (!DATABASE_NAME.test(database)) {
+    throw new RangeError(
+      `database name "${database}": lowercase letters, digits and _ only, at most 63 characters`,
+    )
+  }
 }
