@@ -64,7 +64,7 @@ export interface SqliteEngineOptions {
  * the caller starts the optimizer's schedule and the job worker when it is ready to serve.
  */
 export function createSqliteEngine(options: SqliteEngineOptions) {
-  const { db, clock, tokenCounter } = options
+  const { db, clock } = options
   const log = options.log ?? console
   const embedder = options.embedder ?? createHashingEmbedder()
   const storage = createSqliteStorage({
