@@ -18,6 +18,8 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
+          // Tests of Postgres itself (its server going down, replicas sharing it) run once, below.
+          exclude: ['test/postgres/**'],
         },
       },
       {

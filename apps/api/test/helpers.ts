@@ -94,12 +94,16 @@ export async function createTestApp(
     formation?: AppOptions['formation']
     /** The ceiling of Redis' reconnection backoff, when env.REDIS_URL is set. */
     redisReconnectMaxDelayMs?: number
+    /** Run on this Postgres database (kept when the app closes) instead of the backend's default. */
+    postgresUrl?: string
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
   const onPostgres = TEST_BACKEND === 'postgres' && options.databaseFile === undefined
   const databaseFile = options.databaseFile ?? path.join(dir, 'test.db')
-  const postgresUrl = onPostgres ? await freshPostgresDatabase() : null
+  // A database made here is dropped on close; one the test gave is the test's to keep or drop.
+  const ownDatabase = options.postgresUrl === undefined && onPostgres ? await freshPostgresDatabase() : null
+  const postgresUrl = options.postgresUrl ?? ownDatabase
   const store = await openStore(postgresUrl ?? `file:${databaseFile}`, { poolSize: 4 })
   const db = store.db
   await ensureAdminKey(db, ADMIN_KEY)
@@ -152,7 +156,7 @@ export async function createTestApp(
     async close() {
       await app.close()
       await store.close()
-      if (postgresUrl) await dropDatabase(postgresUrl)
+      if (ownDatabase) await dropDatabase(ownDatabase)
       fs.rmSync(dir, { recursive: true, force: true })
     },
   }
