@@ -48,6 +48,9 @@ export async function freshPostgresDatabase(): Promise<string> {
   return createPostgresDatabase(server, undefined, { template: await postgresTemplate })
 }
 
+/** Apps open on each Postgres database this worker made (dropped when none is left). */
+const openApps = new Map<string, number>()
+
 export interface TestApp {
   app: App
   db: Database
@@ -56,6 +59,8 @@ export interface TestApp {
   clock: ManualClock
   /** The SQLite file; on Postgres a path in the test's folder where no file is ever written. */
   databaseFile: string
+  /** The Postgres database the app runs on, or null on SQLite. */
+  postgresUrl: string | null
   dir: string
   gql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<GqlResult<T>>
   close(): Promise<void>
@@ -96,14 +101,23 @@ export async function createTestApp(
     redisReconnectMaxDelayMs?: number
     /** Run on this Postgres database (kept when the app closes) instead of the backend's default. */
     postgresUrl?: string
+    /** Open the same database as this app (another process would): its SQLite file or Postgres database. */
+    sameStoreAs?: TestApp
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
-  const onPostgres = TEST_BACKEND === 'postgres' && options.databaseFile === undefined
-  const databaseFile = options.databaseFile ?? path.join(dir, 'test.db')
-  // A database made here is dropped on close; one the test gave is the test's to keep or drop.
-  const ownDatabase = options.postgresUrl === undefined && onPostgres ? await freshPostgresDatabase() : null
-  const postgresUrl = options.postgresUrl ?? ownDatabase
+  const shared = options.sameStoreAs
+  const onPostgres = shared
+    ? shared.postgresUrl !== null
+    : TEST_BACKEND === 'postgres' && options.databaseFile === undefined
+  const databaseFile = options.databaseFile ?? shared?.databaseFile ?? path.join(dir, 'test.db')
+  // A database made here is dropped on close; one the test gave (or shares) is not this app's.
+  const ownDatabase =
+    onPostgres && options.postgresUrl === undefined && !shared ? await freshPostgresDatabase() : null
+  const postgresUrl = options.postgresUrl ?? shared?.postgresUrl ?? ownDatabase
+  if (ownDatabase) openApps.set(ownDatabase, 0)
+  if (postgresUrl && openApps.has(postgresUrl))
+    openApps.set(postgresUrl, (openApps.get(postgresUrl) ?? 0) + 1)
   const store = await openStore(postgresUrl ?? `file:${databaseFile}`, { poolSize: 4 })
   const db = store.db
   await ensureAdminKey(db, ADMIN_KEY)
@@ -143,6 +157,7 @@ export async function createTestApp(
     store,
     clock,
     databaseFile,
+    postgresUrl: postgresUrl ?? null,
     dir,
     async gql(query, variables, key = ADMIN_KEY) {
       const response = await app.yoga.fetch('http://yoga/graphql', {
@@ -156,7 +171,15 @@ export async function createTestApp(
     async close() {
       await app.close()
       await store.close()
-      if (ownDatabase) await dropDatabase(ownDatabase)
+      // The database made for the first app goes once the last app sharing it has closed.
+      if (postgresUrl && openApps.has(postgresUrl)) {
+        const left = (openApps.get(postgresUrl) ?? 1) - 1
+        if (left > 0) openApps.set(postgresUrl, left)
+        else {
+          openApps.delete(postgresUrl)
+          await dropDatabase(postgresUrl)
+        }
+      }
       fs.rmSync(dir, { recursive: true, force: true })
     },
   }
