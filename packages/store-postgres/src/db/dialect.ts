@@ -1,10 +1,8 @@
-import { queryTerms } from '@engram/core'
+import { BM25_B, BM25_K1, queryTerms } from '@engram/core'
 import type { SqlDialect } from '@engram/store-sqlite'
 import { fullTextTokenizer, quoteLexeme } from './search-tokens.ts'
 
-/** FTS5's bm25() constants (packages/core's bm25Scores uses the same). */
-const K1 = 1.2
-const B = 0.75
+// FTS5's floor for a non-positive IDF (as packages/core's bm25Idf, which keeps it private).
 const MIN_IDF = 1e-6
 
 /** The query's words as the index holds them: FTS5 stems a MATCH's words, tsquery does not. */
@@ -57,8 +55,9 @@ export const postgresDialect: SqlDialect = {
             frequency AS (SELECT term, count(*) AS df FROM hits GROUP BY term)
           SELECT h.id AS id FROM hits h JOIN frequency f ON f.term = h.term CROSS JOIN corpus c
            GROUP BY h.id
-           ORDER BY sum(GREATEST(ln((c.n - f.df + 0.5) / (f.df + 0.5)), ${MIN_IDF})
-                        * h.tf * ${K1 + 1} / (h.tf + ${K1} * (${1 - B} + ${B} * h.len / c.mean))) DESC, h.id
+           ORDER BY sum(
+               (CASE WHEN ln((c.n - f.df + 0.5) / (f.df + 0.5)) > 0 THEN ln((c.n - f.df + 0.5) / (f.df + 0.5)) ELSE ${MIN_IDF} END)
+               * h.tf * ${BM25_K1 + 1} / (h.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * h.len / c.mean))) DESC, h.id
            LIMIT ?`,
       params: [agentId, terms.map(quoteLexeme).join(' | '), terms, agentId, limit],
     }
