@@ -3,8 +3,6 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
-    // Until the shared SQL runs on Postgres (12 specs fail: dialect), the Postgres run is by hand.
-    exclude: ['src/conformance-postgres.test.ts'],
     // One postgresql-15 for the run (packages/test-servers); the Postgres specs take a database.
     globalSetup: ['@engram/test-servers/vitest-global-setup'],
     // The SQLite initializer migrates a fresh file per spec.

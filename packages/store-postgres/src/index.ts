@@ -10,6 +10,7 @@ export {
   postgresPlaceholders,
   sharedView,
 } from './db/client.ts'
+export { postgresDialect } from './db/dialect.ts'
 export { quoteLexeme, SEARCH_COLUMNS, searchTokens } from './db/search-tokens.ts'
 export { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'

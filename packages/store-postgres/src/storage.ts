@@ -21,6 +21,7 @@ import {
 } from '@engram/store-sqlite'
 import { PostgresAgentData } from './agents/postgres-agent-data.ts'
 import { type PostgresDatabase, sharedView } from './db/client.ts'
+import { postgresDialect } from './db/dialect.ts'
 import { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 
 export interface PostgresStorageOptions {
@@ -46,13 +47,14 @@ export interface PostgresStorage extends Storage {
 /**
  * The storage ports on Postgres. The repositories whose code is Prisma's model API (the same on
  * both generated clients) are the SQLite adapter's, run on the Postgres client through
- * `sharedView`; what differs by dialect has its own implementation here: full-text search
- * (tsvector), the agent data purge (VACUUM) and its report.
+ * `sharedView`, given the few SQL fragments that differ (postgresDialect: JSON, the tsvector
+ * index, row locks for claims); what differs throughout has its own implementation here: full-text
+ * search (tsvector), the agent data purge (VACUUM) and its report.
  */
 export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const { db, clock } = options
   const shared = sharedView(db)
-  const jobs = new SqliteJobQueue(shared, clock)
+  const jobs = new SqliteJobQueue(shared, clock, postgresDialect)
   const fullText = new PostgresFullTextIndex(db)
   const sessions = new PrismaSessionRepository(shared, {
     queue: jobs,
@@ -67,10 +69,10 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     unitOfWork: new PrismaUnitOfWork(shared),
     repositories: prismaRepositories(shared),
     sessions,
-    formation: new SqliteFormation(shared, sessions),
+    formation: new SqliteFormation(shared, sessions, postgresDialect),
     history: new SqliteConversationHistory(shared),
     fullText,
-    recall: new SqliteRecallSources(shared),
+    recall: new SqliteRecallSources(shared, postgresDialect),
     // Vectors as bytes, each replica's index caught up from the table before it answers.
     vectors: new SqliteVectorStore(
       shared,
@@ -80,8 +82,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       options.log,
     ),
     jobs,
-    embeddings: new SqliteEmbeddingRepository(shared, jobs),
-    memoryItems: sqliteMemoryItems(shared),
+    embeddings: new SqliteEmbeddingRepository(shared, jobs, postgresDialect),
+    memoryItems: sqliteMemoryItems(shared, postgresDialect),
     knowledge: sqliteKnowledge(shared),
     privacyPolicies: sqlitePrivacyPolicies(shared),
     apiKeys: sqliteApiKeys(shared),

@@ -120,7 +120,8 @@ function addTokens(
 
 /**
  * `?` placeholders (the SQL the shared Prisma code writes, SQLite's style) as Postgres's `$1, $2…`.
- * Quoted strings, quoted identifiers and comments are copied as they are.
+ * Quoted strings (a doubled quote inside one reads as two strings side by side, copied alike),
+ * quoted identifiers, line comments and block comments are copied as they are.
  */
 export function postgresPlaceholders(sql: string): string {
   let out = ''
@@ -135,6 +136,11 @@ export function postgresPlaceholders(sql: string): string {
     } else if (c === '-' && sql[i + 1] === '-') {
       const end = sql.indexOf('\n', i)
       const stop = end === -1 ? sql.length : end
+      out += sql.slice(i, stop)
+      i = stop - 1
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2)
+      const stop = end === -1 ? sql.length : end + 2
       out += sql.slice(i, stop)
       i = stop - 1
     } else if (c === '?') {
