@@ -10,7 +10,7 @@ import { ensureAdminKey } from './admin-key.ts'
 import { keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { maskError } from './client-errors.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
-import { type Env, EnvError, loadEnv } from './env.ts'
+import { type Env, EnvError, loadEnv, REPO_ROOT } from './env.ts'
 import { createLlmFromEnv } from './llm/provider.ts'
 import { openStore } from './store.ts'
 import { type App, createApp } from './yoga.ts'
@@ -194,10 +194,12 @@ async function main(env: Env) {
     embedder,
     llm,
     databaseFile,
-    // Backups copy the SQLite file; on Postgres they are the server's (pg_dump).
-    backupDirectory: databaseFile
-      ? (env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'))
-      : null,
+    // Beside the SQLite file; on Postgres (logical exports) under data/ unless configured.
+    backupDirectory:
+      env.ENGRAM_BACKUP_DIR ??
+      (databaseFile
+        ? path.join(path.dirname(databaseFile), 'backups')
+        : path.join(REPO_ROOT, 'data', 'backups')),
   })
   const orphans = await app.services.lifecycle.removeOrphanFiles()
   if (orphans > 0)

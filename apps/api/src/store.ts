@@ -5,7 +5,10 @@ import { databaseBackend, databaseFileFromUrl } from './env.ts'
 /** The engine on Postgres, handed to the services when DATABASE_URL names a Postgres server. */
 export interface PostgresBackend {
   db: PostgresDatabase
-  createEngine: (options: Omit<PostgresEngineOptions, 'db'>) => ReturnType<typeof createPostgresEngine>
+  /** The engine on this database; backups (logical exports) go to `backupDirectory` when one is given. */
+  createEngine: (
+    options: Omit<PostgresEngineOptions, 'db' | 'backups'> & { backupDirectory?: string | null },
+  ) => ReturnType<typeof createPostgresEngine>
 }
 
 /** The database the server runs on, opened and migrated. */
@@ -64,7 +67,12 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     db: postgres.sharedView(db),
     postgres: {
       db,
-      createEngine: (engineOptions) => postgres.createPostgresEngine({ ...engineOptions, db }),
+      createEngine: ({ backupDirectory, ...engineOptions }) =>
+        postgres.createPostgresEngine({
+          ...engineOptions,
+          db,
+          backups: backupDirectory ? { url, directory: backupDirectory } : null,
+        }),
     },
     databaseFile: null,
     location: `postgres://${parsed.host}${parsed.pathname}`,

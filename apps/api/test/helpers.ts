@@ -131,7 +131,7 @@ export async function createTestApp(
     embedder: options.embedder,
     llm: options.llm ?? null,
     databaseFile: store.databaseFile,
-    backupDirectory: store.databaseFile ? (options.backupDirectory ?? path.join(dir, 'backups')) : null,
+    backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
     vectorIndex: options.vectorIndex,
     formation: options.formation,
     redisReconnectMaxDelayMs: options.redisReconnectMaxDelayMs,

@@ -10,6 +10,8 @@ export interface PostgresEngineOptions extends Omit<EngineCompositionOptions, 'e
   embedder?: Embedder
   log?: Logger
   vectorIndex?: PostgresStorageOptions['vectorIndex']
+  /** The database's URL and a folder for logical backups (none: backups unavailable). */
+  backups?: PostgresStorageOptions['backups']
 }
 
 /**
@@ -25,6 +27,7 @@ export function createPostgresEngine(options: PostgresEngineOptions) {
     messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
     vectorModel: embedder.model,
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
+    backups: options.backups ?? null,
     log,
   })
   return composeEngine(storage, { ...options, embedder, log })

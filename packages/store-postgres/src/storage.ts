@@ -23,6 +23,7 @@ import { PostgresAgentData } from './agents/postgres-agent-data.ts'
 import { type PostgresDatabase, sharedView } from './db/client.ts'
 import { postgresDialect } from './db/dialect.ts'
 import { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
+import { type PostgresBackupOptions, PostgresBackupStore } from './transfer/postgres-backup-store.ts'
 
 export interface PostgresStorageOptions {
   /** An open, migrated database (createPostgresDatabase + applyPostgresMigrations). */
@@ -35,6 +36,8 @@ export interface PostgresStorageOptions {
   /** When an (agent, kind) in-process vector index moves to HNSW (tests lower it). */
   vectorIndex?: { approximateAbove?: number; hnsw?: { initialCapacity?: number } }
   log?: Logger
+  /** The database's URL and a folder for logical backups; without them the store declares none. */
+  backups?: PostgresBackupOptions | null
 }
 
 /** The Postgres bundle; the shared classes' extras (failed jobs, participants) stay visible. */
@@ -62,9 +65,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   })
   return {
     name: 'postgres',
-    // No file to copy: backups of a Postgres deployment are the server's (pg_dump), or the
-    // agents' logical export.
-    capabilities: { backup: false, multiProcess: true },
+    // Logical backups (PostgresBackupStore) when given a folder for them.
+    capabilities: { backup: options.backups != null, multiProcess: true },
     db,
     unitOfWork: new PrismaUnitOfWork(shared),
     repositories: prismaRepositories(shared),
@@ -92,6 +94,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     profiles: sqliteProfiles(shared),
     contextSources: new SqliteContextSources(shared),
     agentData: new PostgresAgentData(db, options.log),
+    ...(options.backups ? { backups: new PostgresBackupStore(clock, options.backups) } : {}),
     close: async () => {
       await db.$disconnect()
     },
