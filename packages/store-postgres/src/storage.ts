@@ -37,8 +37,11 @@ export interface PostgresStorageOptions {
   log?: Logger
 }
 
+/** The Postgres bundle; the shared classes' extras (failed jobs, participants) stay visible. */
 export interface PostgresStorage extends Storage {
   db: PostgresDatabase
+  sessions: PrismaSessionRepository
+  jobs: SqliteJobQueue
 }
 
 /**

@@ -47,7 +47,13 @@ export {
 export { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 export * from './sessions/prisma-session-repository.ts'
 export { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
-export { createSqliteEngine, type SqliteEngine, type SqliteEngineOptions } from './sqlite-engine.ts'
+export {
+  composeEngine,
+  createSqliteEngine,
+  type EngineCompositionOptions,
+  type SqliteEngine,
+  type SqliteEngineOptions,
+} from './sqlite-engine.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
 export { agentArchiveIn } from './transfer/prisma-agent-archive.ts'
 export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'

@@ -1,3 +1,4 @@
+import { UnavailableError } from '@engram/core'
 import type { Database as SqliteShapedDatabase } from '@engram/store-sqlite'
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient } from '../generated/prisma/client.ts'
@@ -32,34 +33,69 @@ export function createPostgresDatabase(url: string, options: PostgresDatabaseOpt
   const base = new PrismaClient({ adapter })
   return base.$extends({
     query: {
-      $allModels: {
-        async $allOperations({ model, operation, args, query }) {
-          if (!SEARCH_MODELS.has(model)) return query(args)
-          const key = modelKey(model)
-          const a = args as Record<string, unknown>
-          switch (operation) {
-            case 'create':
-            case 'update':
-            case 'updateMany':
-              withTokens(key, a, 'data', operation === 'create')
-              break
-            case 'upsert':
-              withTokens(key, a, 'create', true)
-              withTokens(key, a, 'update', false)
-              break
-            case 'createMany':
-            case 'createManyAndReturn': {
-              const rows = a.data
-              if (Array.isArray(rows)) a.data = rows.map((row) => addTokens(key, row, true))
-              else withTokens(key, a, 'data', true)
-              break
-            }
-          }
-          return query(args)
-        },
+      async $allOperations({ model, operation, args, query }) {
+        if (model && SEARCH_MODELS.has(model)) addSearchTokens(modelKey(model), operation, args)
+        try {
+          return await query(args)
+        } catch (error) {
+          throw unavailable(error) ?? error
+        }
       },
     },
   }) as unknown as PostgresDatabase
+}
+
+/** Adds the FTS5 tokens to a write of a searchable model's text (see search-tokens.ts). */
+function addSearchTokens(model: SearchModel, operation: string, args: unknown): void {
+  const a = args as Record<string, unknown>
+  switch (operation) {
+    case 'create':
+    case 'update':
+    case 'updateMany':
+      withTokens(model, a, 'data', operation === 'create')
+      break
+    case 'upsert':
+      withTokens(model, a, 'create', true)
+      withTokens(model, a, 'update', false)
+      break
+    case 'createMany':
+    case 'createManyAndReturn': {
+      const rows = a.data
+      if (Array.isArray(rows)) a.data = rows.map((row) => addTokens(model, row, true))
+      else withTokens(model, a, 'data', true)
+      break
+    }
+  }
+}
+
+/**
+ * What the driver says when the server cannot be reached or dropped the connection (the
+ * adapter's error kinds; Prisma's P1001 can't reach, P1002 timed out, P1017 closed, P2024 no
+ * free connection in the pool in time).
+ */
+const UNREACHABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'DatabaseDoesNotExist',
+  'TooManyConnections',
+])
+const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024'])
+// SQLSTATEs of a server going away: admin shutdown, crash shutdown, cannot connect now.
+const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03'])
+
+/** The engine's UnavailableError for a connection failure; null for any other error. */
+export function unavailable(error: unknown): UnavailableError | null {
+  if (error instanceof UnavailableError) return error
+  const e = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: Record<string, unknown> } } }
+  const cause = e?.meta?.driverAdapterError?.cause
+  const kind = typeof cause?.kind === 'string' ? cause.kind : null
+  const state = typeof cause?.code === 'string' ? cause.code : null
+  const unreachable =
+    (kind !== null && UNREACHABLE_KINDS.has(kind)) ||
+    (typeof e?.code === 'string' && UNREACHABLE_CODES.has(e.code)) ||
+    (state !== null && (UNREACHABLE_STATES.has(state) || state.startsWith('08')))
+  return unreachable ? new UnavailableError() : null
 }
 
 function withTokens(
@@ -141,12 +177,18 @@ function wrap(client: object): unknown {
           (value as (...a: unknown[]) => unknown).call(target, postgresPlaceholders(sql), ...params)
       }
       if (property === '$transaction') {
-        return (work: unknown, ...rest: unknown[]) =>
-          (value as (...a: unknown[]) => unknown).call(
-            target,
-            typeof work === 'function' ? (tx: object) => (work as (t: unknown) => unknown)(wrap(tx)) : work,
-            ...rest,
-          )
+        // Starting a transaction takes a connection: a server that is down fails here, typed.
+        return async (work: unknown, ...rest: unknown[]) => {
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).call(
+              target,
+              typeof work === 'function' ? (tx: object) => (work as (t: unknown) => unknown)(wrap(tx)) : work,
+              ...rest,
+            )
+          } catch (error) {
+            throw unavailable(error) ?? error
+          }
+        }
       }
       // Prisma's methods expect their own client as `this`, not the view.
       return (value as (...a: unknown[]) => unknown).bind(target)
