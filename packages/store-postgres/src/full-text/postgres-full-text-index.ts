@@ -53,7 +53,7 @@ export class PostgresFullTextIndex implements FullTextIndex {
     const cached = this.corpora.get(key)
     if (cached && cached.version === versionKey)
       return { documents: cached.documents, averageLength: cached.averageLength }
-    const filter = documentSetFilter(set, 3)
+    const filter = documentSetFilter(set, 2)
     const [row] = await this.db.$queryRawUnsafe<{ n: bigint; total: bigint | null }[]>(
       `SELECT count(*) AS n, sum(o."searchLength") AS total FROM "${table}" o WHERE o."agentId" = $1${filter.sql}`,
       agentId,
