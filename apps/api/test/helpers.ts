@@ -67,6 +67,9 @@ export interface GqlResult<T> {
   errors?: { message: string; extensions?: Record<string, unknown> }[]
 }
 
+/** The Postgres database of each app's (unwritten) databaseFile path, for apps opened on it. */
+const postgresOfFile = new Map<string, string>()
+
 /** A real app on its own migrated SQLite file: one database per test file, never shared. */
 export async function createTestApp(
   options: {
@@ -99,11 +102,15 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
+  // A test opening a second app on another app's databaseFile (a second process on one store)
+  // gets that app's Postgres database on the Postgres backend.
+  const sharedDatabase = options.databaseFile ? postgresOfFile.get(options.databaseFile) : undefined
   const onPostgres = TEST_BACKEND === 'postgres' && options.databaseFile === undefined
   const databaseFile = options.databaseFile ?? path.join(dir, 'test.db')
   // A database made here is dropped on close; one the test gave is the test's to keep or drop.
   const ownDatabase = options.postgresUrl === undefined && onPostgres ? await freshPostgresDatabase() : null
-  const postgresUrl = options.postgresUrl ?? ownDatabase
+  const postgresUrl = options.postgresUrl ?? ownDatabase ?? sharedDatabase ?? null
+  if (ownDatabase) postgresOfFile.set(databaseFile, ownDatabase)
   const store = await openStore(postgresUrl ?? `file:${databaseFile}`, { poolSize: 4 })
   const db = store.db
   await ensureAdminKey(db, ADMIN_KEY)
