@@ -1,4 +1,4 @@
-import { bm25Scores } from '@engram/core'
+import { bm25Scores, CONTEXT_SUMMARY_PREFIX } from '@engram/core'
 import type { FullTextCollection, FullTextIndex } from '@engram/engine'
 import { describe, expect, it } from 'vitest'
 import type { StorageInitializer } from '../types.ts'
@@ -70,6 +70,44 @@ export function describeFullText(initializer: StorageInitializer): void {
         documents: 0,
         averageLength: 0,
       })
+    })
+
+    it('counts and finds messages by set: summaries (the summary prefix) apart from ordinary turns', async () => {
+      const { storage, addDocuments } = fixture()
+      const [turn, other, summary] = await addDocuments('messages', [
+        { agentId: 'agent-a', text: 'we planted tomatoes in the garden' },
+        { agentId: 'agent-a', text: 'the garden needs water' },
+        { agentId: 'agent-a', text: `${CONTEXT_SUMMARY_PREFIX} they talked about the garden and tomatoes` },
+      ])
+      const { fullText } = storage
+      const [garden] = fullText.terms('garden')
+      const [tomato] = fullText.terms('tomatoes')
+      const all = await fullText.corpus('messages', 'agent-a', 'all')
+      const turns = await fullText.corpus('messages', 'agent-a', 'messages')
+      const summaries = await fullText.corpus('messages', 'agent-a', 'summaries')
+      expect([all.documents, turns.documents, summaries.documents]).toEqual([3, 2, 1])
+      // Lengths follow the set: the summary is the longest document, so it alone moves the mean.
+      expect(summaries.averageLength).toBeGreaterThan(all.averageLength)
+      expect(turns.averageLength).toBeLessThan(all.averageLength)
+      const postings = async (set: 'all' | 'messages' | 'summaries') =>
+        [...(await fullText.postings('messages', 'agent-a', set, garden as string)).keys()].sort()
+      expect(await postings('all')).toEqual([turn, other, summary].sort())
+      expect(await postings('messages')).toEqual([turn, other].sort())
+      expect(await postings('summaries')).toEqual([summary])
+      const frequencies = (set: 'all' | 'messages' | 'summaries') =>
+        fullText.documentFrequencies('messages', 'agent-a', set, [garden as string, tomato as string])
+      expect(await frequencies('messages')).toEqual(
+        new Map([
+          [garden, 2],
+          [tomato, 1],
+        ]),
+      )
+      expect(await frequencies('summaries')).toEqual(
+        new Map([
+          [garden, 1],
+          [tomato, 1],
+        ]),
+      )
     })
   })
 }

@@ -261,11 +261,18 @@ export function describeMemoryItems(initializer: StorageInitializer): void {
       await memoryItems.discardVectors('agent-a', created.id)
       await expect(
         memoryItems.transaction(async (tx) => {
-          await tx.create('agent-a', item('rolled back', now))
+          const inside = await tx.create('agent-a', item('rolled back tulips', now))
+          // A verified write's reads inside its transaction see the transaction's own writes.
+          expect(await tx.countCurrent('agent-a', now)).toBe(2)
+          expect(await tx.sharingWords('agent-a', 'tulips', 10)).toEqual([inside.id])
+          expect((await tx.currentAmong('agent-a', null, now, [inside.id])).map((c) => c.id)).toEqual([
+            inside.id,
+          ])
           await tx.supersede('agent-a', created.id, created.id, later)
           throw new Error('abort')
         }),
       ).rejects.toThrow('abort')
+      expect(await memoryItems.sharingWords('agent-a', 'tulips', 10)).toEqual([])
       expect(await memoryItems.count('agent-a', { validAt: null })).toBe(1)
       expect((await memoryItems.find('agent-a', created.id))?.validUntil).toBeNull()
       await memoryItems.delete('agent-a', created.id)

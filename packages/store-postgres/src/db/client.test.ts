@@ -104,6 +104,22 @@ describe('the client extension: every text write carries its search tokens', () 
     expect(await indexed('MemoryItem', item.id)).toEqual(await expectedFor(['green tea', '["evening"]']))
   })
 
+  it('indexes a word longer than a Postgres lexeme, and search finds it by that word', async () => {
+    const long = 'y'.repeat(10_000)
+    const item = await db.memoryItem.create({ data: memory(`${long} tea`) })
+    expect((await indexed('MemoryItem', item.id))?.length).toBe(2)
+    const index = new PostgresFullTextIndex(db)
+    const [term] = index.terms(long)
+    const postings = await index.postings('memories', 'agent-a', 'all', term as string)
+    expect([...postings.keys()]).toEqual([String(item.id)])
+    expect(await index.documentFrequencies('memories', 'agent-a', 'all', [term as string, 'tea'])).toEqual(
+      new Map([
+        [term, 1],
+        ['tea', 1],
+      ]),
+    )
+  })
+
   it('indexes every row of a createMany and of a createManyAndReturn', async () => {
     await db.message.createMany({ data: [message('first light'), message('second wind')] })
     const returned = await db.message.createManyAndReturn({ data: [message('third eye')] })

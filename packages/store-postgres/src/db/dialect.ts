@@ -1,6 +1,6 @@
 import { BM25_B, BM25_K1, queryTerms } from '@engram/core'
 import type { SqlDialect } from '@engram/store-sqlite'
-import { fullTextTokenizer, quoteLexeme } from './search-tokens.ts'
+import { fullTextTokenizer, quoteLexeme, storedLexeme } from './search-tokens.ts'
 
 // FTS5's floor for a non-positive IDF (as packages/core's bm25Idf, which keeps it private).
 const MIN_IDF = 1e-6
@@ -8,7 +8,7 @@ const MIN_IDF = 1e-6
 /** The query's words as the index holds them: FTS5 stems a MATCH's words, tsquery does not. */
 function stemmedTerms(text: string): string[] {
   const tokenizer = fullTextTokenizer()
-  return queryTerms(text).flatMap((word) => tokenizer.terms(word))
+  return queryTerms(text).flatMap((word) => tokenizer.terms(word).map(storedLexeme))
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { quoteLexeme, searchTokens, tokensForWrite } from './search-tokens.ts'
+import { MAX_LEXEME_BYTES, quoteLexeme, searchTokens, storedLexeme, tokensForWrite } from './search-tokens.ts'
 
 describe('searchTokens', () => {
   it("writes FTS5's stems with positions running on across columns, and the exact length", () => {
@@ -22,6 +22,20 @@ describe('searchTokens', () => {
     const positions = literal.replace("'tea':", '').split(',')
     expect(positions).toHaveLength(256)
     expect(positions.at(-1)).toBe('256')
+  })
+
+  it("cuts a term past Postgres's 2,046 bytes to its longest prefix of whole characters", () => {
+    expect(storedLexeme('tea')).toBe('tea')
+    expect(storedLexeme('y'.repeat(2_046))).toBe('y'.repeat(2_046))
+    expect(storedLexeme('y'.repeat(10_000))).toBe('y'.repeat(2_046))
+    // Two-byte characters: 1,023 of them fit (2,046 bytes), not half of a 1,024th.
+    const cut = storedLexeme('é'.repeat(1_500))
+    expect(cut).toBe('é'.repeat(1_023))
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(MAX_LEXEME_BYTES)
+    expect(searchTokens(['y'.repeat(10_000)])).toEqual({
+      searchTokens: `'${'y'.repeat(2_046)}':1`,
+      searchLength: 1,
+    })
   })
 
   it('quotes a lexeme for a literal: quotes and backslashes doubled', () => {

@@ -28,6 +28,27 @@ export function fullTextTokenizer(): FullTextTokenizer {
   return shared
 }
 
+/** Postgres refuses a lexeme over 2,046 bytes (in a tsvector and in a tsquery alike). */
+export const MAX_LEXEME_BYTES = 2_046
+
+/**
+ * A term as the tsvector holds it: FTS5 keeps a token of any length, Postgres at most 2,046
+ * bytes, so a longer one is stored and looked up by its longest prefix within that (whole
+ * characters). Two such words sharing that prefix count as one, which only words over 2 KB risk.
+ */
+export function storedLexeme(term: string): string {
+  if (term.length * 3 <= MAX_LEXEME_BYTES || Buffer.byteLength(term) <= MAX_LEXEME_BYTES) return term
+  let bytes = 0
+  let end = 0
+  for (const char of term) {
+    const size = Buffer.byteLength(char)
+    if (bytes + size > MAX_LEXEME_BYTES) break
+    bytes += size
+    end += char.length
+  }
+  return term.slice(0, end)
+}
+
 /** A lexeme quoted for a tsvector or tsquery literal (quotes and backslashes doubled). */
 export function quoteLexeme(term: string): string {
   return `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`
@@ -43,7 +64,8 @@ export function searchTokens(columns: readonly string[], tokenizer = fullTextTok
   const positions = new Map<string, number[]>()
   let position = 0
   for (const text of columns) {
-    for (const term of tokenizer.documentTerms(text)) {
+    for (const token of tokenizer.documentTerms(text)) {
+      const term = storedLexeme(token)
       position++
       const at = positions.get(term)
       if (at) at.push(position)

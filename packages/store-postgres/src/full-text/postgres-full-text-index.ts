@@ -7,6 +7,7 @@ import {
   SEARCH_COLUMNS,
   type SearchModel,
   searchTokens,
+  storedLexeme,
 } from '../db/search-tokens.ts'
 
 /** The table and client model of each collection. */
@@ -53,7 +54,7 @@ export class PostgresFullTextIndex implements FullTextIndex {
     const cached = this.corpora.get(key)
     if (cached && cached.version === versionKey)
       return { documents: cached.documents, averageLength: cached.averageLength }
-    const filter = documentSetFilter(set, 3)
+    const filter = documentSetFilter(set, 2)
     const [row] = await this.db.$queryRawUnsafe<{ n: bigint; total: bigint | null }[]>(
       `SELECT count(*) AS n, sum(o."searchLength") AS total FROM "${table}" o WHERE o."agentId" = $1${filter.sql}`,
       agentId,
@@ -91,8 +92,8 @@ export class PostgresFullTextIndex implements FullTextIndex {
          FROM "${table}" o CROSS JOIN LATERAL unnest(o."searchVector") u
         WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = $3${filter.sql}`,
       agentId,
-      quoteLexeme(term),
-      term,
+      quoteLexeme(storedLexeme(term)),
+      storedLexeme(term),
       ...filter.params,
     )
     return new Map(
@@ -112,6 +113,11 @@ export class PostgresFullTextIndex implements FullTextIndex {
     const out = new Map<string, number>()
     const wanted = [...new Set(terms)].slice(0, MAX_FREQUENCY_TERMS)
     if (wanted.length === 0) return out
+    // The terms as stored (over-long ones cut), each mapped back to the terms asked for.
+    const askedAs = new Map<string, string[]>()
+    for (const term of wanted)
+      askedAs.set(storedLexeme(term), [...(askedAs.get(storedLexeme(term)) ?? []), term])
+    const stored = [...askedAs.keys()]
     const { table } = COLLECTIONS[collection]
     await this.catchUp(collection, agentId)
     const filter = documentSetFilter(set, 4)
@@ -121,11 +127,11 @@ export class PostgresFullTextIndex implements FullTextIndex {
         WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = ANY($3::text[])${filter.sql}
         GROUP BY u.lexeme`,
       agentId,
-      wanted.map(quoteLexeme).join(' | '),
-      wanted,
+      stored.map(quoteLexeme).join(' | '),
+      stored,
       ...filter.params,
     )
-    for (const row of rows) out.set(row.term, Number(row.n))
+    for (const row of rows) for (const term of askedAs.get(row.term) ?? []) out.set(term, Number(row.n))
     return out
   }
 

@@ -313,7 +313,7 @@ function memoryItemsIn(
       // Every verified write asks it (maxEntriesPerAgent): a prepared statement.
       const when = sqliteDate(at)
       const [row] = await readRows<{ n: number | bigint }[]>(
-        base,
+        reader,
         `SELECT COUNT(*) AS n FROM "MemoryItem"
           WHERE "agentId" = ? AND "validFrom" <= ? AND ("validUntil" IS NULL OR "validUntil" > ?)`,
         agentId,
