@@ -16,3 +16,11 @@ export { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'
 export { createPostgresEngine, type PostgresEngine, type PostgresEngineOptions } from './postgres-engine.ts'
 export { createPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from './storage.ts'
+export {
+  DEFAULT_PGVECTOR_HNSW,
+  PGVECTOR_MAX_INDEXED_DIMENSIONS,
+  type PostgresVectorOptions,
+  type PostgresVectorSearch,
+  PostgresVectorStore,
+} from './vector/postgres-vector-store.ts'
+export { VECTOR_CHANNEL, VectorChangeListener } from './vector/vector-changes.ts'
