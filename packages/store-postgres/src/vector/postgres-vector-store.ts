@@ -82,6 +82,8 @@ export class PostgresVectorStore extends SqliteVectorStore {
   private pgvector = false
   private readonly hnsw: { m: number; efConstruction: number; efSearch: number }
   private readonly exactUpTo: number
+  /** Per index held: the table's fingerprint when it was last found equal to it. */
+  private readonly checked = new WeakMap<AdaptiveVectorIndex, string>()
   /** Widths whose HNSW index this process knows exists. */
   private readonly indexedWidths = new Map<number, Promise<void>>()
 
@@ -301,14 +303,27 @@ export class PostgresVectorStore extends SqliteVectorStore {
   }
 
   /**
-   * Re-reads only the rows whose content hash the index does not hold (written on another
-   * replica, or without a hash); a removal elsewhere (fewer rows than held) reloads the index.
+   * Checks the index against the table: first one aggregate row (a fingerprint of ids, hashes and
+   * write times, so a search while nothing changed transfers no rows); when it moved, re-reads
+   * only the rows whose content hash the index does not hold (written on another replica, or
+   * without a hash); a removal elsewhere (fewer rows than held) reloads the index.
    */
   protected override async patchFromTable(
     agentId: string,
     kind: string,
     index: AdaptiveVectorIndex,
   ): Promise<number | null> {
+    const [print] = await this.pg.$queryRawUnsafe<{ rows: number; print: string }[]>(
+      `SELECT count(*)::int AS rows, coalesce(sum(hashtextextended(
+         "ownerId"::text || ':' || "contentHash" || ':' || (extract(epoch FROM "createdAt") * 1000)::bigint::text, 0
+       )), 0)::text || ':' || count(*)::text AS print
+       FROM "Embedding" WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3`,
+      agentId,
+      kind,
+      this.model,
+    )
+    const fingerprint = print?.print ?? '0:0'
+    if (this.checked.get(index) === fingerprint && index.size === print?.rows) return index.size
     const current = await this.pg.$queryRawUnsafe<{ ownerId: number; contentHash: string }[]>(
       `SELECT "ownerId", "contentHash" FROM "Embedding" WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3`,
       agentId,
@@ -338,7 +353,10 @@ export class PostgresVectorStore extends SqliteVectorStore {
       for (const row of batch) index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
     }
     // Removed between the two reads: the next search looks again.
-    return index.size === current.length ? index.size : null
+    if (index.size !== current.length) return null
+    // Read before the rows: a write since then changes the next fingerprint, and is read then.
+    this.checked.set(index, fingerprint)
+    return index.size
   }
 
   /** Stops listening; the pool is the storage's to close. */

@@ -145,7 +145,7 @@ describe('vectors on postgresql-15 without pgvector: per-replica indexes kept in
   it("still finds every vector with B's listener killed, checking the table until it listens again", async () => {
     const a = replica()
     // A long first backoff: B stays without notifications for the writes below.
-    const b = replica(1_500)
+    const b = replica(2_500)
     await a.vectors.ready()
     expect((await b.vectors.ready()).listening).toBe(true)
     await a.repositories.agents.upsert('agent-k', null)
@@ -168,6 +168,14 @@ describe('vectors on postgresql-15 without pgvector: per-replica indexes kept in
     }
     expect(count.mock.calls.length).toBeGreaterThanOrEqual(40)
     count.mockRestore()
+    // Nothing written meanwhile: each check is one aggregate row (the fingerprint), no rows read.
+    const queries = vi.spyOn(b.db, '$queryRawUnsafe')
+    for (let i = 0; i < 10; i++) await searchOn(b, 'agent-k')
+    const sql = queries.mock.calls.map((call) => String(call[0]))
+    queries.mockRestore()
+    expect(sql.filter((text) => text.includes('hashtextextended'))).toHaveLength(10)
+    expect(sql.filter((text) => text.includes('SELECT "ownerId", "contentHash"'))).toHaveLength(0)
+    expect((await b.vectors.ready()).listening).toBe(false)
 
     // Back (a new connection, LISTEN again): notifications carry writes once more.
     await waitFor(async () => (await b.vectors.ready()).listening)
