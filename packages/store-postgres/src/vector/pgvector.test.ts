@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPostgresDatabase, type PostgresDatabase } from '../db/client.ts'
 import { applyPostgresMigrations } from '../migrate.ts'
 import { createPostgresStorage, type PostgresStorage } from '../storage.ts'
-import { approximateSearchSql, PostgresVectorStore } from './postgres-vector-store.ts'
+import { approximateSearchSql, EXACT_SEARCH_SQL, PostgresVectorStore } from './postgres-vector-store.ts'
 
 // The pgvector path on PGlite 0.3 (Postgres 17 + pgvector 0.8 in WASM), served on a socket so the
 // production @prisma/adapter-pg code runs against it with a pool of one.
@@ -67,23 +67,30 @@ function exactOf(written: { id: string; vector: Float32Array }[]): ExactVectorIn
 describe('vectors with pgvector (PGlite)', () => {
   it('finds pgvector at start and creates the HNSW index of a width with the configured m and ef_construction', async () => {
     expect(await storage.vectors.ready()).toEqual({ pgvector: true, listening: false })
+    const hnswIndexes = () =>
+      db.$queryRawUnsafe<{ name: string; definition: string; options: string[] }[]>(
+        `SELECT i.indexname AS name, i.indexdef AS definition, c.reloptions AS options
+         FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname
+         WHERE i.tablename = 'Embedding' AND i.indexdef LIKE '%hnsw%' ORDER BY name`,
+      )
     await store(storage.vectors, 'agent-c', 'memory', 1, 3)
-    const other = new PostgresVectorStore(db, clock, 'vector-store', { hnsw: { m: 8, efConstruction: 40 } })
-    await other.upsert('agent-c', 'memory', [{ id: '4', vector: clustered() }])
-    const indexes = await db.$queryRawUnsafe<{ name: string; definition: string; options: string[] }[]>(
-      `SELECT i.indexname AS name, i.indexdef AS definition, c.reloptions AS options
-       FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname
-       WHERE i.tablename = 'Embedding' AND i.indexdef LIKE '%hnsw%' ORDER BY name`,
-    )
+    const indexes = await hnswIndexes()
     expect(indexes.map((i) => [i.name, i.options])).toEqual([
       [`Embedding_hnsw_d${WIDTH}_m16_ef64`, ['m=16', 'ef_construction=64']],
+    ])
+    expect(indexes[0]?.definition).toContain('vector_cosine_ops')
+    expect(indexes[0]?.definition).toContain(`WHERE (dimensions = ${WIDTH})`)
+    // Other parameters: a new index, and the old one goes (the planner would keep using it).
+    const other = new PostgresVectorStore(db, clock, 'vector-store', { hnsw: { m: 8, efConstruction: 40 } })
+    await other.upsert('agent-c', 'memory', [{ id: '4', vector: clustered() }])
+    expect((await hnswIndexes()).map((i) => [i.name, i.options])).toEqual([
       [`Embedding_hnsw_d${WIDTH}_m8_ef40`, ['m=8', 'ef_construction=40']],
     ])
-    for (const index of indexes) {
-      expect(index.definition).toContain('vector_cosine_ops')
-      expect(index.definition).toContain(`WHERE (dimensions = ${WIDTH})`)
-    }
     await other.close()
+    const back = new PostgresVectorStore(db, clock, 'vector-store')
+    await back.upsert('agent-c', 'memory', [{ id: '5', vector: clustered() }])
+    expect((await hnswIndexes()).map((i) => i.name)).toEqual([`Embedding_hnsw_d${WIDTH}_m16_ef64`])
+    await back.close()
   })
 
   it('rejects HNSW parameters out of pgvector bounds, naming the field and the limit', () => {
@@ -107,6 +114,17 @@ describe('vectors with pgvector (PGlite)', () => {
       `SELECT count(*) AS n FROM "Embedding" WHERE "kind" = 'note' AND "embedding" IS NULL`,
     )
     expect(Number(mirrored?.n)).toBe(0)
+    // With statistics and the width's HNSW index there: the plan still scores every row.
+    await db.$executeRawUnsafe('ANALYZE "Embedding"')
+    const plan = await db.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
+      `EXPLAIN ${EXACT_SEARCH_SQL}`,
+      'agent-a',
+      'note',
+      'vector-store',
+      `[${Array.from(clustered()).join(',')}]`,
+      10,
+    )
+    expect(plan.map((row) => row['QUERY PLAN']).join('\n')).not.toContain('hnsw')
     const exact = exactOf(written)
     for (let q = 0; q < 20; q++) {
       const query = clustered()

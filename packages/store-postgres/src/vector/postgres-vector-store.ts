@@ -78,7 +78,8 @@ const PATCH_BATCH = 500
  */
 export class PostgresVectorStore extends SqliteVectorStore {
   private readonly listener: VectorChangeListener | null
-  private readonly setup: Promise<VectorSetup>
+  private setupAttempt: Promise<VectorSetup>
+  private setupFailed = false
   private pgvector = false
   private readonly hnsw: { m: number; efConstruction: number; efSearch: number }
   private readonly exactUpTo: number
@@ -106,9 +107,26 @@ export class PostgresVectorStore extends SqliteVectorStore {
           log,
         })
       : null
-    this.setup = this.prepare()
-    // Surfaced by the first call that awaits it; not an unhandled rejection meanwhile.
-    this.setup.catch(() => {})
+    this.setupAttempt = this.attemptSetup()
+  }
+
+  /**
+   * The schema setup, started with the store; a failed attempt (the server down at start) is
+   * made again by the next call instead of leaving the store broken until a restart.
+   */
+  private get setup(): Promise<VectorSetup> {
+    if (this.setupFailed) this.setupAttempt = this.attemptSetup()
+    return this.setupAttempt
+  }
+
+  private attemptSetup(): Promise<VectorSetup> {
+    this.setupFailed = false
+    const attempt = this.prepare()
+    // Surfaced by the calls that await it; not an unhandled rejection meanwhile.
+    attempt.catch(() => {
+      this.setupFailed = true
+    })
+    return attempt
   }
 
   /** Resolves when the schema is ready and the listener has made its first attempt. */
@@ -130,7 +148,24 @@ export class PostgresVectorStore extends SqliteVectorStore {
     )
     if (mode === 'pgvector' && !available)
       throw new Error(`vector search 'pgvector' asked for, but the server has no pgvector extension`)
-    const pgvector = mode !== 'notify' && available !== undefined
+    let pgvector = mode !== 'notify' && available !== undefined
+    try {
+      await this.installSchema(pgvector)
+    } catch (error) {
+      // 'auto' on a server that lists pgvector but will not install it here (privileges): NOTIFY.
+      if (!pgvector || mode === 'pgvector') throw error
+      this.log.warn(
+        `[vectors] pgvector is available but could not be set up; in-process indexes instead:`,
+        error,
+      )
+      pgvector = false
+      await this.installSchema(false)
+    }
+    this.pgvector = pgvector
+    return { pgvector }
+  }
+
+  private async installSchema(pgvector: boolean): Promise<void> {
     await this.pg.$transaction(async (tx) => {
       await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${VECTOR_SCHEMA_LOCK})`)
       for (const statement of vectorNotificationStatements()) await tx.$executeRawUnsafe(statement)
@@ -149,8 +184,6 @@ export class PostgresVectorStore extends SqliteVectorStore {
         `CREATE INDEX IF NOT EXISTS "Embedding_unmirrored_idx" ON "Embedding" ("agentId", "kind", "model") WHERE "embedding" IS NULL`,
       )
     })
-    this.pgvector = pgvector
-    return { pgvector }
   }
 
   override async upsert(agentId: string, kind: string, vectors: readonly StoredVector[]): Promise<void> {
@@ -191,12 +224,7 @@ export class PostgresVectorStore extends SqliteVectorStore {
     const exact = count <= this.exactUpTo || width > PGVECTOR_MAX_INDEXED_DIMENSIONS
     const rows = exact
       ? await this.pg.$queryRawUnsafe<{ ownerId: number; distance: number }[]>(
-          // MATERIALIZED: the agent's rows first, then every one scored; no index can serve it.
-          `WITH own AS MATERIALIZED (
-             SELECT "ownerId", "embedding" FROM "Embedding" WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3
-           )
-           SELECT "ownerId", "embedding" <=> $4::vector AS distance FROM own
-           ORDER BY distance, "ownerId"::text LIMIT $5`,
+          EXACT_SEARCH_SQL,
           agentId,
           kind,
           this.model,
@@ -236,7 +264,10 @@ export class PostgresVectorStore extends SqliteVectorStore {
     return `Embedding_hnsw_d${width}_m${this.hnsw.m}_ef${this.hnsw.efConstruction}`
   }
 
-  /** Creates the width's HNSW index the first time a model of that width is written. */
+  /**
+   * Creates the width's HNSW index the first time a model of that width is written, and drops
+   * the width's indexes of other parameters: the planner would otherwise keep using an old one.
+   */
   private ensureHnswIndex(width: number): Promise<void> {
     if (width > PGVECTOR_MAX_INDEXED_DIMENSIONS) return Promise.resolve()
     let known = this.indexedWidths.get(width)
@@ -250,6 +281,13 @@ export class PostgresVectorStore extends SqliteVectorStore {
              WITH (m = ${this.hnsw.m}, ef_construction = ${this.hnsw.efConstruction})
              WHERE "dimensions" = ${width}`,
           )
+          const superseded = await tx.$queryRawUnsafe<{ name: string }[]>(
+            `SELECT indexname AS name FROM pg_indexes
+             WHERE tablename = 'Embedding' AND indexname LIKE $1 AND indexname <> $2`,
+            `Embedding\\_hnsw\\_d${width}\\_%`,
+            this.hnswIndexName(width),
+          )
+          for (const { name } of superseded) await tx.$executeRawUnsafe(`DROP INDEX IF EXISTS "${name}"`)
         })
         .then(() => undefined)
       // A failed attempt is tried again by the next write.
@@ -362,9 +400,20 @@ export class PostgresVectorStore extends SqliteVectorStore {
   /** Stops listening; the pool is the storage's to close. */
   async close(): Promise<void> {
     await this.listener?.close()
-    await this.setup.catch(() => {})
+    await this.setupAttempt.catch(() => {})
   }
 }
+
+/**
+ * The search at or below the threshold ($1 agent, $2 kind, $3 model, $4 query, $5 limit):
+ * MATERIALIZED takes the agent's rows first, then scores every one; no HNSW index can serve it,
+ * so the results are the exact scan's. Ties by id, as the in-process index orders them.
+ */
+export const EXACT_SEARCH_SQL = `WITH own AS MATERIALIZED (
+    SELECT "ownerId", "embedding" FROM "Embedding" WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3
+  )
+  SELECT "ownerId", "embedding" <=> $4::vector AS distance FROM own
+  ORDER BY distance, "ownerId"::text LIMIT $5`
 
 /**
  * The search above the threshold ($1 agent, $2 kind, $3 model, $4 query, $5 limit): the same

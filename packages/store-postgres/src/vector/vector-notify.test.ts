@@ -142,6 +142,27 @@ describe('vectors on postgresql-15 without pgvector: per-replica indexes kept in
     await waitFor(async () => (await searchOn(b, 'agent-b')).size === 0)
   })
 
+  it('refuses pgvector where the server has none, and sets up again after a failed start', async () => {
+    const forced = createPostgresStorage({
+      db: createPostgresDatabase(url, { poolSize: 1 }),
+      clock,
+      vectors: { search: 'pgvector' },
+    })
+    storages.push(forced)
+    await expect(forced.vectors.ready()).rejects.toThrow(/no pgvector extension/)
+    // Started before the tables exist (as if the server were not ready): the next call tries again.
+    const later = await createDatabase(inject('postgresUrl'))
+    const early = createPostgresStorage({ db: createPostgresDatabase(later, { poolSize: 1 }), clock })
+    storages.push(early)
+    await expect(early.vectors.ready()).rejects.toThrow()
+    await applyPostgresMigrations(later)
+    expect(await early.vectors.ready()).toEqual({ pgvector: false, listening: false })
+    await early.repositories.agents.upsert('agent-e', null)
+    const vector = randomVector()
+    await early.vectors.upsert('agent-e', 'memory', [{ id: '1', vector }])
+    expect((await early.vectors.topK('agent-e', 'memory', vector, 1))[0]?.id).toBe('1')
+  })
+
   it("still finds every vector with B's listener killed, checking the table until it listens again", async () => {
     const a = replica()
     // A long first backoff: B stays without notifications for the writes below.

@@ -99,7 +99,7 @@ export class SqliteVectorStore implements VectorStore {
     private readonly clock: Clock,
     readonly model: string,
     private readonly options: VectorIndexOptions = { directory: null },
-    private readonly log: Logger = console,
+    protected readonly log: Logger = console,
   ) {}
 
   async upsert(agentId: string, kind: string, vectors: readonly StoredVector[]): Promise<void> {
