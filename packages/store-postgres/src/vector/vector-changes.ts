@@ -91,10 +91,20 @@ export class VectorChangeListener {
     return this.options.reconnect?.minDelayMs ?? 50
   }
 
-  /** Null while not listening; otherwise changes whenever the index may have changed. */
+  /**
+   * Null while not listening; otherwise changes whenever the index may have changed. Only the
+   * indexes asked about are counted (the rest of the deployment's agents cost this replica no
+   * memory): asking starts the count, before the caller reads the table.
+   */
   version(agentId: string, kind: string, model: string): string | null {
     if (!this.listening) return null
-    return `${this.epoch}:${this.counters.get(indexName(agentId, kind, model)) ?? 0}`
+    const name = indexName(agentId, kind, model)
+    let count = this.counters.get(name)
+    if (count === undefined) {
+      count = 0
+      this.counters.set(name, count)
+    }
+    return `${this.epoch}:${count}`
   }
 
   /** Whether notifications are arriving now. */
@@ -120,7 +130,8 @@ export class VectorChangeListener {
         return
       }
       const name = message.payload ?? ''
-      this.counters.set(name, (this.counters.get(name) ?? 0) + 1)
+      const count = this.counters.get(name)
+      if (count !== undefined) this.counters.set(name, count + 1)
     })
     // A dropped connection ('error' first when the server ends it, then 'end'): down until back.
     client.on('error', () => this.dropped(client))
