@@ -64,7 +64,9 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     db: postgres.sharedView(db),
     postgres: {
       db,
-      createEngine: (engineOptions) => postgres.createPostgresEngine({ ...engineOptions, db }),
+      // Each replica listens for vector changes on its own connection to the same database.
+      createEngine: (engineOptions) =>
+        postgres.createPostgresEngine({ vectors: { listenUrl: url }, ...engineOptions, db }),
     },
     databaseFile: null,
     location: `postgres://${parsed.host}${parsed.pathname}`,

@@ -10,6 +10,8 @@ export interface PostgresEngineOptions extends Omit<EngineCompositionOptions, 'e
   embedder?: Embedder
   log?: Logger
   vectorIndex?: PostgresStorageOptions['vectorIndex']
+  /** pgvector or NOTIFY, and where the LISTEN connection goes (see createPostgresStorage). */
+  vectors?: PostgresStorageOptions['vectors']
 }
 
 /**
@@ -25,6 +27,7 @@ export function createPostgresEngine(options: PostgresEngineOptions) {
     messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
     vectorModel: embedder.model,
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
+    ...(options.vectors ? { vectors: options.vectors } : {}),
     log,
   })
   return composeEngine(storage, { ...options, embedder, log })

@@ -397,6 +397,16 @@ export class PostgresVectorStore extends SqliteVectorStore {
     return index.size
   }
 
+  /**
+   * At shutdown (the port's flush; the engine calls it from the API's close): the in-process
+   * work as on SQLite, then the LISTEN connection, which would otherwise outlive the app. A
+   * search after it still answers, checking the table each time.
+   */
+  override async flush(): Promise<void> {
+    await super.flush()
+    await this.listener?.close()
+  }
+
   /** Stops listening; the pool is the storage's to close. */
   async close(): Promise<void> {
     await this.listener?.close()

@@ -323,6 +323,10 @@ export class SqliteVectorStore implements VectorStore {
       cached.version = version
       return cached.index
     }
+    // Loaded by a concurrent search since this one looked (its load done and no longer shared):
+    // the same index, when it holds what the table holds now.
+    const loaded = this.indexes.get(key)
+    if (loaded && loaded !== cached && loaded.rows === rows && loaded.index.size === rows) return loaded.index
     // Written or deleted elsewhere (another process, a restore, cascades), or not loaded yet. One
     // load per index at a time: two concurrent searches must not build two graphs.
     let loading = this.loading.get(key)
