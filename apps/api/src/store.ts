@@ -67,8 +67,10 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     db: postgres.sharedView(db),
     postgres: {
       db,
+      // Each replica listens for vector changes on its own connection to the same database.
       createEngine: ({ backupDirectory, ...engineOptions }) =>
         postgres.createPostgresEngine({
+          vectors: { listenUrl: url },
           ...engineOptions,
           db,
           backups: backupDirectory ? { url, directory: backupDirectory } : null,

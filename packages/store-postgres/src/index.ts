@@ -17,3 +17,11 @@ export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } 
 export { createPostgresEngine, type PostgresEngine, type PostgresEngineOptions } from './postgres-engine.ts'
 export { createPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from './storage.ts'
 export { type PostgresBackupOptions, PostgresBackupStore } from './transfer/postgres-backup-store.ts'
+export {
+  DEFAULT_PGVECTOR_HNSW,
+  PGVECTOR_MAX_INDEXED_DIMENSIONS,
+  type PostgresVectorOptions,
+  type PostgresVectorSearch,
+  PostgresVectorStore,
+} from './vector/postgres-vector-store.ts'
+export { VECTOR_CHANNEL, VectorChangeListener } from './vector/vector-changes.ts'

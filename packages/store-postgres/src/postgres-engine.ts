@@ -12,6 +12,8 @@ export interface PostgresEngineOptions extends Omit<EngineCompositionOptions, 'e
   vectorIndex?: PostgresStorageOptions['vectorIndex']
   /** The database's URL and a folder for logical backups (none: backups unavailable). */
   backups?: PostgresStorageOptions['backups']
+  /** pgvector or NOTIFY, and where the LISTEN connection goes (see createPostgresStorage). */
+  vectors?: PostgresStorageOptions['vectors']
 }
 
 /**
@@ -28,6 +30,7 @@ export function createPostgresEngine(options: PostgresEngineOptions) {
     vectorModel: embedder.model,
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
     backups: options.backups ?? null,
+    ...(options.vectors ? { vectors: options.vectors } : {}),
     log,
   })
   return composeEngine(storage, { ...options, embedder, log })

@@ -11,7 +11,6 @@ import {
   SqliteJobQueue,
   SqliteOptimizerRepository,
   SqliteRecallSources,
-  SqliteVectorStore,
   sqliteApiKeys,
   sqliteKnowledge,
   sqliteMemoryItems,
@@ -24,6 +23,7 @@ import { type PostgresDatabase, sharedView } from './db/client.ts'
 import { postgresDialect } from './db/dialect.ts'
 import { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 import { type PostgresBackupOptions, PostgresBackupStore } from './transfer/postgres-backup-store.ts'
+import { type PostgresVectorOptions, PostgresVectorStore } from './vector/postgres-vector-store.ts'
 
 export interface PostgresStorageOptions {
   /** An open, migrated database (createPostgresDatabase + applyPostgresMigrations). */
@@ -35,6 +35,12 @@ export interface PostgresStorageOptions {
   vectorModel?: string
   /** When an (agent, kind) in-process vector index moves to HNSW (tests lower it). */
   vectorIndex?: { approximateAbove?: number; hnsw?: { initialCapacity?: number } }
+  /**
+   * How vectors are searched: pgvector when the server has it, else in-process indexes kept in
+   * step by NOTIFY (`search`), the pgvector HNSW parameters and exact threshold, and where the
+   * LISTEN connection goes (`listenUrl`: the database URL; without it each search checks the table).
+   */
+  vectors?: Omit<PostgresVectorOptions, 'index'>
   log?: Logger
   /** The database's URL and a folder for logical backups; without them the store declares none. */
   backups?: PostgresBackupOptions | null
@@ -45,6 +51,7 @@ export interface PostgresStorage extends Storage {
   db: PostgresDatabase
   sessions: PrismaSessionRepository
   jobs: SqliteJobQueue
+  vectors: PostgresVectorStore
 }
 
 /**
@@ -59,6 +66,13 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   const shared = sharedView(db)
   const jobs = new SqliteJobQueue(shared, clock, postgresDialect)
   const fullText = new PostgresFullTextIndex(db)
+  const vectors = new PostgresVectorStore(
+    db,
+    clock,
+    options.vectorModel ?? 'vector-store',
+    { ...options.vectors, ...(options.vectorIndex ? { index: options.vectorIndex } : {}) },
+    options.log,
+  )
   const sessions = new PrismaSessionRepository(shared, {
     queue: jobs,
     ...(options.messageJobs ? { jobsFor: options.messageJobs } : {}),
@@ -75,14 +89,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     history: new SqliteConversationHistory(shared),
     fullText,
     recall: new SqliteRecallSources(shared, postgresDialect),
-    // Vectors as bytes, each replica's index caught up from the table before it answers.
-    vectors: new SqliteVectorStore(
-      shared,
-      clock,
-      options.vectorModel ?? 'vector-store',
-      { directory: null, ...options.vectorIndex },
-      options.log,
-    ),
+    // pgvector where the server has it; otherwise bytes and per-replica indexes kept in step by NOTIFY.
+    vectors,
     jobs,
     embeddings: new SqliteEmbeddingRepository(shared, jobs, postgresDialect),
     memoryItems: sqliteMemoryItems(shared, postgresDialect),
@@ -96,6 +104,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     agentData: new PostgresAgentData(db, options.log),
     ...(options.backups ? { backups: new PostgresBackupStore(clock, options.backups) } : {}),
     close: async () => {
+      await vectors.close()
       await db.$disconnect()
     },
   }

@@ -59,5 +59,9 @@ export { agentArchiveIn } from './transfer/prisma-agent-archive.ts'
 export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'
 export { buildHnswInWorker } from './vector/hnsw-build.ts'
 export * from './vector/hnsw-index.ts'
-export type { VectorIndexOptions } from './vector/sqlite-vector-store.ts'
+export type {
+  EmbeddingRowWrite,
+  EmbeddingWriteStatement,
+  VectorIndexOptions,
+} from './vector/sqlite-vector-store.ts'
 export { SqliteVectorStore } from './vector/sqlite-vector-store.ts'

@@ -4,6 +4,7 @@ import {
   createPostgresDatabase,
   createPostgresStorage,
   type PostgresDatabase,
+  type PostgresStorage,
   sharedView,
 } from '@engram/store-postgres'
 import { createDatabase } from '@engram/test-servers'
@@ -22,13 +23,13 @@ function testDatabase(): Promise<string> {
   return database
 }
 
-const held = new WeakMap<object, PostgresDatabase[]>()
+const held = new WeakMap<object, { databases: PostgresDatabase[]; storages: PostgresStorage[] }>()
 
 /**
  * Every table but the migration history emptied and its ids restarted: a fresh store in tens
  * of milliseconds, where a database per spec would cost a CREATE DATABASE each.
  */
-async function emptyTables(db: PostgresDatabase): Promise<void> {
+export async function emptyTables(db: PostgresDatabase): Promise<void> {
   const tables = await db.$queryRawUnsafe<{ name: string }[]>(
     `SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'`,
   )
@@ -48,8 +49,11 @@ export const postgresInitializer: StorageInitializer = {
     const db = createPostgresDatabase(url, { poolSize: 4 })
     await emptyTables(db)
     const vectorIndex = { approximateAbove: VECTOR_APPROXIMATE_ABOVE, hnsw: { initialCapacity: 64 } }
-    const storage = createPostgresStorage({ db, clock, vectorIndex })
+    // Each store listens for vector changes (NOTIFY), as a replica does.
+    const vectors = { listenUrl: url }
+    const storage = createPostgresStorage({ db, clock, vectorIndex, vectors })
     const others: PostgresDatabase[] = []
+    const otherStorages: PostgresStorage[] = []
     // The rows are written through the same model calls as on SQLite (the client adds tokens).
     const rows = sharedView(db)
     const fixture = {
@@ -61,15 +65,21 @@ export const postgresInitializer: StorageInitializer = {
       async openAnother() {
         const other = createPostgresDatabase(url, { poolSize: 2 })
         others.push(other)
-        return createPostgresStorage({ db: other, clock, vectorIndex })
+        const another = createPostgresStorage({ db: other, clock, vectorIndex, vectors })
+        otherStorages.push(another)
+        return another
       },
     }
-    held.set(fixture, others)
+    held.set(fixture, { databases: others, storages: otherStorages })
     return fixture
   },
   async destroy(fixture) {
     await fixture.storage.vectors.settled()
     await fixture.storage.close()
-    for (const other of held.get(fixture) ?? []) await other.$disconnect()
+    const { databases = [], storages = [] } = held.get(fixture) ?? {}
+    for (const other of storages) await other.vectors.settled()
+    // close() stops each store's listener and its pool.
+    for (const other of storages) await other.close()
+    for (const other of databases) await other.$disconnect()
   },
 }

@@ -48,6 +48,21 @@ const PATCH_BATCH = 500
 /** Unsaved changes to an HNSW index, as a share of its size, that trigger a save. */
 const SAVE_AFTER_SHARE = 0.05
 
+/** The rows of one upsert, as written to the `Embedding` table. */
+export interface EmbeddingRowWrite {
+  kind: string
+  ownerId: number
+  agentId: string
+  model: string
+  dimensions: number
+  vector: Uint8Array<ArrayBuffer>
+  contentHash: string
+  createdAt: Date
+}
+
+/** A statement the Prisma write path runs in the upsert's transaction (see `alsoWritten`). */
+export type EmbeddingWriteStatement = ReturnType<Database['$executeRawUnsafe']>
+
 interface KindIndex {
   key: string
   index: AdaptiveVectorIndex
@@ -80,11 +95,11 @@ export class SqliteVectorStore implements VectorStore {
   private generation = 0
 
   constructor(
-    private readonly db: Database,
+    protected readonly db: Database,
     private readonly clock: Clock,
     readonly model: string,
     private readonly options: VectorIndexOptions = { directory: null },
-    private readonly log: Logger = console,
+    protected readonly log: Logger = console,
   ) {}
 
   async upsert(agentId: string, kind: string, vectors: readonly StoredVector[]): Promise<void> {
@@ -98,7 +113,7 @@ export class SqliteVectorStore implements VectorStore {
     // Checked before the first write, so a bad batch changes nothing.
     for (const { vector } of vectors) assertDimensions(expected, vector)
     const createdAt = this.clock.now()
-    const rows = vectors.map(({ id, vector, contentHash }) => ({
+    const rows: EmbeddingRowWrite[] = vectors.map(({ id, vector, contentHash }) => ({
       kind,
       ownerId: this.ownerId(id),
       agentId,
@@ -141,6 +156,7 @@ export class SqliteVectorStore implements VectorStore {
           where: { kind, model: this.model, ownerId: { in: rows.map((r) => r.ownerId) } },
         }),
         this.db.embedding.createMany({ data: rows }),
+        ...this.alsoWritten(rows),
       ])
     }
     if (cached) {
@@ -246,11 +262,38 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   /**
+   * Seam for other servers' adapters (store-postgres/src/vector): statements written in the same
+   * transaction as the rows of an upsert on the Prisma path (e.g. a pgvector mirror column).
+   */
+  protected alsoWritten(_rows: readonly EmbeddingRowWrite[]): EmbeddingWriteStatement[] {
+    return []
+  }
+
+  /**
+   * Seam: brings an index held in memory up to date with the table when the change version says
+   * it may be stale, in place (e.g. only the rows another replica changed). Returns how many rows
+   * the index then holds, or null when it cannot tell: the search then counts the rows and
+   * reloads the whole index if they differ (SQLite's way, which misses nothing it writes itself).
+   */
+  protected async patchFromTable(
+    _agentId: string,
+    _kind: string,
+    _index: AdaptiveVectorIndex,
+  ): Promise<number | null> {
+    return null
+  }
+
+  /**
    * Changes when anything may have changed an agent's vectors: any write through the engine for
    * the agent (its write counter), or a commit by another connection (SQLite's data_version).
-   * Null when it cannot tell (no direct connection, no write counter).
+   * Null when it cannot tell (no direct connection, no write counter). A seam: a server's adapter
+   * answers from change notifications instead.
    */
-  private async changeVersion(writeVersion: string | null): Promise<string | null> {
+  protected async changeVersion(
+    _agentId: string,
+    _kind: string,
+    writeVersion: string | null,
+  ): Promise<string | null> {
     const direct = directSqlite(this.db)
     if (!direct || writeVersion === null) return null
     const row = await direct.get<{ data_version: number }>('PRAGMA data_version')
@@ -260,16 +303,30 @@ export class SqliteVectorStore implements VectorStore {
   async searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<VectorIndex> {
     const key = this.key(agentId, kind)
     // Read before anything else: a write while this runs changes it, and the next search looks again.
-    const version = await this.changeVersion(options.writeVersion)
+    const version = await this.changeVersion(agentId, kind, options.writeVersion)
     const cached = this.indexes.get(key)
     // Nothing written since the index was checked: no fill to do, no count to take.
     if (cached && version !== null && cached.version === version) return cached.index
     if (options.catchUp) await options.catchUp()
+    if (cached) {
+      const patched = await this.patchFromTable(agentId, kind, cached.index)
+      // Still the index held (not reset meanwhile), and it matched the table in the end.
+      if (patched !== null && this.indexes.get(key) === cached) {
+        this.changed(cached, Math.abs(patched - cached.rows))
+        cached.rows = patched
+        cached.version = version
+        return cached.index
+      }
+    }
     const rows = await this.count(agentId, kind)
     if (cached && cached.rows === rows && cached.index.size === rows) {
       cached.version = version
       return cached.index
     }
+    // Loaded by a concurrent search since this one looked (its load done and no longer shared):
+    // the same index, when it holds what the table holds now.
+    const loaded = this.indexes.get(key)
+    if (loaded && loaded !== cached && loaded.rows === rows && loaded.index.size === rows) return loaded.index
     // Written or deleted elsewhere (another process, a restore, cascades), or not loaded yet. One
     // load per index at a time: two concurrent searches must not build two graphs.
     let loading = this.loading.get(key)

@@ -1,0 +1,486 @@
+import {
+  type AdaptiveVectorIndex,
+  bytesToVector,
+  type Clock,
+  DEFAULT_APPROXIMATE_ABOVE,
+  ValidationError,
+  type VectorIndex,
+} from '@engram/core'
+import {
+  assertDimensions,
+  type Logger,
+  type SearchIndexOptions,
+  type StoredVector,
+  type VectorHit,
+} from '@engram/engine'
+import {
+  type EmbeddingRowWrite,
+  type EmbeddingWriteStatement,
+  SqliteVectorStore,
+  type VectorIndexOptions,
+} from '@engram/store-sqlite'
+import { type PostgresDatabase, sharedView } from '../db/client.ts'
+import { VECTOR_SCHEMA_LOCK, VectorChangeListener, vectorNotificationStatements } from './vector-changes.ts'
+
+/** pgvector's HNSW index holds at most this many dimensions: wider models are searched exactly. */
+export const PGVECTOR_MAX_INDEXED_DIMENSIONS = 2000
+
+/** Spec 002's HNSW parameters, and pgvector's default search breadth. */
+export const DEFAULT_PGVECTOR_HNSW = { m: 16, efConstruction: 64, efSearch: 64 } as const
+
+/** How vectors are searched on Postgres. */
+export type PostgresVectorSearch = 'auto' | 'pgvector' | 'notify'
+
+export interface PostgresVectorOptions {
+  /**
+   * `pgvector`: `vector` columns and HNSW indexes, searched in SQL (fails at start without the
+   * extension); `notify`: bytes and an in-process index per replica kept in step by NOTIFY;
+   * `auto` (default): pgvector when the server has it, else notify.
+   */
+  search?: PostgresVectorSearch
+  /**
+   * Where the dedicated LISTEN connection goes (the pool's URL). Without it no notifications are
+   * heard and every search checks the table (PGlite, which serves one connection at a time).
+   */
+  listenUrl?: string | null
+  /** The listener's reconnection backoff (tests shorten it). */
+  reconnect?: { minDelayMs?: number; maxDelayMs?: number }
+  /** pgvector's HNSW parameters; a changed m or efConstruction builds a new index. */
+  hnsw?: { m?: number; efConstruction?: number; efSearch?: number }
+  /** An (agent, kind, model) with at most this many vectors is searched exactly by pgvector. */
+  exactUpTo?: number
+  /** The in-process index of each replica (exact, then HNSW above approximateAbove). */
+  index?: Omit<VectorIndexOptions, 'directory'>
+}
+
+/** What start-up found: whether searches go to pgvector, with which parameters. */
+interface VectorSetup {
+  pgvector: boolean
+}
+
+const PATCH_BATCH = 500
+
+/**
+ * The VectorStore port on Postgres, reusing SqliteVectorStore's index logic through its seams
+ * (`changeVersion`, `patchFromTable`, `alsoWritten`): rows of `Embedding` (`bytea`) are the
+ * durable copy on every server, and each replica's in-process index serves the engine's
+ * synchronous `searchIndex`. Kept in step by NOTIFY: every change to the table notifies its
+ * (agent, kind, model) in its transaction (triggers, so cascades and imports notify too); one
+ * LISTEN connection per store marks the named index stale; a search of an index nothing was
+ * heard about needs no query at all, a stale one re-reads only the rows whose content hash
+ * differs (a full reload only after removals). While the listener is down every search checks.
+ *
+ * With pgvector (detected in `pg_available_extensions` at start) a mirror column `embedding
+ * vector` is written with the bytes, one partial HNSW index per width, and `topK` runs in SQL:
+ * exact (ordered by `<=>`) up to `exactUpTo` vectors of the (agent, kind, model), the HNSW index
+ * with `hnsw.ef_search` and iterative scan above. `searchIndex` stays in-process: the port's
+ * index answers synchronously, which SQL cannot (see docs/postgres-redis.md).
+ */
+export class PostgresVectorStore extends SqliteVectorStore {
+  private readonly listener: VectorChangeListener | null
+  private setupAttempt: Promise<VectorSetup>
+  private setupFailed = false
+  private pgvector = false
+  private readonly hnsw: { m: number; efConstruction: number; efSearch: number }
+  private readonly exactUpTo: number
+  /** Per index held: the table's fingerprint when it was last found equal to it. */
+  private readonly checked = new WeakMap<AdaptiveVectorIndex, string>()
+  /** Widths whose HNSW index this process knows exists. */
+  private readonly indexedWidths = new Map<number, Promise<void>>()
+
+  constructor(
+    private readonly pg: PostgresDatabase,
+    clock: Clock,
+    model: string,
+    private readonly vectorOptions: PostgresVectorOptions = {},
+    log: Logger = console,
+  ) {
+    super(sharedView(pg), clock, model, { directory: null, ...vectorOptions.index }, log)
+    this.hnsw = checkedHnsw(vectorOptions.hnsw)
+    this.exactUpTo = vectorOptions.exactUpTo ?? DEFAULT_APPROXIMATE_ABOVE
+    if (!Number.isInteger(this.exactUpTo) || this.exactUpTo < 0)
+      throw new ValidationError([{ field: 'exactUpTo', message: 'must be a whole number ≥ 0', limit: 0 }])
+    this.listener = vectorOptions.listenUrl
+      ? new VectorChangeListener({
+          url: vectorOptions.listenUrl,
+          ...(vectorOptions.reconnect ? { reconnect: vectorOptions.reconnect } : {}),
+          log,
+        })
+      : null
+    this.setupAttempt = this.attemptSetup()
+  }
+
+  /**
+   * The schema setup, started with the store; a failed attempt (the server down at start) is
+   * made again by the next call instead of leaving the store broken until a restart.
+   */
+  private get setup(): Promise<VectorSetup> {
+    if (this.setupFailed) this.setupAttempt = this.attemptSetup()
+    return this.setupAttempt
+  }
+
+  private attemptSetup(): Promise<VectorSetup> {
+    this.setupFailed = false
+    const attempt = this.prepare()
+    // Surfaced by the calls that await it; not an unhandled rejection meanwhile.
+    attempt.catch(() => {
+      this.setupFailed = true
+    })
+    return attempt
+  }
+
+  /** Resolves when the schema is ready and the listener has made its first attempt. */
+  async ready(): Promise<{ pgvector: boolean; listening: boolean }> {
+    const setup = await this.setup
+    await this.listener?.ready
+    return { pgvector: setup.pgvector, listening: this.listener?.connected ?? false }
+  }
+
+  /** The LISTEN connection's backend pid, null when not listening (tests end it). */
+  listenerPid(): Promise<number | null> {
+    return this.listener?.backendPid() ?? Promise.resolve(null)
+  }
+
+  private async prepare(): Promise<VectorSetup> {
+    const mode = this.vectorOptions.search ?? 'auto'
+    const [available] = await this.pg.$queryRawUnsafe<{ version: string }[]>(
+      `SELECT default_version AS version FROM pg_available_extensions WHERE name = 'vector'`,
+    )
+    if (mode === 'pgvector' && !available)
+      throw new Error(`vector search 'pgvector' asked for, but the server has no pgvector extension`)
+    let pgvector = mode !== 'notify' && available !== undefined
+    try {
+      await this.installSchema(pgvector)
+    } catch (error) {
+      // 'auto' on a server that lists pgvector but will not install it here (privileges): NOTIFY.
+      if (!pgvector || mode === 'pgvector') throw error
+      this.log.warn(
+        `[vectors] pgvector is available but could not be set up; in-process indexes instead:`,
+        error,
+      )
+      pgvector = false
+      await this.installSchema(false)
+    }
+    this.pgvector = pgvector
+    return { pgvector }
+  }
+
+  private async installSchema(pgvector: boolean): Promise<void> {
+    await this.pg.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${VECTOR_SCHEMA_LOCK})`)
+      for (const statement of vectorNotificationStatements()) await tx.$executeRawUnsafe(statement)
+      if (!pgvector) return
+      await tx.$executeRawUnsafe('CREATE EXTENSION IF NOT EXISTS vector')
+      const [installed] = await tx.$queryRawUnsafe<{ version: string }[]>(
+        `SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'`,
+      )
+      // Iterative index scans (0.8) keep an agent's filter from returning fewer than `limit` rows.
+      if (!installed || compareVersions(installed.version, '0.8.0') < 0)
+        throw new Error(`pgvector ${installed?.version ?? '?'} is installed; 0.8.0 or later is needed`)
+      // Outside Prisma's schema (the schema cannot depend on an extension the server may lack).
+      await tx.$executeRawUnsafe(`ALTER TABLE "Embedding" ADD COLUMN IF NOT EXISTS "embedding" vector`)
+      // Rows written without the mirror (imports, restores, raw writes) are found at once.
+      await tx.$executeRawUnsafe(
+        `CREATE INDEX IF NOT EXISTS "Embedding_unmirrored_idx" ON "Embedding" ("agentId", "kind", "model") WHERE "embedding" IS NULL`,
+      )
+    })
+  }
+
+  override async upsert(agentId: string, kind: string, vectors: readonly StoredVector[]): Promise<void> {
+    await this.setup
+    await super.upsert(agentId, kind, vectors)
+    const width = vectors[0]?.vector.length
+    if (this.pgvector && width !== undefined) await this.ensureHnswIndex(width)
+  }
+
+  override async remove(agentId: string, kind: string, ids: readonly string[]): Promise<number> {
+    await this.setup
+    return super.remove(agentId, kind, ids)
+  }
+
+  override async searchIndex(
+    agentId: string,
+    kind: string,
+    options: SearchIndexOptions,
+  ): Promise<VectorIndex> {
+    await this.setup
+    return super.searchIndex(agentId, kind, options)
+  }
+
+  override async topK(
+    agentId: string,
+    kind: string,
+    query: Float32Array,
+    limit: number,
+  ): Promise<VectorHit[]> {
+    await this.setup
+    if (!this.pgvector) return super.topK(agentId, kind, query, limit)
+    const width = await this.dimensions(agentId, kind)
+    if (width === null || limit <= 0) return []
+    assertDimensions(width, query, 'query')
+    await this.mirrorMissing(agentId, kind)
+    const literal = vectorLiteral(query)
+    const count = await this.count(agentId, kind)
+    const exact = count <= this.exactUpTo || width > PGVECTOR_MAX_INDEXED_DIMENSIONS
+    const rows = exact
+      ? await this.pg.$queryRawUnsafe<{ ownerId: number; distance: number }[]>(
+          EXACT_SEARCH_SQL,
+          agentId,
+          kind,
+          this.model,
+          literal,
+          limit,
+        )
+      : await this.approximate(agentId, kind, width, literal, limit)
+    return rows.map((row) => ({ id: String(row.ownerId), similarity: 1 - Number(row.distance) }))
+  }
+
+  /** The partial HNSW index of the width, with the agent's rows filtered by iterative scan. */
+  private approximate(
+    agentId: string,
+    kind: string,
+    width: number,
+    literal: string,
+    limit: number,
+  ): Promise<{ ownerId: number; distance: number }[]> {
+    const efSearch = Math.min(1000, Math.max(this.hnsw.efSearch, limit))
+    return this.pg.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SELECT set_config('hnsw.ef_search', $1, true)`, String(efSearch))
+      // The index holds every tenant: strict_order scans on until `limit` rows of this agent.
+      await tx.$executeRawUnsafe(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`)
+      return tx.$queryRawUnsafe<{ ownerId: number; distance: number }[]>(
+        approximateSearchSql(width),
+        agentId,
+        kind,
+        this.model,
+        literal,
+        limit,
+      )
+    })
+  }
+
+  /** The name of the HNSW index of a width with the configured parameters. */
+  hnswIndexName(width: number): string {
+    return `Embedding_hnsw_d${width}_m${this.hnsw.m}_ef${this.hnsw.efConstruction}`
+  }
+
+  /**
+   * Creates the width's HNSW index the first time a model of that width is written, and drops
+   * the width's indexes of other parameters: the planner would otherwise keep using an old one.
+   */
+  private ensureHnswIndex(width: number): Promise<void> {
+    if (width > PGVECTOR_MAX_INDEXED_DIMENSIONS) return Promise.resolve()
+    let known = this.indexedWidths.get(width)
+    if (!known) {
+      known = this.pg
+        .$transaction(async (tx) => {
+          await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${VECTOR_SCHEMA_LOCK})`)
+          await tx.$executeRawUnsafe(
+            `CREATE INDEX IF NOT EXISTS "${this.hnswIndexName(width)}" ON "Embedding"
+             USING hnsw ((("embedding")::vector(${width})) vector_cosine_ops)
+             WITH (m = ${this.hnsw.m}, ef_construction = ${this.hnsw.efConstruction})
+             WHERE "dimensions" = ${width}`,
+          )
+          const superseded = await tx.$queryRawUnsafe<{ name: string }[]>(
+            `SELECT indexname AS name FROM pg_indexes
+             WHERE tablename = 'Embedding' AND indexname LIKE $1 AND indexname <> $2`,
+            `Embedding\\_hnsw\\_d${width}\\_%`,
+            this.hnswIndexName(width),
+          )
+          for (const { name } of superseded) await tx.$executeRawUnsafe(`DROP INDEX IF EXISTS "${name}"`)
+        })
+        .then(() => undefined)
+      // A failed attempt is tried again by the next write.
+      known.catch(() => this.indexedWidths.delete(width))
+      this.indexedWidths.set(width, known)
+    }
+    return known
+  }
+
+  /** In the mirror column, the agent's rows written without it (imports, restores, raw writes). */
+  private async mirrorMissing(agentId: string, kind: string): Promise<void> {
+    for (;;) {
+      const rows = await this.pg.$queryRawUnsafe<{ ownerId: number; vector: Uint8Array }[]>(
+        `SELECT "ownerId", "vector" FROM "Embedding"
+         WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3 AND "embedding" IS NULL LIMIT ${PATCH_BATCH}`,
+        agentId,
+        kind,
+        this.model,
+      )
+      if (rows.length === 0) return
+      await this.pg.$executeRawUnsafe(
+        mirrorSql(),
+        mirrorPayload(rows.map((row) => ({ ownerId: row.ownerId, vector: bytesToVector(row.vector) }))),
+        kind,
+        this.model,
+      )
+      if (rows.length < PATCH_BATCH) return
+    }
+  }
+
+  /** The mirror column, written in the upsert's transaction. */
+  protected override alsoWritten(rows: readonly EmbeddingRowWrite[]): EmbeddingWriteStatement[] {
+    if (!this.pgvector || rows.length === 0) return []
+    const first = rows[0] as EmbeddingRowWrite
+    return [
+      this.db.$executeRawUnsafe(
+        mirrorSql(),
+        mirrorPayload(rows.map((row) => ({ ownerId: row.ownerId, vector: bytesToVector(row.vector) }))),
+        first.kind,
+        first.model,
+      ),
+    ]
+  }
+
+  /**
+   * What the listener has heard about the index: unchanged means nothing was written to it
+   * anywhere since it was last checked. Null (check the table) without a listener or while down.
+   */
+  protected override async changeVersion(agentId: string, kind: string): Promise<string | null> {
+    return this.listener?.version(agentId, kind, this.model) ?? null
+  }
+
+  /**
+   * Checks the index against the table: first one aggregate row (a fingerprint of ids, hashes and
+   * write times, so a search while nothing changed transfers no rows); when it moved, re-reads
+   * only the rows whose content hash the index does not hold (written on another replica, or
+   * without a hash); a removal elsewhere (fewer rows than held) reloads the index.
+   */
+  protected override async patchFromTable(
+    agentId: string,
+    kind: string,
+    index: AdaptiveVectorIndex,
+  ): Promise<number | null> {
+    const [print] = await this.pg.$queryRawUnsafe<{ rows: number; print: string }[]>(
+      `SELECT count(*)::int AS rows, coalesce(sum(hashtextextended(
+         "ownerId"::text || ':' || "contentHash" || ':' || (extract(epoch FROM "createdAt") * 1000)::bigint::text, 0
+       )), 0)::text || ':' || count(*)::text AS print
+       FROM "Embedding" WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3`,
+      agentId,
+      kind,
+      this.model,
+    )
+    const fingerprint = print?.print ?? '0:0'
+    if (this.checked.get(index) === fingerprint && index.size === print?.rows) return index.size
+    const current = await this.pg.$queryRawUnsafe<{ ownerId: number; contentHash: string }[]>(
+      `SELECT "ownerId", "contentHash" FROM "Embedding" WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3`,
+      agentId,
+      kind,
+      this.model,
+    )
+    let held = 0
+    const stale: number[] = []
+    for (const row of current) {
+      const stamp = index.stampOf(String(row.ownerId))
+      if (stamp !== undefined) held++
+      // An empty hash says nothing about the vector: read again.
+      if (stamp === undefined || stamp !== row.contentHash || row.contentHash === '') stale.push(row.ownerId)
+    }
+    if (held !== index.size) return null
+    for (let start = 0; start < stale.length; start += PATCH_BATCH) {
+      const batch = await this.pg.$queryRawUnsafe<
+        { ownerId: number; vector: Uint8Array; contentHash: string }[]
+      >(
+        `SELECT "ownerId", "vector", "contentHash" FROM "Embedding"
+         WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3 AND "ownerId" IN (SELECT value::int FROM json_array_elements_text($4::json))`,
+        agentId,
+        kind,
+        this.model,
+        JSON.stringify(stale.slice(start, start + PATCH_BATCH)),
+      )
+      for (const row of batch) index.upsert(String(row.ownerId), bytesToVector(row.vector), row.contentHash)
+    }
+    // Removed between the two reads: the next search looks again.
+    if (index.size !== current.length) return null
+    // Read before the rows: a write since then changes the next fingerprint, and is read then.
+    this.checked.set(index, fingerprint)
+    return index.size
+  }
+
+  /**
+   * At shutdown (the port's flush; the engine calls it from the API's close): the in-process
+   * work as on SQLite, then the LISTEN connection, which would otherwise outlive the app. A
+   * search after it still answers, checking the table each time.
+   */
+  override async flush(): Promise<void> {
+    await super.flush()
+    await this.listener?.close()
+  }
+
+  /** Stops listening; the pool is the storage's to close. */
+  async close(): Promise<void> {
+    await this.listener?.close()
+    await this.setupAttempt.catch(() => {})
+  }
+}
+
+/**
+ * The search at or below the threshold ($1 agent, $2 kind, $3 model, $4 query, $5 limit):
+ * MATERIALIZED takes the agent's rows first, then scores every one; no HNSW index can serve it,
+ * so the results are the exact scan's. Ties by id, as the in-process index orders them.
+ */
+export const EXACT_SEARCH_SQL = `WITH own AS MATERIALIZED (
+    SELECT "ownerId", "embedding" FROM "Embedding" WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3
+  )
+  SELECT "ownerId", "embedding" <=> $4::vector AS distance FROM own
+  ORDER BY distance, "ownerId"::text LIMIT $5`
+
+/**
+ * The search above the threshold ($1 agent, $2 kind, $3 model, $4 query, $5 limit): the same
+ * expression and predicate as the width's partial index, so the planner can use it. The agent's
+ * filter is written `IS NOT DISTINCT FROM` (the same rows: the columns are NOT NULL) because no
+ * btree serves that form: with `=` the planner takes the (agentId, kind, model) btree and sorts
+ * every row of the agent, an exact scan at the size where it must not (seen on PGlite, with and
+ * without statistics). The iterative scan applies the filter while walking the graph.
+ */
+export function approximateSearchSql(width: number): string {
+  return `SELECT "ownerId", ("embedding")::vector(${width}) <=> $4::vector(${width}) AS distance FROM "Embedding"
+    WHERE "dimensions" = ${width} AND "agentId" IS NOT DISTINCT FROM $1 AND "kind" IS NOT DISTINCT FROM $2
+      AND "model" IS NOT DISTINCT FROM $3
+    ORDER BY ("embedding")::vector(${width}) <=> $4::vector(${width}) LIMIT $5`
+}
+
+function checkedHnsw(options: PostgresVectorOptions['hnsw'] = {}): {
+  m: number
+  efConstruction: number
+  efSearch: number
+} {
+  const hnsw = { ...DEFAULT_PGVECTOR_HNSW, ...options }
+  // pgvector's own bounds, checked here so a bad setting names itself before any DDL runs.
+  const bounds = [
+    ['hnsw.m', hnsw.m, 2, 100],
+    ['hnsw.efConstruction', hnsw.efConstruction, Math.max(4, 2 * hnsw.m), 1000],
+    ['hnsw.efSearch', hnsw.efSearch, 1, 1000],
+  ] as const
+  for (const [field, value, min, max] of bounds)
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new ValidationError([
+        { field, message: `must be a whole number from ${min} to ${max}`, limit: max },
+      ])
+  return hnsw
+}
+
+/** pgvector's text form; a float32 printed by JS reads back as the same float32. */
+export function vectorLiteral(vector: Float32Array): string {
+  return `[${Array.from(vector).join(',')}]`
+}
+
+function mirrorSql(): string {
+  return `UPDATE "Embedding" AS e SET "embedding" = m.e::vector
+    FROM json_to_recordset($1::json) AS m(id int, e text)
+    WHERE e."kind" = $2 AND e."model" = $3 AND e."ownerId" = m.id`
+}
+
+function mirrorPayload(rows: { ownerId: number; vector: Float32Array }[]): string {
+  return JSON.stringify(rows.map((row) => ({ id: row.ownerId, e: vectorLiteral(row.vector) })))
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number)
+  const pb = b.split('.').map(Number)
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0)
+    if (d !== 0) return d
+  }
+  return 0
+}
