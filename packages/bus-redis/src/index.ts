@@ -4,3 +4,11 @@ export {
   RedisEventTarget,
   type RedisEventTargetOptions,
 } from './redis-event-target.ts'
+export {
+  DEFAULT_EPISODIC_MAX_MESSAGES,
+  DEFAULT_EPISODIC_TTL_MS,
+  DEFAULT_EPISODIC_WRITE_LEASE_MS,
+  RedisEpisodicStore,
+  type RedisEpisodicStoreOptions,
+} from './redis-episodic-store.ts'
+export { agentKeyPatterns, episodicKey, episodicMetaKey, keyNamesAgent } from './redis-keys.ts'

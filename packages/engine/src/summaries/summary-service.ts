@@ -126,6 +126,12 @@ export class SummaryService {
     return { stored: { ...stored, summaries: onlyChanged(next) }, settings: next }
   }
 
+  /** Forgets the agent's kept settings (every agent's when null): another replica changed them. */
+  forgetSettings(agentId: string | null): void {
+    if (agentId === null) this.settingsCache.clear()
+    else this.settingsCache.delete(agentId)
+  }
+
   /** After the settings record was written with new summary settings: they apply at once. */
   async settingsSaved(agentId: string): Promise<void> {
     this.settingsCache.delete(agentId)
