@@ -14,6 +14,8 @@ export const DEFAULT_EPISODIC_MAX_MESSAGES = 500
  * taken for dead (between its commit and its update) and the conversation's set is dropped.
  */
 export const DEFAULT_EPISODIC_WRITE_LEASE_MS = 30_000
+/** A command slower than this is given up (the database answers); Redis answers in well under 1 ms. */
+export const DEFAULT_EPISODIC_COMMAND_TIMEOUT_MS = 1_000
 const FIRST_RECONNECT_DELAY_MS = 50
 /** Conversations written while Redis was unreachable, dropped when it returns; past this, all are. */
 const MAX_REMEMBERED_MISSED_WRITES = 10_000
@@ -27,6 +29,8 @@ export interface RedisEpisodicStoreOptions {
   maxMessages?: number
   writeLeaseMs?: number
   reconnectMaxDelayMs?: number
+  /** How long one command may take before the database answers instead (ms). */
+  commandTimeoutMs?: number
 }
 
 // The scripts share one check: is the set usable? Not when it or its meta hash is missing, nor while a
@@ -58,8 +62,12 @@ local function usable(set, meta)
 end
 `
 
-/** KEYS set, meta; ARGV ttl, token, lease: announces a write. */
+/**
+ * KEYS set, meta; ARGV ttl, token, lease: announces a write, unless the writer already withdrew
+ * it (the command timed out there and ran here late, e.g. resent after NOSCRIPT).
+ */
 const WRITING = `${USABLE}
+if redis.call('HEXISTS', KEYS[2], 'x:' .. ARGV[2]) == 1 then return 0 end
 redis.call('HSET', KEYS[2], 'w:' .. ARGV[2], now_ms() + tonumber(ARGV[3]))
 redis.call('HINCRBY', KEYS[2], 'version', 1)
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
@@ -179,7 +187,7 @@ export class RedisEpisodicStore implements EpisodicStore {
   private readonly ttlMs: number
   private readonly writeLeaseMs: number
   private outage = false
-  /** Conversations whose write could not be announced: their sets may lack it once Redis returns. */
+  /** Writes Redis did not answer (agent, conversation, token): their sets may lack them once it does. */
   private readonly missed = new Set<string>()
   private missedTooMany = false
 
@@ -196,6 +204,8 @@ export class RedisEpisodicStore implements EpisodicStore {
       connectTimeout: 5_000,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
+      // A Redis that stops answering must not hold requests: the database answers instead.
+      commandTimeout: options.commandTimeoutMs ?? DEFAULT_EPISODIC_COMMAND_TIMEOUT_MS,
     }) as Redis & EpisodicCommands
     this.redis.defineCommand('engramWriting', { numberOfKeys: 2, lua: WRITING })
     this.redis.defineCommand('engramSettle', { numberOfKeys: 2, lua: SETTLE })
@@ -204,7 +214,8 @@ export class RedisEpisodicStore implements EpisodicStore {
     this.redis.defineCommand('engramTicket', { numberOfKeys: 1, lua: TICKET })
     this.redis.defineCommand('engramFill', { numberOfKeys: 2, lua: FILL })
     this.redis.on('error', (error) => this.down(error))
-    this.redis.on('ready', () => void this.back())
+    // Back after an outage: what was missed is dropped now rather than at the next read.
+    this.redis.on('ready', () => void this.attempt(async () => undefined))
   }
 
   /** `up` when the connection is ready. */
@@ -228,7 +239,8 @@ export class RedisEpisodicStore implements EpisodicStore {
       ),
     )
     if (ok !== undefined) return token
-    this.remember(agentId, conversationId)
+    // Timed out, it may still run on the server: the token is withdrawn with the set.
+    this.remember(agentId, conversationId, token)
     return null
   }
 
@@ -255,7 +267,11 @@ export class RedisEpisodicStore implements EpisodicStore {
 
   async newest(agentId: string, conversationId: string, limit: number): Promise<StoredMessage[] | null> {
     const members = await this.attempt(() =>
-      this.redis.engramNewest(this.setKey(agentId, conversationId), this.metaKey(agentId, conversationId), limit),
+      this.redis.engramNewest(
+        this.setKey(agentId, conversationId),
+        this.metaKey(agentId, conversationId),
+        limit,
+      ),
     )
     return members ? members.map(messageOf) : null
   }
@@ -303,6 +319,25 @@ export class RedisEpisodicStore implements EpisodicStore {
     await this.attempt(() => this.removeKeys(agentId))
   }
 
+  async keysOf(agentId: string): Promise<number | null> {
+    const keys = await this.attempt(() => this.scanAgentKeys(agentId))
+    return keys === undefined ? null : keys.length
+  }
+
+  /** Every key naming the agent under the prefix (SCAN, never KEYS: it would block the server). */
+  async scanAgentKeys(agentId: string): Promise<string[]> {
+    const found: string[] = []
+    for (const pattern of agentKeyPatterns(this.prefix, agentId)) {
+      let cursor = '0'
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500)
+        cursor = next
+        found.push(...keys.filter((key) => keyNamesAgent(this.prefix, key, agentId)))
+      } while (cursor !== '0')
+    }
+    return found
+  }
+
   /**
    * Every key naming the agent under the prefix (SCAN, never KEYS: it would block the server on a
    * large keyspace), whoever wrote it; every agent's episodic keys when none is named.
@@ -314,7 +349,8 @@ export class RedisEpisodicStore implements EpisodicStore {
       do {
         const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500)
         cursor = next
-        const doomed = agentId === null ? keys : keys.filter((key) => keyNamesAgent(this.prefix, key, agentId))
+        const doomed =
+          agentId === null ? keys : keys.filter((key) => keyNamesAgent(this.prefix, key, agentId))
         if (doomed.length > 0) removed += await this.redis.unlink(...doomed)
       } while (cursor !== '0')
     }
@@ -340,7 +376,7 @@ export class RedisEpisodicStore implements EpisodicStore {
       ),
     )
     // The write stays announced, so the set is not read; it is dropped when its lease passes.
-    if (ok === undefined) this.remember(agentId, conversationId)
+    if (ok === undefined) this.remember(agentId, conversationId, token)
   }
 
   private setKey(agentId: string, conversationId: string): string {
@@ -358,39 +394,51 @@ export class RedisEpisodicStore implements EpisodicStore {
       return undefined
     }
     try {
-      return await command()
+      // Writes Redis missed come first: their conversations' sets may lack a committed message.
+      if (this.missed.size > 0 || this.missedTooMany) await this.dropMissed()
+      const result = await command()
+      if (this.outage) {
+        this.outage = false
+        this.log.info('[redis] the L2 episodic layer answers again')
+      }
+      return result
     } catch (error) {
       this.down(error)
       return undefined
     }
   }
 
-  private remember(agentId: string, conversationId: string): void {
+  private remember(agentId: string, conversationId: string, token: string): void {
     if (this.missed.size >= MAX_REMEMBERED_MISSED_WRITES) this.missedTooMany = true
-    else this.missed.add(`${agentId}\u0000${conversationId}`)
+    else this.missed.add(`${agentId}\u0000${conversationId}\u0000${token}`)
   }
 
-  /** Redis is back: the sets of conversations written meanwhile are dropped (Redis may have kept them). */
-  private async back(): Promise<void> {
-    try {
-      if (this.missedTooMany) {
-        await this.removeKeys(null)
-      } else {
-        for (const entry of [...this.missed]) {
-          const [agentId, conversationId] = entry.split('\u0000') as [string, string]
-          await this.redis.unlink(this.setKey(agentId, conversationId))
-          await this.redis.hincrby(this.metaKey(agentId, conversationId), 'version', 1)
-          await this.redis.pexpire(this.metaKey(agentId, conversationId), this.ttlMs)
-          this.missed.delete(entry)
-        }
-      }
+  /**
+   * Drops the sets of conversations written while Redis did not answer (it may have kept them, or
+   * run a command that timed out here), and bumps their versions so a fill racing this is ignored.
+   */
+  private async dropMissed(): Promise<void> {
+    if (this.missedTooMany) {
+      await this.removeKeys(null)
       this.missedTooMany = false
-      if (this.outage) {
-        this.outage = false
-        this.log.info('[redis] connected again: the L2 episodic layer is read first again')
-      }
-    } catch (error) {
-      this.down(error)
+      this.missed.clear()
+      return
+    }
+    for (const entry of [...this.missed]) {
+      const [agentId, conversationId, token] = entry.split('\u0000') as [string, string, string]
+      const meta = this.metaKey(agentId, conversationId)
+      // Sent after the missed command on the same connection, so Redis runs it after that one;
+      // should the missed announcement run later still (resent after NOSCRIPT), it finds itself
+      // withdrawn (WRITING checks x:<token>).
+      await this.redis
+        .multi()
+        .unlink(this.setKey(agentId, conversationId))
+        .hdel(meta, `w:${token}`)
+        .hset(meta, `x:${token}`, 1)
+        .hincrby(meta, 'version', 1)
+        .pexpire(meta, this.ttlMs)
+        .exec()
+      this.missed.delete(entry)
     }
   }
 

@@ -142,4 +142,3 @@ function decodeDates(_key: string, value: unknown): unknown {
   }
   return value
 }
-

@@ -30,7 +30,10 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
   /** Formation's processing statistics: a new owner of the id starts at zero. */
   formationStats?: Pick<FormationStats, 'forget'>
   /** What replicas share beside the database (spec 002's L2 episodic sets in Redis), when configured. */
-  shared?: { forgetAgent(agentId: string | null): Promise<void> }
+  shared?: {
+    forgetAgent(agentId: string | null): Promise<void>
+    keysOf(agentId: string): Promise<number | null>
+  }
 }
 
 /**
@@ -133,6 +136,9 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
       },
       { store: 'optimizer redundancy joins', kind: 'CACHE', count: optimizer.cachedJoins(agentId) },
     ]
+    // Keys shared by the replicas (Redis); a store that cannot be asked is left out, not counted 0.
+    const sharedKeys = this.deps.shared ? await this.deps.shared.keysOf(agentId) : null
+    if (sharedKeys !== null) stores.push({ store: 'Redis keys', kind: 'CACHE', count: sharedKeys })
     return { agentId, remaining: stores.reduce((sum, s) => sum + s.count, 0), stores }
   }
 }

@@ -49,6 +49,11 @@ export class EpisodicLayer {
     return this.store.forgetAgent(agentId)
   }
 
+  /** Keys naming the agent in the shared store; null when it cannot be asked. */
+  keysOf(agentId: string): Promise<number | null> {
+    return this.store.keysOf(agentId)
+  }
+
   /** The session repository, keeping the store exact around each write to a conversation's messages. */
   writesThrough(repository: SessionRepository): SessionRepository {
     const store = this.store

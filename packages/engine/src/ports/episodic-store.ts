@@ -59,4 +59,6 @@ export interface EpisodicStore {
   readonly maxMessages: number
   /** Removes every key of the agent (every agent's episodic sets when null): deleted or replaced. */
   forgetAgent(agentId: string | null): Promise<void>
+  /** How many keys naming the agent the store holds (the deletion report), null when unreachable. */
+  keysOf(agentId: string): Promise<number | null>
 }
