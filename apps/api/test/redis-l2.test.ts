@@ -1,5 +1,5 @@
-import type { Session } from '@engram/core'
 import { episodicKey, episodicMetaKey } from '@engram/bus-redis'
+import type { Session } from '@engram/core'
 import { type RedisServer, startRedis } from '@engram/test-servers'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -125,13 +125,18 @@ describe('spec 002 L2 episodic layer on Redis, across two replicas', () => {
 
     // The API's answers on both replicas agree (the context window, memoryContext's turns).
     const windowOnA = await a.gql(WINDOW, { c: 'walk' }, keyA)
-    expect(windowOnA.data.contextWindow.full.map((m: { content: string }) => m.content)).toContain('said yesterday')
-    expect((await b.gql(WINDOW, { c: 'walk' }, keyA)).data.contextWindow).toEqual(windowOnA.data.contextWindow)
+    expect(windowOnA.data.contextWindow.full.map((m: { content: string }) => m.content)).toContain(
+      'said yesterday',
+    )
+    expect((await b.gql(WINDOW, { c: 'walk' }, keyA)).data.contextWindow).toEqual(
+      windowOnA.data.contextWindow,
+    )
     const contextOnB = await b.gql(CONTEXT, { c: 'walk' }, keyA)
     expect(contextOnB.data.memoryContext.text).toContain('the newest turn')
 
     // Compression hides turns and adds the summary: the set is dropped, the next read is exact.
-    const ids = (await a.app.services.engine.storage.contextSources.recentTurns('l2-agent', 'walk', 200)) ?? []
+    const ids =
+      (await a.app.services.engine.storage.contextSources.recentTurns('l2-agent', 'walk', 200)) ?? []
     const compressed = await b.gql(COMPRESS, { c: 'walk', id: ids[2]?.id }, keyA)
     expect(compressed.data.compressMessages.compressedCount).toBeGreaterThan(0)
     expect(await raw.exists(setKey('l2-agent', 'walk'))).toBe(0)
@@ -146,7 +151,11 @@ describe('spec 002 L2 episodic layer on Redis, across two replicas', () => {
 
   it('import (replace) and clearing drop the agent’s sets; the next reads are exact', async () => {
     const keyOther = await createAgentKey(a, 'l2-source')
-    await a.gql(ADD, { c: 'trip', t: 'imported turn, dated earlier', at: '2026-01-10T08:00:00.000Z' }, keyOther)
+    await a.gql(
+      ADD,
+      { c: 'trip', t: 'imported turn, dated earlier', at: '2026-01-10T08:00:00.000Z' },
+      keyOther,
+    )
     const document = (await a.gql(EXPORT, { a: 'l2-source' }, ADMIN_KEY)).data.exportMemory.document
     await a.gql(ADD, { c: 'trip', t: 'own turn' }, keyA)
     await expectExact(a, 'l2-agent', 'trip')
@@ -175,7 +184,9 @@ describe('spec 002 L2 episodic layer on Redis, across two replicas', () => {
 
     await b.gql(CREATE, { t: 'The garden shed is red' }, key)
     // Delivered through Redis in a moment; without the listener A would serve the cached text forever.
-    await waitFor(async () => (await a.gql(CONTEXT_MEMORIES, {}, key)).data.memoryContext.text.includes('red'))
+    await waitFor(async () =>
+      (await a.gql(CONTEXT_MEMORIES, {}, key)).data.memoryContext.text.includes('red'),
+    )
     expect(a.app.services.engine.replicas?.applied).toBeGreaterThan(0)
 
     // A's session cache: the conversation deleted on B is made again on A, not written into the old row.
