@@ -204,6 +204,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   summaries = new SummaryService({
     repository: storage.summaries,
     history: storage.history,
+    episodic,
     sessions,
     queue: storage.jobs,
     settingsStore: storage.memoryItems,
