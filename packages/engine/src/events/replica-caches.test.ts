@@ -94,6 +94,18 @@ describe('cache invalidation across replicas (cache:invalidate)', () => {
     expect((await a.sessions.find('x', 'c'))?.messageCount).toBe(1)
   })
 
+  it("follows another replica's settings: formation switched back on there queues extraction here", async () => {
+    const { a, b } = twoReplicas()
+    await a.storage.repositories.agents.upsert('x', null)
+    const session = { id: 's', scope: 'x', conversationId: 'c' } as Parameters<typeof a.formation.jobsFor>[2]
+    await a.formation.updateSettings('x', { enabled: false })
+    expect(a.formation.jobsFor('x', [1], session)).toEqual([])
+    await b.formation.updateSettings('x', { enabled: true })
+    b.writes.touch('x')
+    await settle()
+    expect(a.formation.jobsFor('x', [1], session)).toHaveLength(1)
+  })
+
   it('is not wired without the option: a single process announces nothing', async () => {
     const storage = createInMemoryStorage(clock)
     const events = new InProcessEventBus()
