@@ -238,6 +238,40 @@ describe('spec 002 L2 episodic layer on Redis, across two replicas', () => {
     expect(await raw.exists(episodicMetaKey(PREFIX, 'l2-agent', 'kept'))).toBe(1)
   })
 
+  it('a conversation longer than the bound: L2 answers the newest turns, the database the rest, both exact', async () => {
+    const small = await createTestApp({
+      databaseFile: a.databaseFile,
+      env: { ...env(), ENGRAM_REDIS_PREFIX: `${PREFIX}-small`, ENGRAM_L2_MAX_MESSAGES: 3 },
+      redisReconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
+    })
+    try {
+      await waitFor(async () => (await health(small)).redis === 'up')
+      const key = `${PREFIX}-small:l2:l2-agent:long`
+      const messages = Array.from({ length: 5 }, (_, i) => ({ role: 'USER', content: `long turn ${i}` }))
+      await small.gql(ADD_MANY, { c: 'long', m: messages }, keyA)
+      const layer = small.app.services.engine.episodic
+      const storage = small.app.services.engine.storage
+      const newest = await storage.contextSources.recentTurns('l2-agent', 'long', 3)
+      expect(await layer?.recentTurns('l2-agent', 'long', 3)).toEqual(newest)
+      expect(await raw.zcard(key)).toBe(3)
+      // Held: the three newest answer; four do not, and come from the database.
+      expect(await layer?.recentTurns('l2-agent', 'long', 3)).toEqual(newest)
+      expect(await layer?.recentTurns('l2-agent', 'long', 4)).toEqual(
+        await storage.contextSources.recentTurns('l2-agent', 'long', 4),
+      )
+      await small.gql(ADD, { c: 'long', t: 'long turn 5' }, keyA)
+      expect(await raw.zcard(key)).toBe(3)
+      expect((await layer?.recentTurns('l2-agent', 'long', 1))?.[0]?.content).toBe('long turn 5')
+      const session = (await storage.sessions.findSession('l2-agent', 'long')) as Session
+      expect(await layer?.uncompressedMessages(session)).toEqual(
+        await storage.history.uncompressedMessages(session.id),
+      )
+      expect(await raw.zcard(key)).toBe(3)
+    } finally {
+      await small.close()
+    }
+  })
+
   it('Redis down: reads fall back to the database, writes go on, /health is degraded; back: L2 fills again', async () => {
     await a.gql(ADD, { c: 'outage', t: 'before the outage' }, keyA)
     await expectExact(a, 'l2-agent', 'outage')

@@ -40,7 +40,10 @@ export class EpisodicLayer {
     if (held) return held
     const ticket = await this.store.ticket(session.scope, session.conversationId)
     const all = await this.history.uncompressedMessages(session.id)
-    await this.fill(session.scope, session.conversationId, ticket, all.slice().reverse())
+    // Only a whole conversation is kept from here: a longer one would be refilled (its newest
+    // part) on every context window and still never answer one.
+    if (all.length <= this.store.maxMessages)
+      await this.fill(session.scope, session.conversationId, ticket, all.slice().reverse())
     return all
   }
 
