@@ -87,7 +87,7 @@ describe('spec 002 L2 episodic layer on Redis, across two replicas', () => {
     raw.on('error', () => {})
     a = await createTestApp({ env: env(), redisReconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS })
     b = await createTestApp({
-      databaseFile: a.databaseFile,
+      sameStoreAs: a,
       env: env(),
       redisReconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
     })
@@ -240,7 +240,7 @@ describe('spec 002 L2 episodic layer on Redis, across two replicas', () => {
 
   it('a conversation longer than the bound: L2 answers the newest turns, the database the rest, both exact', async () => {
     const small = await createTestApp({
-      databaseFile: a.databaseFile,
+      sameStoreAs: a,
       env: { ...env(), ENGRAM_REDIS_PREFIX: `${PREFIX}-small`, ENGRAM_L2_MAX_MESSAGES: 3 },
       redisReconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
     })
