@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { DEFAULT_EPISODIC_MAX_MESSAGES, DEFAULT_EPISODIC_TTL_MS } from '@engram/bus-redis'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_DATABASE_URL, DEFAULT_EMBEDDING_MODEL_PATH, EnvError, loadEnv, REPO_ROOT } from './env.ts'
 
@@ -322,5 +323,28 @@ describe('loadEnv: Redis', () => {
     for (const prefix of ['eng*ram', 'a b', 'x'.repeat(65)]) {
       expect(configError({ ENGRAM_REDIS_PREFIX: prefix })?.message).toContain('ENGRAM_REDIS_PREFIX')
     }
+  })
+})
+
+describe('loadEnv: the L2 episodic layer', () => {
+  it('keeps spec 002’s 24 hours and bus-redis’s bound by default', () => {
+    const env = loadEnv({})
+    expect(env.ENGRAM_L2_TTL_SECONDS * 1000).toBe(DEFAULT_EPISODIC_TTL_MS)
+    expect(env.ENGRAM_L2_TTL_SECONDS).toBe(24 * 60 * 60)
+    expect(env.ENGRAM_L2_MAX_MESSAGES).toBe(DEFAULT_EPISODIC_MAX_MESSAGES)
+    expect(loadEnv({ ENGRAM_L2_TTL_SECONDS: '3600', ENGRAM_L2_MAX_MESSAGES: '50' })).toMatchObject({
+      ENGRAM_L2_TTL_SECONDS: 3600,
+      ENGRAM_L2_MAX_MESSAGES: 50,
+    })
+  })
+
+  it('names the variable and its limit when out of range', () => {
+    for (const value of ['0', '-1', '2592001', 'a day']) {
+      expect(configError({ ENGRAM_L2_TTL_SECONDS: value })?.message).toContain('ENGRAM_L2_TTL_SECONDS')
+    }
+    for (const value of ['0', '10001', '1.5']) {
+      expect(configError({ ENGRAM_L2_MAX_MESSAGES: value })?.message).toContain('ENGRAM_L2_MAX_MESSAGES')
+    }
+    expect(configError({ ENGRAM_L2_MAX_MESSAGES: '10001' })?.message).toContain('10000')
   })
 })

@@ -12,6 +12,14 @@ import { z } from 'zod'
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const DEFAULT_DATABASE_URL = `file:${path.join(REPO_ROOT, 'data', 'engram.db')}`
 export const DEFAULT_EMBEDDING_MODEL_PATH = path.join(REPO_ROOT, 'data', 'models')
+// Spec 002's L2 defaults, the same as @engram/bus-redis's (which this file may not import: only
+// start-up files load Redis code); env.test.ts checks that they agree.
+export const DEFAULT_L2_TTL_SECONDS = 24 * 60 * 60
+export const DEFAULT_L2_MAX_MESSAGES = 500
+/** The L2 TTL's ceiling: 30 days (a set is a cache of the database, not a store). */
+export const MAX_L2_TTL_SECONDS = 30 * 24 * 60 * 60
+/** The L2 set's ceiling: each message is a member, so a longer set costs Redis memory and fill time. */
+export const MAX_L2_MAX_MESSAGES = 10_000
 /** Redis keys and channels are named under it (ENGRAM_REDIS_PREFIX). */
 export const DEFAULT_REDIS_PREFIX = 'engram'
 export const EMBEDDER_KINDS = ['hashing', 'openai', 'transformers'] as const
@@ -136,6 +144,20 @@ export const EnvSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 letters, digits or _ . : -')
       .default(DEFAULT_REDIS_PREFIX),
+    /** How long a conversation's L2 set (spec 002) lives after its last write: 24 h by default. */
+    ENGRAM_L2_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_L2_TTL_SECONDS)
+      .default(DEFAULT_L2_TTL_SECONDS),
+    /** The newest messages a conversation's L2 set holds (a longer one is read from the database past them). */
+    ENGRAM_L2_MAX_MESSAGES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_L2_MAX_MESSAGES)
+      .default(DEFAULT_L2_MAX_MESSAGES),
     ENGRAM_LLM_MAX_CONCURRENCY: z.coerce
       .number()
       .int()

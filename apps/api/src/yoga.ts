@@ -1,4 +1,4 @@
-import { RedisEventTarget } from '@engram/bus-redis'
+import { RedisEpisodicStore, RedisEventTarget } from '@engram/bus-redis'
 import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
 import type { Logger } from '@engram/engine'
 import { ExtractionPool } from '@engram/providers'
@@ -20,7 +20,13 @@ import { bearerToken, keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { maskError } from './client-errors.ts'
 import type { Context } from './context.ts'
 import { assertDocumentNesting } from './document-limits.ts'
-import { DEFAULT_REDIS_PREFIX, type Env, introspectionEnabled } from './env.ts'
+import {
+  DEFAULT_L2_MAX_MESSAGES,
+  DEFAULT_L2_TTL_SECONDS,
+  DEFAULT_REDIS_PREFIX,
+  type Env,
+  introspectionEnabled,
+} from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
 import { optimizerStatusRoute } from './rest.ts'
 import { schema } from './schema/index.ts'
@@ -57,6 +63,8 @@ export interface AppOptions {
         | 'ENGRAM_PROFILE'
         | 'REDIS_URL'
         | 'ENGRAM_REDIS_PREFIX'
+        | 'ENGRAM_L2_TTL_SECONDS'
+        | 'ENGRAM_L2_MAX_MESSAGES'
       >
     >
   clock?: Clock
@@ -92,9 +100,22 @@ export function createApp(options: AppOptions) {
         reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
       })
     : null
+  // With Redis the replicas also share spec 002's L2 episodic layer and drop each other's stale
+  // caches (cache:invalidate crosses them on the same bus).
+  const episodicStore = env.REDIS_URL
+    ? new RedisEpisodicStore({
+        url: env.REDIS_URL,
+        prefix: env.ENGRAM_REDIS_PREFIX ?? DEFAULT_REDIS_PREFIX,
+        log,
+        ttlMs: (env.ENGRAM_L2_TTL_SECONDS ?? DEFAULT_L2_TTL_SECONDS) * 1000,
+        maxMessages: env.ENGRAM_L2_MAX_MESSAGES ?? DEFAULT_L2_MAX_MESSAGES,
+        reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
+      })
+    : null
   const services = createServices({
     db,
     clock,
+    ...(episodicStore ? { replicas: { episodic: episodicStore, invalidateCaches: true } } : {}),
     tokenCounter: createTokenCounter(env.ENGRAM_TOKENIZER),
     pubsub: createEngramPubSub(redisEvents ?? undefined),
     limits: options.limits,
@@ -151,7 +172,12 @@ export function createApp(options: AppOptions) {
       }
       // Redis down still answers 200: requests and local subscriptions work, only other replicas
       // miss this one's events. Absent when REDIS_URL is not set.
-      const redis = redisEvents?.status()
+      const redis =
+        redisEvents && episodicStore
+          ? redisEvents.status() === 'up' && episodicStore.status() === 'up'
+            ? 'up'
+            : 'down'
+          : undefined
       const status = database === 'ok' && redis !== 'down' ? 'ok' : 'degraded'
       endResponse(
         new fetchAPI.Response(
@@ -246,7 +272,9 @@ export function createApp(options: AppOptions) {
       await extractionPool?.close()
       await services.embeddings.flush()
       await checkpointer?.stop()
+      await services.replicas?.stop()
       redisEvents?.close()
+      episodicStore?.close()
     },
   }
 }

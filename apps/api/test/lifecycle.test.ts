@@ -3,7 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Embedder } from '@engram/core'
 import { contentHash } from '@engram/engine'
+import { type RedisServer, startRedis } from '@engram/test-servers'
 import Database3 from 'better-sqlite3'
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
@@ -18,6 +20,9 @@ const SEARCH = `query($q: String!) { search(input: { query: $q, scopes: [MEMORIE
   __typename ... on SearchResult { hits { text } } ... on Error { message } } }`
 const DELETE = `mutation($id: ID!) { deleteAgent(id: $id) { __typename ... on Error { message } } }`
 const CLEAR = `mutation($a: ID, $c: String!) { clearAll(agentId: $a, confirm: $c) { __typename ... on Error { message } } }`
+const WINDOW = `query($c: String!) { contextWindow(conversationId: $c) { __typename ... on Error { message } } }`
+const TURNS = `query($c: String!) { memoryContext(input: { conversationId: $c, sections: [CONVERSATION] }) {
+  __typename ... on MemoryContext { text } ... on Error { message } } }`
 const REPORT = `query($a: ID!) { deletionReport(agentId: $a) {
   __typename ... on DeletionReport { agentId remaining stores { store kind count } } ... on Error { message } } }`
 
@@ -179,19 +184,53 @@ function occurrences(files: string[], needles: string[]): string[] {
 }
 
 // Issue 10: "Deleted data stays on disk."
-describe('deleted data does not stay on disk', () => {
+// With REDIS_URL set (issue 14), as several replicas run: deleted data must not stay in Redis either.
+describe('deleted data does not stay on disk, nor in Redis', () => {
   const embedder = new RemoteTestEmbedder()
   // Saved HNSW graphs from a few dozen vectors on (instead of 20,000).
   const vectorIndex = { approximateAbove: 40, hnsw: { initialCapacity: 64 } }
   let t: TestApp
   let vectors: string
+  let redis: RedisServer
+  let raw: Redis
   const marker = (agentId: string) => `zqxmarker-${agentId.replace(/-/g, '')}`
+  const env = () => ({ REDIS_URL: redis.url })
 
   beforeAll(async () => {
-    t = await createTestApp({ embedder, vectorIndex })
+    redis = await startRedis()
+    raw = new Redis(redis.url)
+    t = await createTestApp({ embedder, vectorIndex, env: env() })
     vectors = path.join(path.dirname(t.databaseFile), 'vectors')
   })
-  afterAll(() => t.close())
+  afterAll(async () => {
+    await t.close()
+    raw?.disconnect()
+    await redis?.stop()
+  })
+
+  /** Every Redis key (any prefix, SCAN) naming the agent as a segment or holding one of the texts. */
+  async function inRedis(agentId: string, texts: string[]): Promise<string[]> {
+    const found: string[] = []
+    let cursor = '0'
+    do {
+      const [next, keys] = await raw.scan(cursor, 'COUNT', 1000)
+      cursor = next
+      for (const key of keys) {
+        const type = await raw.type(key)
+        const values =
+          type === 'zset'
+            ? await raw.zrange(key, '0', '-1')
+            : type === 'hash'
+              ? Object.entries(await raw.hgetall(key)).flat()
+              : type === 'string'
+                ? [(await raw.get(key)) ?? '']
+                : []
+        if (key.split(':').includes(agentId) || values.some((v) => texts.some((text) => v.includes(text))))
+          found.push(key)
+      }
+    } while (cursor !== '0')
+    return found
+  }
 
   const databaseFiles = () => [t.databaseFile, `${t.databaseFile}-wal`]
 
@@ -233,6 +272,9 @@ describe('deleted data does not stay on disk', () => {
     await t.app.services.embeddings.settled()
     await t.gql(SEARCH, { q: `${marker(agentId)} garden drawer` }, key)
     await t.app.services.embeddings.settled()
+    // The context window and memoryContext's turns read the conversation through Redis (L2).
+    expect((await t.gql(WINDOW, { c: 'c' }, key)).data.contextWindow.__typename).toBe('ContextWindow')
+    expect((await t.gql(TURNS, { c: 'c' }, key)).data.memoryContext.text).toContain(marker(agentId))
     return { key, texts }
   }
 
@@ -283,7 +325,10 @@ describe('deleted data does not stay on disk', () => {
       ProfileVersion: expect.any(Number),
       'vector graph files': expect.any(Number),
       'vector indexes in memory': expect.any(Number),
+      // The conversation's L2 set and its meta hash.
+      'Redis keys': 2,
     })
+    expect(await inRedis('disk-gone', [gone])).toHaveLength(2)
     const kept = await report(t, 'disk-keep')
     // The planner's statistics (refreshed hourly) sample index keys, agent ids among them.
     await t.db.$executeRawUnsafe('ANALYZE')
@@ -300,6 +345,9 @@ describe('deleted data does not stay on disk', () => {
     expect(
       occurrences([...databaseFiles(), ...filesIn(vectors)], [gone, hash, summaryHash, 'disk-gone']),
     ).toEqual([])
+    // No Redis key names the agent or holds its text; the other agent's sets stay.
+    expect(await inRedis('disk-gone', [gone])).toEqual([])
+    expect(await inRedis('disk-keep', [marker('disk-keep')])).not.toEqual([])
     // The other agent keeps everything.
     expect(nonZero(await report(t, 'disk-keep'))).toEqual(nonZero(kept))
     expect(occurrences(databaseFiles(), [marker('disk-keep')])).not.toEqual([])
@@ -317,6 +365,7 @@ describe('deleted data does not stay on disk', () => {
     expect(after).toEqual({ Agent: 1, ApiKey: 1 })
     expect(filesIn(vectors).filter((f) => path.basename(f).startsWith('disk-clear~'))).toEqual([])
     expect(occurrences([...databaseFiles(), ...filesIn(vectors)], [cleared])).toEqual([])
+    expect(await inRedis('disk-clear', [cleared])).toEqual([])
   })
 
   it("deleteSession removes its summaries' vectors, cached vectors and queued embed jobs", async () => {
@@ -373,7 +422,7 @@ describe('deleted data does not stay on disk', () => {
     // Shutdown saves every graph it holds: the deleted agent's must not be among them.
     await t.app.close()
     await t.db.$disconnect()
-    const restarted = await createTestApp({ sameStoreAs: t, embedder, vectorIndex })
+    const restarted = await createTestApp({ sameStoreAs: t, embedder, vectorIndex, env: env() })
     try {
       expect(await restarted.app.services.lifecycle.removeOrphanFiles()).toBe(2)
       expect(fs.existsSync(leftover)).toBe(false)
@@ -385,6 +434,7 @@ describe('deleted data does not stay on disk', () => {
       expect(occurrences([...databaseFiles(), ...filesIn(vectors)], [doomed, 'disk-restart'])).toEqual([])
       const r = await restarted.gql(REPORT, { a: 'disk-restart' })
       expect(r.data.deletionReport.remaining).toBe(0)
+      expect(await inRedis('disk-restart', [doomed])).toEqual([])
     } finally {
       // The original app is closed already; its directory is removed by the restarted one's close.
       await restarted.app.close()

@@ -1,6 +1,15 @@
 export {
+  DEFAULT_EPISODIC_COMMAND_TIMEOUT_MS,
+  DEFAULT_EPISODIC_MAX_MESSAGES,
+  DEFAULT_EPISODIC_TTL_MS,
+  DEFAULT_EPISODIC_WRITE_LEASE_MS,
+  RedisEpisodicStore,
+  type RedisEpisodicStoreOptions,
+} from './redis-episodic-store.ts'
+export {
   DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
   eventChannel,
   RedisEventTarget,
   type RedisEventTargetOptions,
 } from './redis-event-target.ts'
+export { agentKeyPatterns, episodicKey, episodicMetaKey, keyNamesAgent } from './redis-keys.ts'

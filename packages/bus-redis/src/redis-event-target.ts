@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '@engram/engine'
 import { Redis } from 'ioredis'
+import { escapeGlob } from './redis-keys.ts'
 
 /** The longest wait between two reconnection attempts: Redis back means delivery back within it. */
 export const DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS = 2_000
@@ -64,7 +65,7 @@ export class RedisEventTarget extends EventTarget {
       autoResubscribe: false,
       maxRetriesPerRequest: null,
     })
-    this.pattern = `${escapePattern(eventChannel(this.prefix, ''))}*`
+    this.pattern = `${escapeGlob(eventChannel(this.prefix, ''))}*`
     this.subscriber.on('ready', () => {
       this.subscriber.psubscribe(this.pattern).catch((error) => this.down(error))
     })
@@ -140,9 +141,4 @@ function decodeDates(_key: string, value: unknown): unknown {
     if (typeof iso === 'string' && Object.keys(value).length === 1) return new Date(iso)
   }
   return value
-}
-
-/** A prefix is matched literally inside PSUBSCRIBE's glob pattern. */
-function escapePattern(text: string): string {
-  return text.replace(/[*?[\]\\]/g, '\\$&')
 }

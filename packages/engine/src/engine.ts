@@ -21,7 +21,9 @@ import { ContextService } from './context/context-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
 import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
 import { EmbeddingService } from './embeddings/embedding-service.ts'
+import { EpisodicLayer } from './episodic/episodic-layer.ts'
 import { InProcessEventBus } from './events/in-process-event-bus.ts'
+import { ReplicaCaches } from './events/replica-caches.ts'
 import { type FormationActivity, FormationActivityTracker } from './formation/formation-activity.ts'
 import { registerExtractJobs } from './formation/formation-jobs.ts'
 import {
@@ -38,6 +40,7 @@ import { MemoryService } from './memory/memory-service.ts'
 import { MemoryItemService } from './memory-items/memory-item-service.ts'
 import { OptimizerService } from './optimizer/optimizer-service.ts'
 import { ParameterStore } from './parameters/parameter-store.ts'
+import type { EpisodicStore } from './ports/episodic-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
 import type { Logger } from './ports/logger.ts'
@@ -85,6 +88,19 @@ export interface EngineDeps<S extends Storage = Storage> {
   automaticSummaries?: boolean
   /** Whether new memories rebuild the profile (default true); off, on request only (a deleted memory still leaves it). */
   automaticProfile?: boolean
+  /** What several replicas on one database share beside it (issue 14); nothing when absent. */
+  replicas?: ReplicaOptions
+}
+
+/** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
+export interface ReplicaOptions {
+  /** Spec 002's L2 episodic layer (Redis sorted sets), read before the database. */
+  episodic?: EpisodicStore | null
+  /**
+   * Publish every change to an agent's rows as `cache:invalidate` and drop what other replicas
+   * change. Only worth it when the event bus crosses processes (Redis).
+   */
+  invalidateCaches?: boolean
 }
 
 /** What a sync formed: memories (with the verification's counts), summaries and profile versions. */
@@ -112,11 +128,16 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
     parameters,
   )
+  // Spec 002's L2: the conversation reads that want the newest messages ask it first, and every
+  // write to a conversation's messages keeps it exact.
+  const episodic = deps.replicas?.episodic
+    ? new EpisodicLayer(deps.replicas.episodic, storage.history, storage.sessions)
+    : null
   // Stored turns schedule their conversation's summary; the summary service is bound below.
   let summaries: SummaryService | null = null
   const sessions = new PersistentSessionManager({
     repository: followTurns(
-      storage.sessions,
+      episodic ? episodic.writesThrough(storage.sessions) : storage.sessions,
       () => (deps.automaticSummaries === false ? null : summaries),
       log,
     ),
@@ -127,7 +148,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   // One durable queue for all background work; each kind registers its handler on the worker.
   const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs, deps.jobGatherMs)
-  const conversations = new ConversationReads(storage.history, sessions, parameters, tokenCounter)
+  const conversations = new ConversationReads(storage.history, sessions, parameters, tokenCounter, episodic)
   // Every write an agent makes passes its sensitive-data policy.
   const privacy = new PrivacyService(storage.privacyPolicies)
   const agents = new AgentService(storage.repositories.agents, storage.apiKeys)
@@ -183,6 +204,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   summaries = new SummaryService({
     repository: storage.summaries,
     history: storage.history,
+    episodic,
     sessions,
     queue: storage.jobs,
     settingsStore: storage.memoryItems,
@@ -230,7 +252,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
   })
   search.useAutomaticSummaries(storage.summaries)
-  const context = new ContextService(storage.contextSources, clock, tokenCounter, memoryItems, search, writes)
+  const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
+  const context = new ContextService(contextSources, clock, tokenCounter, memoryItems, search, writes)
   context.useFormation({
     profileLines: (scope, userId) => profiles.contextLines(scope, userId),
     summaries: (scope, options) =>
@@ -264,6 +287,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     optimizer,
     events,
     formationStats,
+    ...(episodic ? { shared: episodic } : {}),
   })
   const transfer = new TransferService({
     storage,
@@ -275,6 +299,29 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     lifecycle,
   })
+  // Another replica's changes drop what this process holds (only when the bus crosses processes).
+  const replicas = deps.replicas?.invalidateCaches
+    ? new ReplicaCaches(
+        events,
+        {
+          writes,
+          dropDerived: (agentId) => lifecycle.dropDerived(agentId),
+          dropWritten: (agentId) => {
+            // Its session rows (counters, a deleted conversation) and entry vectors changed there.
+            sessions.forgetCached(agentId)
+            memory.invalidate(agentId)
+            context.forget(agentId)
+          },
+          dropSettings: (agentId) => {
+            summaries?.forgetSettings(agentId)
+            formation.forgetSettings(agentId)
+          },
+        },
+        log,
+      )
+    : null
+  replicas?.start()
+
   /**
    * 003's "Sync now": everything pending for the agent formed at once: memories from the turns not
    * yet extracted, then summaries of conversations with turns not yet summarised, then the profiles
@@ -325,5 +372,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
     formationSettings,
+    /** Cross-replica cache invalidation when configured (stop it when the engine is closed). */
+    replicas,
+    /** Spec 002's L2 episodic layer when configured. */
+    episodic,
   }
 }

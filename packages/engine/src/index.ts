@@ -43,8 +43,10 @@ export {
   type EmbeddingServiceDeps,
   type OwnerToEmbed,
 } from './embeddings/embedding-service.ts'
-export { createEngine, type Engine, type EngineDeps, type SyncResult } from './engine.ts'
+export { createEngine, type Engine, type EngineDeps, type ReplicaOptions, type SyncResult } from './engine.ts'
+export { EpisodicLayer } from './episodic/episodic-layer.ts'
 export { InProcessEventBus } from './events/in-process-event-bus.ts'
+export { type ReplicaCacheHolders, ReplicaCaches } from './events/replica-caches.ts'
 export {
   FORMATION_JOB_KINDS,
   type FormationActivity,

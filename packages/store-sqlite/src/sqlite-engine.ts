@@ -17,6 +17,7 @@ import {
   type Logger,
   type OfflineExtractor,
   type OfflineSummarizer,
+  type ReplicaOptions,
   type Storage,
 } from '@engram/engine'
 import type { Database } from './db/client.ts'
@@ -56,6 +57,8 @@ export interface SqliteEngineOptions {
   jobPollIntervalMs?: number
   /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
   vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
+  /** What several replicas share beside the database (Redis, issue 14); nothing when absent. */
+  replicas?: ReplicaOptions
 }
 
 /**
@@ -118,6 +121,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     ...(options.offlineSummarizer ? { offlineSummarizer: options.offlineSummarizer } : {}),
     automaticSummaries: options.automaticSummaries,
     automaticProfile: options.automaticProfile,
+    ...(options.replicas ? { replicas: options.replicas } : {}),
   })
 }
 

@@ -29,6 +29,11 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
   events: EventBus
   /** Formation's processing statistics: a new owner of the id starts at zero. */
   formationStats?: Pick<FormationStats, 'forget'>
+  /** What replicas share beside the database (spec 002's L2 episodic sets in Redis), when configured. */
+  shared?: {
+    forgetAgent(agentId: string | null): Promise<void>
+    keysOf(agentId: string): Promise<number | null>
+  }
 }
 
 /**
@@ -45,6 +50,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     const agent = await this.deps.agents.deleteAgent(id)
     this.ended(agent.id)
     await this.purge(agent.id)
+    await this.dropShared(agent.id)
     return agent
   }
 
@@ -69,9 +75,18 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
    * is named), after they were deleted or replaced behind the caches.
    */
   forget(agentId?: string): void {
-    const { writes, context, embeddings, sessions, memory, search, optimizer } = this.deps
-    if (agentId) writes.touch(agentId)
+    const { writes } = this.deps
+    if (agentId) writes.touch(agentId, 'reset')
     else writes.touchAll()
+    this.dropDerived(agentId)
+  }
+
+  /**
+   * Drops this process's derived state of an agent (every agent's when none is named) without
+   * announcing it: `forget`, and what another replica's deletion or replacement calls here.
+   */
+  dropDerived(agentId?: string): void {
+    const { context, embeddings, sessions, memory, search, optimizer } = this.deps
     context.forget(agentId)
     embeddings.reset(agentId)
     sessions.forgetCached(agentId)
@@ -79,6 +94,14 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     optimizer.forget(agentId)
     search.forgetStatistics()
     this.deps.formationStats?.forget(agentId)
+  }
+
+  /**
+   * After an agent's rows were deleted or replaced (every agent's when none is named): what the
+   * replicas share beside the database (the L2 episodic sets) goes too, so none is served again.
+   */
+  async dropShared(agentId?: string): Promise<void> {
+    await this.deps.shared?.forgetAgent(agentId ?? null)
   }
 
   /**
@@ -113,6 +136,9 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
       },
       { store: 'optimizer redundancy joins', kind: 'CACHE', count: optimizer.cachedJoins(agentId) },
     ]
+    // Keys shared by the replicas (Redis); a store that cannot be asked is left out, not counted 0.
+    const sharedKeys = this.deps.shared ? await this.deps.shared.keysOf(agentId) : null
+    if (sharedKeys !== null) stores.push({ store: 'Redis keys', kind: 'CACHE', count: sharedKeys })
     return { agentId, remaining: stores.reduce((sum, s) => sum + s.count, 0), stores }
   }
 }

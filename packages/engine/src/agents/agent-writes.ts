@@ -1,11 +1,22 @@
+import type { CacheChange } from '../ports/event-bus.ts'
+
+/** How much a change takes away: several changes of one agent in a tick are announced as the largest. */
+const WEIGHT: Record<CacheChange, number> = { write: 0, reset: 1, ended: 2 }
+
 /**
  * A write counter per agent. Caches of derived data (the assembled memory context) are keyed by
  * it, so any write to an agent invalidates them without each write path knowing the caches.
+ * With several replicas on one database the changes are also announced (`onChange`), so the
+ * other replicas drop what they hold for the agent (the engine's cache:invalidate).
  */
 export class AgentWrites {
   private readonly versions = new Map<string, number>()
   private readonly incarnations = new Map<string, number>()
   private epoch = 0
+  private listener: ((agentId: string | null, change: CacheChange) => void) | null = null
+  /** Changes of this tick, announced together: one write touches its agent several times. */
+  private pending: Map<string | null, CacheChange> | null = null
+  private quiet = false
 
   /**
    * Changes each time the agent is deleted (or every agent replaced by a restore): whatever was
@@ -19,19 +30,54 @@ export class AgentWrites {
   /** The agent's data is gone: a new write version, and a new incarnation of its id. */
   ended(agentId: string): void {
     this.incarnations.set(agentId, (this.incarnations.get(agentId) ?? 0) + 1)
-    this.touch(agentId)
+    this.touch(agentId, 'ended')
   }
 
   version(agentId: string): string {
     return `${this.epoch}.${this.versions.get(agentId) ?? 0}`
   }
 
-  touch(agentId: string): void {
+  /** The agent's rows changed: `write` when added or edited, `reset` when deleted or replaced in bulk. */
+  touch(agentId: string, change: CacheChange = 'write'): void {
     this.versions.set(agentId, (this.versions.get(agentId) ?? 0) + 1)
+    this.announce(agentId, change)
   }
 
-  /** Every agent at once (restore, clearing all data). */
+  /** Every agent at once (restore, clearing all data): every id may name another agent now. */
   touchAll(): void {
     this.epoch++
+    this.announce(null, 'ended')
+  }
+
+  /**
+   * Who hears of each change (once per agent and tick, after the writing code ran on): the
+   * engine publishes them for the other replicas. One listener; a second replaces the first.
+   */
+  onChange(listener: (agentId: string | null, change: CacheChange) => void): void {
+    this.listener = listener
+  }
+
+  /** Applies another replica's change here without announcing it back. */
+  quietly(apply: () => void): void {
+    this.quiet = true
+    try {
+      apply()
+    } finally {
+      this.quiet = false
+    }
+  }
+
+  private announce(agentId: string | null, change: CacheChange): void {
+    if (this.quiet || !this.listener) return
+    if (!this.pending) {
+      const pending = new Map<string | null, CacheChange>()
+      this.pending = pending
+      queueMicrotask(() => {
+        this.pending = null
+        for (const [agent, kind] of pending) this.listener?.(agent, kind)
+      })
+    }
+    const known = this.pending.get(agentId)
+    if (!known || WEIGHT[change] > WEIGHT[known]) this.pending.set(agentId, change)
   }
 }

@@ -8,6 +8,7 @@ import {
   type TokenCounter,
   validationErrorFromZod,
 } from '@engram/core'
+import type { EpisodicLayer } from '../episodic/episodic-layer.ts'
 import type { TimeIdPageQuery } from '../paging/cursor.ts'
 import type { ParameterStore } from '../parameters/parameter-store.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
@@ -23,6 +24,8 @@ export class ConversationReads {
     private readonly sessions: PersistentSessionManager,
     private readonly parameters: ParameterStore,
     private readonly tokenCounter: TokenCounter,
+    /** Spec 002's L2 layer shared by replicas, read before the database when configured. */
+    private readonly episodic: EpisodicLayer | null = null,
   ) {}
 
   /** Every agent's sessions are counted when agentId is null (an admin listing). */
@@ -63,7 +66,9 @@ export class ConversationReads {
       ...given,
     })
     if (!parsed.success) throw validationErrorFromZod(parsed.error, 'budget')
-    const messages = await this.history.uncompressedMessages(session.id)
+    const messages = this.episodic
+      ? await this.episodic.uncompressedMessages(session)
+      : await this.history.uncompressedMessages(session.id)
     const plan = planContextWindow(messages, parsed.data, {
       countTokens: (text) => this.tokenCounter.count(text),
     })

@@ -546,6 +546,15 @@ export class FormationService {
     }
   }
 
+  /**
+   * Forgets what this process knows of the agent's settings (another replica may have changed
+   * them): its turns queue extraction again until the settings are read, and the job checks them.
+   */
+  forgetSettings(agentId: string | null): void {
+    if (agentId === null) this.disabled.clear()
+    else this.disabled.delete(agentId)
+  }
+
   private remember(agentId: string, settings: FormationSettings): void {
     if (settings.enabled) this.disabled.delete(agentId)
     else this.disabled.add(agentId)

@@ -21,6 +21,21 @@ export interface EmbeddingProgressEvent {
 }
 
 /**
+ * What changed for an agent (every agent when `agentId` is null), as `cache:invalidate` says it:
+ * `write` rows were added or changed (caches keyed by the agent's write version go stale),
+ * `reset` rows were deleted or replaced in bulk (everything derived from them goes), `ended` the
+ * agent was deleted or replaced (its id may belong to another agent now).
+ */
+export type CacheChange = 'write' | 'reset' | 'ended'
+
+/** `cache:invalidate`'s event; `origin` names the engine that published it (it ignores its own). */
+export interface CacheInvalidateEvent {
+  agentId: string | null
+  change?: CacheChange
+  origin?: string
+}
+
+/**
  * Every event the engine publishes, by topic. `cache:invalidate` exists because each in-process
  * cache (term statistics, vector indexes, sessions) goes stale once replicas share one database:
  * a write announces the agent whose derived state other processes must drop.
@@ -32,7 +47,7 @@ export type EngramEvents = {
   'formation:activity': [event: FormationActivityEvent]
   /** A key was revoked, an agent deleted, a backup restored: open subscriptions check their access. */
   'access:changed': [event: Record<string, never>]
-  'cache:invalidate': [event: { agentId: string | null }]
+  'cache:invalidate': [event: CacheInvalidateEvent]
 }
 
 /**

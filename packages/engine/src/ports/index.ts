@@ -37,7 +37,10 @@ export type {
   OwnerToFill,
 } from './embeddings.ts'
 export { EMBEDDING_KINDS } from './embeddings.ts'
+export type { EpisodicStore } from './episodic-store.ts'
 export type {
+  CacheChange,
+  CacheInvalidateEvent,
   EmbeddingProgressEvent,
   EngramEvents,
   EventBus,

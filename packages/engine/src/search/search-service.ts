@@ -93,6 +93,7 @@ export class SearchService {
   private readonly clock: Clock
   private readonly facts: AgentFactsCache
   private readonly sources: SearchCandidates
+  private readonly writes: AgentWrites
 
   constructor(deps: SearchServiceDeps) {
     this.fullText = deps.fullText
@@ -102,6 +103,7 @@ export class SearchService {
     this.limits = deps.limits
     this.clock = deps.clock
     this.lexicalPlan = deps.lexicalPlan ?? DEFAULT_LEXICAL_PLAN
+    this.writes = deps.writes
     this.facts = new AgentFactsCache(deps.recall, deps.writes)
     const lexical = new LexicalSearch(deps.fullText, deps.recall, this.lexicalPlan)
     this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
@@ -126,6 +128,8 @@ export class SearchService {
    */
   forgetAgent(agentId: string): void {
     this.facts.forget(agentId)
+    // Other replicas forget theirs too (their facts would only ever be extended).
+    this.writes.touch(agentId, 'reset')
   }
 
   /** The time of the agent's newest message (null without messages): where its windows count back from. */

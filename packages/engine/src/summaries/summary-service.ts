@@ -15,6 +15,7 @@ import {
   ValidationError,
 } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
+import type { EpisodicLayer } from '../episodic/episodic-layer.ts'
 import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
 import { type JobWorker, yieldToRequests } from '../jobs/job-worker.ts'
 import type { AgentLanguageModels } from '../llm/with-model.ts'
@@ -52,6 +53,8 @@ export interface SummarySessions {
 export interface SummaryServiceDeps {
   repository: SummaryRepository
   history: ConversationHistory
+  /** Spec 002's L2 layer, read before the history when replicas share one (Redis). */
+  episodic?: Pick<EpisodicLayer, 'uncompressedMessages'> | null
   sessions: SummarySessions
   queue: JobQueue
   /** Where the agent's summary settings are kept (beside its memory settings). */
@@ -124,6 +127,12 @@ export class SummaryService {
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value != null))
     const next = parseWith(SummarySettingsSchema, { ...(stored.summaries ?? {}), ...defined }, 'summaries')
     return { stored: { ...stored, summaries: onlyChanged(next) }, settings: next }
+  }
+
+  /** Forgets the agent's kept settings (every agent's when null): another replica changed them. */
+  forgetSettings(agentId: string | null): void {
+    if (agentId === null) this.settingsCache.clear()
+    else this.settingsCache.delete(agentId)
   }
 
   /** After the settings record was written with new summary settings: they apply at once. */
@@ -399,7 +408,9 @@ export class SummaryService {
   private async unsummarised(agentId: string, conversationId: string, throughId: string | null) {
     const session = await this.deps.sessions.find(agentId, conversationId)
     if (!session) return null
-    const all = await this.deps.history.uncompressedMessages(session.id)
+    const all = this.deps.episodic
+      ? await this.deps.episodic.uncompressedMessages(session)
+      : await this.deps.history.uncompressedMessages(session.id)
     const messages = throughId === null ? all : all.filter((message) => after(message.id, throughId))
     return messages.length > 0 ? { session, messages } : null
   }

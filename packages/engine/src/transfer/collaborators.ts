@@ -37,6 +37,8 @@ export interface TransferLifecycle {
   forget(agentId?: string): void
   /** The agent (all agents) may be another now: grants and caches end. */
   ended(agentId?: string): void
+  /** Drops what replicas share beside the database (the L2 episodic sets) for the agent (all agents). */
+  dropShared(agentId?: string): Promise<void>
   /** Makes deleted data unrecoverable (files, full-text segments, the WAL). */
   purge(agentId?: string): Promise<void>
 }

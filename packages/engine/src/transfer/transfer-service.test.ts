@@ -35,6 +35,9 @@ function transferOnMemory() {
   const lifecycle: TransferLifecycle = {
     forget: (agentId) => calls.push(`forget ${agentId ?? 'all'}`),
     ended: (agentId) => calls.push(`ended ${agentId ?? 'all'}`),
+    dropShared: async (agentId) => {
+      calls.push(`dropShared ${agentId ?? 'all'}`)
+    },
     purge: async (agentId) => {
       calls.push(`purge ${agentId ?? 'all'}`)
     },
@@ -148,7 +151,7 @@ describe('TransferService on the in-memory storage', { timeout: 30_000 }, () => 
       vectors: 2,
       reembedded: false,
     })
-    expect(calls).toEqual(['forget agent-a', 'purge agent-a', 'enqueue agent-a'])
+    expect(calls).toEqual(['forget agent-a', 'dropShared agent-a', 'purge agent-a', 'enqueue agent-a'])
     const exported = await transfer.exportAgent('agent-a')
     const expected = document()
     expect(exported).toEqual({
@@ -180,6 +183,7 @@ describe('TransferService on the in-memory storage', { timeout: 30_000 }, () => 
     expect(report).toMatchObject({ vectors: 0, reembedded: true })
     expect(calls).toEqual([
       'forget agent-a',
+      'dropShared agent-a',
       'fill agent-a memory',
       'fill agent-a message',
       'fill agent-a knowledge',

@@ -96,6 +96,8 @@ export class TransferService {
     const report = { ...written, reembedded: !sameModel }
     writes.touch(scope)
     lifecycle.forget(scope)
+    // A merge may add turns among a conversation's held ones: its sets are read again.
+    await lifecycle.dropShared(scope)
     // What REPLACE deleted is deleted everywhere (files, full-text segments, the WAL).
     if (mode === 'REPLACE') await lifecycle.purge(scope)
     // A different model's vectors are not comparable: everything is embedded with the current one.
@@ -126,6 +128,7 @@ export class TransferService {
     }, BULK_TRANSACTION)
     for (const id of agents) writes.touch(id)
     lifecycle.forget(agentId ?? undefined)
+    await lifecycle.dropShared(agentId ?? undefined)
     await lifecycle.purge(agentId ?? undefined)
     return total
   }
@@ -148,6 +151,7 @@ export class TransferService {
     const restored = await this.backups.restore(name)
     writes.touchAll()
     lifecycle.ended()
+    await lifecycle.dropShared()
     await lifecycle.purge()
     return restored
   }
