@@ -4,3 +4,4 @@ export {
   RedisEventTarget,
   type RedisEventTargetOptions,
 } from './redis-event-target.ts'
+export { leaseKey, RedisLease, type RedisLeaseOptions } from './redis-lease.ts'
