@@ -185,7 +185,7 @@ async function main(env: Env) {
   )
   console.info(
     env.REDIS_URL
-      ? `[redis] events reach every replica through ${redisHost(env.REDIS_URL)} (channels ${env.ENGRAM_REDIS_PREFIX}:events:*)`
+      ? `[redis] events reach every replica through ${redisHost(env.REDIS_URL)} (channels ${env.ENGRAM_REDIS_PREFIX}:events:*); each agent's optimizer runs on one replica (leases ${env.ENGRAM_REDIS_PREFIX}:lease:optimizer:*, ${env.ENGRAM_OPTIMIZER_LEASE_TTL_MS} ms)`
       : '[redis] no REDIS_URL: events stay in this process (one replica)',
   )
   const app = createApp({

@@ -129,7 +129,8 @@ export class OptimizerService {
    * Runs the agent's optimizer now (the runOptimizer mutation). While another replica runs the
    * same agent, this waits for that run to end (up to one lease TTL, polling the lease), then
    * runs: two runs of an agent never overlap, and the caller always gets a run that started after
-   * its request. Past the wait it fails with OptimizerLeaseError (CONFLICT).
+   * its request. Past the wait it fails with OptimizerLeaseError (CONFLICT). With the lease store
+   * unreachable it runs without a lease (degraded; see takeRunLease).
    */
   async run(scope: string, sessionId: string | null = null): Promise<SnapshotEvent> {
     for (;;) {
@@ -190,7 +191,9 @@ export class OptimizerService {
     work: (confirm: () => Promise<void>) => Promise<SnapshotEvent>,
   ): Promise<SnapshotEvent | null> {
     const key = optimizerRunLeaseKey(scope)
-    if (!(await this.takeRunLease(scope, key, mode))) return null
+    const taken = await this.takeRunLease(scope, key, mode)
+    if (taken === 'busy') return null
+    if (taken === 'unavailable') return work(async () => {})
     this.held.set(key, this.clock.now().getTime())
     try {
       return await work(async () => {
@@ -202,7 +205,7 @@ export class OptimizerService {
         } catch (error) {
           throw new OptimizerLeaseError(
             scope,
-            `The optimizer lease of agent ${scope} could not be confirmed (${messageOf(error)}); nothing was applied.`,
+            `The optimizer lease of agent ${scope} could not be confirmed (${messageOf(error)}); nothing was applied, try again.`,
           )
         }
         if (!kept)
@@ -220,8 +223,17 @@ export class OptimizerService {
     }
   }
 
-  /** The run lease: at once, or (a requested run) after another replica's run of the agent ends. */
-  private async takeRunLease(scope: string, key: string, mode: 'wait' | 'skip'): Promise<boolean> {
+  /**
+   * The run lease: at once, or (a requested run) after another replica's run of the agent ends.
+   * A requested run while the lease store is unreachable runs without one ('unavailable'): the API
+   * keeps serving in that degraded state, and the schedules, which cannot take leases either, run
+   * nothing meanwhile, so only another request at the same moment could overlap it.
+   */
+  private async takeRunLease(
+    scope: string,
+    key: string,
+    mode: 'wait' | 'skip',
+  ): Promise<'taken' | 'busy' | 'unavailable'> {
     const deadline = this.clock.now().getTime() + this.leaseTtlMs
     for (;;) {
       let granted: boolean
@@ -229,13 +241,13 @@ export class OptimizerService {
         granted = await this.lease.acquire(key, this.holder, this.leaseTtlMs)
       } catch (error) {
         if (mode === 'skip') throw error
-        throw new OptimizerLeaseError(
-          scope,
-          `The optimizer lease of agent ${scope} could not be taken (${messageOf(error)}); try again.`,
+        this.log.warn(
+          `[optimizer] leases unavailable (${messageOf(error)}): the requested run of agent ${scope} goes on without one`,
         )
+        return 'unavailable'
       }
-      if (granted) return true
-      if (mode === 'skip') return false
+      if (granted) return 'taken'
+      if (mode === 'skip') return 'busy'
       if (this.clock.now().getTime() >= deadline)
         throw new OptimizerLeaseError(
           scope,
