@@ -9,7 +9,7 @@ import { describeEmbeddings } from './spec/embeddings.ts'
 import { describeFormation } from './spec/formation.ts'
 import { describeFullText } from './spec/full-text.ts'
 import { describeHistory } from './spec/history.ts'
-import { describeJobs } from './spec/jobs.ts'
+import { describeJobs, describeJobsAcrossWorkers } from './spec/jobs.ts'
 import { describeKnowledge } from './spec/knowledge.ts'
 import { describeMemoryItems } from './spec/memory-items.ts'
 import { describeOptimizer, describeOptimizerKnowledge } from './spec/optimizer.ts'
@@ -27,6 +27,7 @@ for (const initializer of [inMemoryInitializer, sqliteInitializer]) {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeJobsAcrossWorkers(initializer)
   describeFormation(initializer)
   describeHistory(initializer)
   describeRecallSources(initializer)
