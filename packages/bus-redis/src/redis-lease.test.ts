@@ -56,6 +56,8 @@ describe('RedisLease on a real redis-server', () => {
     expect(ttl).toBeGreaterThan(4_000)
     expect(ttl).toBeLessThanOrEqual(5_000)
     expect(await two.holderOf(key)).toBe('replica-1')
+    expect(await two.remainingMs(key)).toBeGreaterThan(4_000)
+    expect(await two.remainingMs(optimizerLeaseKey('agent-nobody'))).toBeNull()
   })
 
   it('renews and releases only for the holder', async () => {

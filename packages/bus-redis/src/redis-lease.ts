@@ -85,6 +85,13 @@ export class RedisLease implements Lease {
     return this.redis.get(this.keyOf(key))
   }
 
+  /** How long the key's lease has left (ms; null: nobody holds it). */
+  async remainingMs(key: string): Promise<number | null> {
+    await this.ready()
+    const left = await this.redis.pttl(this.keyOf(key))
+    return left >= 0 ? left : null
+  }
+
   close(): void {
     this.redis.disconnect()
   }
