@@ -32,7 +32,12 @@ interface Message {
 function startWorker(databaseUrl: string, sideEffects: string, dies = false) {
   const child = fork(WORKER_SCRIPT, [], {
     execArgv: ['--import', TSX],
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, SIDE_EFFECTS: sideEffects, DIES: dies ? '1' : '0' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: databaseUrl,
+      SIDE_EFFECTS: sideEffects,
+      DIES: dies ? '1' : '0',
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   const next = <K extends keyof Message>(kind: K): Promise<NonNullable<Message[K]>> =>
@@ -72,7 +77,8 @@ describe('the durable job queue consumed by several processes', () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-job-processes-'))
   })
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     await db?.$disconnect()
     fs.rmSync(directory, { recursive: true, force: true })
   })

@@ -100,7 +100,9 @@ describe('three API replicas on one database and one Redis', () => {
         OPTIMIZER_INTERVAL_MS: String(INTERVAL_MS),
         ENGRAM_OPTIMIZER_LEASE_TTL_MS: String(LEASE_TTL_MS),
         ENGRAM_OPTIMIZER_LEASE_RENEW_MS: String(LEASE_RENEW_MS),
-        // Formation is not what this test is about; it would only take CPU from the replicas.
+        // Formation and exact token counts are not what this test is about; they would only take
+        // CPU from three replicas sharing two cores.
+        ENGRAM_TOKENIZER: 'heuristic',
         ENGRAM_EXTRACTION: 'off',
         ENGRAM_SUMMARIES: 'off',
         ENGRAM_PROFILE: 'off',
@@ -167,7 +169,12 @@ describe('three API replicas on one database and one Redis', () => {
     await waitFor(
       async () => {
         const run = dataOf(
-          await set.on(2, `mutation { runOptimizer { ... on OptimizationSnapshot { id } } }`, {}, keys['agent-a']),
+          await set.on(
+            2,
+            `mutation { runOptimizer { ... on OptimizationSnapshot { id } } }`,
+            {},
+            keys['agent-a'],
+          ),
           'runOptimizer',
         )
         producedOnC.push(run.id)

@@ -96,7 +96,9 @@ export class ReplicaSet {
     })
     const set = new ReplicaSet(replicas, children, options.adminKey)
     try {
-      await Promise.all(replicas.map((replica) => set.waitForHealth(replica, options.startTimeoutMs ?? 180_000)))
+      await Promise.all(
+        replicas.map((replica) => set.waitForHealth(replica, options.startTimeoutMs ?? 180_000)),
+      )
     } catch (error) {
       await set.stop()
       throw error
@@ -175,7 +177,9 @@ export class ReplicaSet {
         // Not listening yet.
       }
       if (Date.now() > deadline)
-        throw new Error(`replica ${replica.index} not healthy within ${timeoutMs} ms:\n${replica.output.join('')}`)
+        throw new Error(
+          `replica ${replica.index} not healthy within ${timeoutMs} ms:\n${replica.output.join('')}`,
+        )
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
   }

@@ -207,6 +207,29 @@ describe('the optimizer schedule across replicas sharing a lease store', () => {
     expect(String(replicas[0]?.log.errors[0])).toMatch(/lease of agent agent-1 was lost/)
   })
 
+  it('applies nothing from a scheduled run whose agent passed to another replica while it ran', async () => {
+    const { replicas, addAgents, runsPerAgent, lease } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    const gateA = replicas[0]?.gate as Gate
+    await addAgents('agent-1')
+    gateA.close()
+    const running = a.runAll()
+    await until(() => gateA.reached)
+    // A's claim on the agent lapses (as after a stall) while its run still holds the run lease:
+    // B takes the agent, and finds the run going (it skips, no overlap).
+    await lease.release(optimizerLeaseKey('agent-1'), a.holder)
+    await b.runAll()
+    expect(b.heldLeases()).toEqual([optimizerLeaseKey('agent-1')])
+    expect(await runsPerAgent()).toEqual({})
+    gateA.open()
+    await running
+    // A's run is not applied: B's next cycle, right after, is then not a second run in a row.
+    expect(await runsPerAgent()).toEqual({})
+    expect(String(replicas[0]?.log.errors[0])).toMatch(/lease of agent agent-1 was lost/)
+    await b.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1 })
+  })
+
   it('makes a requested run wait for the other replica’s run of the agent, then run after it', async () => {
     const { replicas, addAgents, runsPerAgent } = replicasOnMemory(2)
     const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]

@@ -198,10 +198,15 @@ export class OptimizerService {
     try {
       return await work(async () => {
         // Checked (and extended) right before the run is applied: a replica that stalled past
-        // its TTL while another took the agent over applies nothing.
+        // its TTL while another took the agent over applies nothing. A scheduled run also checks
+        // that the agent is still this replica's: had its claim lapsed meanwhile, the new
+        // holder's next cycle could otherwise follow this run at once.
+        const keys = mode === 'skip' ? [key, optimizerLeaseKey(scope)] : [key]
         let kept = false
         try {
-          kept = await this.lease.renew(key, this.holder, this.leaseTtlMs)
+          kept = (
+            await Promise.all(keys.map((each) => this.lease.renew(each, this.holder, this.leaseTtlMs)))
+          ).every(Boolean)
         } catch (error) {
           throw new OptimizerLeaseError(
             scope,
@@ -213,7 +218,7 @@ export class OptimizerService {
             scope,
             `The optimizer lease of agent ${scope} was lost before its run was applied (another replica took it over); nothing was applied.`,
           )
-        if (this.held.has(key)) this.held.set(key, this.clock.now().getTime())
+        for (const each of keys) if (this.held.has(each)) this.held.set(each, this.clock.now().getTime())
       })
     } finally {
       this.held.delete(key)
