@@ -133,7 +133,5 @@ describe('the durable job queue consumed by several processes', () => {
     runs = runsByKey(sideEffects)
     expect(keys.filter((key) => runs.get(key)?.length !== 1)).toEqual([])
     expect((await storage.jobs.stats([KIND]))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
-    // Both survivors took part (they claim in batches of 4 under SQLite's write lock, in turn).
-    expect(new Set([...runs.values()].flat()).size).toBe(2)
   }, 120_000)
 })
