@@ -49,6 +49,25 @@ export function describeJobs(initializer: StorageInitializer): void {
       expect((await jobs.stats(['embed']))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
     })
 
+    it('extends a lease for its holder only, and no other worker takes the job meanwhile', async () => {
+      const { jobs, clock } = await queueWithAgents()
+      await jobs.enqueue([{ kind: 'embed', agentId: 'agent-a', key: 'k' }])
+      const [job] = await jobs.claim('embed', 'worker-1', { limit: 1, leaseMs: 10_000 })
+      const id = job?.id as number
+      clock.advance(8_000)
+      expect(await jobs.extend([id], 'worker-2', 60_000)).toBe(0)
+      expect(await jobs.extend([id], 'worker-1', 10_000)).toBe(1)
+      // Past the first lease, within the extended one: not due.
+      clock.advance(9_000)
+      expect(await jobs.claim('embed', 'worker-2', LEASE)).toEqual([])
+      expect(await jobs.hasDue('embed', 'agent-a')).toBe(false)
+      clock.advance(1_000)
+      expect((await jobs.claim('embed', 'worker-2', LEASE)).map((j) => j.id)).toEqual([id])
+      // Taken over: its first worker extends nothing now.
+      expect(await jobs.extend([id], 'worker-1', 10_000)).toBe(0)
+      expect(await jobs.extend([], 'worker-2', 10_000)).toBe(0)
+    })
+
     it('runs the jobs of one key in order, retries at the given time, and dead-letters without one', async () => {
       const { jobs, clock } = await queueWithAgents()
       await jobs.enqueue([{ kind: 'embed', agentId: 'agent-a', key: 'k', payload: { n: 1 } }])
@@ -298,6 +317,44 @@ export function describeJobsAcrossWorkers(initializer: StorageInitializer): void
       expect(effects.runs).toHaveLength(12)
       expect(effects.runs.some((run) => run.worker === dying.id)).toBe(false)
       expect((await first.jobs.stats([KIND]))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+    })
+
+    it('keeps a batch that runs longer than its lease with its live worker (renewed), run once', async () => {
+      const all = await stores()
+      if (!all) return
+      const [first, second] = all as [Storage, Storage]
+      const { clock } = fixture()
+      const effects = sideEffects()
+      const keys = await enqueue(first, POLICY.batchSize)
+      // A slow handler (a model taking its time), not a dead one: it finishes once released.
+      let release: () => void = () => {}
+      let started = false
+      const slow = new JobWorker(first.jobs, clock, SILENT_LOGGER, 60_000, 0)
+      slow.register(
+        KIND,
+        async (jobs) => {
+          started = true
+          await new Promise<void>((resolve) => {
+            release = resolve
+          })
+          for (const job of jobs) effects.runs.push({ key: job.key, worker: slow.id })
+          return undefined
+        },
+        POLICY,
+      )
+      const running = slow.runDue()
+      await waitUntil(async () => started)
+      const other = worker(second, effects)
+      // Three lease lengths pass while it works; it renews at each third, so nobody takes it.
+      for (let step = 0; step < 9; step++) {
+        clock.advance(POLICY.leaseMs / 3)
+        await slow.renewLeases()
+        expect(await other.runDue()).toBe(0)
+      }
+      release()
+      expect(await running).toBe(POLICY.batchSize)
+      expect(keys.filter((key) => effects.timesRun(key) !== 1)).toEqual([])
+      expect((await second.jobs.stats([KIND]))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
     })
 
     it("ignores a stalled worker's late completion of jobs another worker took over", async () => {
