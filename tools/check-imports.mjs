@@ -96,8 +96,8 @@ export const RULES = [
       ...TEST_ONLY,
     ],
     // The composition root and start-up: open the database, apply migrations, register the admin
-    // key, start the checkpointer, build the SQLite storage for the engine, connect the Redis bus.
-    startup: ['src/server.ts', 'src/yoga.ts', 'src/admin-key.ts', 'src/services/services.ts'],
+    // key, start the checkpointer, build the storage (SQLite or Postgres) for the engine, connect the Redis bus.
+    startup: ['src/server.ts', 'src/store.ts', 'src/yoga.ts', 'src/admin-key.ts', 'src/services/services.ts'],
   },
 ]
 

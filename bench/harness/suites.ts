@@ -114,6 +114,13 @@ export const SUITES: Suite[] = [
     run: async (c) => (await import('../../apps/api/bench/run.ts')).apiBenchmarks(c),
   },
   {
+    id: 'backends',
+    title: 'SQLite vs Postgres (apps/api, yoga.fetch; Postgres: a local postgresql-15)',
+    seed: 29,
+    repetitions: { full: 3, quick: 1 },
+    run: async (c) => (await import('../../apps/api/bench/backends.ts')).backendBenchmarks(c),
+  },
+  {
     id: 'load',
     title: 'Server under load (apps/api over HTTP on 127.0.0.1, autocannon)',
     seed: 23,

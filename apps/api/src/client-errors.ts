@@ -48,7 +48,12 @@ export function maskError(error: unknown, message: string, log: Logger): Error {
   if (failure) {
     return new GraphQLError(failure.message, {
       path: graphqlError.path,
-      extensions: { code: failure.code, ...(failure.issues ? { issues: failure.issues } : {}) },
+      extensions: {
+        code: failure.code,
+        ...(failure.issues ? { issues: failure.issues } : {}),
+        // The store is down: the request may be repeated; HTTP clients and balancers see 503.
+        ...(failure.code === 'UNAVAILABLE' ? { http: { status: 503 } } : {}),
+      },
     })
   }
   if (original instanceof PothosValidationError) {

@@ -27,7 +27,8 @@ describe('loadEnv', () => {
           OPTIMIZER_INTERVAL_MS: '-1',
           ENGRAM_TOKENIZER: 'gpt2',
           ENGRAM_ADMIN_KEY: 'short',
-          DATABASE_URL: 'postgres://x',
+          DATABASE_URL: 'mysql://host/engram',
+          ENGRAM_DB_POOL_SIZE: '0',
         })
       } catch (e) {
         return e as Error
@@ -40,9 +41,22 @@ describe('loadEnv', () => {
       'ENGRAM_TOKENIZER',
       'ENGRAM_ADMIN_KEY',
       'DATABASE_URL',
+      'ENGRAM_DB_POOL_SIZE',
     ]) {
       expect(error?.message).toContain(name)
     }
+  })
+
+  it('selects Postgres by a postgres:// URL, with a pool of 10 unless configured', () => {
+    const env = loadEnv({ DATABASE_URL: 'postgres://engram:secret@db:5432/engram' })
+    expect(env).toMatchObject({
+      DATABASE_URL: 'postgres://engram:secret@db:5432/engram',
+      ENGRAM_DB_POOL_SIZE: 10,
+    })
+    expect(
+      loadEnv({ DATABASE_URL: 'postgresql://db/engram', ENGRAM_DB_POOL_SIZE: '200' }).ENGRAM_DB_POOL_SIZE,
+    ).toBe(200)
+    expect(() => loadEnv({ ENGRAM_DB_POOL_SIZE: '201' })).toThrow(/ENGRAM_DB_POOL_SIZE: must be at most 200/)
   })
 
   it('accepts the boundary values', () => {

@@ -26,10 +26,21 @@ const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).de
 export const EnvSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /** `file:` → the embedded SQLite file; `postgres://` (or `postgresql://`) → a Postgres server. */
     DATABASE_URL: z
       .string()
-      .regex(/^file:.+/, 'must be a SQLite URL of the form file:/absolute/path.db')
+      .regex(
+        /^(file:.+|postgres(ql)?:\/\/.+)/,
+        'must be a SQLite URL (file:/absolute/path.db) or a Postgres URL (postgres://user:password@host:5432/database)',
+      )
       .default(DEFAULT_DATABASE_URL),
+    /** Connections one replica keeps to Postgres at most (spec 002's poolSize); SQLite ignores it. */
+    ENGRAM_DB_POOL_SIZE: z.coerce
+      .number()
+      .int()
+      .min(1, 'must be at least 1')
+      .max(200, 'must be at most 200')
+      .default(10),
     API_HOST: z.string().min(1).default('0.0.0.0'),
     API_PORT: port(4000),
     DASHBOARD_PORT: port(3000),
@@ -208,8 +219,13 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     throw new EnvError(`Invalid configuration:\n${lines.join('\n')}`)
   }
   const env = parsed.data
-  databaseFileFromUrl(env.DATABASE_URL)
+  if (databaseBackend(env.DATABASE_URL) === 'sqlite') databaseFileFromUrl(env.DATABASE_URL)
   return env
+}
+
+/** Which adapter a DATABASE_URL selects. */
+export function databaseBackend(url: string): 'sqlite' | 'postgres' {
+  return url.startsWith('file:') ? 'sqlite' : 'postgres'
 }
 
 /** `file:` URLs may be relative; they are resolved against the repository root, like prisma.config.ts. */

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
 import { loadWordNetLexicon } from '@engram/providers'
-import { applyMigrations, createDatabase, migrationsDirectory } from '@engram/store-sqlite'
 import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
@@ -11,8 +10,9 @@ import { ensureAdminKey } from './admin-key.ts'
 import { keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { maskError } from './client-errors.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
-import { databaseFileFromUrl, type Env, EnvError, loadEnv } from './env.ts'
+import { type Env, EnvError, loadEnv } from './env.ts'
 import { createLlmFromEnv } from './llm/provider.ts'
+import { openStore } from './store.ts'
 import { type App, createApp } from './yoga.ts'
 
 type Enveloped = ReturnType<App['yoga']['getEnveloped']>
@@ -160,12 +160,11 @@ function redisHost(url: string): string {
 }
 
 async function main(env: Env) {
-  const databaseFile = databaseFileFromUrl(env.DATABASE_URL)
-  const { applied } = applyMigrations(databaseFile, migrationsDirectory(), (msg) =>
-    console.info(`[db] ${msg}`),
-  )
-  if (applied.length > 0) console.info(`[db] applied ${applied.length} migration(s) to ${databaseFile}`)
-  const db = createDatabase(databaseFile)
+  const store = await openStore(env.DATABASE_URL, {
+    poolSize: env.ENGRAM_DB_POOL_SIZE,
+    log: (msg) => console.info(`[db] ${msg}`),
+  })
+  const { db, databaseFile } = store
   const generatedKey = await ensureAdminKey(db, env.ENGRAM_ADMIN_KEY)
   if (generatedKey) {
     console.info(
@@ -190,11 +189,15 @@ async function main(env: Env) {
   )
   const app = createApp({
     db,
+    postgres: store.postgres,
     env,
     embedder,
     llm,
     databaseFile,
-    backupDirectory: env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'),
+    // Backups copy the SQLite file; on Postgres they are the server's (pg_dump).
+    backupDirectory: databaseFile
+      ? (env.ENGRAM_BACKUP_DIR ?? path.join(path.dirname(databaseFile), 'backups'))
+      : null,
   })
   const orphans = await app.services.lifecycle.removeOrphanFiles()
   if (orphans > 0)
@@ -211,12 +214,12 @@ async function main(env: Env) {
   )
   app.services.jobs.start()
   console.info(
-    `Engram API on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${databaseFile}`,
+    `Engram API on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${store.location}`,
   )
   const shutdown = async (signal: string) => {
     console.info(`[api] ${signal}: shutting down`)
     await running.close()
-    await db.$disconnect()
+    await store.close()
     process.exit(0)
   }
   process.once('SIGINT', () => void shutdown('SIGINT'))

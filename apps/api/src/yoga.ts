@@ -25,11 +25,14 @@ import { createEngramPubSub } from './pubsub.ts'
 import { optimizerStatusRoute } from './rest.ts'
 import { schema } from './schema/index.ts'
 import { createServices, type ServicesOptions } from './services/services.ts'
+import type { PostgresBackend } from './store.ts'
 
 export const API_VERSION = '0.1.0'
 
 export interface AppOptions {
   db: Database
+  /** Set when DATABASE_URL names Postgres (store.ts): the engine runs there, `db` is its shared view. */
+  postgres?: PostgresBackend | null
   env: Pick<
     Env,
     | 'NODE_ENV'
@@ -126,6 +129,7 @@ export function createApp(options: AppOptions) {
     llm: options.llm,
     // One pool serves both kinds of offline formation work: extraction and summaries.
     ...(extractionPool ? { offlineExtractor: extractionPool, offlineSummarizer: extractionPool } : {}),
+    postgres: options.postgres ?? null,
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
     vectorIndex: options.vectorIndex,

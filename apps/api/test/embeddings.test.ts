@@ -223,7 +223,7 @@ describe('persisted embeddings with a remote provider', () => {
       for (const [agentId, text] of owners) owned.add(`${agentId}\u0000${text}`)
       // A second server on the same database, configured with another provider.
       t2 = await createTestApp({
-        databaseFile: t.databaseFile,
+        sameStoreAs: t,
         embedder: providerB,
         clock: t.clock,
         env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },

@@ -2,8 +2,12 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Clock, Embedder, LlmProvider } from '@engram/core'
-import { applyMigrations, createDatabase, type Database, migrationsDirectory } from '@engram/store-sqlite'
+import { applyPostgresMigrations } from '@engram/store-postgres'
+import type { Database } from '@engram/store-sqlite'
+import { createDatabase as createPostgresDatabase, dropDatabase } from '@engram/test-servers'
+import { inject } from 'vitest'
 import { ensureAdminKey } from '../src/admin-key.ts'
+import { type OpenedStore, openStore } from '../src/store.ts'
 import { type App, type AppOptions, createApp } from '../src/yoga.ts'
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef'
@@ -22,11 +26,41 @@ export class ManualClock implements Clock {
   }
 }
 
+/**
+ * The backend the API suite runs on: `sqlite` (default) or `postgres` (ENGRAM_TEST_BACKEND, set by
+ * the vitest project of that name: the same test files, each app on its own Postgres database).
+ */
+export const TEST_BACKEND: 'sqlite' | 'postgres' =
+  process.env.ENGRAM_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
+
+let postgresTemplate: Promise<string> | null = null
+/**
+ * A fresh, migrated Postgres database for one app: copied from a template this worker migrated
+ * once (a CREATE DATABASE … TEMPLATE costs a fraction of applying the migrations again).
+ */
+export async function freshPostgresDatabase(): Promise<string> {
+  const server = inject('postgresUrl')
+  postgresTemplate ??= (async () => {
+    const name = `engram_template_${process.env.VITEST_POOL_ID ?? '0'}_${process.pid}`
+    await applyPostgresMigrations(await createPostgresDatabase(server, name))
+    return name
+  })()
+  return createPostgresDatabase(server, undefined, { template: await postgresTemplate })
+}
+
+/** Apps open on each Postgres database this worker made (dropped when none is left). */
+const openApps = new Map<string, number>()
+
 export interface TestApp {
   app: App
   db: Database
+  /** The database the app runs on (its SQLite file, or its Postgres database). */
+  store: OpenedStore
   clock: ManualClock
+  /** The SQLite file; on Postgres a path in the test's folder where no file is ever written. */
   databaseFile: string
+  /** The Postgres database the app runs on, or null on SQLite. */
+  postgresUrl: string | null
   dir: string
   gql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<GqlResult<T>>
   close(): Promise<void>
@@ -65,23 +99,39 @@ export async function createTestApp(
     formation?: AppOptions['formation']
     /** The ceiling of Redis' reconnection backoff, when env.REDIS_URL is set. */
     redisReconnectMaxDelayMs?: number
+    /** Run on this Postgres database (kept when the app closes) instead of the backend's default. */
+    postgresUrl?: string
+    /** Open the same database as this app (another process would): its SQLite file or Postgres database. */
+    sameStoreAs?: TestApp
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
-  const databaseFile = options.databaseFile ?? path.join(dir, 'test.db')
-  applyMigrations(databaseFile, migrationsDirectory())
-  const db = createDatabase(databaseFile)
+  const shared = options.sameStoreAs
+  const onPostgres = shared
+    ? shared.postgresUrl !== null
+    : TEST_BACKEND === 'postgres' && options.databaseFile === undefined
+  const databaseFile = options.databaseFile ?? shared?.databaseFile ?? path.join(dir, 'test.db')
+  // A database made here is dropped on close; one the test gave (or shares) is not this app's.
+  const ownDatabase =
+    onPostgres && options.postgresUrl === undefined && !shared ? await freshPostgresDatabase() : null
+  const postgresUrl = options.postgresUrl ?? shared?.postgresUrl ?? ownDatabase
+  if (ownDatabase) openApps.set(ownDatabase, 0)
+  if (postgresUrl && openApps.has(postgresUrl))
+    openApps.set(postgresUrl, (openApps.get(postgresUrl) ?? 0) + 1)
+  const store = await openStore(postgresUrl ?? `file:${databaseFile}`, { poolSize: 4 })
+  const db = store.db
   await ensureAdminKey(db, ADMIN_KEY)
   const clock = options.clock ?? new ManualClock()
   const quiet = options.log ?? (process.env.ENGRAM_TEST_LOG ? console : { info() {}, warn() {}, error() {} })
   const app = createApp({
     db,
+    postgres: store.postgres,
     clock,
     log: quiet,
     embedder: options.embedder,
     llm: options.llm ?? null,
-    databaseFile,
-    backupDirectory: options.backupDirectory ?? path.join(dir, 'backups'),
+    databaseFile: store.databaseFile,
+    backupDirectory: store.databaseFile ? (options.backupDirectory ?? path.join(dir, 'backups')) : null,
     vectorIndex: options.vectorIndex,
     formation: options.formation,
     redisReconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
@@ -104,8 +154,10 @@ export async function createTestApp(
   return {
     app,
     db,
+    store,
     clock,
     databaseFile,
+    postgresUrl: postgresUrl ?? null,
     dir,
     async gql(query, variables, key = ADMIN_KEY) {
       const response = await app.yoga.fetch('http://yoga/graphql', {
@@ -118,7 +170,16 @@ export async function createTestApp(
     },
     async close() {
       await app.close()
-      await db.$disconnect()
+      await store.close()
+      // The database made for the first app goes once the last app sharing it has closed.
+      if (postgresUrl && openApps.has(postgresUrl)) {
+        const left = (openApps.get(postgresUrl) ?? 1) - 1
+        if (left > 0) openApps.set(postgresUrl, left)
+        else {
+          openApps.delete(postgresUrl)
+          await dropDatabase(postgresUrl)
+        }
+      }
       fs.rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -275,7 +275,7 @@ describe('the job queue across restarts and workers', () => {
     await stopKeepingFile(first)
 
     const second = await createTestApp({
-      databaseFile: first.databaseFile,
+      sameStoreAs: first,
       embedder: provider,
       clock,
       env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
@@ -301,7 +301,7 @@ describe('the job queue across restarts and workers', () => {
     const one = await createTestApp({ clock, env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' } })
     // A second server process on the same database file: its own connection and worker.
     const two = await createTestApp({
-      databaseFile: one.databaseFile,
+      sameStoreAs: one,
       clock,
       env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
     })

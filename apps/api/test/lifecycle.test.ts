@@ -373,7 +373,7 @@ describe('deleted data does not stay on disk', () => {
     // Shutdown saves every graph it holds: the deleted agent's must not be among them.
     await t.app.close()
     await t.db.$disconnect()
-    const restarted = await createTestApp({ databaseFile: t.databaseFile, embedder, vectorIndex })
+    const restarted = await createTestApp({ sameStoreAs: t, embedder, vectorIndex })
     try {
       expect(await restarted.app.services.lifecycle.removeOrphanFiles()).toBe(2)
       expect(fs.existsSync(leftover)).toBe(false)

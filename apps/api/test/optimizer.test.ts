@@ -32,7 +32,7 @@ describe('the optimizer in the server', () => {
     })
     await first.app.close()
 
-    const second = await createTestApp({ databaseFile: first.databaseFile })
+    const second = await createTestApp({ sameStoreAs: first })
     apps.push(second)
     const status = await second.gql(STATUS, {}, key)
     expect(status.data.optimizerStatus).toMatchObject({

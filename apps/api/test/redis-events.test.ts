@@ -78,7 +78,7 @@ describe('events across API replicas through Redis', () => {
     redis = await startRedis()
     a = await createTestApp({ env: env(), redisReconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS })
     b = await createTestApp({
-      databaseFile: a.databaseFile,
+      sameStoreAs: a,
       env: env(),
       redisReconnectMaxDelayMs: RECONNECT_MAX_DELAY_MS,
     })

@@ -64,7 +64,7 @@ describe('automatic summaries and the generated profile through the API (SQLite)
     // A restart before the debounce is over: the queued job is in the database, not the process.
     await first.app.close()
     await first.db.$disconnect()
-    const second = await createTestApp({ databaseFile: first.databaseFile, clock: first.clock })
+    const second = await createTestApp({ sameStoreAs: first, clock: first.clock })
     apps.push(second)
     second.clock.advance(60_000)
     await second.app.services.jobs.drain()

@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   NOT_FOUND: 'NOT_FOUND',
   FORBIDDEN: 'FORBIDDEN',
   CONFLICT: 'CONFLICT',
+  UNAVAILABLE: 'UNAVAILABLE',
 } as const
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES]
 
@@ -50,6 +51,17 @@ export class NotFoundError extends EngramError {
 export class ForbiddenError extends EngramError {
   constructor(message = 'not allowed') {
     super(ERROR_CODES.FORBIDDEN, message)
+  }
+}
+
+/**
+ * The store cannot be reached (a Postgres server down or restarting, its connections all gone):
+ * nothing was written, and the same request may succeed in a moment. Adapters raise it in place
+ * of their driver's connection errors, so clients get a typed answer instead of a masked one.
+ */
+export class UnavailableError extends EngramError {
+  constructor(message = 'the database is unavailable; try again shortly') {
+    super(ERROR_CODES.UNAVAILABLE, message)
   }
 }
 

@@ -1,1 +1,18 @@
+// The Postgres adapter's public surface: start-up code opens the database (a pool), applies the
+// migrations and builds the storage bundle; the engine sees only the ports.
+
+export { PostgresAgentData } from './agents/postgres-agent-data.ts'
+export {
+  createPostgresDatabase,
+  DEFAULT_POOL_SIZE,
+  type PostgresDatabase,
+  type PostgresDatabaseOptions,
+  postgresPlaceholders,
+  sharedView,
+} from './db/client.ts'
+export { postgresDialect } from './db/dialect.ts'
+export { quoteLexeme, SEARCH_COLUMNS, searchTokens } from './db/search-tokens.ts'
+export { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'
+export { createPostgresEngine, type PostgresEngine, type PostgresEngineOptions } from './postgres-engine.ts'
+export { createPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from './storage.ts'

@@ -22,9 +22,12 @@ export {
   sqliteDate,
   type Transaction,
 } from './db/client.ts'
+export { type SqlDialect, type Statement, sqliteDialect } from './db/dialect.ts'
 export { applyMigrations, MigrationError, migrationsDirectory } from './db/migrate.ts'
 export { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 export { SqliteFormation } from './formation/sqlite-formation.ts'
+export { sqliteProfiles } from './formation/sqlite-profiles.ts'
+export { sqliteSummaries } from './formation/sqlite-summaries.ts'
 export { COLLECTION_TABLES, SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'
@@ -44,7 +47,13 @@ export {
 export { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 export * from './sessions/prisma-session-repository.ts'
 export { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
-export { createSqliteEngine, type SqliteEngine, type SqliteEngineOptions } from './sqlite-engine.ts'
+export {
+  composeEngine,
+  createSqliteEngine,
+  type EngineCompositionOptions,
+  type SqliteEngine,
+  type SqliteEngineOptions,
+} from './sqlite-engine.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
 export { agentArchiveIn } from './transfer/prisma-agent-archive.ts'
 export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'

@@ -18,9 +18,10 @@ import {
   type Logger,
   type OfflineExtractor,
   type OfflineSummarizer,
+  type Storage,
 } from '@engram/engine'
 import type { Database } from './db/client.ts'
-import { createSqliteStorage } from './storage.ts'
+import { createSqliteStorage, type SqliteStorage } from './storage.ts'
 import type { VectorIndexOptions } from './vector/sqlite-vector-store.ts'
 
 export interface SqliteEngineOptions {
@@ -68,7 +69,7 @@ export interface SqliteEngineOptions {
  * the caller starts the optimizer's schedule and the job worker when it is ready to serve.
  */
 export function createSqliteEngine(options: SqliteEngineOptions) {
-  const { db, clock, tokenCounter } = options
+  const { db, clock } = options
   const log = options.log ?? console
   const embedder = options.embedder ?? createHashingEmbedder()
   const storage = createSqliteStorage({
@@ -90,15 +91,29 @@ export function createSqliteEngine(options: SqliteEngineOptions) {
         ? { databaseFile: options.databaseFile, directory: options.backupDirectory }
         : null,
   })
-  const engine = createEngine({
+  return composeEngine(storage, { ...options, embedder, log })
+}
+
+/** What composeEngine needs besides the storage: the engine's dials, adapter-neutral. */
+export type EngineCompositionOptions = Omit<
+  SqliteEngineOptions,
+  'db' | 'databaseFile' | 'backupDirectory' | 'vectorIndex' | 'embedder' | 'log'
+> & { embedder: Embedder; log: Logger }
+
+/**
+ * The engine on a storage bundle, wired one way whichever adapter holds the data (the SQLite
+ * composition above, the Postgres one in @engram/store-postgres), so the two cannot drift.
+ */
+export function composeEngine<S extends Storage>(storage: S, options: EngineCompositionOptions) {
+  return createEngine({
     storage,
-    clock,
-    tokenCounter,
+    clock: options.clock,
+    tokenCounter: options.tokenCounter,
     events: options.events,
-    log,
+    log: options.log,
     limits: options.limits,
     jobPollIntervalMs: options.jobPollIntervalMs,
-    embedder,
+    embedder: options.embedder,
     lexicalPlan: options.lexicalPlan,
     optimizer: {
       intervalMs: options.optimizerIntervalMs,
@@ -115,7 +130,6 @@ export function createSqliteEngine(options: SqliteEngineOptions) {
     automaticSummaries: options.automaticSummaries,
     automaticProfile: options.automaticProfile,
   })
-  return engine
 }
 
-export type SqliteEngine = ReturnType<typeof createSqliteEngine>
+export type SqliteEngine = ReturnType<typeof composeEngine<SqliteStorage>>

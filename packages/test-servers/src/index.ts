@@ -5,6 +5,7 @@ export { freePort, isPortFree } from './ports.ts'
 export {
   createDatabase,
   DEFAULT_POSTGRES_BIN_DIR,
+  dropDatabase,
   type PostgresServer,
   type StartPostgresOptions,
   startPostgres,

@@ -1,12 +1,29 @@
+import type { Storage } from '@engram/engine'
 import { createOperations } from '@engram/engine'
-import { createSqliteEngine, type SqliteEngineOptions } from '@engram/store-sqlite'
+import {
+  type composeEngine,
+  createSqliteEngine,
+  type PrismaSessionRepository,
+  type SqliteEngineOptions,
+  type SqliteJobQueue,
+} from '@engram/store-sqlite'
 import { LiveTokens } from '../auth.ts'
 import { asEventBus, type EngramPubSub } from '../pubsub.ts'
+import type { PostgresBackend } from '../store.ts'
 
-/** What the engine on SQLite needs (createSqliteEngine), with yoga's pubsub as its event bus. */
+/** What the engine needs (createSqliteEngine's options), with yoga's pubsub as its event bus. */
 export interface ServicesOptions extends Omit<SqliteEngineOptions, 'events'> {
   pubsub: EngramPubSub
+  /** The engine runs on Postgres when given (DATABASE_URL postgres://); on `db`'s SQLite otherwise. */
+  postgres?: PostgresBackend | null
 }
+
+/**
+ * What the door needs of either adapter's bundle: the ports, and the shared Prisma classes'
+ * extras both adapters expose (failed jobs and their retry, a conversation's participants).
+ */
+export type ApiStorage = Storage & { sessions: PrismaSessionRepository; jobs: SqliteJobQueue }
+type ApiEngine = ReturnType<typeof composeEngine<ApiStorage>>
 
 export type Services = ReturnType<typeof createServices>
 
@@ -17,8 +34,12 @@ export type Services = ReturnType<typeof createServices>
 export function createServices(options: ServicesOptions) {
   const { db, clock, pubsub } = options
   // The engine on the SQLite adapter, wired as the embedded SDK wires it (store-sqlite's
-  // createSqliteEngine); only the event bus is the door's own.
-  const engine = createSqliteEngine({ ...options, events: asEventBus(pubsub) })
+  // createSqliteEngine), or on Postgres through the same composition; only the event bus is the
+  // door's own.
+  const events = asEventBus(pubsub)
+  const engine: ApiEngine = options.postgres
+    ? options.postgres.createEngine({ ...options, events })
+    : createSqliteEngine({ ...options, events })
   return {
     ...engine,
     engine,

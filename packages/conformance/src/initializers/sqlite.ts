@@ -20,7 +20,7 @@ import {
 const directories = new WeakMap<object, { dir: string; others: Database[] }>()
 
 /** Rows the triggers index: a document is a knowledge value, a memory item or a message. */
-async function addRows(
+export async function addRows(
   db: Database,
   clock: ManualClock,
   collection: FullTextCollection,
@@ -83,7 +83,7 @@ async function addRows(
 }
 
 /** The rows search reads back, written as the app writes them (the triggers index them too). */
-const recallRows = (db: Database) => ({
+export const recallRows = (db: Database) => ({
   async addTurns(agentId: string, conversationId: string, turns: TurnSeed[]) {
     await db.agent.upsert({ where: { id: agentId }, create: { id: agentId, name: agentId }, update: {} })
     const session = await db.session.upsert({

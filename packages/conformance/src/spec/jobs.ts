@@ -211,6 +211,89 @@ export function describeJobs(initializer: StorageInitializer): void {
       expect(ids).toHaveLength(20)
       expect(new Set(ids).size).toBe(20)
     })
+
+    it('hands each job to one of many concurrent claims across stores, completes it once, and reclaims an expired lease once', async () => {
+      const { storage, clock } = fixture()
+      // Replicas on one database (one store alone where the adapter has no second process).
+      const others = await Promise.all([fixture().openAnother(), fixture().openAnother()])
+      const stores = [storage, ...others.flatMap((other) => (other ? [other] : []))]
+      await storage.repositories.agents.upsert('agent-a', null)
+      await storage.repositories.agents.upsert('agent-b', null)
+      const queued = await storage.jobs.enqueue(
+        Array.from({ length: 60 }, (_, i) => ({
+          kind: 'embed',
+          agentId: i % 2 === 0 ? 'agent-a' : 'agent-b',
+          key: `k${i}`,
+        })),
+      )
+      expect(queued).toBe(60)
+      // Rounds of claims all at once, four per store with small limits, so they contend for the
+      // same oldest rows; each worker completes what it took before the next round.
+      const takenBy = new Map<number, string>()
+      const completions = new Map<number, number>()
+      for (let round = 0; round < 20 && takenBy.size < 60; round++) {
+        const workers = stores.flatMap((store, s) =>
+          Array.from({ length: 4 }, (_, w) => ({ store, id: `replica-${s}-worker-${w}` })),
+        )
+        const claims = await Promise.all(
+          workers.map(async ({ store, id }) => ({
+            store,
+            id,
+            jobs: await store.jobs.claim('embed', id, { limit: 3, leaseMs: 60_000 }),
+          })),
+        )
+        for (const { id, jobs } of claims)
+          for (const job of jobs) {
+            expect(
+              takenBy.get(job.id),
+              `job ${job.id} taken by ${takenBy.get(job.id)} and ${id}`,
+            ).toBeUndefined()
+            takenBy.set(job.id, id)
+          }
+        await Promise.all(
+          claims.map(async ({ store, id, jobs }) => {
+            await store.jobs.complete(
+              jobs.map((j) => j.id),
+              id,
+            )
+            for (const job of jobs) completions.set(job.id, (completions.get(job.id) ?? 0) + 1)
+          }),
+        )
+      }
+      expect(takenBy.size).toBe(60)
+      expect([...completions.values()].every((n) => n === 1)).toBe(true)
+      expect((await storage.jobs.stats(['embed']))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+
+      // A worker dies holding leases: once they expire, the jobs go to exactly one new holder each.
+      await storage.jobs.enqueue(
+        Array.from({ length: 12 }, (_, i) => ({ kind: 'embed', agentId: 'agent-a', key: `late${i}` })),
+      )
+      const held = await storage.jobs.claim('embed', 'dead-worker', { limit: 12, leaseMs: 30_000 })
+      expect(held).toHaveLength(12)
+      const beforeExpiry = await Promise.all(
+        stores.map((store, s) => store.jobs.claim('embed', `early-${s}`, { limit: 12, leaseMs: 30_000 })),
+      )
+      expect(beforeExpiry.flat()).toEqual([])
+      clock.advance(30_000)
+      const reclaims = await Promise.all(
+        stores.flatMap((store, s) =>
+          Array.from({ length: 3 }, (_, w) =>
+            store.jobs.claim('embed', `heir-${s}-${w}`, { limit: 4, leaseMs: 30_000 }),
+          ),
+        ),
+      )
+      const reclaimed = reclaims.flat()
+      expect(reclaimed.map((j) => j.id).sort((a, b) => a - b)).toEqual(held.map((j) => j.id))
+      expect(reclaimed.every((j) => j.attempts === 2 && j.leaseOwner?.startsWith('heir-'))).toBe(true)
+      // The dead worker's late completion is ignored; the heirs' own completes them.
+      await storage.jobs.complete(
+        held.map((j) => j.id),
+        'dead-worker',
+      )
+      expect((await storage.jobs.stats(['embed']))[0]).toMatchObject({ running: 12 })
+      await Promise.all(reclaimed.map((job) => storage.jobs.complete([job.id], job.leaseOwner as string)))
+      expect((await storage.jobs.stats(['embed']))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+    })
   })
 }
 

@@ -8,6 +8,7 @@ import {
   type OwnerToFill,
 } from '@engram/engine'
 import { type Database, sqliteDate } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 
 /** Cache rows per INSERT statement (6 parameters each). */
@@ -36,6 +37,7 @@ export class SqliteEmbeddingRepository implements EmbeddingRepository {
   constructor(
     private readonly db: Database,
     private readonly queue: SqliteJobQueue,
+    private readonly dialect: SqlDialect = sqliteDialect,
   ) {}
 
   async ownerTexts(kind: EmbeddingKind, model: string, ownerIds: readonly number[]): Promise<OwnerText[]> {
@@ -43,7 +45,7 @@ export class SqliteEmbeddingRepository implements EmbeddingRepository {
     const rows = await this.db.$queryRawUnsafe<
       { id: number | bigint; agentId: string; text: string; embeddedHash: string | null }[]
     >(
-      `${OWNER_TEXT[kind].replace('SELECT ', 'SELECT o."agentId" AS agentId, e."contentHash" AS embeddedHash, ')}
+      `${OWNER_TEXT[kind].replace('SELECT ', 'SELECT o."agentId" AS "agentId", e."contentHash" AS "embeddedHash", ')}
         LEFT JOIN "Embedding" e ON e."kind" = ? AND e."ownerId" = o."id" AND e."model" = ?
         WHERE o."id" IN (${ownerIds.map(() => '?').join(', ')})`,
       kind,
@@ -61,7 +63,7 @@ export class SqliteEmbeddingRepository implements EmbeddingRepository {
     afterId: number,
   ): Promise<OwnerToFill[]> {
     return this.db.$queryRawUnsafe<OwnerToFill[]>(
-      `${OWNER_TEXT[kind].replace('SELECT ', 'SELECT o."agentId" AS agentId, ')}
+      `${OWNER_TEXT[kind].replace('SELECT ', 'SELECT o."agentId" AS "agentId", ')}
         WHERE ${agentId ? 'o."agentId" = ? AND ' : ''}o."id" > ? AND NOT EXISTS (
           SELECT 1 FROM "Embedding" e WHERE e."kind" = ? AND e."ownerId" = o."id" AND e."model" = ?)
         ORDER BY o."id" LIMIT ?`,
@@ -89,8 +91,11 @@ export class SqliteEmbeddingRepository implements EmbeddingRepository {
     for (const kind of EMBEDDING_KINDS) {
       added += await this.queue.enqueueSelect(
         jobKind,
-        `SELECT o."agentId" AS agentId, '${kind}:' || o."id" AS key,
-            json_object('kind', '${kind}', 'ownerId', o."id") AS payload
+        `SELECT o."agentId" AS "agentId", '${kind}:' || o."id" AS key,
+            ${this.dialect.jsonObject([
+              ['kind', `'${kind}'`],
+              ['ownerId', 'o."id"'],
+            ])} AS payload
           FROM "${OWNER_TABLE[kind]}" o
           WHERE ${agentId ? 'o."agentId" = ? AND ' : ''}NOT EXISTS (
             SELECT 1 FROM "Embedding" e WHERE e."kind" = '${kind}' AND e."ownerId" = o."id" AND e."model" = ?)`,
@@ -117,8 +122,8 @@ export class SqliteEmbeddingRepository implements EmbeddingRepository {
     for (let start = 0; start < vectors.length; start += CACHE_INSERT_ROWS) {
       const chunk = vectors.slice(start, start + CACHE_INSERT_ROWS)
       await this.db.$executeRawUnsafe(
-        `INSERT OR IGNORE INTO "EmbeddingCache" ("agentId", "model", "contentHash", "dimensions", "vector", "createdAt")
-          VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO "EmbeddingCache" ("agentId", "model", "contentHash", "dimensions", "vector", "createdAt")
+          VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT DO NOTHING`,
         ...chunk.flatMap((row) => [
           row.agentId,
           row.model,

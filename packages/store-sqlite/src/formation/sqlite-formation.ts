@@ -1,6 +1,7 @@
 import type { StoredMessage } from '@engram/core'
 import type { ConversationToExtract, FormationRepository, MessageJobProducer } from '@engram/engine'
 import type { Database } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import { toMessage } from '../mappers.ts'
 import type { PrismaSessionRepository } from '../sessions/prisma-session-repository.ts'
 
@@ -13,6 +14,7 @@ export class SqliteFormation implements FormationRepository {
   constructor(
     private readonly db: Database,
     private readonly sessions: PrismaSessionRepository,
+    private readonly dialect: SqlDialect = sqliteDialect,
   ) {}
 
   addMessageJobs(producer: MessageJobProducer): void {
@@ -35,7 +37,7 @@ export class SqliteFormation implements FormationRepository {
       `SELECT s."id", s."conversationId", s."extractedThroughId" FROM "Session" s
         WHERE s."agentId" = ? AND EXISTS (
           SELECT 1 FROM "Message" m WHERE m."sessionId" = s."id" AND m."id" > COALESCE(s."extractedThroughId", 0))
-        ORDER BY s."createdAt", s.rowid`,
+        ORDER BY s."createdAt", ${this.dialect.sessionOrder('s')}`,
       agentId,
     )
     return rows.map(toConversation)

@@ -63,6 +63,17 @@ export class FullTextTokenizer {
     return terms
   }
 
+  /**
+   * Every index term of a document, in order, without the word cache (a document is seldom seen
+   * twice): what FTS5 stores for it, which the Postgres adapter writes as a tsvector.
+   */
+  documentTerms(text: string): string[] {
+    this.insert.run(text)
+    const terms = this.tokens.all() as string[]
+    this.clear.run()
+    return terms
+  }
+
   close(): void {
     this.db.close()
   }

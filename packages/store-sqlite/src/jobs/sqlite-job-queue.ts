@@ -1,5 +1,6 @@
 import type { ClaimOptions, Clock, Job, JobQueue, JobQueueStats, JobState, NewJob } from '@engram/core'
 import { type Database, type SyncStatements, sqliteDate, type Transaction } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 
 /** Longest error text kept on a job: enough for a provider's message, not a whole response body. */
 export const MAX_JOB_ERROR_CHARS = 2_000
@@ -15,11 +16,14 @@ const INSERT_JOB = `INSERT INTO "Job" ("kind", "agentId", "key", "payload", "sta
 
 /**
  * Takes due jobs under a lease, in one statement: SQLite runs it under its write lock, so two
- * workers (threads, processes) never take the same job. A job is due when pending and past its
- * runAfter, or running under a lease that expired (its worker is presumed dead). Only the oldest
- * live job of each (agent, key) can be taken: jobs of a key run one at a time and in order.
+ * workers (threads, processes) never take the same job; on Postgres the select locks the rows it
+ * takes and passes over those another claim holds (the dialect's claimLock), as a re-checked
+ * `IN (subquery)` alone would let two concurrent claims take one job. A job is due when pending
+ * and past its runAfter, or running under a lease that expired (its worker is presumed dead).
+ * Only the oldest live job of each (agent, key) can be taken: jobs of a key run one at a time
+ * and in order.
  */
-const CLAIM_JOBS = (forAgent: boolean) => `UPDATE "Job"
+const CLAIM_JOBS = (forAgent: boolean, lock: string) => `UPDATE "Job"
   SET "state" = 'running', "leaseOwner" = ?, "leaseUntil" = ?, "attempts" = "attempts" + 1, "updatedAt" = ?
   WHERE "id" IN (
     SELECT j."id" FROM "Job" j
@@ -29,7 +33,7 @@ const CLAIM_JOBS = (forAgent: boolean) => `UPDATE "Job"
         SELECT 1 FROM "Job" o
         WHERE o."agentId" = j."agentId" AND o."key" = j."key" AND o."id" < j."id" AND o."state" IN ('pending', 'running'))
     ORDER BY j."runAfter", j."id"
-    LIMIT ?)
+    LIMIT ?${lock ? ` ${lock}` : ''})
   RETURNING *`
 
 /** A debounced job (NewJob.postpone): the pending job of its key waits until the later time. */
@@ -63,6 +67,7 @@ export class SqliteJobQueue implements JobQueue {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly dialect: SqlDialect = sqliteDialect,
   ) {}
 
   /** Called after jobs are queued (a worker wakes up instead of waiting for its next poll). */
@@ -118,7 +123,7 @@ export class SqliteJobQueue implements JobQueue {
     const now = this.clock.now()
     const at = sqliteDate(now)
     const rows = await this.db.$queryRawUnsafe<JobRow[]>(
-      CLAIM_JOBS(options.agentId !== undefined),
+      CLAIM_JOBS(options.agentId !== undefined, this.dialect.claimLock),
       workerId,
       sqliteDate(new Date(now.getTime() + options.leaseMs)),
       at,
@@ -240,7 +245,7 @@ export class SqliteJobQueue implements JobQueue {
   ): Promise<{ value: string; state: JobState; count: number }[]> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) throw new Error(`not a payload field name: ${field}`)
     const rows = await this.db.$queryRawUnsafe<{ value: string; state: string; n: number | bigint }[]>(
-      `SELECT json_extract("payload", '$.${field}') AS value, "state" AS state, COUNT(*) AS n FROM "Job"
+      `SELECT ${this.dialect.jsonField('"payload"', field)} AS value, "state" AS state, COUNT(*) AS n FROM "Job"
         WHERE "kind" = ? ${agentId ? 'AND "agentId" = ?' : ''} GROUP BY 1, 2`,
       kind,
       ...(agentId ? [agentId] : []),

@@ -1,4 +1,4 @@
-import { ftsMatchExpression, type MemoryCategory, NotFoundError } from '@engram/core'
+import { type MemoryCategory, NotFoundError } from '@engram/core'
 import {
   type MemoryItemOrder,
   type MemoryItemQuery,
@@ -7,7 +7,8 @@ import {
   parseTags,
   safeJson,
 } from '@engram/engine'
-import { type Database, readRows, sqliteDate, type Transaction } from '../db/client.ts'
+import { type Database, directSqlite, readRows, sqliteDate, type Transaction } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
 import { parseMetadata, parseRowId } from '../mappers.ts'
 
@@ -110,19 +111,29 @@ function orderBy(order: MemoryItemOrder): Prisma.MemoryItemOrderByWithRelationIn
 }
 
 /** The memory-item repository on SQLite: Prisma, and FTS5's bm25() for the words a write shares. */
-export function sqliteMemoryItems(db: Database): MemoryItemRepository {
-  return memoryItemsIn(db, db, (fn) => db.$transaction((tx) => fn(memoryItemsIn(tx, db, null))))
+export function sqliteMemoryItems(db: Database, dialect: SqlDialect = sqliteDialect): MemoryItemRepository {
+  return memoryItemsIn(
+    db,
+    db,
+    (fn) => db.$transaction((tx) => fn(memoryItemsIn(tx, db, null, dialect))),
+    dialect,
+  )
 }
 
 /**
- * `base` is the client the connection was opened with: verification's reads run on its prepared
- * statements (readRows), which inside a transaction see its writes, as the connection is one.
+ * `base` is the client the connection was opened with: on SQLite verification's reads run on its
+ * prepared statements (readRows), which inside a transaction see its writes, as the connection is
+ * one. A pooled client (Postgres) has no such connection: its reads and writes go through `db`,
+ * the transaction's own connection, or they would neither see its writes nor roll back with it.
  */
 function memoryItemsIn(
   db: Database | Transaction,
   base: Database,
   transaction: MemoryItemRepository['transaction'] | null,
+  dialect: SqlDialect,
 ): MemoryItemRepository {
+  const direct = directSqlite(base) !== null
+  const reader = direct ? base : (db as Database)
   const rowIds = (ids: readonly string[]) => ids.flatMap((id) => parseRowId(id) ?? [])
   // One statement per write, scoped by agent: an item of another agent is not found.
   const owned = (agentId: string, id: string) => {
@@ -181,8 +192,8 @@ function memoryItemsIn(
         db.memoryItem.count({ where: current }),
         db.memoryItem.count({ where: { ...current, pinned: true } }),
         db.$queryRawUnsafe<{ contentBytes: number | null; vectorBytes: number | null }[]>(
-          `SELECT (SELECT SUM(LENGTH(CAST("content" AS BLOB)) + LENGTH("tags") + LENGTH("metadata")) FROM "MemoryItem" WHERE "agentId" = ?) AS contentBytes,
-                  (SELECT SUM(LENGTH("vector")) FROM "Embedding" WHERE "agentId" = ? AND "kind" = 'memory' AND "model" = ?) AS vectorBytes`,
+          `SELECT (SELECT SUM(${dialect.byteLength('"content"')} + LENGTH("tags") + LENGTH("metadata")) FROM "MemoryItem" WHERE "agentId" = ?) AS "contentBytes",
+                  (SELECT SUM(LENGTH("vector")) FROM "Embedding" WHERE "agentId" = ? AND "kind" = 'memory' AND "model" = ?) AS "vectorBytes"`,
           agentId,
           agentId,
           embeddingModel,
@@ -198,18 +209,11 @@ function memoryItemsIn(
       }
     },
     sharingWords: async (agentId, text, limit) => {
-      const match = ftsMatchExpression(text)
-      if (!match) return []
+      const statement = dialect.memoriesSharingWords(agentId, text, limit)
+      if (!statement) return []
       // Every formed memory runs this and currentAmong: prepared statements, not Prisma's per-query
       // compilation (the create pipeline's largest cost in the formation bench's CPU profile).
-      const rows = await readRows<{ id: number | bigint }[]>(
-        base,
-        `SELECT o."id" AS id FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
-          WHERE "MemorySearch" MATCH ? AND o."agentId" = ? ORDER BY bm25("MemorySearch") LIMIT ?`,
-        match,
-        agentId,
-        limit,
-      )
+      const rows = await readRows<{ id: number | bigint }[]>(reader, statement.sql, ...statement.params)
       return rows.map((row) => String(Number(row.id)))
     },
     currentAmong: async (agentId, userId, at, ids) => {
@@ -218,12 +222,12 @@ function memoryItemsIn(
       const when = sqliteDate(at)
       // One statement for any number of ids (json_each), so it is prepared once.
       const rows = await readRows<
-        { id: number | bigint; content: string; category: string; createdAt: string }[]
+        { id: number | bigint; content: string; category: string; createdAt: string | Date }[]
       >(
-        base,
-        `SELECT "id" AS id, "content" AS content, "category" AS category, "createdAt" AS createdAt
+        reader,
+        `SELECT "id" AS id, "content" AS content, "category" AS category, "createdAt" AS "createdAt"
            FROM "MemoryItem"
-          WHERE "id" IN (SELECT value FROM json_each(?)) AND "agentId" = ? AND "userId" IS ?
+          WHERE "id" IN (${dialect.integersOf('?')}) AND "agentId" = ? AND "userId" IS NOT DISTINCT FROM ?
             AND "validFrom" <= ? AND ("validUntil" IS NULL OR "validUntil" > ?)
           ORDER BY "id"`,
         JSON.stringify(numeric),
@@ -241,9 +245,9 @@ function memoryItemsIn(
     },
     create: async (agentId, item) => {
       // Inside a transaction (every verified write), the row goes in on a prepared statement: the
-      // transaction holds the one connection, so the statement is part of it. Outside one, Prisma's
-      // create, which waits its turn on the connection.
-      if (transaction === null) {
+      // transaction holds the one connection, so the statement is part of it. Outside one, and on a
+      // pooled client (whose create must also carry its search tokens), Prisma's create.
+      if (transaction === null && direct) {
         const [row] = await readRows<RawMemoryItemRow[]>(
           base,
           `INSERT INTO "MemoryItem" ("agentId", "userId", "content", "category", "tags", "importance",

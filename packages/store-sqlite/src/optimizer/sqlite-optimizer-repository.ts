@@ -96,8 +96,9 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
       const updatedAt = sqliteDate(new Date()) // as Prisma's @updatedAt: the wall clock
       for (const chunk of chunks(changes.compressions, COMPRESS_CHUNK)) {
         await tx.$executeRawUnsafe(
-          `UPDATE "MemoryEntry" SET "content" = v.column2, "tokenCount" = v.column3, "isCompressed" = 1, "updatedAt" = ?
-             FROM (VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}) AS v
+          // The casts type the VALUES for Postgres (SQLite ignores them: the values are integers).
+          `UPDATE "MemoryEntry" SET "content" = v.column2, "tokenCount" = v.column3, "isCompressed" = TRUE, "updatedAt" = ?
+             FROM (VALUES ${chunk.map(() => '(CAST(? AS INTEGER), ?, CAST(? AS INTEGER))').join(', ')}) AS v
             WHERE "MemoryEntry"."id" = v.column1 AND "MemoryEntry"."agentId" = ?`,
           updatedAt,
           ...chunk.flatMap((c) => [Number(c.entryId), c.content, c.tokenCount]),

@@ -1,4 +1,4 @@
-import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory, queryTerms } from '@engram/core'
+import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory } from '@engram/core'
 import type {
   FullTextCollection,
   MemoryItemFilter,
@@ -12,6 +12,7 @@ import type {
   TurnFilter,
 } from '@engram/engine'
 import { type Database, readRows } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
 import type { Prisma } from '../generated/prisma/client.ts'
@@ -42,7 +43,10 @@ function turnSet(set: TurnFilter['set']): Prisma.MessageWhereInput['content'] {
 
 /** The RecallSources port on SQLite: the reads search made itself before it moved into the engine. */
 export class SqliteRecallSources implements RecallSources {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly dialect: SqlDialect = sqliteDialect,
+  ) {}
 
   async speakersSince(agentId: string, afterMessageId: number): Promise<SpeakerActivity[]> {
     // One pass over the agent's new rows on the (agentId) index; GROUP BY keeps it one row a speaker.
@@ -65,7 +69,7 @@ export class SqliteRecallSources implements RecallSources {
   async memoryUsersSince(agentId: string, afterMemoryId: number): Promise<MemoryUserActivity[]> {
     const rows = await readRows<{ userId: string | null; top: number | bigint | null }[]>(
       this.db,
-      `SELECT "userId" AS userId, max("id") AS top FROM "MemoryItem"
+      `SELECT "userId" AS "userId", max("id") AS top FROM "MemoryItem"
         WHERE "agentId" = ? AND "id" > ? AND "userId" IS NOT NULL GROUP BY "userId"`,
       agentId,
       afterMemoryId,
@@ -92,13 +96,14 @@ export class SqliteRecallSources implements RecallSources {
     // Found through the index: every summary starts with CONTEXT_SUMMARY_PREFIX, whose words only
     // summaries hold in the usual case; "context summary" as one phrase (FTS5 tokenises it like
     // the stored prefix), then the prefix itself checked on the row.
-    const marker = queryTerms(CONTEXT_SUMMARY_PREFIX).join(' ')
+    const phrase = this.dialect.messagesWithPhrase(CONTEXT_SUMMARY_PREFIX)
+    if (!phrase) throw new Error('the summary prefix has no words to search for')
     const rows = await readRows<unknown[]>(
       this.db,
-      `SELECT 1 FROM "MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"
-        WHERE "MessageSearch" MATCH ? AND o."agentId" = ? AND substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?
+      `SELECT 1 FROM ${phrase.from}
+        WHERE ${phrase.where} AND o."agentId" = ? AND substr(o."content", 1, ${CONTEXT_SUMMARY_PREFIX.length}) = ?
         ${sessionId ? `AND o."sessionId" = ?` : ''} LIMIT 1`,
-      `"${marker}"`,
+      phrase.param,
       agentId,
       CONTEXT_SUMMARY_PREFIX,
       ...(sessionId ? [sessionId] : []),

@@ -1,0 +1,73 @@
+import type { createPostgresEngine, PostgresDatabase, PostgresEngineOptions } from '@engram/store-postgres'
+import { applyMigrations, createDatabase, type Database, migrationsDirectory } from '@engram/store-sqlite'
+import { databaseBackend, databaseFileFromUrl } from './env.ts'
+
+/** The engine on Postgres, handed to the services when DATABASE_URL names a Postgres server. */
+export interface PostgresBackend {
+  db: PostgresDatabase
+  createEngine: (options: Omit<PostgresEngineOptions, 'db'>) => ReturnType<typeof createPostgresEngine>
+}
+
+/** The database the server runs on, opened and migrated. */
+export interface OpenedStore {
+  backend: 'sqlite' | 'postgres'
+  /**
+   * The client the shared Prisma code is written against: SQLite's own, or Postgres's through
+   * store-postgres's sharedView (same models, placeholders translated). Health checks and the
+   * admin key use it.
+   */
+  db: Database
+  /** Set on Postgres: the engine runs there. */
+  postgres: PostgresBackend | null
+  /** The SQLite file (backups and vector graphs live beside it); null on Postgres. */
+  databaseFile: string | null
+  /** Where the data is, without credentials, for the start-up log. */
+  location: string
+  close(): Promise<void>
+}
+
+export interface OpenStoreOptions {
+  /** Connections to Postgres at most (ENGRAM_DB_POOL_SIZE). */
+  poolSize?: number
+  log?: (message: string) => void
+}
+
+/**
+ * Opens DATABASE_URL's database and brings its schema up to date: `file:` → SQLite (its
+ * migrations), `postgres://` → Postgres (prisma/postgres's migrations, under Prisma's advisory
+ * lock so replicas starting together apply them once). The Postgres adapter is loaded only
+ * when used: the embedded default never loads `pg`.
+ */
+export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+  const log = options.log ?? (() => {})
+  if (databaseBackend(url) === 'sqlite') {
+    const databaseFile = databaseFileFromUrl(url)
+    const { applied } = applyMigrations(databaseFile, migrationsDirectory(), log)
+    if (applied.length > 0) log(`applied ${applied.length} migration(s) to ${databaseFile}`)
+    const db = createDatabase(databaseFile)
+    return {
+      backend: 'sqlite',
+      db,
+      postgres: null,
+      databaseFile,
+      location: databaseFile,
+      close: () => db.$disconnect(),
+    }
+  }
+  const postgres = await import('@engram/store-postgres')
+  const { applied } = await postgres.applyPostgresMigrations(url, undefined, log)
+  if (applied.length > 0) log(`applied ${applied.length} migration(s) to Postgres`)
+  const db = postgres.createPostgresDatabase(url, { poolSize: options.poolSize })
+  const parsed = new URL(url)
+  return {
+    backend: 'postgres',
+    db: postgres.sharedView(db),
+    postgres: {
+      db,
+      createEngine: (engineOptions) => postgres.createPostgresEngine({ ...engineOptions, db }),
+    },
+    databaseFile: null,
+    location: `postgres://${parsed.host}${parsed.pathname}`,
+    close: () => db.$disconnect(),
+  }
+}

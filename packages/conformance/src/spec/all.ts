@@ -1,0 +1,41 @@
+// Every spec of the storage ports, for one adapter's initializer: each adapter runs all of them.
+
+import type { StorageInitializer } from '../types.ts'
+import { describeAgentArchive } from './agent-archive.ts'
+import { describeAgentData } from './agent-data.ts'
+import { describeAgentRecords } from './agent-records.ts'
+import { describeBackups } from './backups.ts'
+import { describeEmbeddings } from './embeddings.ts'
+import { describeFormation } from './formation.ts'
+import { describeFullText } from './full-text.ts'
+import { describeHistory } from './history.ts'
+import { describeJobs, describeJobsAcrossWorkers } from './jobs.ts'
+import { describeKnowledge } from './knowledge.ts'
+import { describeMemoryItems } from './memory-items.ts'
+import { describeOptimizer } from './optimizer.ts'
+import { describeRecallSources } from './recall-sources.ts'
+import { describeRepositories } from './repositories.ts'
+import { describeSummaryAndProfileStores } from './summaries-profiles.ts'
+import { describeTransactions } from './transactions.ts'
+import { describeVectors } from './vectors.ts'
+
+export function describePortSpecs(initializer: StorageInitializer): void {
+  describeRepositories(initializer)
+  describeTransactions(initializer)
+  describeFullText(initializer)
+  describeVectors(initializer)
+  describeJobs(initializer)
+  describeJobsAcrossWorkers(initializer)
+  describeFormation(initializer)
+  describeHistory(initializer)
+  describeRecallSources(initializer)
+  describeEmbeddings(initializer)
+  describeMemoryItems(initializer)
+  describeKnowledge(initializer)
+  describeAgentRecords(initializer)
+  describeOptimizer(initializer)
+  describeAgentData(initializer)
+  describeAgentArchive(initializer)
+  describeBackups(initializer)
+  describeSummaryAndProfileStores(initializer)
+}

@@ -1,0 +1,65 @@
+import { BM25_B, BM25_K1, queryTerms } from '@engram/core'
+import type { SqlDialect } from '@engram/store-sqlite'
+import { fullTextTokenizer, quoteLexeme } from './search-tokens.ts'
+
+// FTS5's floor for a non-positive IDF (as packages/core's bm25Idf, which keeps it private).
+const MIN_IDF = 1e-6
+
+/** The query's words as the index holds them: FTS5 stems a MATCH's words, tsquery does not. */
+function stemmedTerms(text: string): string[] {
+  const tokenizer = fullTextTokenizer()
+  return queryTerms(text).flatMap((word) => tokenizer.terms(word))
+}
+
+/**
+ * The shared repositories' dialect fragments on Postgres: JSON through json/json_build_object,
+ * the full-text index as the tables' own tsvector column (full-text/), and claims that pass over
+ * the rows another replica's claim is taking.
+ */
+export const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  claimLock: 'FOR UPDATE SKIP LOCKED',
+  jsonField: (column, field) => `(CAST(${column} AS json) ->> '${field}')`,
+  jsonObject: (fields) =>
+    `CAST(json_build_object(${fields.map(([name, value]) => `'${name}', ${value}`).join(', ')}) AS text)`,
+  integersOf: (placeholder) =>
+    `SELECT CAST(json_array_elements_text(CAST(${placeholder} AS json)) AS integer)`,
+  byteLength: (expression) => `octet_length(${expression})`,
+  // A pending conversation has turns, and its first turn's id follows the order turns came in.
+  sessionOrder: (alias) => `(SELECT min(m."id") FROM "Message" m WHERE m."sessionId" = ${alias}."id")`,
+  messagesWithPhrase(words) {
+    const terms = stemmedTerms(words)
+    if (terms.length === 0) return null
+    return {
+      from: `"Message" o`,
+      // Rows written without tokens (raw SQL) have no vector yet: they stay candidates, and the
+      // caller's check on the text decides, so nothing is missed before search catches them up.
+      where: `(o."searchVector" @@ CAST(? AS tsquery) OR o."searchVector" IS NULL)`,
+      param: terms.map(quoteLexeme).join(' <-> '),
+    }
+  },
+  /**
+   * FTS5's bm25 over the GIN-found documents: each matching term's count from its positions, the
+   * document length from searchLength, N and the mean length over the agent's memories (SQLite's
+   * bm25() counts the whole table; per agent is what the engine's own search uses).
+   */
+  memoriesSharingWords(agentId, text, limit) {
+    const terms = [...new Set(stemmedTerms(text))]
+    if (terms.length === 0) return null
+    return {
+      sql: `WITH hits AS (
+              SELECT o."id" AS id, o."searchLength" AS len, u.lexeme AS term, cardinality(u.positions) AS tf
+                FROM "MemoryItem" o CROSS JOIN LATERAL unnest(o."searchVector") u
+               WHERE o."agentId" = ? AND o."searchVector" @@ CAST(? AS tsquery) AND u.lexeme = ANY(CAST(? AS text[]))),
+            corpus AS (SELECT count(*) AS n, avg("searchLength") AS mean FROM "MemoryItem" WHERE "agentId" = ?),
+            frequency AS (SELECT term, count(*) AS df FROM hits GROUP BY term)
+          SELECT h.id AS id FROM hits h JOIN frequency f ON f.term = h.term CROSS JOIN corpus c
+           GROUP BY h.id
+           ORDER BY sum(
+               (CASE WHEN ln((c.n - f.df + 0.5) / (f.df + 0.5)) > 0 THEN ln((c.n - f.df + 0.5) / (f.df + 0.5)) ELSE ${MIN_IDF} END)
+               * h.tf * ${BM25_K1 + 1} / (h.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * h.len / c.mean))) DESC, h.id
+           LIMIT ?`,
+      params: [agentId, terms.map(quoteLexeme).join(' | '), terms, agentId, limit],
+    }
+  },
+}

@@ -1,0 +1,178 @@
+import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import type { CorpusFigures, DocumentSet, FullTextCollection, FullTextIndex, Posting } from '@engram/engine'
+import type { PostgresDatabase } from '../db/client.ts'
+import {
+  fullTextTokenizer,
+  quoteLexeme,
+  SEARCH_COLUMNS,
+  type SearchModel,
+  searchTokens,
+} from '../db/search-tokens.ts'
+
+/** The table and client model of each collection. */
+const COLLECTIONS: Record<FullTextCollection, { table: string; model: SearchModel }> = {
+  messages: { table: 'Message', model: 'message' },
+  memories: { table: 'MemoryItem', model: 'memoryItem' },
+  knowledge: { table: 'Knowledge', model: 'knowledge' },
+}
+
+/** Terms counted in one documentFrequencies statement at most (as on SQLite). */
+const MAX_FREQUENCY_TERMS = 500
+/** Agents' corpus figures remembered at most; past it the oldest are forgotten. */
+const MAX_CACHED_CORPORA = 10_000
+/** Unindexed rows tokenised per statement when search catches up (see catchUp). */
+const CATCH_UP_BATCH = 500
+
+/**
+ * The FullTextIndex port on Postgres full-text search (docs/postgres-redis.md, "Design: lexical
+ * search"): each searchable row carries a tsvector of FTS5's own tokens (GIN-indexed), so the
+ * counts handed to the engine's BM25 are the SQLite path's: tf from the lexeme's positions,
+ * the exact length in `searchLength`, N and the mean length per agent and set, per query.
+ */
+export class PostgresFullTextIndex implements FullTextIndex {
+  private readonly corpora = new Map<string, { version: string; documents: number; averageLength: number }>()
+
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly tokenizer = fullTextTokenizer(),
+  ) {}
+
+  terms(word: string): string[] {
+    return this.tokenizer.terms(word)
+  }
+
+  async corpus(collection: FullTextCollection, agentId: string, set: DocumentSet): Promise<CorpusFigures> {
+    const { table } = COLLECTIONS[collection]
+    await this.catchUp(collection, agentId)
+    const [version] = await this.db.$queryRawUnsafe<{ n: bigint; top: number | null }[]>(
+      `SELECT count(*) AS n, max("id") AS top FROM "${table}" WHERE "agentId" = $1`,
+      agentId,
+    )
+    const versionKey = `${version?.n ?? 0}:${version?.top ?? ''}`
+    const key = `${collection}\u0000${agentId}\u0000${set}`
+    const cached = this.corpora.get(key)
+    if (cached && cached.version === versionKey)
+      return { documents: cached.documents, averageLength: cached.averageLength }
+    const filter = documentSetFilter(set, 3)
+    const [row] = await this.db.$queryRawUnsafe<{ n: bigint; total: bigint | null }[]>(
+      `SELECT count(*) AS n, sum(o."searchLength") AS total FROM "${table}" o WHERE o."agentId" = $1${filter.sql}`,
+      agentId,
+      ...filter.params,
+    )
+    const documents = Number(row?.n ?? 0)
+    const figures = {
+      version: versionKey,
+      documents,
+      averageLength: documents > 0 ? Number(row?.total ?? 0) / documents : 0,
+    }
+    this.corpora.delete(key)
+    this.corpora.set(key, figures)
+    if (this.corpora.size > MAX_CACHED_CORPORA)
+      this.corpora.delete(this.corpora.keys().next().value as string)
+    return { documents: figures.documents, averageLength: figures.averageLength }
+  }
+
+  async postings(
+    collection: FullTextCollection,
+    agentId: string,
+    set: DocumentSet,
+    term: string,
+  ): Promise<Map<string, Posting>> {
+    const { table } = COLLECTIONS[collection]
+    await this.catchUp(collection, agentId)
+    const filter = documentSetFilter(set, 4)
+    // The GIN index finds the documents holding the lexeme (bitmap-ANDed with the agent's
+    // B-tree); the lexeme's positions give its count in each.
+    const rows = await this.db.$queryRawUnsafe<
+      { id: number; tf: number; length: number | null; sessionId: string | null }[]
+    >(
+      `SELECT o."id" AS id, cardinality(u.positions) AS tf, o."searchLength" AS length,
+              ${table === 'Message' ? 'o."sessionId"' : 'NULL'} AS "sessionId"
+         FROM "${table}" o CROSS JOIN LATERAL unnest(o."searchVector") u
+        WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = $3${filter.sql}`,
+      agentId,
+      quoteLexeme(term),
+      term,
+      ...filter.params,
+    )
+    return new Map(
+      rows.map((r) => [
+        String(r.id),
+        { frequency: Number(r.tf), length: Number(r.length ?? 0), sessionId: r.sessionId },
+      ]),
+    )
+  }
+
+  async documentFrequencies(
+    collection: FullTextCollection,
+    agentId: string,
+    set: DocumentSet,
+    terms: readonly string[],
+  ): Promise<Map<string, number>> {
+    const out = new Map<string, number>()
+    const wanted = [...new Set(terms)].slice(0, MAX_FREQUENCY_TERMS)
+    if (wanted.length === 0) return out
+    const { table } = COLLECTIONS[collection]
+    await this.catchUp(collection, agentId)
+    const filter = documentSetFilter(set, 4)
+    const rows = await this.db.$queryRawUnsafe<{ term: string; n: bigint }[]>(
+      `SELECT u.lexeme AS term, count(*) AS n
+         FROM "${table}" o CROSS JOIN LATERAL unnest(o."searchVector") u
+        WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = ANY($3::text[])${filter.sql}
+        GROUP BY u.lexeme`,
+      agentId,
+      wanted.map(quoteLexeme).join(' | '),
+      wanted,
+      ...filter.params,
+    )
+    for (const row of rows) out.set(row.term, Number(row.n))
+    return out
+  }
+
+  invalidate(): void {
+    this.corpora.clear()
+  }
+
+  close(): void {}
+
+  /**
+   * Tokenises the agent's rows whose text was written without tokens (a raw statement: the
+   * trigger left searchVector null), so a search never misses a document. The partial index
+   * `<table>_unindexed_idx` makes the common case, nothing to do, one index probe. The update
+   * repeats the text it tokenised, so a concurrent rewrite is not overwritten with stale tokens.
+   */
+  private async catchUp(collection: FullTextCollection, agentId: string): Promise<void> {
+    const { table, model } = COLLECTIONS[collection]
+    const columns = SEARCH_COLUMNS[model]
+    for (;;) {
+      const rows = await this.db.$queryRawUnsafe<Record<string, unknown>[]>(
+        `SELECT "id", ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}"
+          WHERE "agentId" = $1 AND "searchVector" IS NULL LIMIT ${CATCH_UP_BATCH}`,
+        agentId,
+      )
+      if (rows.length === 0) return
+      for (const row of rows) {
+        const texts = columns.map((c) => String(row[c] ?? ''))
+        const tokens = searchTokens(texts, this.tokenizer)
+        await this.db.$executeRawUnsafe(
+          `UPDATE "${table}" SET "searchTokens" = $1, "searchLength" = $2
+            WHERE "id" = $3 AND ${columns.map((c, i) => `"${c}" = $${i + 4}`).join(' AND ')}`,
+          tokens.searchTokens,
+          tokens.searchLength,
+          row.id,
+          ...texts,
+        )
+      }
+      if (rows.length < CATCH_UP_BATCH) return
+    }
+  }
+}
+
+/** Summaries share the messages' table: a set is the summary marker's presence (as on SQLite). */
+function documentSetFilter(set: DocumentSet, first: number): { sql: string; params: unknown[] } {
+  if (set === 'all') return { sql: '', params: [] }
+  return {
+    sql: ` AND (left(o."content", ${CONTEXT_SUMMARY_PREFIX.length}) = $${first}) = $${first + 1}`,
+    params: [CONTEXT_SUMMARY_PREFIX, set === 'summaries'],
+  }
+}

@@ -1,0 +1,33 @@
+import { createHashingEmbedder, type Embedder } from '@engram/core'
+import { embedJob, type Logger } from '@engram/engine'
+import { composeEngine, type EngineCompositionOptions } from '@engram/store-sqlite'
+import type { PostgresDatabase } from './db/client.ts'
+import { createPostgresStorage, type PostgresStorageOptions } from './storage.ts'
+
+export interface PostgresEngineOptions extends Omit<EngineCompositionOptions, 'embedder' | 'log'> {
+  /** An open, migrated database (createPostgresDatabase + applyPostgresMigrations). */
+  db: PostgresDatabase
+  embedder?: Embedder
+  log?: Logger
+  vectorIndex?: PostgresStorageOptions['vectorIndex']
+}
+
+/**
+ * The engine on Postgres, wired exactly as on SQLite (store-sqlite's composeEngine): each message's
+ * embed job queued in the transaction that stores it, the embedder's model naming the vectors.
+ */
+export function createPostgresEngine(options: PostgresEngineOptions) {
+  const log = options.log ?? console
+  const embedder = options.embedder ?? createHashingEmbedder()
+  const storage = createPostgresStorage({
+    db: options.db,
+    clock: options.clock,
+    messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    vectorModel: embedder.model,
+    ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
+    log,
+  })
+  return composeEngine(storage, { ...options, embedder, log })
+}
+
+export type PostgresEngine = ReturnType<typeof createPostgresEngine>

@@ -1,0 +1,74 @@
+import { ftsMatchExpression, queryTerms } from '@engram/core'
+
+/** A statement and its parameters, in `?` placeholders. */
+export interface Statement {
+  sql: string
+  params: unknown[]
+}
+
+/**
+ * The few SQL fragments the shared Prisma repositories write differently per database. Everything
+ * else is one statement both accept (`ON CONFLICT DO NOTHING`, quoted aliases, `TRUE`, explicit
+ * casts SQLite ignores); only what truly differs lives here: JSON functions, the full-text index
+ * (FTS5 tables on SQLite, where CROSS JOIN pins the join order its planner misjudges), row locks.
+ * SQLite's fragments are exactly the statements it ran before this hook existed.
+ */
+export interface SqlDialect {
+  readonly name: 'sqlite' | 'postgres'
+  /**
+   * Appended to the select of jobs a claim takes. SQLite runs the claim under its one write lock,
+   * so nothing is needed; on Postgres two replicas' claims run at once and each must pass over
+   * the rows the other is taking (`FOR UPDATE SKIP LOCKED`), or both would take them.
+   */
+  readonly claimLock: string
+  /** A field of a JSON object held as text, as text (a payload field counted by value). */
+  jsonField(column: string, field: string): string
+  /** A JSON object (as text) from field names and SQL expressions giving their values. */
+  jsonObject(fields: readonly (readonly [name: string, expression: string])[]): string
+  /** A subquery of the integers in one bound JSON array (any number of ids, one statement). */
+  integersOf(placeholder: string): string
+  /** The size in bytes of a text column's UTF-8 encoding. */
+  byteLength(expression: string): string
+  /**
+   * A tie-break for conversations created at the same instant, in creation order. SQLite has
+   * the rowid; Postgres has no insertion order, so the conversation whose first turn came first.
+   */
+  sessionOrder(alias: string): string
+  /**
+   * Messages of the agent (`o`) the full-text index finds holding the words as one phrase, with
+   * `where` ANDed after the match; null when the words have no terms. A candidate filter: the
+   * caller checks the text itself.
+   */
+  messagesWithPhrase(words: string): { from: string; where: string; param: string } | null
+  /** The agent's memory items sharing a word with `text`, best BM25 first, at most `limit`. */
+  memoriesSharingWords(agentId: string, text: string, limit: number): Statement | null
+}
+
+/** SQLite's statements: FTS5 tables, json1, the rowid. */
+export const sqliteDialect: SqlDialect = {
+  name: 'sqlite',
+  claimLock: '',
+  jsonField: (column, field) => `json_extract(${column}, '$.${field}')`,
+  jsonObject: (fields) => `json_object(${fields.map(([name, value]) => `'${name}', ${value}`).join(', ')})`,
+  integersOf: (placeholder) => `SELECT value FROM json_each(${placeholder})`,
+  byteLength: (expression) => `LENGTH(CAST(${expression} AS BLOB))`,
+  sessionOrder: (alias) => `${alias}.rowid`,
+  messagesWithPhrase(words) {
+    const terms = queryTerms(words)
+    if (terms.length === 0) return null
+    return {
+      from: `"MessageSearch" CROSS JOIN "Message" o ON o."id" = "MessageSearch"."rowid"`,
+      where: `"MessageSearch" MATCH ?`,
+      param: `"${terms.join(' ')}"`,
+    }
+  },
+  memoriesSharingWords(agentId, text, limit) {
+    const match = ftsMatchExpression(text)
+    if (!match) return null
+    return {
+      sql: `SELECT o."id" AS id FROM "MemorySearch" CROSS JOIN "MemoryItem" o ON o."id" = "MemorySearch"."rowid"
+          WHERE "MemorySearch" MATCH ? AND o."agentId" = ? ORDER BY bm25("MemorySearch") LIMIT ?`,
+      params: [match, agentId, limit],
+    }
+  },
+}
