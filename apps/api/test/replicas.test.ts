@@ -8,6 +8,7 @@ import { type RedisServer, startRedis } from '@engram/test-servers'
 import { type Client, createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { freshPostgresDatabase, TEST_BACKEND } from './helpers.ts'
 import { type GraphQLAnswer, ReplicaSet, replicaDatabaseUrl } from './replicas.ts'
 
 // Short leases and a fast schedule keep the takeover inside a second (the defaults are 30 s and
@@ -39,8 +40,8 @@ function dataOf(answer: GraphQLAnswer, field: string): any {
   return answer.data?.[field]
 }
 
-// Three API processes on one database (SQLite here; ENGRAM_REPLICAS_DATABASE_URL points them at
-// Postgres once that adapter lands) and one Redis, requests spread round-robin.
+// Three API processes on one database (a SQLite file, or Postgres in the suite's postgres
+// project; ENGRAM_REPLICAS_DATABASE_URL names another) and one Redis, requests spread round-robin.
 describe('three API replicas on one database and one Redis', () => {
   let redis: RedisServer
   let leases: RedisLease
@@ -92,7 +93,9 @@ describe('three API replicas on one database and one Redis', () => {
     leases = new RedisLease({ url: redis.url, prefix: PREFIX })
     set = await ReplicaSet.start({
       count: 3,
-      databaseUrl: replicaDatabaseUrl(directory),
+      // The suite's backend: a fresh SQLite file, or a fresh database on the run's postgresql-15.
+      databaseUrl:
+        TEST_BACKEND === 'postgres' ? await freshPostgresDatabase() : replicaDatabaseUrl(directory),
       redisUrl: redis.url,
       adminKey: ADMIN_KEY,
       env: {
