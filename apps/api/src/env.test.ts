@@ -348,3 +348,25 @@ describe('loadEnv: the L2 episodic layer', () => {
     expect(configError({ ENGRAM_L2_MAX_MESSAGES: '10001' })?.message).toContain('10000')
   })
 })
+
+describe('loadEnv: optimizer leases', () => {
+  it('defaults to a 30 s lease renewed every 10 s', () => {
+    expect(loadEnv({})).toMatchObject({
+      ENGRAM_OPTIMIZER_LEASE_TTL_MS: 30_000,
+      ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 10_000,
+    })
+    expect(
+      loadEnv({ ENGRAM_OPTIMIZER_LEASE_TTL_MS: '1500', ENGRAM_OPTIMIZER_LEASE_RENEW_MS: '300' }),
+    ).toMatchObject({ ENGRAM_OPTIMIZER_LEASE_TTL_MS: 1_500, ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 300 })
+  })
+
+  it('names a renewal interval not below the TTL, and values out of range', () => {
+    expect(
+      configError({ ENGRAM_OPTIMIZER_LEASE_TTL_MS: '1000', ENGRAM_OPTIMIZER_LEASE_RENEW_MS: '1000' })
+        ?.message,
+    ).toContain('ENGRAM_OPTIMIZER_LEASE_RENEW_MS: must be below ENGRAM_OPTIMIZER_LEASE_TTL_MS (1000)')
+    expect(configError({ ENGRAM_OPTIMIZER_LEASE_TTL_MS: '50' })?.message).toContain(
+      'ENGRAM_OPTIMIZER_LEASE_TTL_MS',
+    )
+  })
+})

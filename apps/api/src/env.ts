@@ -1,7 +1,11 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, KEY_FACT_MODES, TOKENIZER_NAMES } from '@engram/core'
-import { DEFAULT_FORMATION_CONFIG } from '@engram/engine'
+import {
+  DEFAULT_FORMATION_CONFIG,
+  DEFAULT_OPTIMIZER_LEASE_RENEW_MS,
+  DEFAULT_OPTIMIZER_LEASE_TTL_MS,
+} from '@engram/engine'
 import {
   DEFAULT_ATTEMPT_TIMEOUT_MS,
   DEFAULT_LLM_MAX_CONCURRENCY,
@@ -59,6 +63,23 @@ export const EnvSchema = z
       .min(0, 'must be >= 0 (0 turns the schedule off)')
       .max(86_400_000, 'must be at most 86400000 (one day)')
       .default(DEFAULT_OPTIMIZER_CONFIG.intervalMs),
+    /**
+     * How long a replica's claim on an agent's optimizer lasts unless renewed (ms): a replica that
+     * dies hands its agents over within it. Only matters with several replicas (REDIS_URL).
+     */
+    ENGRAM_OPTIMIZER_LEASE_TTL_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .default(DEFAULT_OPTIMIZER_LEASE_TTL_MS),
+    /** How often held optimizer leases are renewed (ms); must be below the TTL. */
+    ENGRAM_OPTIMIZER_LEASE_RENEW_MS: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(3_600_000)
+      .default(DEFAULT_OPTIMIZER_LEASE_RENEW_MS),
     /**
      * What the optimizer counts as an "error" key fact when it promotes: `spec` (spec 000: the
      * word anywhere) or `strict` (an actual error message, stack trace or error code).
@@ -181,6 +202,14 @@ export const EnvSchema = z
       requires('ENGRAM_EMBEDDING_MODEL')
     }
     if (env.ENGRAM_EMBEDDER === 'transformers') requires('ENGRAM_EMBEDDING_MODEL')
+    // A lease renewed no sooner than it lapses would pass from replica to replica while its holder lives.
+    if (env.ENGRAM_OPTIMIZER_LEASE_RENEW_MS >= env.ENGRAM_OPTIMIZER_LEASE_TTL_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ENGRAM_OPTIMIZER_LEASE_RENEW_MS'],
+        message: `must be below ENGRAM_OPTIMIZER_LEASE_TTL_MS (${env.ENGRAM_OPTIMIZER_LEASE_TTL_MS})`,
+      })
+    }
     // A URL with no model (or a model with nowhere to send it) is a half-made setting: refuse it
     // rather than silently staying offline.
     if ((env.ENGRAM_LLM_URL === undefined) !== (env.ENGRAM_LLM_MODEL === undefined)) {

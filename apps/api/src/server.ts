@@ -184,7 +184,7 @@ async function main(env: Env) {
   )
   console.info(
     env.REDIS_URL
-      ? `[redis] events and cache invalidations reach every replica through ${redisHost(env.REDIS_URL)} (channels ${env.ENGRAM_REDIS_PREFIX}:events:*); L2 episodic sets ${env.ENGRAM_REDIS_PREFIX}:l2:<agent>:<conversation>, ${env.ENGRAM_L2_MAX_MESSAGES} messages, TTL ${env.ENGRAM_L2_TTL_SECONDS} s`
+      ? `[redis] events and cache invalidations reach every replica through ${redisHost(env.REDIS_URL)} (channels ${env.ENGRAM_REDIS_PREFIX}:events:*); L2 episodic sets ${env.ENGRAM_REDIS_PREFIX}:l2:<agent>:<conversation>, ${env.ENGRAM_L2_MAX_MESSAGES} messages, TTL ${env.ENGRAM_L2_TTL_SECONDS} s; each agent's optimizer runs on one replica (leases ${env.ENGRAM_REDIS_PREFIX}:lease:optimizer:*, ${env.ENGRAM_OPTIMIZER_LEASE_TTL_MS} ms)`
       : '[redis] no REDIS_URL: events stay in this process (one replica)',
   )
   const app = createApp({

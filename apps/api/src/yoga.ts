@@ -1,4 +1,4 @@
-import { RedisEpisodicStore, RedisEventTarget } from '@engram/bus-redis'
+import { RedisEpisodicStore, RedisEventTarget, RedisLease } from '@engram/bus-redis'
 import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
 import type { Logger } from '@engram/engine'
 import { ExtractionPool } from '@engram/providers'
@@ -65,6 +65,8 @@ export interface AppOptions {
         | 'ENGRAM_REDIS_PREFIX'
         | 'ENGRAM_L2_TTL_SECONDS'
         | 'ENGRAM_L2_MAX_MESSAGES'
+        | 'ENGRAM_OPTIMIZER_LEASE_TTL_MS'
+        | 'ENGRAM_OPTIMIZER_LEASE_RENEW_MS'
       >
     >
   clock?: Clock
@@ -112,10 +114,23 @@ export function createApp(options: AppOptions) {
         reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
       })
     : null
+  // With REDIS_URL, replicas share the optimizer's leases: each agent is optimized by one of them.
+  const lease = env.REDIS_URL
+    ? new RedisLease({
+        url: env.REDIS_URL,
+        prefix: env.ENGRAM_REDIS_PREFIX ?? DEFAULT_REDIS_PREFIX,
+        reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
+      })
+    : null
   const services = createServices({
     db,
     clock,
     ...(episodicStore ? { replicas: { episodic: episodicStore, invalidateCaches: true } } : {}),
+    ...(lease ? { lease } : {}),
+    optimizerLease: {
+      ttlMs: env.ENGRAM_OPTIMIZER_LEASE_TTL_MS,
+      renewMs: env.ENGRAM_OPTIMIZER_LEASE_RENEW_MS,
+    },
     tokenCounter: createTokenCounter(env.ENGRAM_TOKENIZER),
     pubsub: createEngramPubSub(redisEvents ?? undefined),
     limits: options.limits,
@@ -266,7 +281,9 @@ export function createApp(options: AppOptions) {
     /** The offline extractor's threads (null: in process); its stats show the backlog. */
     extractionPool,
     async close() {
+      // Stopping releases this replica's optimizer leases, so the others take its agents at once.
       await services.optimizer.stop()
+      lease?.close()
       // Jobs in flight finish first; queued ones stay in the table for the next start.
       await services.jobs.stop()
       await extractionPool?.close()

@@ -13,3 +13,4 @@ export {
   type RedisEventTargetOptions,
 } from './redis-event-target.ts'
 export { agentKeyPatterns, episodicKey, episodicMetaKey, keyNamesAgent } from './redis-keys.ts'
+export { leaseKey, RedisLease, type RedisLeaseOptions } from './redis-lease.ts'

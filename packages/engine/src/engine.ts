@@ -43,6 +43,7 @@ import { ParameterStore } from './parameters/parameter-store.ts'
 import type { EpisodicStore } from './ports/episodic-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
+import type { Lease } from './ports/lease.ts'
 import type { Logger } from './ports/logger.ts'
 import type { ProfileVersion } from './ports/profiles.ts'
 import type { Storage } from './ports/storage.ts'
@@ -71,8 +72,16 @@ export interface EngineDeps<S extends Storage = Storage> {
   embedder?: Embedder
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
-  /** The scheduled optimizer: how often it runs (0: never on its own) and what counts as an error key fact. */
-  optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode }
+  /**
+   * The scheduled optimizer: how often it runs (0: never on its own), what counts as an error key
+   * fact, and its leases' TTL and renewal interval (ms; see OptimizerService).
+   */
+  optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode; leaseTtlMs?: number; leaseRenewMs?: number }
+  /**
+   * Leases that give each agent's optimizer to one replica (REDIS_URL: Redis's); in process when
+   * none is given, which one replica is always granted.
+   */
+  lease?: Lease
   /**
    * The language model automatic memory formation asks, and summaries and profiles are written
    * by; the offline extractor and extractive summaries and profiles when none is given.
@@ -270,9 +279,12 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       intervalMs: deps.optimizer?.intervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
       snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
       keyFactMode: deps.optimizer?.keyFactMode ?? 'spec',
+      leaseTtlMs: deps.optimizer?.leaseTtlMs,
+      leaseRenewMs: deps.optimizer?.leaseRenewMs,
     },
     log,
     writes,
+    deps.lease,
   )
   const knowledge = new KnowledgeService(storage.knowledge, clock, limits, embeddings)
   const lifecycle = new AgentLifecycle({

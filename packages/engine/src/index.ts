@@ -103,6 +103,7 @@ export {
   type KnowledgeMatch,
   KnowledgeService,
 } from './knowledge/knowledge-service.ts'
+export { InProcessLease } from './leases/in-process-lease.ts'
 export { MemoryService, type SearchHit } from './memory/memory-service.ts'
 export type { MemoryEmbeddingCoverage, MemoryEmbeddings } from './memory-items/collaborators.ts'
 export {
@@ -129,9 +130,15 @@ export {
 } from './memory-items/memory-item-service.ts'
 export * from './operations/index.ts'
 export {
+  DEFAULT_OPTIMIZER_LEASE_RENEW_MS,
+  DEFAULT_OPTIMIZER_LEASE_TTL_MS,
   MAX_SNAPSHOT_HISTORY,
+  OptimizerLeaseConfigSchema,
+  OptimizerLeaseError,
   OptimizerService,
   type OptimizerServiceConfig,
+  optimizerLeaseKey,
+  optimizerRunLeaseKey,
 } from './optimizer/optimizer-service.ts'
 export {
   assertOffsetPage,

@@ -14,6 +14,7 @@ import {
   type EventBus,
   embedJob,
   type FormationConfig,
+  type Lease,
   type Logger,
   type OfflineExtractor,
   type OfflineSummarizer,
@@ -34,6 +35,10 @@ export interface SqliteEngineOptions {
   optimizerIntervalMs?: number
   /** What the optimizer counts as an error key fact (default: spec 000's words). */
   keyFactMode?: KeyFactMode
+  /** Leases giving each agent's optimizer to one replica (REDIS_URL); in process when omitted. */
+  lease?: Lease
+  /** The optimizer leases' TTL and renewal interval (ms; the engine's defaults when omitted). */
+  optimizerLease?: { ttlMs?: number; renewMs?: number }
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
@@ -113,7 +118,13 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     jobPollIntervalMs: options.jobPollIntervalMs,
     embedder: options.embedder,
     lexicalPlan: options.lexicalPlan,
-    optimizer: { intervalMs: options.optimizerIntervalMs, keyFactMode: options.keyFactMode },
+    optimizer: {
+      intervalMs: options.optimizerIntervalMs,
+      keyFactMode: options.keyFactMode,
+      leaseTtlMs: options.optimizerLease?.ttlMs,
+      leaseRenewMs: options.optimizerLease?.renewMs,
+    },
+    ...(options.lease ? { lease: options.lease } : {}),
     formation: options.formation,
     // Memories, summaries and the profile are written by the model when one is configured.
     llm: options.llm ?? null,

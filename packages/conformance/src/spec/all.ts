@@ -9,7 +9,7 @@ import { describeEmbeddings } from './embeddings.ts'
 import { describeFormation } from './formation.ts'
 import { describeFullText } from './full-text.ts'
 import { describeHistory } from './history.ts'
-import { describeJobs } from './jobs.ts'
+import { describeJobs, describeJobsAcrossWorkers } from './jobs.ts'
 import { describeKnowledge } from './knowledge.ts'
 import { describeMemoryItems } from './memory-items.ts'
 import { describeOptimizer } from './optimizer.ts'
@@ -25,6 +25,7 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeFullText(initializer)
   describeVectors(initializer)
   describeJobs(initializer)
+  describeJobsAcrossWorkers(initializer)
   describeFormation(initializer)
   describeHistory(initializer)
   describeRecallSources(initializer)

@@ -1,3 +1,4 @@
+import { JobWorker, SILENT_LOGGER, type Storage, yieldToRequests } from '@engram/engine'
 import { describe, expect, it } from 'vitest'
 import type { StorageInitializer } from '../types.ts'
 import { useFixture } from './fixture.ts'
@@ -46,6 +47,25 @@ export function describeJobs(initializer: StorageInitializer): void {
         'worker-2',
       )
       expect((await jobs.stats(['embed']))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+    })
+
+    it('extends a lease for its holder only, and no other worker takes the job meanwhile', async () => {
+      const { jobs, clock } = await queueWithAgents()
+      await jobs.enqueue([{ kind: 'embed', agentId: 'agent-a', key: 'k' }])
+      const [job] = await jobs.claim('embed', 'worker-1', { limit: 1, leaseMs: 10_000 })
+      const id = job?.id as number
+      clock.advance(8_000)
+      expect(await jobs.extend([id], 'worker-2', 60_000)).toBe(0)
+      expect(await jobs.extend([id], 'worker-1', 10_000)).toBe(1)
+      // Past the first lease, within the extended one: not due.
+      clock.advance(9_000)
+      expect(await jobs.claim('embed', 'worker-2', LEASE)).toEqual([])
+      expect(await jobs.hasDue('embed', 'agent-a')).toBe(false)
+      clock.advance(1_000)
+      expect((await jobs.claim('embed', 'worker-2', LEASE)).map((j) => j.id)).toEqual([id])
+      // Taken over: its first worker extends nothing now.
+      expect(await jobs.extend([id], 'worker-1', 10_000)).toBe(0)
+      expect(await jobs.extend([], 'worker-2', 10_000)).toBe(0)
     })
 
     it('runs the jobs of one key in order, retries at the given time, and dead-letters without one', async () => {
@@ -275,4 +295,182 @@ export function describeJobs(initializer: StorageInitializer): void {
       expect((await storage.jobs.stats(['embed']))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
     })
   })
+}
+
+/** Which worker ran which job's side effect, in order: exactly-once is checked on it. */
+interface SideEffects {
+  runs: { key: string; worker: string }[]
+  /** Keys a worker had in hand when it died. */
+  diedHolding: string[]
+  timesRun(key: string): number
+}
+
+function sideEffects(): SideEffects {
+  const runs: { key: string; worker: string }[] = []
+  return { runs, diedHolding: [], timesRun: (key) => runs.filter((run) => run.key === key).length }
+}
+
+/**
+ * The durable queue consumed by several workers at once, each on its own store of the one
+ * database (as replicas in separate processes would be, through openAnother): every job's side
+ * effect happens exactly once, and a worker that dies holding jobs loses them to another once
+ * their lease expires, still once. For any adapter whose initializer opens another store
+ * (SQLite; Postgres's claim with FOR UPDATE SKIP LOCKED when it comes).
+ */
+export function describeJobsAcrossWorkers(initializer: StorageInitializer): void {
+  describe(`${initializer.name}: jobs consumed by several workers on one database`, () => {
+    const fixture = useFixture(initializer)
+    const KIND = 'replica-count'
+    const POLICY = { batchSize: 4, leaseMs: 60_000, maxAttempts: 3 }
+
+    /** Three stores on the one database (null: the adapter is one process only). */
+    async function stores(): Promise<Storage[] | null> {
+      const { storage } = fixture()
+      const others = [await fixture().openAnother(), await fixture().openAnother()]
+      if (others.some((other) => other === null)) return null
+      return [storage, ...(others as Storage[])]
+    }
+
+    function worker(storage: Storage, effects: SideEffects, hang?: Promise<never>): JobWorker {
+      const created = new JobWorker(storage.jobs, fixture().clock, SILENT_LOGGER, 60_000, 0)
+      created.register(
+        KIND,
+        async (jobs) => {
+          // A worker that dies mid-job: it holds the jobs and never gets to their side effect.
+          if (hang) {
+            effects.diedHolding.push(...jobs.map((job) => job.key))
+            await hang
+          }
+          // Other workers' calls interleave here, as they would between processes.
+          await yieldToRequests()
+          for (const job of jobs) effects.runs.push({ key: job.key, worker: created.id })
+          return undefined
+        },
+        POLICY,
+      )
+      return created
+    }
+
+    async function enqueue(storage: Storage, count: number): Promise<string[]> {
+      for (const agent of ['agent-a', 'agent-b']) await storage.repositories.agents.upsert(agent, null)
+      const keys = Array.from({ length: count }, (_, i) => `job-${i}`)
+      await storage.jobs.enqueue(
+        keys.map((key, i) => ({ kind: KIND, agentId: i % 2 === 0 ? 'agent-a' : 'agent-b', key })),
+      )
+      return keys
+    }
+
+    it('runs each job exactly once with three workers draining at the same time', async () => {
+      const all = await stores()
+      if (!all) return
+      const effects = sideEffects()
+      const keys = await enqueue(all[0] as Storage, 60)
+      const workers = all.map((storage) => worker(storage, effects))
+      // Each drains until nothing is due; all three claim side by side from the start.
+      const ran = await Promise.all(workers.map((w) => w.runDue()))
+      expect(ran.reduce((sum, n) => sum + n, 0)).toBe(60)
+      expect(keys.filter((key) => effects.timesRun(key) !== 1)).toEqual([])
+      expect(effects.runs).toHaveLength(60)
+      expect((await all[1]?.jobs.stats([KIND]))?.[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+    })
+
+    it('hands the jobs of a worker that died mid-job to another once their lease expires, once', async () => {
+      const all = await stores()
+      if (!all) return
+      const [first, second, third] = all as [Storage, Storage, Storage]
+      const { clock } = fixture()
+      const effects = sideEffects()
+      const keys = await enqueue(first, 12)
+      // The first worker claims a batch and dies holding it (its handler never returns).
+      const dying = worker(first, effects, new Promise<never>(() => {}))
+      void dying.runDue()
+      await waitUntil(async () => effects.diedHolding.length === POLICY.batchSize)
+      const held = effects.diedHolding
+      const survivors = [worker(second, effects), worker(third, effects)]
+      await Promise.all(survivors.map((w) => w.runDue()))
+      // Everything but the dead worker's batch ran once; its batch waits for the lease.
+      expect(effects.runs).toHaveLength(12 - POLICY.batchSize)
+      expect((await third.jobs.stats([KIND]))[0]).toMatchObject({ pending: 0, running: POLICY.batchSize })
+      clock.advance(POLICY.leaseMs - 1)
+      expect(await Promise.all(survivors.map((w) => w.runDue()))).toEqual([0, 0])
+      clock.advance(1)
+      await Promise.all(survivors.map((w) => w.runDue()))
+      expect(held.filter((key) => effects.timesRun(key) !== 1)).toEqual([])
+      expect(keys.filter((key) => effects.timesRun(key) !== 1)).toEqual([])
+      expect(effects.runs).toHaveLength(12)
+      expect(effects.runs.some((run) => run.worker === dying.id)).toBe(false)
+      expect((await first.jobs.stats([KIND]))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+    })
+
+    it('keeps a batch that runs longer than its lease with its live worker (renewed), run once', async () => {
+      const all = await stores()
+      if (!all) return
+      const [first, second] = all as [Storage, Storage]
+      const { clock } = fixture()
+      const effects = sideEffects()
+      const keys = await enqueue(first, POLICY.batchSize)
+      // A slow handler (a model taking its time), not a dead one: it finishes once released.
+      let release: () => void = () => {}
+      let started = false
+      const slow = new JobWorker(first.jobs, clock, SILENT_LOGGER, 60_000, 0)
+      slow.register(
+        KIND,
+        async (jobs) => {
+          started = true
+          await new Promise<void>((resolve) => {
+            release = resolve
+          })
+          for (const job of jobs) effects.runs.push({ key: job.key, worker: slow.id })
+          return undefined
+        },
+        POLICY,
+      )
+      const running = slow.runDue()
+      await waitUntil(async () => started)
+      const other = worker(second, effects)
+      // Three lease lengths pass while it works; it renews at each third, so nobody takes it.
+      for (let step = 0; step < 9; step++) {
+        clock.advance(POLICY.leaseMs / 3)
+        await slow.renewLeases()
+        expect(await other.runDue()).toBe(0)
+      }
+      release()
+      expect(await running).toBe(POLICY.batchSize)
+      expect(keys.filter((key) => effects.timesRun(key) !== 1)).toEqual([])
+      expect((await second.jobs.stats([KIND]))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+    })
+
+    it("ignores a stalled worker's late completion of jobs another worker took over", async () => {
+      const all = await stores()
+      if (!all) return
+      const [first, second] = all as [Storage, Storage]
+      const { clock } = fixture()
+      await enqueue(first, 2)
+      const stalled = await first.jobs.claim(KIND, 'stalled', { limit: 2, leaseMs: 1_000 })
+      clock.advance(1_000)
+      const retaken = await second.jobs.claim(KIND, 'successor', { limit: 2, leaseMs: 60_000 })
+      expect(retaken.map((job) => job.attempts)).toEqual([2, 2])
+      await first.jobs.complete(
+        stalled.map((job) => job.id),
+        'stalled',
+      )
+      await first.jobs.fail(stalled[0]?.id as number, 'stalled', 'late', null)
+      // Still the successor's, running: neither deleted nor dead-lettered by the stalled worker.
+      expect((await second.jobs.stats([KIND]))[0]).toMatchObject({ running: 2, failed: 0 })
+      await second.jobs.complete(
+        retaken.map((job) => job.id),
+        'successor',
+      )
+      expect((await second.jobs.stats([KIND]))[0]).toMatchObject({ pending: 0, running: 0, failed: 0 })
+    })
+  })
+}
+
+/** Polls (a few ms apart) until `done` holds; the claim of a dying worker lands asynchronously. */
+async function waitUntil(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await done()) return
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  throw new Error('condition not met')
 }

@@ -64,6 +64,9 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
   private unsubscribe: (() => void) | null = null
   private gathering: ReturnType<typeof setTimeout> | null = null
   private readonly inline = new Set<Promise<unknown>>()
+  /** Batches being run now: their job ids, lease length and when it was last extended (clock ms). */
+  private readonly holding = new Set<{ ids: number[]; leaseMs: number; extendedAt: number }>()
+  private heartbeat: ReturnType<typeof setInterval> | null = null
 
   constructor(
     readonly queue: Queue,
@@ -154,11 +157,37 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
     }
   }
 
+  /**
+   * Extends the lease of every batch in hand whose lease is a third used, by the engine's clock
+   * (a started worker calls it on a timer; tests move the clock and call it). A batch running
+   * longer than its lease (a slow model) thus stays with its worker while that worker lives;
+   * only a dead worker's jobs come due again.
+   */
+  async renewLeases(): Promise<void> {
+    const now = this.clock.now().getTime()
+    for (const batch of [...this.holding]) {
+      if (now - batch.extendedAt < batch.leaseMs / 3) continue
+      try {
+        await this.queue.extend(batch.ids, this.id, batch.leaseMs)
+        batch.extendedAt = now
+      } catch (error) {
+        this.log.warn('[jobs] could not extend the lease of a running batch:', error)
+      }
+    }
+  }
+
   /** Polls for due jobs and wakes up when jobs are queued, until stop(). Recovers at once. */
   start(): void {
     if (this.timer) return
     this.timer = setInterval(() => this.wake(), this.pollIntervalMs)
     this.timer.unref?.()
+    // Often enough for the shortest lease registered (a third of it), at most once a poll.
+    const shortestLease = Math.min(...[...this.kinds.values()].map((kind) => kind.policy.leaseMs))
+    this.heartbeat = setInterval(
+      () => void this.renewLeases(),
+      Math.max(10, Math.min(this.pollIntervalMs, shortestLease / 3)),
+    )
+    this.heartbeat.unref?.()
     this.unsubscribe = this.queue.onEnqueued(() => this.gather())
     this.wake()
   }
@@ -166,6 +195,8 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
+    if (this.heartbeat) clearInterval(this.heartbeat)
+    this.heartbeat = null
     if (this.gathering) clearTimeout(this.gathering)
     this.gathering = null
     this.unsubscribe?.()
@@ -211,11 +242,19 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
     const jobs = claimed.filter((job) => job.attempts <= policy.maxAttempts)
     if (jobs.length === 0) return claimed.length
     let failed: ReadonlyMap<number, string>
+    const held = {
+      ids: jobs.map((job) => job.id),
+      leaseMs: policy.leaseMs,
+      extendedAt: this.clock.now().getTime(),
+    }
+    this.holding.add(held)
     try {
       failed = (await handler(jobs))?.failed ?? new Map()
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       failed = new Map(jobs.map((job) => [job.id, message]))
+    } finally {
+      this.holding.delete(held)
     }
     await this.queue.complete(
       jobs.filter((job) => !failed.has(job.id)).map((job) => job.id),

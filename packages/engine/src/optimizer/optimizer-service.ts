@@ -1,21 +1,29 @@
+import { randomUUID } from 'node:crypto'
+import os from 'node:os'
 import {
   type Clock,
   DEFAULT_OPTIMIZER_CONFIG,
+  EngramError,
+  ERROR_CODES,
   efficiencyReport,
   IncrementalRedundancy,
   type KeyFactMode,
   type OptimizerParameters,
   OptimizerParametersSchema,
+  parseWith,
   planKnowledgeDecay,
   type RedundancyFinder,
   runOptimizerStep,
   type TokenCounter,
   validationErrorFromZod,
 } from '@engram/core'
+import { z } from 'zod'
 import type { AgentWrites } from '../agents/agent-writes.ts'
+import { InProcessLease } from '../leases/in-process-lease.ts'
 import type { MemoryService } from '../memory/memory-service.ts'
 import type { ParameterStore } from '../parameters/parameter-store.ts'
 import type { EventBus, SnapshotEvent } from '../ports/event-bus.ts'
+import type { Lease } from '../ports/lease.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { OptimizerRepository } from '../ports/optimizer.ts'
 
@@ -23,6 +31,53 @@ export interface OptimizerServiceConfig {
   intervalMs: number
   snapshotHistoryLimit: number
   keyFactMode?: KeyFactMode
+  /** How long an optimizer lease lasts unless renewed (ms): a dead replica's agents wait this long. */
+  leaseTtlMs?: number
+  /** How often held leases are renewed (ms); below the TTL, so a late renewal or two is survived. */
+  leaseRenewMs?: number
+}
+
+/**
+ * 30 s: a replica killed without releasing hands its agents over within 30 s, a quarter of the
+ * default interval (120 s), so at most the one cycle that was due is late; and a holder would have
+ * to stall (GC, a blocked loop, a Redis blip) for 20 s beyond a renewal to lose its lease while alive.
+ */
+export const DEFAULT_OPTIMIZER_LEASE_TTL_MS = 30_000
+/** 10 s: a third of the TTL, so two renewals in a row can fail before the lease lapses. */
+export const DEFAULT_OPTIMIZER_LEASE_RENEW_MS = 10_000
+/** How often a manual run waiting for another replica's run looks at the lease again (real time). */
+export const LEASE_WAIT_POLL_MS = 50
+
+export const OptimizerLeaseConfigSchema = z
+  .object({
+    leaseTtlMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_OPTIMIZER_LEASE_TTL_MS),
+    leaseRenewMs: z.number().int().min(10).max(3_600_000).default(DEFAULT_OPTIMIZER_LEASE_RENEW_MS),
+  })
+  .superRefine((config, ctx) => {
+    if (config.leaseRenewMs >= config.leaseTtlMs)
+      ctx.addIssue({
+        code: 'too_big',
+        origin: 'number',
+        maximum: config.leaseTtlMs - 1,
+        inclusive: true,
+        path: ['leaseRenewMs'],
+        message: `must be below leaseTtlMs (${config.leaseTtlMs}): a lease must be renewed before it lapses`,
+      })
+  })
+
+/** The scheduler's claim on an agent: the replica holding it runs the agent's scheduled cycles. */
+export const optimizerLeaseKey = (agentId: string) => `optimizer:${agentId}`
+/** Held by whichever replica is running the agent's optimizer right now (scheduled or requested). */
+export const optimizerRunLeaseKey = (agentId: string) => `optimizer-run:${agentId}`
+
+/** The optimizer of an agent could not be run here: another replica is running it, or the lease was lost. */
+export class OptimizerLeaseError extends EngramError {
+  constructor(
+    readonly agentId: string,
+    message: string,
+  ) {
+    super(ERROR_CODES.CONFLICT, message)
+  }
 }
 
 /** The snapshot history kept per agent (spec: the most recent 500). */
@@ -33,12 +88,20 @@ export const MAX_SNAPSHOT_HISTORY = DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimi
  * parameters in one transaction, records and publishes the snapshot.
  */
 export class OptimizerService {
-  // One run per scope at a time: a second request while one runs shares its result.
-  private readonly running = new Map<string, Promise<SnapshotEvent>>()
+  /** This replica, as lease holder (host and pid say which process holds an agent). */
+  readonly holder = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+  // One run per agent at a time in this process: a second request while one runs shares its
+  // result. Null: a scheduled attempt that found another replica running the agent.
+  private readonly running = new Map<string, Promise<SnapshotEvent | null>>()
   private timer: ReturnType<typeof setInterval> | null = null
+  private renewal: ReturnType<typeof setInterval> | null = null
   /** Per agent (and session), the redundancy join kept since the last run. */
   private readonly redundancy = new Map<string, IncrementalRedundancy>()
   private cycle: Promise<void> | null = null
+  /** Lease keys this replica holds, with when each was last taken or renewed (clock ms). */
+  private readonly held = new Map<string, number>()
+  private readonly leaseTtlMs: number
+  private readonly leaseRenewMs: number
 
   constructor(
     private readonly store: OptimizerRepository,
@@ -50,15 +113,188 @@ export class OptimizerService {
     private readonly config: OptimizerServiceConfig,
     private readonly log: Logger = console,
     private readonly writes?: AgentWrites,
-  ) {}
+    /** Who runs which agent when replicas share a database; alone, every lease is granted. */
+    private readonly lease: Lease = new InProcessLease(clock),
+  ) {
+    const leases = parseWith(
+      OptimizerLeaseConfigSchema,
+      { leaseTtlMs: config.leaseTtlMs, leaseRenewMs: config.leaseRenewMs },
+      'optimizer',
+    )
+    this.leaseTtlMs = leases.leaseTtlMs
+    this.leaseRenewMs = leases.leaseRenewMs
+  }
 
-  run(scope: string, sessionId: string | null = null): Promise<SnapshotEvent> {
-    const key = `${scope}\u0000${sessionId ?? ''}`
-    const inFlight = this.running.get(scope) ?? this.running.get(key)
-    if (inFlight) return inFlight
-    const run = this.execute(scope, sessionId).finally(() => this.running.delete(scope))
+  /**
+   * Runs the agent's optimizer now (the runOptimizer mutation). While another replica runs the
+   * same agent, this waits for that run to end (up to one lease TTL, polling the lease), then
+   * runs: two runs of an agent never overlap, and the caller always gets a run that started after
+   * its request. Past the wait it fails with OptimizerLeaseError (CONFLICT). With the lease store
+   * unreachable it runs without a lease (degraded; see takeRunLease).
+   */
+  async run(scope: string, sessionId: string | null = null): Promise<SnapshotEvent> {
+    for (;;) {
+      const inFlight = this.running.get(scope)
+      if (!inFlight) break
+      const shared = await inFlight
+      if (shared) return shared
+    }
+    return (await this.begin(scope, sessionId, 'wait')) as SnapshotEvent
+  }
+
+  /** Lease keys this replica holds now: its agents, and the runs going on here. */
+  heldLeases(): string[] {
+    return [...this.held.keys()]
+  }
+
+  /**
+   * Renews every held lease whose last renewal is leaseRenewMs old by the engine's clock (the
+   * started schedule calls it on a timer; tests move the clock and call it). A lease found lost
+   * is dropped: another replica has the agent now.
+   */
+  async renewLeases(): Promise<void> {
+    const now = this.clock.now().getTime()
+    await Promise.all(
+      [...this.held].map(async ([key, renewedAt]) => {
+        if (now - renewedAt < this.leaseRenewMs) return
+        try {
+          if (await this.lease.renew(key, this.holder, this.leaseTtlMs)) {
+            if (this.held.has(key)) this.held.set(key, now)
+          } else {
+            this.held.delete(key)
+            this.log.warn(`[optimizer] lease ${key} was lost: another replica holds it now`)
+          }
+        } catch (error) {
+          // Unreachable lease store: kept, tried again next time; it lapses by itself if this lasts.
+          this.log.warn(`[optimizer] could not renew lease ${key}:`, error)
+        }
+      }),
+    )
+  }
+
+  /** Starts a run under the agent's run lease, registered before any await so callers share it. */
+  private begin(
+    scope: string,
+    sessionId: string | null,
+    mode: 'wait' | 'skip',
+  ): Promise<SnapshotEvent | null> {
+    const run = this.underRunLease(scope, mode, (confirm) => this.execute(scope, sessionId, confirm)).finally(
+      () => this.running.delete(scope),
+    )
     this.running.set(scope, run)
     return run
+  }
+
+  private async underRunLease(
+    scope: string,
+    mode: 'wait' | 'skip',
+    work: (confirm: () => Promise<void>) => Promise<SnapshotEvent>,
+  ): Promise<SnapshotEvent | null> {
+    const key = optimizerRunLeaseKey(scope)
+    const taken = await this.takeRunLease(scope, key, mode)
+    if (taken === 'busy') return null
+    if (taken === 'unavailable') return work(async () => {})
+    this.held.set(key, this.clock.now().getTime())
+    try {
+      return await work(async () => {
+        // Checked (and extended) right before the run is applied: a replica that stalled past
+        // its TTL while another took the agent over applies nothing. A scheduled run also checks
+        // that the agent is still this replica's: had its claim lapsed meanwhile, the new
+        // holder's next cycle could otherwise follow this run at once.
+        const keys = mode === 'skip' ? [key, optimizerLeaseKey(scope)] : [key]
+        let kept = false
+        try {
+          kept = (
+            await Promise.all(keys.map((each) => this.lease.renew(each, this.holder, this.leaseTtlMs)))
+          ).every(Boolean)
+        } catch (error) {
+          throw new OptimizerLeaseError(
+            scope,
+            `The optimizer lease of agent ${scope} could not be confirmed (${messageOf(error)}); nothing was applied, try again.`,
+          )
+        }
+        if (!kept)
+          throw new OptimizerLeaseError(
+            scope,
+            `The optimizer lease of agent ${scope} was lost before its run was applied (another replica took it over); nothing was applied.`,
+          )
+        for (const each of keys) if (this.held.has(each)) this.held.set(each, this.clock.now().getTime())
+      })
+    } finally {
+      this.held.delete(key)
+      await this.lease.release(key, this.holder).catch((error) => {
+        this.log.warn(`[optimizer] could not release lease ${key} (it lapses after its TTL):`, error)
+      })
+    }
+  }
+
+  /**
+   * The run lease: at once, or (a requested run) after another replica's run of the agent ends.
+   * A requested run while the lease store is unreachable runs without one ('unavailable'): the API
+   * keeps serving in that degraded state, and the schedules, which cannot take leases either, run
+   * nothing meanwhile, so only another request at the same moment could overlap it.
+   */
+  private async takeRunLease(
+    scope: string,
+    key: string,
+    mode: 'wait' | 'skip',
+  ): Promise<'taken' | 'busy' | 'unavailable'> {
+    const deadline = this.clock.now().getTime() + this.leaseTtlMs
+    for (;;) {
+      let granted: boolean
+      try {
+        granted = await this.lease.acquire(key, this.holder, this.leaseTtlMs)
+      } catch (error) {
+        if (mode === 'skip') throw error
+        this.log.warn(
+          `[optimizer] leases unavailable (${messageOf(error)}): the requested run of agent ${scope} goes on without one`,
+        )
+        return 'unavailable'
+      }
+      if (granted) return 'taken'
+      if (mode === 'skip') return 'busy'
+      if (this.clock.now().getTime() >= deadline)
+        throw new OptimizerLeaseError(
+          scope,
+          `The optimizer of agent ${scope} is running on another replica and did not finish within ${this.leaseTtlMs} ms; try again.`,
+        )
+      await new Promise((resolve) => setTimeout(resolve, LEASE_WAIT_POLL_MS))
+    }
+  }
+
+  /** Takes or keeps the agent for this replica's schedule; false when another replica has it. */
+  private async own(agentId: string): Promise<boolean> {
+    const key = optimizerLeaseKey(agentId)
+    const granted = await this.lease.acquire(key, this.holder, this.leaseTtlMs)
+    if (granted) this.held.set(key, this.clock.now().getTime())
+    else this.held.delete(key)
+    return granted
+  }
+
+  /** The schedule's run of an agent it holds: shares a run already going here, skips one going elsewhere. */
+  private async scheduledRun(agentId: string): Promise<void> {
+    const inFlight = this.running.get(agentId)
+    if (inFlight) {
+      await inFlight
+      return
+    }
+    await this.begin(agentId, null, 'skip')
+  }
+
+  /** Lets leases go (agents with nothing left, or all at stop) so others need not wait for the TTL. */
+  private async releaseOwned(keep: (agentId: string) => boolean): Promise<void> {
+    const prefix = optimizerLeaseKey('')
+    const released = [...this.held.keys()].filter(
+      (key) => key.startsWith(prefix) && !keep(key.slice(prefix.length)),
+    )
+    for (const key of released) this.held.delete(key)
+    await Promise.all(
+      released.map((key) =>
+        this.lease.release(key, this.holder).catch((error) => {
+          this.log.warn(`[optimizer] could not release lease ${key} (it lapses after its TTL):`, error)
+        }),
+      ),
+    )
   }
 
   /** Drops the redundancy joins kept for an agent (or every agent): its entries are gone. */
@@ -93,17 +329,34 @@ export class OptimizerService {
     }
   }
 
-  /** One scheduled cycle: every agent that has memory entries, one after another. */
+  /**
+   * One scheduled cycle: every agent that has memory entries and whose lease this replica holds
+   * or can take, one after another. Agents another replica holds are skipped: each agent has one
+   * scheduler, kept from cycle to cycle by renewing its lease, and taken over by another replica
+   * only once that lease lapses (its holder died or stalled).
+   */
   async runAll(): Promise<void> {
     const agents = await this.store.agentsWithEntries()
     for (const agentId of agents) {
+      let owned: boolean
       try {
-        await this.run(agentId)
+        owned = await this.own(agentId)
+      } catch (error) {
+        // The lease store is unreachable: running anyway could duplicate another replica's
+        // runs, so the cycle stops here (once, not once per agent) and the next one tries again.
+        this.log.warn(`[optimizer] leases unavailable, cycle skipped: ${messageOf(error)}`)
+        return
+      }
+      if (!owned) continue
+      try {
+        await this.scheduledRun(agentId)
       } catch (error) {
         // A failing agent is logged and skipped: the schedule and the other agents go on.
         this.log.error(`[optimizer] run for agent ${agentId} failed:`, error)
       }
     }
+    const listed = new Set(agents)
+    await this.releaseOwned((agentId) => listed.has(agentId))
   }
 
   start(): void {
@@ -116,15 +369,25 @@ export class OptimizerService {
           this.cycle = null
         })
     }, this.config.intervalMs)
+    // Renewals run beside the cycles (a long run must not let its leases lapse); whether a lease
+    // is due is read on the engine's clock.
+    this.renewal = setInterval(() => {
+      this.renewLeases().catch((error) => this.log.warn('[optimizer] lease renewal failed:', error))
+    }, this.leaseRenewMs)
     // A scheduled optimizer never keeps a process alive on its own.
-    if (typeof this.timer === 'object' && 'unref' in this.timer) this.timer.unref()
+    for (const timer of [this.timer, this.renewal])
+      if (typeof timer === 'object' && 'unref' in timer) timer.unref()
   }
 
+  /** Stops the schedule, lets runs in flight end, and releases this replica's agents for the others. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
+    if (this.renewal) clearInterval(this.renewal)
+    this.renewal = null
     await this.cycle
     await Promise.allSettled([...this.running.values()])
+    await this.releaseOwned(() => false)
   }
 
   async status(scope: string) {
@@ -156,7 +419,11 @@ export class OptimizerService {
     return parsed.data
   }
 
-  private async execute(scope: string, sessionId: string | null): Promise<SnapshotEvent> {
+  private async execute(
+    scope: string,
+    sessionId: string | null,
+    confirmLease: () => Promise<void>,
+  ): Promise<SnapshotEvent> {
     const now = this.clock.now()
     const entries = await this.store.entries(scope, sessionId)
     const parameters = await this.parameters.load(scope)
@@ -172,6 +439,7 @@ export class OptimizerService {
 
     const ids = (kind: 'drop' | 'promote') =>
       step.actions.filter((a) => a.action === kind).map((a) => a.entryId)
+    await confirmLease()
     const event = await this.store.applyRun(
       scope,
       {
@@ -203,4 +471,8 @@ export class OptimizerService {
     this.events.publish('optimizer:snapshot', event)
     return event
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }

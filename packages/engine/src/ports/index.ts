@@ -72,6 +72,7 @@ export type {
   KnowledgeRepository,
   NewKnowledge,
 } from './knowledge.ts'
+export type { Lease } from './lease.ts'
 export type { Logger } from './logger.ts'
 export { SILENT_LOGGER } from './logger.ts'
 export type {

@@ -9,6 +9,12 @@ export type { ClaimOptions, Job, JobPolicy, JobQueueStats, JobState, NewJob } fr
  * worker's lease until it completes, fails or the lease expires.
  */
 export interface JobQueue extends Omit<CoreJobQueue, 'stats'> {
+  /**
+   * Extends the lease of jobs `workerId` holds (running, its lease) to `leaseMs` from now, so a
+   * batch that runs longer than one lease is not taken again by another worker (replica) while
+   * its worker is alive. Returns how many it still held; jobs taken over since are left alone.
+   */
+  extend(ids: readonly number[], workerId: string, leaseMs: number): Promise<number>
   /** Called after jobs are queued in this process, so a worker wakes up instead of waiting for its poll. */
   onEnqueued(listener: () => void): () => void
   /** Whether the agent has a job of the kind that claim would hand out now (cheap: a search asks). */

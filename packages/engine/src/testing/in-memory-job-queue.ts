@@ -74,6 +74,18 @@ export class InMemoryJobQueue implements JobQueue {
     return due.map((job) => ({ ...job, payload: { ...job.payload } }))
   }
 
+  async extend(ids: readonly number[], workerId: string, leaseMs: number): Promise<number> {
+    const leaseUntil = new Date(this.clock.now().getTime() + leaseMs)
+    let held = 0
+    for (const id of ids) {
+      const job = this.jobs.get(id)
+      if (job?.state !== 'running' || job.leaseOwner !== workerId) continue
+      job.leaseUntil = leaseUntil
+      held++
+    }
+    return held
+  }
+
   async complete(ids: readonly number[], workerId: string): Promise<void> {
     for (const id of ids) if (this.jobs.get(id)?.leaseOwner === workerId) this.jobs.delete(id)
   }

@@ -1,7 +1,9 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../repo-root.ts'
@@ -156,6 +158,44 @@ PRAGMA foreign_keys=ON;
     db.close()
     expect(() => applyMigrations(file, migrationsDirectory())).toThrow(/29990101000000_failed failed/)
   })
+
+  it('applies each migration once when several processes start on one new file together (replicas)', async () => {
+    const file = path.join(tempDir(), 'replicas.db')
+    // Each process loads this TypeScript module through tsx (a dependency of the API, which
+    // starts such processes); they race from the first migration on.
+    const tsx = pathToFileURL(
+      createRequire(path.join(REPO_ROOT, 'apps/api/package.json')).resolve('tsx'),
+    ).href
+    const script = `import { applyMigrations, migrationsDirectory } from ${JSON.stringify(pathToFileURL(path.join(import.meta.dirname, 'migrate.ts')).href)}
+const { applied } = applyMigrations(${JSON.stringify(file)}, migrationsDirectory())
+console.log(JSON.stringify(applied))`
+    const results = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+            const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', script])
+            let out = ''
+            let err = ''
+            child.stdout.on('data', (chunk) => {
+              out += chunk
+            })
+            child.stderr.on('data', (chunk) => {
+              err += chunk
+            })
+            child.on('exit', (code) => resolve({ code, out, err }))
+          }),
+      ),
+    )
+    expect(results.map((r) => [r.code, r.err])).toEqual(results.map(() => [0, '']))
+    const appliedByAll = results.flatMap((r) => JSON.parse(r.out) as string[]).sort()
+    const names = fs.readdirSync(migrationsDirectory()).filter((name) => /^\d{14}_/.test(name))
+    expect(appliedByAll).toEqual(names.sort())
+    const db = new Database(file, { readonly: true })
+    const recorded = db.prepare('SELECT migration_name FROM _prisma_migrations').all()
+    db.close()
+    expect(recorded).toHaveLength(names.length)
+  }, 60_000)
 
   it('leaves a database the Prisma CLI sees as up to date', () => {
     const file = path.join(tempDir(), 'status.db')

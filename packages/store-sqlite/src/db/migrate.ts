@@ -62,6 +62,9 @@ export function applyMigrations(
       .map((d) => d.name)
       .sort()
     const applied: string[] = []
+    const recordedChecksum = db.prepare(
+      'SELECT checksum FROM _prisma_migrations WHERE migration_name = ? AND rolled_back_at IS NULL',
+    )
     for (const name of names) {
       const sql = fs.readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8')
       const checksum = createHash('sha256').update(sql).digest('hex')
@@ -76,17 +79,32 @@ export function applyMigrations(
       // Foreign keys are off while a migration runs (PRAGMA foreign_keys is ignored inside a
       // transaction): a table rebuild must not cascade. They are checked before it commits.
       db.pragma('foreign_keys = OFF')
-      db.transaction(() => {
-        db.exec(sql)
-        const broken = db.pragma('foreign_key_check') as unknown[]
-        if (broken.length > 0)
-          throw new MigrationError(`Migration ${name} leaves ${broken.length} broken foreign key(s)`)
-        db.prepare(
-          `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
+      const ran = db
+        .transaction(() => {
+          // Replicas starting together on one file: another may have applied this migration since
+          // the list above was read. Looked up again under the write lock this transaction takes
+          // first (BEGIN IMMEDIATE), so exactly one process applies each migration.
+          const since = recordedChecksum.get(name) as { checksum: string } | undefined
+          if (since) {
+            if (since.checksum !== checksum)
+              throw new MigrationError(
+                `Migration ${name} was modified after it was applied (checksum mismatch).`,
+              )
+            return false
+          }
+          db.exec(sql)
+          const broken = db.pragma('foreign_key_check') as unknown[]
+          if (broken.length > 0)
+            throw new MigrationError(`Migration ${name} leaves ${broken.length} broken foreign key(s)`)
+          db.prepare(
+            `INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count)
            VALUES (?, ?, ?, ?, NULL, NULL, ?, 1)`,
-        ).run(randomUUID(), checksum, new Date().toISOString(), name, startedAt)
-      })()
+          ).run(randomUUID(), checksum, new Date().toISOString(), name, startedAt)
+          return true
+        })
+        .immediate()
       db.pragma('foreign_keys = ON')
+      if (!ran) continue
       log(`applied migration ${name}`)
       applied.push(name)
     }

@@ -150,6 +150,19 @@ export class SqliteJobQueue implements JobQueue {
     return rows.length > 0
   }
 
+  async extend(ids: readonly number[], workerId: string, leaseMs: number): Promise<number> {
+    if (ids.length === 0) return 0
+    const now = this.clock.now()
+    return this.db.$executeRawUnsafe(
+      `UPDATE "Job" SET "leaseUntil" = ?, "updatedAt" = ?
+        WHERE "state" = 'running' AND "leaseOwner" = ? AND "id" IN (${ids.map(() => '?').join(', ')})`,
+      sqliteDate(new Date(now.getTime() + leaseMs)),
+      sqliteDate(now),
+      workerId,
+      ...ids,
+    )
+  }
+
   async complete(ids: readonly number[], workerId: string): Promise<void> {
     if (ids.length === 0) return
     await this.db.$executeRawUnsafe(

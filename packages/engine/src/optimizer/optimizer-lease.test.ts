@@ -1,0 +1,342 @@
+import { createTokenCounter, DEFAULT_OPTIMIZER_CONFIG, ValidationError } from '@engram/core'
+import { describe, expect, it } from 'vitest'
+import { createEngine } from '../engine.ts'
+import { InProcessEventBus } from '../events/in-process-event-bus.ts'
+import { InProcessLease } from '../leases/in-process-lease.ts'
+import type { Lease } from '../ports/lease.ts'
+import type { Logger } from '../ports/logger.ts'
+import type { OptimizerRepository } from '../ports/optimizer.ts'
+import { createInMemoryStorage } from '../testing/index.ts'
+import { OptimizerLeaseError, OptimizerService, optimizerLeaseKey } from './optimizer-service.ts'
+
+const TTL_MS = 30_000
+const RENEW_MS = 10_000
+
+/** Holds a replica's next read of an agent's entries until released: a run caught mid-way. */
+class Gate {
+  private waiting: (() => void) | null = null
+  private closed = false
+  reached = false
+  close() {
+    this.closed = true
+  }
+  open() {
+    this.closed = false
+    this.waiting?.()
+  }
+  pass(): Promise<void> {
+    if (!this.closed) return Promise.resolve()
+    this.reached = true
+    return new Promise((resolve) => {
+      this.waiting = resolve
+    })
+  }
+}
+
+/**
+ * Replicas of the optimizer (one OptimizerService each, as in separate processes) on one shared
+ * storage and one lease store, on a clock moved by hand. Each may be held mid-run by its gate.
+ */
+function replicasOnMemory(count: number, leaseStore?: Lease) {
+  let now = new Date('2026-01-15T10:00:00.000Z')
+  const clock = { now: () => new Date(now) }
+  const storage = createInMemoryStorage(clock)
+  const events = new InProcessEventBus()
+  const engine = createEngine({ storage, clock, tokenCounter: createTokenCounter(), events, log: quiet() })
+  const lease = leaseStore ?? new InProcessLease(clock)
+  const replicas = Array.from({ length: count }, () => {
+    const gate = new Gate()
+    const log = quiet()
+    // The shared repository, its entries read held by the gate.
+    const entries: OptimizerRepository['entries'] = async (scope, sessionId) => {
+      await gate.pass()
+      return storage.optimizer.entries(scope, sessionId)
+    }
+    const store = new Proxy(storage.optimizer, {
+      get(target, property) {
+        if (property === 'entries') return entries
+        const value = Reflect.get(target, property, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const optimizer = new OptimizerService(
+      store,
+      clock,
+      engine.tokenCounter,
+      engine.parameters,
+      engine.memory,
+      events,
+      {
+        intervalMs: 0,
+        snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
+        leaseTtlMs: TTL_MS,
+        leaseRenewMs: RENEW_MS,
+      },
+      log,
+      undefined,
+      lease,
+    )
+    return { optimizer, gate, log }
+  })
+  const advance = (ms: number) => {
+    now = new Date(now.getTime() + ms)
+  }
+  async function addAgents(...agents: string[]) {
+    for (const agent of agents) {
+      await storage.repositories.agents.upsert(agent, null)
+      await storage.repositories.memoryEntries.create(agent, {
+        type: 'short_term',
+        role: 'user',
+        content: `a note of ${agent} about the garden`,
+        tokenCount: 7,
+        relevance: 0.5,
+        timestamp: clock.now(),
+      })
+    }
+  }
+  /** Runs per agent, from the snapshots recorded (every replica records in the shared storage). */
+  async function runsPerAgent(): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {}
+    for (const snapshot of await storage.optimizer.snapshots(null, 100))
+      counts[snapshot.agentId] = (counts[snapshot.agentId] ?? 0) + 1
+    return counts
+  }
+  return { replicas, lease, advance, addAgents, runsPerAgent, clock, storage }
+}
+
+function quiet(): Logger & { warnings: string[]; errors: unknown[] } {
+  const warnings: string[] = []
+  const errors: unknown[] = []
+  return {
+    warnings,
+    errors,
+    info() {},
+    warn: (message: string) => warnings.push(String(message)),
+    error: (_message: string, error?: unknown) => errors.push(error),
+  }
+}
+
+/** Resolves once `done` holds, letting timers and promises run in between (no wait over 20 ms). */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 250 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  if (!done()) throw new Error('condition not met')
+}
+
+describe('the optimizer schedule across replicas sharing a lease store', () => {
+  it('gives each agent to one replica: the other skips it, cycle after cycle', async () => {
+    const { replicas, addAgents, runsPerAgent, advance } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    await addAgents('agent-1', 'agent-2')
+    await a.runAll()
+    await b.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1, 'agent-2': 1 })
+    expect(a.heldLeases().sort()).toEqual([optimizerLeaseKey('agent-1'), optimizerLeaseKey('agent-2')])
+    expect(b.heldLeases()).toEqual([])
+    // The next cycles: A keeps its agents (each cycle extends its leases), B still runs none.
+    for (let cycle = 0; cycle < 3; cycle++) {
+      advance(RENEW_MS)
+      await b.runAll()
+      await a.runAll()
+    }
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 4, 'agent-2': 4 })
+  })
+
+  it('keeps an agent while the holder renews, even with no cycle for longer than the TTL', async () => {
+    const { replicas, addAgents, runsPerAgent, advance } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    await addAgents('agent-1')
+    await a.runAll()
+    // Renewed before each renewal interval ends (by the clock): 40 s without a cycle.
+    for (let step = 0; step < 4; step++) {
+      advance(RENEW_MS)
+      await a.renewLeases()
+      await b.runAll()
+    }
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1 })
+    expect(b.heldLeases()).toEqual([])
+    // Not yet due: a renewal asked early changes nothing (the lease still ends 30 s after the last).
+    advance(RENEW_MS - 1)
+    await a.renewLeases()
+    advance(TTL_MS - RENEW_MS + 2)
+    await b.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 2 })
+    expect(b.heldLeases()).toEqual([optimizerLeaseKey('agent-1')])
+  })
+
+  it('hands a stopped holder’s agents to another replica once its lease expires, with no duplicate run', async () => {
+    const { replicas, addAgents, runsPerAgent, advance } = replicasOnMemory(3)
+    const [a, b, c] = replicas.map((r) => r.optimizer) as [
+      OptimizerService,
+      OptimizerService,
+      OptimizerService,
+    ]
+    await addAgents('agent-1', 'agent-2', 'agent-3')
+    await a.runAll()
+    // A dies here: no release, no renewal. Until its leases lapse, nobody else runs its agents.
+    advance(TTL_MS - 1)
+    await b.runAll()
+    await c.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1, 'agent-2': 1, 'agent-3': 1 })
+    advance(1)
+    await b.runAll()
+    await c.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 2, 'agent-2': 2, 'agent-3': 2 })
+    expect(b.heldLeases()).toHaveLength(3)
+    expect(c.heldLeases()).toEqual([])
+    // Were A only stalled, it finds its leases gone and lets them be.
+    await a.renewLeases()
+    expect(a.heldLeases()).toEqual([])
+    expect(replicas[0]?.log.warnings.join('\n')).toMatch(/lease optimizer:agent-1 was lost/)
+  })
+
+  it('applies nothing from a replica that stalled mid-run past its TTL while another took the agent over', async () => {
+    const { replicas, addAgents, runsPerAgent, advance } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    const gateA = replicas[0]?.gate as Gate
+    await addAgents('agent-1')
+    gateA.close()
+    const stalled = a.runAll()
+    await until(() => gateA.reached)
+    advance(TTL_MS)
+    await b.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1 })
+    gateA.open()
+    await stalled
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1 })
+    expect(replicas[0]?.log.errors[0]).toBeInstanceOf(OptimizerLeaseError)
+    expect(String(replicas[0]?.log.errors[0])).toMatch(/lease of agent agent-1 was lost/)
+  })
+
+  it('applies nothing from a scheduled run whose agent passed to another replica while it ran', async () => {
+    const { replicas, addAgents, runsPerAgent, lease } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    const gateA = replicas[0]?.gate as Gate
+    await addAgents('agent-1')
+    gateA.close()
+    const running = a.runAll()
+    await until(() => gateA.reached)
+    // A's claim on the agent lapses (as after a stall) while its run still holds the run lease:
+    // B takes the agent, and finds the run going (it skips, no overlap).
+    await lease.release(optimizerLeaseKey('agent-1'), a.holder)
+    await b.runAll()
+    expect(b.heldLeases()).toEqual([optimizerLeaseKey('agent-1')])
+    expect(await runsPerAgent()).toEqual({})
+    gateA.open()
+    await running
+    // A's run is not applied: B's next cycle, right after, is then not a second run in a row.
+    expect(await runsPerAgent()).toEqual({})
+    expect(String(replicas[0]?.log.errors[0])).toMatch(/lease of agent agent-1 was lost/)
+    await b.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1 })
+  })
+
+  it('makes a requested run wait for the other replica’s run of the agent, then run after it', async () => {
+    const { replicas, addAgents, runsPerAgent } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    const gateA = replicas[0]?.gate as Gate
+    await addAgents('agent-1', 'agent-2')
+    gateA.close()
+    const scheduled = a.run('agent-1')
+    await until(() => gateA.reached)
+    let requestedDone = false
+    const requested = b.run('agent-1').finally(() => {
+      requestedDone = true
+    })
+    // Another agent is not held up by it.
+    expect((await b.run('agent-2')).agentId).toBe('agent-2')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect(requestedDone).toBe(false)
+    expect(await runsPerAgent()).toEqual({ 'agent-2': 1 })
+    gateA.open()
+    const [first, second] = await Promise.all([scheduled, requested])
+    expect(first.id).not.toBe(second.id)
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 2, 'agent-2': 1 })
+  })
+
+  it('fails a requested run with a CONFLICT when the other replica’s run outlasts one TTL', async () => {
+    const { replicas, addAgents, advance } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    const gateA = replicas[0]?.gate as Gate
+    await addAgents('agent-1')
+    gateA.close()
+    const scheduled = a.run('agent-1')
+    await until(() => gateA.reached)
+    const requested = b.run('agent-1').catch((error: unknown) => error)
+    // A is alive: it renews its run's lease, so the lease never lapses while B waits.
+    for (let step = 0; step < 3; step++) {
+      advance(RENEW_MS)
+      await a.renewLeases()
+    }
+    advance(1)
+    const error = await requested
+    expect(error).toBeInstanceOf(OptimizerLeaseError)
+    expect(error).toMatchObject({ code: 'CONFLICT', agentId: 'agent-1' })
+    expect(String(error)).toMatch(/running on another replica/)
+    gateA.open()
+    expect((await scheduled).agentId).toBe('agent-1')
+  })
+
+  it('releases its agents on stop, so another replica takes them at its next cycle', async () => {
+    const { replicas, addAgents, runsPerAgent } = replicasOnMemory(2)
+    const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
+    await addAgents('agent-1')
+    await a.runAll()
+    await a.stop()
+    expect(a.heldLeases()).toEqual([])
+    await b.runAll()
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 2 })
+  })
+
+  it('lets an agent go once it has no entries left', async () => {
+    const { replicas, addAgents, lease, storage } = replicasOnMemory(1)
+    const a = replicas[0]?.optimizer as OptimizerService
+    await addAgents('agent-1', 'agent-2')
+    await a.runAll()
+    expect(await lease.acquire(optimizerLeaseKey('agent-1'), 'another replica', TTL_MS)).toBe(false)
+    for (const entry of await storage.repositories.memoryEntries.list('agent-1', null))
+      await storage.repositories.memoryEntries.delete('agent-1', entry.id)
+    await a.runAll()
+    expect(a.heldLeases()).toEqual([optimizerLeaseKey('agent-2')])
+    expect(await lease.acquire(optimizerLeaseKey('agent-1'), 'another replica', TTL_MS)).toBe(true)
+  })
+
+  it('skips a cycle, warning once, when the lease store cannot be reached; a requested run goes on without a lease', async () => {
+    const unreachable = () => Promise.reject(new Error('connect ECONNREFUSED'))
+    const down: Lease = { acquire: unreachable, renew: unreachable, release: unreachable }
+    const { replicas, addAgents, runsPerAgent } = replicasOnMemory(1, down)
+    const { optimizer, log } = replicas[0] as (typeof replicas)[number]
+    await addAgents('agent-1', 'agent-2')
+    await optimizer.runAll()
+    expect(await runsPerAgent()).toEqual({})
+    expect(log.warnings).toEqual(['[optimizer] leases unavailable, cycle skipped: connect ECONNREFUSED'])
+    // Degraded, as the API is without Redis: the request is served, and says so in the log.
+    expect((await optimizer.run('agent-1')).agentId).toBe('agent-1')
+    expect(await runsPerAgent()).toEqual({ 'agent-1': 1 })
+    expect(log.warnings[1]).toMatch(/requested run of agent agent-1 goes on without one/)
+    expect(optimizer.heldLeases()).toEqual([])
+  })
+
+  it('refuses a renewal interval that is not below the TTL, naming the setting and the limit', () => {
+    const make = (leaseTtlMs: number, leaseRenewMs: number) =>
+      new OptimizerService(
+        Object.create(null),
+        { now: () => new Date() },
+        createTokenCounter(),
+        Object.create(null),
+        Object.create(null),
+        new InProcessEventBus(),
+        { intervalMs: 0, snapshotHistoryLimit: 10, leaseTtlMs, leaseRenewMs },
+      )
+    let refused: unknown
+    try {
+      make(1_000, 1_000)
+    } catch (error) {
+      refused = error
+    }
+    expect(refused).toBeInstanceOf(ValidationError)
+    expect((refused as ValidationError).issues).toEqual([
+      expect.objectContaining({ field: 'optimizer.leaseRenewMs', limit: 999 }),
+    ])
+    expect(() => make(1_000, 999)).not.toThrow()
+  })
+})
