@@ -3,6 +3,7 @@ import type { CorpusFigures, DocumentSet, FullTextCollection, FullTextIndex, Pos
 import type { PostgresDatabase } from '../db/client.ts'
 import {
   fullTextTokenizer,
+  indexLexeme,
   quoteLexeme,
   SEARCH_COLUMNS,
   type SearchModel,
@@ -53,7 +54,7 @@ export class PostgresFullTextIndex implements FullTextIndex {
     const cached = this.corpora.get(key)
     if (cached && cached.version === versionKey)
       return { documents: cached.documents, averageLength: cached.averageLength }
-    const filter = documentSetFilter(set, 3)
+    const filter = documentSetFilter(set, 2)
     const [row] = await this.db.$queryRawUnsafe<{ n: bigint; total: bigint | null }[]>(
       `SELECT count(*) AS n, sum(o."searchLength") AS total FROM "${table}" o WHERE o."agentId" = $1${filter.sql}`,
       agentId,
@@ -82,17 +83,23 @@ export class PostgresFullTextIndex implements FullTextIndex {
     await this.catchUp(collection, agentId)
     const filter = documentSetFilter(set, 4)
     // The GIN index finds the documents holding the lexeme (bitmap-ANDed with the agent's
-    // B-tree); the lexeme's positions give its count in each.
+    // B-tree); the lexeme's positions give its count in each, unless the tsvector could not keep
+    // them all (searchCounts has the exact count then). In id order, as SQLite's GROUP BY gives
+    // them, so the engine meets candidates in the same order on both.
+    const lexeme = indexLexeme(term)
     const rows = await this.db.$queryRawUnsafe<
       { id: number; tf: number; length: number | null; sessionId: string | null }[]
     >(
-      `SELECT o."id" AS id, cardinality(u.positions) AS tf, o."searchLength" AS length,
+      `SELECT o."id" AS id,
+              coalesce((o."searchCounts" ->> u.lexeme)::integer, cardinality(u.positions)) AS tf,
+              o."searchLength" AS length,
               ${table === 'Message' ? 'o."sessionId"' : 'NULL'} AS "sessionId"
          FROM "${table}" o CROSS JOIN LATERAL unnest(o."searchVector") u
-        WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = $3${filter.sql}`,
+        WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = $3${filter.sql}
+        ORDER BY o."id"`,
       agentId,
-      quoteLexeme(term),
-      term,
+      quoteLexeme(lexeme),
+      lexeme,
       ...filter.params,
     )
     return new Map(
@@ -115,17 +122,20 @@ export class PostgresFullTextIndex implements FullTextIndex {
     const { table } = COLLECTIONS[collection]
     await this.catchUp(collection, agentId)
     const filter = documentSetFilter(set, 4)
-    const rows = await this.db.$queryRawUnsafe<{ term: string; n: bigint }[]>(
-      `SELECT u.lexeme AS term, count(*) AS n
+    // Each term as stored (a stand-in for an over-long one), answered under the term asked.
+    const byLexeme = new Map(wanted.map((term) => [indexLexeme(term), term]))
+    const lexemes = [...byLexeme.keys()]
+    const rows = await this.db.$queryRawUnsafe<{ lexeme: string; n: bigint }[]>(
+      `SELECT u.lexeme AS lexeme, count(*) AS n
          FROM "${table}" o CROSS JOIN LATERAL unnest(o."searchVector") u
         WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = ANY($3::text[])${filter.sql}
         GROUP BY u.lexeme`,
       agentId,
-      wanted.map(quoteLexeme).join(' | '),
-      wanted,
+      lexemes.map(quoteLexeme).join(' | '),
+      lexemes,
       ...filter.params,
     )
-    for (const row of rows) out.set(row.term, Number(row.n))
+    for (const row of rows) out.set(byLexeme.get(row.lexeme) ?? row.lexeme, Number(row.n))
     return out
   }
 
