@@ -12,6 +12,7 @@ import { loadWordNetLexicon, type WordNetPart } from '@engram/providers'
 import { type LocomoConversation, type LocomoTurn, loadLocomo } from '../../../packages/core/bench/locomo.ts'
 import { type BenchRow, writeReport } from '../../../packages/core/bench/report.ts'
 import { createAgentKey, createTestApp, type TestApp } from '../test/helpers.ts'
+import { type Backend, backendComparison, parseBackends } from './quality-backends.ts'
 import { bm25Baseline } from './quality-bm25.ts'
 import {
   beforeIssue11,
@@ -352,7 +353,33 @@ export function qualityTitle(options: QualityOptions): string {
 }
 
 // `pnpm bench:quality -- --dataset PATH [options]` (the harness imports qualityBenchmarks).
-if (import.meta.url === `file://${process.argv[1]}`) {
+// `--backend sqlite,postgres [--postgres-url URL]` compares storage backends instead (the defaults
+// on each, same run: quality-backends.ts).
+if (import.meta.url === `file://${process.argv[1]}` && process.argv.includes('--backend')) {
+  const option = (name: string) => {
+    const index = process.argv.indexOf(name)
+    return index >= 0 ? process.argv[index + 1] : undefined
+  }
+  let backends: Backend[]
+  try {
+    backends = parseBackends(option('--backend') ?? '')
+  } catch (error) {
+    console.error((error as Error).message)
+    process.exit(2)
+  }
+  const dataset = datasetPath()
+  const postgresUrl = option('--postgres-url')
+  const { rows, table } = await backendComparison({
+    dataset,
+    backends,
+    ...(postgresUrl ? { postgresUrl } : {}),
+  })
+  console.info(table)
+  writeReport('quality-backends', `Retrieval quality by storage backend: ${backends.join(', ')}`, rows, {
+    dataset,
+    backends,
+  })
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   const options = cliOptions()
   const rows = await qualityBenchmarks(options)
   writeReport('quality', qualityTitle(options), rows, {

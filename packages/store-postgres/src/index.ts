@@ -11,7 +11,15 @@ export {
   sharedView,
 } from './db/client.ts'
 export { postgresDialect } from './db/dialect.ts'
-export { quoteLexeme, SEARCH_COLUMNS, searchTokens } from './db/search-tokens.ts'
+export {
+  indexLexeme,
+  MAX_LEXEME_BYTES,
+  MAX_LEXEME_POSITION,
+  MAX_LEXEME_POSITIONS,
+  quoteLexeme,
+  SEARCH_COLUMNS,
+  searchTokens,
+} from './db/search-tokens.ts'
 export { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'
 export { createPostgresEngine, type PostgresEngine, type PostgresEngineOptions } from './postgres-engine.ts'

@@ -37,8 +37,8 @@ function modelShapes(schema: string): Shape {
   return models
 }
 
-/** Postgres's full-text columns (searchTokens, searchLength, searchVector): SQLite's are FTS5 tables. */
-const POSTGRES_SEARCH_COLUMNS = new Set(['searchTokens', 'searchLength', 'searchVector'])
+/** Postgres's full-text columns (searchTokens, searchLength, searchVector, searchCounts): SQLite's are FTS5 tables. */
+const POSTGRES_SEARCH_COLUMNS = new Set(['searchTokens', 'searchLength', 'searchVector', 'searchCounts'])
 
 /** Every way two schemas' models differ, in words. */
 function differences(sqlite: Shape, postgres: Shape): string[] {

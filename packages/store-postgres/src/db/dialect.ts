@@ -1,6 +1,6 @@
 import { BM25_B, BM25_K1, queryTerms } from '@engram/core'
 import type { SqlDialect } from '@engram/store-sqlite'
-import { fullTextTokenizer, quoteLexeme, storedLexeme } from './search-tokens.ts'
+import { fullTextTokenizer, indexLexeme, quoteLexeme } from './search-tokens.ts'
 
 // FTS5's floor for a non-positive IDF (as packages/core's bm25Idf, which keeps it private).
 const MIN_IDF = 1e-6
@@ -8,7 +8,7 @@ const MIN_IDF = 1e-6
 /** The query's words as the index holds them: FTS5 stems a MATCH's words, tsquery does not. */
 function stemmedTerms(text: string): string[] {
   const tokenizer = fullTextTokenizer()
-  return queryTerms(text).flatMap((word) => tokenizer.terms(word).map(storedLexeme))
+  return queryTerms(text).flatMap((word) => tokenizer.terms(word))
 }
 
 /**
@@ -39,16 +39,19 @@ export const postgresDialect: SqlDialect = {
     }
   },
   /**
-   * FTS5's bm25 over the GIN-found documents: each matching term's count from its positions, the
+   * FTS5's bm25 over the GIN-found documents: each matching term's count from its positions (or
+   * the exact count the tsvector could not keep), the
    * document length from searchLength, N and the mean length over the agent's memories (SQLite's
    * bm25() counts the whole table; per agent is what the engine's own search uses).
    */
   memoriesSharingWords(agentId, text, limit) {
-    const terms = [...new Set(stemmedTerms(text))]
+    // As stored: an over-long term's stand-in (search-tokens.ts).
+    const terms = [...new Set(stemmedTerms(text).map(indexLexeme))]
     if (terms.length === 0) return null
     return {
       sql: `WITH hits AS (
-              SELECT o."id" AS id, o."searchLength" AS len, u.lexeme AS term, cardinality(u.positions) AS tf
+              SELECT o."id" AS id, o."searchLength" AS len, u.lexeme AS term,
+                     coalesce(CAST(o."searchCounts" ->> u.lexeme AS integer), cardinality(u.positions)) AS tf
                 FROM "MemoryItem" o CROSS JOIN LATERAL unnest(o."searchVector") u
                WHERE o."agentId" = ? AND o."searchVector" @@ CAST(? AS tsquery) AND u.lexeme = ANY(CAST(? AS text[]))),
             corpus AS (SELECT count(*) AS n, avg("searchLength") AS mean FROM "MemoryItem" WHERE "agentId" = ?),

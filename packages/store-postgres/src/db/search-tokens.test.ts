@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_LEXEME_BYTES, quoteLexeme, searchTokens, storedLexeme, tokensForWrite } from './search-tokens.ts'
+import { indexLexeme, MAX_LEXEME_BYTES, quoteLexeme, searchTokens, tokensForWrite } from './search-tokens.ts'
 
 describe('searchTokens', () => {
   it("writes FTS5's stems with positions running on across columns, and the exact length", () => {
@@ -16,26 +16,27 @@ describe('searchTokens', () => {
     expect(searchTokens(['', '[]'])).toEqual({ searchTokens: '', searchLength: 0 })
   })
 
-  it("keeps tsvector's 256 positions of a lexeme, and counts the length past them", () => {
-    const { searchTokens: literal, searchLength } = searchTokens(['tea '.repeat(300)])
+  it("keeps tsvector's 256 positions of a lexeme, with the exact count and length beside them", () => {
+    const { searchTokens: written, searchLength } = searchTokens(['tea '.repeat(300)])
     expect(searchLength).toBe(300)
-    const positions = literal.replace("'tea':", '').split(',')
+    const [counts, literal] = written.split('\n')
+    expect(JSON.parse(counts ?? '')).toEqual({ tea: 300 })
+    const positions = (literal ?? '').replace("'tea':", '').split(',')
     expect(positions).toHaveLength(256)
     expect(positions.at(-1)).toBe('256')
   })
 
-  it("cuts a term past Postgres's 2,046 bytes to its longest prefix of whole characters", () => {
-    expect(storedLexeme('tea')).toBe('tea')
-    expect(storedLexeme('y'.repeat(2_046))).toBe('y'.repeat(2_046))
-    expect(storedLexeme('y'.repeat(10_000))).toBe('y'.repeat(2_046))
-    // Two-byte characters: 1,023 of them fit (2,046 bytes), not half of a 1,024th.
-    const cut = storedLexeme('é'.repeat(1_500))
-    expect(cut).toBe('é'.repeat(1_023))
-    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(MAX_LEXEME_BYTES)
-    expect(searchTokens(['y'.repeat(10_000)])).toEqual({
-      searchTokens: `'${'y'.repeat(2_046)}':1`,
-      searchLength: 1,
-    })
+  it("stands in for a term past Postgres's 2,046 bytes: a prefix of whole characters and the term's hash", () => {
+    expect(indexLexeme('tea')).toBe('tea')
+    expect(indexLexeme('y'.repeat(2_046))).toBe('y'.repeat(2_046))
+    const long = indexLexeme('y'.repeat(10_000))
+    expect(long).toMatch(/^y{1000} [0-9a-f]{64}$/)
+    expect(indexLexeme('y'.repeat(10_001))).not.toBe(long)
+    // Two-byte characters: 500 of them fit the 1,000-byte prefix, never half of one.
+    const wide = indexLexeme('é'.repeat(1_500))
+    expect(wide.split(' ')[0]).toBe('é'.repeat(500))
+    expect(Buffer.byteLength(wide)).toBeLessThanOrEqual(MAX_LEXEME_BYTES)
+    expect(searchTokens(['y'.repeat(10_000)])).toEqual({ searchTokens: `'${long}':1`, searchLength: 1 })
   })
 
   it('quotes a lexeme for a literal: quotes and backslashes doubled', () => {

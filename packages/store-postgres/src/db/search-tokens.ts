@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { FullTextTokenizer } from '@engram/store-sqlite'
 
 /**
@@ -28,60 +29,80 @@ export function fullTextTokenizer(): FullTextTokenizer {
   return shared
 }
 
-/** Postgres refuses a lexeme over 2,046 bytes (in a tsvector and in a tsquery alike). */
-export const MAX_LEXEME_BYTES = 2_046
-
-/**
- * A term as the tsvector holds it: FTS5 keeps a token of any length, Postgres at most 2,046
- * bytes, so a longer one is stored and looked up by its longest prefix within that (whole
- * characters). Two such words sharing that prefix count as one, which only words over 2 KB risk.
- */
-export function storedLexeme(term: string): string {
-  if (term.length * 3 <= MAX_LEXEME_BYTES || Buffer.byteLength(term) <= MAX_LEXEME_BYTES) return term
-  let bytes = 0
-  let end = 0
-  for (const char of term) {
-    const size = Buffer.byteLength(char)
-    if (bytes + size > MAX_LEXEME_BYTES) break
-    bytes += size
-    end += char.length
-  }
-  return term.slice(0, end)
-}
-
 /** A lexeme quoted for a tsvector or tsquery literal (quotes and backslashes doubled). */
 export function quoteLexeme(term: string): string {
   return `'${term.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`
 }
 
+/** Positions a tsvector keeps per lexeme at most (Postgres's MAXNUMPOS); the rest are dropped. */
+export const MAX_LEXEME_POSITIONS = 256
+/** The highest position a tsvector stores (MAXENTRYPOS - 1); later ones are clamped to it and merge. */
+export const MAX_LEXEME_POSITION = 16_383
+/** The longest lexeme a tsvector takes, in UTF-8 bytes: a longer one fails the write ("word is too long"). */
+export const MAX_LEXEME_BYTES = 2_046
+/** What a stand-in keeps of an over-long term before its hash (bytes, on a character boundary). */
+const STAND_IN_PREFIX_BYTES = 1_000
+
+/**
+ * The lexeme Postgres stores for an FTS5 term: the term itself, or for a term over 2,046 bytes
+ * (FTS5 has no limit: one long unbroken word, a pasted blob) a stand-in, its first 1,000 bytes, a
+ * space and its SHA-256. A space never occurs in an FTS5 term (unicode61 splits on it), so a
+ * stand-in cannot meet a real term, and the hash keeps two long terms apart. Documents and
+ * queries both go through here, so the stand-in finds exactly the documents the term is in.
+ */
+export function indexLexeme(term: string): string {
+  if (Buffer.byteLength(term, 'utf8') <= MAX_LEXEME_BYTES) return term
+  let prefix = ''
+  let bytes = 0
+  for (const character of term) {
+    bytes += Buffer.byteLength(character, 'utf8')
+    if (bytes > STAND_IN_PREFIX_BYTES) break
+    prefix += character
+  }
+  return `${prefix} ${createHash('sha256').update(term).digest('hex')}`
+}
+
 /**
  * FTS5's tokens of a document's columns as a tsvector literal (`'gener':1 'run':2,7`). Positions
- * are FTS5's offsets + 1 (tsvector positions start at 1); Postgres keeps at most 256 positions of
- * a lexeme and positions up to 16,383, so a term's count is exact below that (the length is
- * always exact: it is counted here).
+ * are FTS5's offsets + 1 (tsvector positions start at 1), written as Postgres keeps them: clamped
+ * to 16,383, duplicates merged, the first 256. Where that leaves fewer positions than the term's
+ * count (a term over 256 times, or repeated past position 16,383), the exact counts go first, as
+ * a line of JSON the trigger stores in `searchCounts` (`{"the":300}` + newline + literal). The
+ * length is always exact: it is counted here.
  */
 export function searchTokens(columns: readonly string[], tokenizer = fullTextTokenizer()): SearchTokens {
   const positions = new Map<string, number[]>()
   let position = 0
   for (const text of columns) {
     for (const token of tokenizer.documentTerms(text)) {
-      const term = storedLexeme(token)
       position++
-      const at = positions.get(term)
+      const lexeme = indexLexeme(token)
+      const at = positions.get(lexeme)
       if (at) at.push(position)
-      else positions.set(term, [position])
+      else positions.set(lexeme, [position])
     }
   }
   const lexemes: string[] = []
-  for (const [term, at] of positions) {
-    lexemes.push(
-      `${quoteLexeme(term)}:${at
-        .slice(0, 256)
-        .map((p) => Math.min(p, 16_383))
-        .join(',')}`,
-    )
+  const counts: Record<string, number> = {}
+  let overflow = false
+  for (const [lexeme, at] of positions) {
+    const kept: number[] = []
+    for (const p of at) {
+      const stored = Math.min(p, MAX_LEXEME_POSITION)
+      if (kept.at(-1) !== stored) kept.push(stored)
+      if (kept.length === MAX_LEXEME_POSITIONS) break
+    }
+    if (kept.length !== at.length) {
+      counts[lexeme] = at.length
+      overflow = true
+    }
+    lexemes.push(`${quoteLexeme(lexeme)}:${kept.join(',')}`)
   }
-  return { searchTokens: lexemes.join(' '), searchLength: position }
+  const literal = lexemes.join(' ')
+  return {
+    searchTokens: overflow ? `${JSON.stringify(counts)}\n${literal}` : literal,
+    searchLength: position,
+  }
 }
 
 /**

@@ -3,11 +3,11 @@ import type { CorpusFigures, DocumentSet, FullTextCollection, FullTextIndex, Pos
 import type { PostgresDatabase } from '../db/client.ts'
 import {
   fullTextTokenizer,
+  indexLexeme,
   quoteLexeme,
   SEARCH_COLUMNS,
   type SearchModel,
   searchTokens,
-  storedLexeme,
 } from '../db/search-tokens.ts'
 
 /** The table and client model of each collection. */
@@ -83,17 +83,23 @@ export class PostgresFullTextIndex implements FullTextIndex {
     await this.catchUp(collection, agentId)
     const filter = documentSetFilter(set, 4)
     // The GIN index finds the documents holding the lexeme (bitmap-ANDed with the agent's
-    // B-tree); the lexeme's positions give its count in each.
+    // B-tree); the lexeme's positions give its count in each, unless the tsvector could not keep
+    // them all (searchCounts has the exact count then). In id order, as SQLite's GROUP BY gives
+    // them, so the engine meets candidates in the same order on both.
+    const lexeme = indexLexeme(term)
     const rows = await this.db.$queryRawUnsafe<
       { id: number; tf: number; length: number | null; sessionId: string | null }[]
     >(
-      `SELECT o."id" AS id, cardinality(u.positions) AS tf, o."searchLength" AS length,
+      `SELECT o."id" AS id,
+              coalesce((o."searchCounts" ->> u.lexeme)::integer, cardinality(u.positions)) AS tf,
+              o."searchLength" AS length,
               ${table === 'Message' ? 'o."sessionId"' : 'NULL'} AS "sessionId"
          FROM "${table}" o CROSS JOIN LATERAL unnest(o."searchVector") u
-        WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = $3${filter.sql}`,
+        WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = $3${filter.sql}
+        ORDER BY o."id"`,
       agentId,
-      quoteLexeme(storedLexeme(term)),
-      storedLexeme(term),
+      quoteLexeme(lexeme),
+      lexeme,
       ...filter.params,
     )
     return new Map(
@@ -113,25 +119,23 @@ export class PostgresFullTextIndex implements FullTextIndex {
     const out = new Map<string, number>()
     const wanted = [...new Set(terms)].slice(0, MAX_FREQUENCY_TERMS)
     if (wanted.length === 0) return out
-    // The terms as stored (over-long ones cut), each mapped back to the terms asked for.
-    const askedAs = new Map<string, string[]>()
-    for (const term of wanted)
-      askedAs.set(storedLexeme(term), [...(askedAs.get(storedLexeme(term)) ?? []), term])
-    const stored = [...askedAs.keys()]
     const { table } = COLLECTIONS[collection]
     await this.catchUp(collection, agentId)
     const filter = documentSetFilter(set, 4)
-    const rows = await this.db.$queryRawUnsafe<{ term: string; n: bigint }[]>(
-      `SELECT u.lexeme AS term, count(*) AS n
+    // Each term as stored (a stand-in for an over-long one), answered under the term asked.
+    const byLexeme = new Map(wanted.map((term) => [indexLexeme(term), term]))
+    const lexemes = [...byLexeme.keys()]
+    const rows = await this.db.$queryRawUnsafe<{ lexeme: string; n: bigint }[]>(
+      `SELECT u.lexeme AS lexeme, count(*) AS n
          FROM "${table}" o CROSS JOIN LATERAL unnest(o."searchVector") u
         WHERE o."agentId" = $1 AND o."searchVector" @@ $2::tsquery AND u.lexeme = ANY($3::text[])${filter.sql}
         GROUP BY u.lexeme`,
       agentId,
-      stored.map(quoteLexeme).join(' | '),
-      stored,
+      lexemes.map(quoteLexeme).join(' | '),
+      lexemes,
       ...filter.params,
     )
-    for (const row of rows) for (const term of askedAs.get(row.term) ?? []) out.set(term, Number(row.n))
+    for (const row of rows) out.set(byLexeme.get(row.lexeme) ?? row.lexeme, Number(row.n))
     return out
   }
 
