@@ -22,7 +22,7 @@ export {
   sqliteDate,
   type Transaction,
 } from './db/client.ts'
-export { type SqlDialect, type Statement, sqliteDialect } from './db/dialect.ts'
+export { besideOrder, type SqlDialect, type Statement, sqliteDialect } from './db/dialect.ts'
 export { applyMigrations, MigrationError, migrationsDirectory } from './db/migrate.ts'
 export { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 export { SqliteFormation } from './formation/sqlite-formation.ts'

@@ -1,5 +1,5 @@
 import { BM25_B, BM25_K1, queryTerms } from '@engram/core'
-import type { SqlDialect } from '@engram/store-sqlite'
+import { besideOrder, type SqlDialect } from '@engram/store-sqlite'
 import { fullTextTokenizer, indexLexeme, quoteLexeme } from './search-tokens.ts'
 
 // FTS5's floor for a non-positive IDF (as packages/core's bm25Idf, which keeps it private).
@@ -64,5 +64,20 @@ export const postgresDialect: SqlDialect = {
            LIMIT ?`,
       params: [agentId, terms.map(quoteLexeme).join(' | '), terms, agentId, limit],
     }
+  },
+  /**
+   * One LIMIT-ed backward or forward seek on the (sessionId, timestamp, id) index per candidate.
+   * SQLite's `n.id IN (correlated subquery … LIMIT n)` is no join to Postgres's planner: it runs
+   * the subquery for every row of the whole Message table times each candidate (a sequential scan;
+   * 2.3 s for 10 candidates over 20,000 turns, against 0.2 ms this way).
+   */
+  turnsBeside(candidates, side, reach) {
+    const { cmp, order } = besideOrder(side)
+    return `SELECT c."id" AS origin, n."id" AS id, n."timestamp" AS ts, '${side}' AS side
+          FROM "Message" c CROSS JOIN LATERAL (
+            SELECT p."id", p."timestamp" FROM "Message" p WHERE p."sessionId" = c."sessionId"
+              AND (p."timestamp", p."id") ${cmp} (c."timestamp", c."id")
+              ORDER BY p."timestamp" ${order}, p."id" ${order} LIMIT ${Math.trunc(reach)}) n
+         WHERE c."id" IN (${candidates})`
   },
 }

@@ -42,6 +42,17 @@ export interface SqlDialect {
   messagesWithPhrase(words: string): { from: string; where: string; param: string } | null
   /** The agent's memory items sharing a word with `text`, best BM25 first, at most `limit`. */
   memoriesSharingWords(agentId: string, text: string, limit: number): Statement | null
+  /**
+   * The turns beside each candidate turn (`candidates`: the placeholders of their ids) on one side
+   * in its own conversation, at most `reach` of them, as rows (origin, id, ts, side): seeks on the
+   * (sessionId, timestamp, id) index, not a window over whole conversations.
+   */
+  turnsBeside(candidates: string, side: 'before' | 'after', reach: number): string
+}
+
+/** The comparison and order that walk a conversation's turns away from a turn on one side. */
+export function besideOrder(side: 'before' | 'after'): { cmp: '<' | '>'; order: 'DESC' | 'ASC' } {
+  return side === 'before' ? { cmp: '<', order: 'DESC' } : { cmp: '>', order: 'ASC' }
 }
 
 /** SQLite's statements: FTS5 tables, json1, the rowid. */
@@ -70,5 +81,15 @@ export const sqliteDialect: SqlDialect = {
           WHERE "MemorySearch" MATCH ? AND o."agentId" = ? ORDER BY bm25("MemorySearch") LIMIT ?`,
       params: [match, agentId, limit],
     }
+  },
+  // SQLite has no LATERAL; its planner runs the correlated IN once per candidate, as two seeks.
+  turnsBeside(candidates, side, reach) {
+    const { cmp, order } = besideOrder(side)
+    return `SELECT c."id" AS origin, n."id" AS id, n."timestamp" AS ts, '${side}' AS side
+          FROM "Message" c JOIN "Message" n ON n."id" IN (
+            SELECT p."id" FROM "Message" p WHERE p."sessionId" = c."sessionId"
+              AND (p."timestamp", p."id") ${cmp} (c."timestamp", c."id")
+              ORDER BY p."timestamp" ${order}, p."id" ${order} LIMIT ${Math.trunc(reach)})
+         WHERE c."id" IN (${candidates})`
   },
 }

@@ -200,17 +200,9 @@ export class SqliteRecallSources implements RecallSources {
     if (turnIds.length === 0) return []
     const ids = turnIds.map(Number)
     const marks = ids.map(() => '?').join(',')
-    // Two seeks per turn on the (sessionId, timestamp, id) index in one statement, not a window
-    // over whole conversations.
-    const side = (direction: 'before' | 'after') => {
-      const [cmp, order] = direction === 'before' ? ['<', 'DESC'] : ['>', 'ASC']
-      return `SELECT c."id" AS origin, n."id" AS id, n."timestamp" AS ts, '${direction}' AS side
-          FROM "Message" c JOIN "Message" n ON n."id" IN (
-            SELECT p."id" FROM "Message" p WHERE p."sessionId" = c."sessionId"
-              AND (p."timestamp", p."id") ${cmp} (c."timestamp", c."id")
-              ORDER BY p."timestamp" ${order}, p."id" ${order} LIMIT ${Math.trunc(reach)})
-         WHERE c."id" IN (${marks})`
-    }
+    // Two seeks per turn on the (sessionId, timestamp, id) index in one statement (the dialect's:
+    // Postgres needs LATERAL for the seeks, SQLite has none).
+    const side = (direction: 'before' | 'after') => this.dialect.turnsBeside(marks, direction, reach)
     const rows = await readRows<
       { origin: number | bigint; id: number | bigint; ts: number | bigint | string; side: string }[]
     >(this.db, `${side('before')} UNION ALL ${side('after')}`, ...ids, ...ids)

@@ -1,0 +1,142 @@
+import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import { PrismaSessionRepository, SqliteRecallSources, sqliteDialect } from '@engram/store-sqlite'
+import { createDatabase } from '@engram/test-servers'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { applyPostgresMigrations } from '../migrate.ts'
+import { createPostgresDatabase, type PostgresDatabase, sharedView } from './client.ts'
+import { postgresDialect } from './dialect.ts'
+
+/** A plan node of EXPLAIN (FORMAT JSON), as far as these checks read it. */
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  'Index Name'?: string
+  Plans?: PlanNode[]
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)]
+}
+
+const AGENTS = 50
+const CONVERSATIONS = 4
+const TURNS = 100 // per conversation: 20,000 messages in all
+
+let db: PostgresDatabase
+let shared: ReturnType<typeof sharedView>
+beforeAll(async () => {
+  const url = await createDatabase(inject('postgresUrl'))
+  await applyPostgresMigrations(url)
+  db = createPostgresDatabase(url, { poolSize: 2 })
+  shared = sharedView(db)
+  // A realistic table written in one statement each: every agent's conversations interleaved in id
+  // order (turns arrive from all agents at once), one summary in 50 turns, tokens as the client
+  // writes them (the trigger fills searchVector), then statistics as autovacuum would gather them.
+  await db.$executeRawUnsafe(
+    `INSERT INTO "Agent"("id", "name") SELECT 'agent-' || a, 'agent-' || a FROM generate_series(1, ${AGENTS}) a`,
+  )
+  await db.$executeRawUnsafe(`INSERT INTO "Session"("id", "agentId", "conversationId", "updatedAt")
+    SELECT 's-' || a || '-' || s, 'agent-' || a, 'c' || s, now()
+      FROM generate_series(1, ${AGENTS}) a, generate_series(1, ${CONVERSATIONS}) s`)
+  await db.$executeRawUnsafe(`INSERT INTO "Message"("sessionId", "agentId", "role", "speaker", "content", "tokenCount", "timestamp", "searchTokens")
+    SELECT 's-' || a || '-' || s, 'agent-' || a, 'user', 'speaker ' || (t % 3), x.content, 5,
+           timestamp '2026-01-01' + t * interval '1 minute', CAST(to_tsvector('english', x.content) AS text)
+      FROM generate_series(1, ${AGENTS}) a, generate_series(1, ${CONVERSATIONS}) s, generate_series(1, ${TURNS}) t,
+           LATERAL (SELECT CASE WHEN t % 50 = 0 THEN '${CONTEXT_SUMMARY_PREFIX}turn ' || t
+                                ELSE 'we talked about hiking, turn ' || t END AS content) x
+     ORDER BY t, a, s`)
+  await db.$executeRawUnsafe(`INSERT INTO "MemoryItem"("agentId", "userId", "content", "category", "validFrom", "contentHash", "tokenCount", "createdAt", "updatedAt")
+    SELECT 'agent-' || a, 'user ' || (i % 4), 'fact ' || i, 'fact', now(), 'h' || i, 1, now(), now()
+      FROM generate_series(1, ${AGENTS}) a, generate_series(1, 200) i`)
+  await db.$executeRawUnsafe('ANALYZE')
+}, 120_000)
+afterAll(async () => {
+  await db?.$disconnect()
+})
+
+/**
+ * The shared view with every raw read replaced by its EXPLAIN (FORMAT JSON): the repositories build
+ * their statements as they do in production, and the plans come back instead of rows.
+ */
+function explaining(): { view: typeof shared; plans: { sql: string; plan: PlanNode }[] } {
+  const plans: { sql: string; plan: PlanNode }[] = []
+  const view = new Proxy(shared, {
+    get(target, key, receiver) {
+      if (key !== '$queryRawUnsafe') return Reflect.get(target, key, receiver)
+      return async (sql: string, ...params: unknown[]) => {
+        const rows = await target.$queryRawUnsafe<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
+          `EXPLAIN (FORMAT JSON) ${sql}`,
+          ...params,
+        )
+        plans.push({ sql, plan: rows[0]?.['QUERY PLAN'][0]?.Plan as PlanNode })
+        return []
+      }
+    },
+  })
+  return { view, plans }
+}
+
+async function candidateTurns(count: number): Promise<string[]> {
+  const rows = await db.message.findMany({
+    where: { agentId: 'agent-7' },
+    orderBy: { id: 'asc' },
+    select: { id: true },
+  })
+  // Spread over the agent's conversations and the table, as a search's candidates are.
+  const step = Math.floor(rows.length / count)
+  return Array.from({ length: count }, (_, i) => String(rows[i * step]?.id))
+}
+
+const scansOf = (plan: PlanNode, relation: string) =>
+  nodesOf(plan).filter((node) => node['Relation Name'] === relation)
+
+describe('the shared repositories’ raw reads on Postgres (20,000 messages over 50 agents)', () => {
+  it('finds the turns beside candidates with index seeks, no sequential scan of Message', async () => {
+    const { view, plans } = explaining()
+    await new SqliteRecallSources(view, postgresDialect).turnsBeside(await candidateTurns(100), 2)
+    expect(plans).toHaveLength(1)
+    const scans = scansOf(plans[0]?.plan as PlanNode, 'Message')
+    expect(scans.map((node) => node['Node Type'])).not.toContain('Seq Scan')
+    // Each side: the candidates by primary key, their neighbours on (sessionId, timestamp, id).
+    expect(scans.filter((node) => node['Index Name'] === 'Message_sessionId_timestamp_id_idx')).toHaveLength(
+      2,
+    )
+
+    // What the check guards against: SQLite's correlated IN, run on Postgres, scans the whole table.
+    const before = explaining()
+    await new SqliteRecallSources(before.view, sqliteDialect).turnsBeside(await candidateTurns(100), 2)
+    expect(scansOf(before.plans[0]?.plan as PlanNode, 'Message').map((node) => node['Node Type'])).toContain(
+      'Seq Scan',
+    )
+  })
+
+  it('returns the same neighbours as SQLite’s statement on the large table', async () => {
+    const candidates = await candidateTurns(20)
+    const key = (b: { origin: string; side: string; id: string }) => `${b.origin}:${b.side}:${b.id}`
+    const lateral = await new SqliteRecallSources(shared, postgresDialect).turnsBeside(candidates, 3)
+    const correlated = await new SqliteRecallSources(shared, sqliteDialect).turnsBeside(candidates, 3)
+    expect(lateral.length).toBeGreaterThan(0)
+    expect(lateral.map(key).sort()).toEqual(correlated.map(key).sort())
+  })
+
+  it('reads speakers, memory users, texts, summaries and participants through indexes', async () => {
+    const { view, plans } = explaining()
+    const recall = new SqliteRecallSources(view, postgresDialect)
+    const ids = await candidateTurns(10)
+    await recall.speakersSince('agent-7', 0)
+    await recall.memoryUsersSince('agent-7', 0)
+    await recall.documentTexts('messages', ids)
+    await recall.hasSummaries('agent-7', null)
+    await recall.hasSummaries('agent-7', 's-7-2')
+    await new PrismaSessionRepository(view).participants('agent-7')
+    expect(plans).toHaveLength(6)
+    for (const { sql, plan } of plans) {
+      const scans = [...scansOf(plan, 'Message'), ...scansOf(plan, 'MemoryItem')]
+      expect(scans.length, sql).toBeGreaterThan(0)
+      expect(
+        scans.map((node) => node['Node Type']),
+        sql,
+      ).not.toContain('Seq Scan')
+    }
+  })
+})
