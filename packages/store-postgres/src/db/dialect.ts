@@ -26,7 +26,10 @@ export const postgresDialect: SqlDialect = {
     `SELECT CAST(json_array_elements_text(CAST(${placeholder} AS json)) AS integer)`,
   byteLength: (expression) => `octet_length(${expression})`,
   // A pending conversation has turns, and its first turn's id follows the order turns came in.
-  sessionOrder: (alias) => `(SELECT min(m."id") FROM "Message" m WHERE m."sessionId" = ${alias}."id")`,
+  // `+ 0`: a bare min(id) is planned as a walk of the primary key from the table's first row,
+  // filtered on the conversation, so a conversation begun after every other agent's turns read the
+  // whole table; this way it reads its own turns from the (sessionId, timestamp, id) index.
+  sessionOrder: (alias) => `(SELECT min(m."id" + 0) FROM "Message" m WHERE m."sessionId" = ${alias}."id")`,
   messagesWithPhrase(words) {
     const terms = stemmedTerms(words)
     if (terms.length === 0) return null

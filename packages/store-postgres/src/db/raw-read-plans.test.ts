@@ -1,5 +1,10 @@
 import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
-import { PrismaSessionRepository, SqliteRecallSources, sqliteDialect } from '@engram/store-sqlite'
+import {
+  PrismaSessionRepository,
+  SqliteFormation,
+  SqliteRecallSources,
+  sqliteDialect,
+} from '@engram/store-sqlite'
 import { createDatabase } from '@engram/test-servers'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { applyPostgresMigrations } from '../migrate.ts'
@@ -48,6 +53,13 @@ beforeAll(async () => {
   await db.$executeRawUnsafe(`INSERT INTO "MemoryItem"("agentId", "userId", "content", "category", "validFrom", "contentHash", "tokenCount", "createdAt", "updatedAt")
     SELECT 'agent-' || a, 'user ' || (i % 4), 'fact ' || i, 'fact', now(), 'h' || i, 1, now(), now()
       FROM generate_series(1, ${AGENTS}) a, generate_series(1, 200) i`)
+  // A new agent whose one conversation began after every other agent's turns (the end of the ids).
+  await db.$executeRawUnsafe(`INSERT INTO "Agent"("id", "name") VALUES ('agent-new', 'agent-new')`)
+  await db.$executeRawUnsafe(
+    `INSERT INTO "Session"("id", "agentId", "conversationId", "updatedAt") VALUES ('s-new', 'agent-new', 'c1', now())`,
+  )
+  await db.$executeRawUnsafe(`INSERT INTO "Message"("sessionId", "agentId", "role", "content", "tokenCount", "timestamp")
+    SELECT 's-new', 'agent-new', 'user', 'hello ' || t, 1, now() FROM generate_series(1, ${TURNS}) t`)
   await db.$executeRawUnsafe('ANALYZE')
 }, 120_000)
 afterAll(async () => {
@@ -111,7 +123,7 @@ describe('the shared repositories’ raw reads on Postgres (20,000 messages over
   })
 
   it('returns the same neighbours as SQLite’s statement on the large table', async () => {
-    const candidates = await candidateTurns(20)
+    const candidates = await candidateTurns(8)
     const key = (b: { origin: string; side: string; id: string }) => `${b.origin}:${b.side}:${b.id}`
     const lateral = await new SqliteRecallSources(shared, postgresDialect).turnsBeside(candidates, 3)
     const correlated = await new SqliteRecallSources(shared, sqliteDialect).turnsBeside(candidates, 3)
@@ -138,5 +150,28 @@ describe('the shared repositories’ raw reads on Postgres (20,000 messages over
         sql,
       ).not.toContain('Seq Scan')
     }
+  })
+
+  it('orders an agent’s pending conversations from their own turns, not a walk of the whole table', async () => {
+    const pendingPlan = async (dialect: typeof postgresDialect) => {
+      const { view, plans } = explaining()
+      await new SqliteFormation(view, new PrismaSessionRepository(view), dialect).pendingConversations(
+        'agent-new',
+      )
+      return scansOf(plans[0]?.plan as PlanNode, 'Message').map(
+        (node) => node['Index Name'] ?? node['Node Type'],
+      )
+    }
+    const scans = await pendingPlan(postgresDialect)
+    expect(scans.length).toBeGreaterThan(0)
+    expect(scans).not.toContain('Seq Scan')
+    expect(scans).not.toContain('Message_pkey')
+    // What the check guards against: a bare min(id) walks the primary key from the table's first
+    // row, and this conversation's turns are the table's last.
+    const bare = await pendingPlan({
+      ...postgresDialect,
+      sessionOrder: (alias) => `(SELECT min(m."id") FROM "Message" m WHERE m."sessionId" = ${alias}."id")`,
+    })
+    expect(bare).toContain('Message_pkey')
   })
 })
