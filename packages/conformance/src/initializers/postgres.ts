@@ -1,3 +1,6 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import type { FullTextCollection, FullTextDocument } from '@engram/engine'
 import {
   applyPostgresMigrations,
@@ -23,7 +26,10 @@ function testDatabase(): Promise<string> {
   return database
 }
 
-const held = new WeakMap<object, { databases: PostgresDatabase[]; storages: PostgresStorage[] }>()
+const held = new WeakMap<
+  object,
+  { databases: PostgresDatabase[]; storages: PostgresStorage[]; backupDirectory?: string }
+>()
 
 /**
  * Every table but the migration history emptied and its ids restarted: a fresh store in tens
@@ -41,7 +47,7 @@ export async function emptyTables(db: PostgresDatabase): Promise<void> {
 
 export const postgresInitializer: StorageInitializer = {
   name: 'postgres',
-  capabilities: { backup: false, multiProcess: true },
+  capabilities: { backup: true, multiProcess: true },
   persistsVectorIndexes: false,
   async create() {
     const url = await testDatabase()
@@ -51,7 +57,15 @@ export const postgresInitializer: StorageInitializer = {
     const vectorIndex = { approximateAbove: VECTOR_APPROXIMATE_ABOVE, hnsw: { initialCapacity: 64 } }
     // Each store listens for vector changes (NOTIFY), as a replica does.
     const vectors = { listenUrl: url }
-    const storage = createPostgresStorage({ db, clock, vectorIndex, vectors })
+    // Logical backups into a folder of this spec's own, removed with the fixture.
+    const backupDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-pg-backups-'))
+    const storage = createPostgresStorage({
+      db,
+      clock,
+      vectorIndex,
+      vectors,
+      backups: { url, directory: backupDirectory },
+    })
     const others: PostgresDatabase[] = []
     const otherStorages: PostgresStorage[] = []
     // The rows are written through the same model calls as on SQLite (the client adds tokens).
@@ -70,16 +84,17 @@ export const postgresInitializer: StorageInitializer = {
         return another
       },
     }
-    held.set(fixture, { databases: others, storages: otherStorages })
+    held.set(fixture, { databases: others, storages: otherStorages, backupDirectory })
     return fixture
   },
   async destroy(fixture) {
     await fixture.storage.vectors.settled()
     await fixture.storage.close()
-    const { databases = [], storages = [] } = held.get(fixture) ?? {}
+    const { databases = [], storages = [], backupDirectory } = held.get(fixture) ?? {}
     for (const other of storages) await other.vectors.settled()
     // close() stops each store's listener and its pool.
     for (const other of storages) await other.close()
     for (const other of databases) await other.$disconnect()
+    if (backupDirectory) fs.rmSync(backupDirectory, { recursive: true, force: true })
   },
 }

@@ -30,7 +30,10 @@ export function createPostgresDatabase(url: string, options: PostgresDatabaseOpt
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
   })
-  const base = new PrismaClient({ adapter })
+  // A transaction waits for a free connection as long as a query does (Prisma's default is 2 s:
+  // a burst of writes beyond the pool would fail instead of queueing).
+  const waitMs = options.connectionTimeoutMs ?? 10_000
+  const base = new PrismaClient({ adapter, transactionOptions: { maxWait: waitMs, timeout: 30_000 } })
   return base.$extends({
     query: {
       async $allOperations({ model, operation, args, query }) {

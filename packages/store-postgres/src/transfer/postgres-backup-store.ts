@@ -166,7 +166,9 @@ export class PostgresBackupStore implements BackupStore {
         [JSON.stringify(keys[0]?.rows ?? [])],
       )
       await resetSequences(client, restored)
-      await client.query('COMMIT')
+      // A COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error.
+      const committed = await client.query('COMMIT')
+      if (committed.command !== 'COMMIT') throw new Error(`the restore of ${name} was rolled back`)
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {})
       throw error
@@ -226,18 +228,22 @@ async function parentsFirst(client: pg.Client, tables: string[]): Promise<string
   return out
 }
 
-/** Each serial id continues after the largest restored one, so new rows never collide. */
+/**
+ * Each serial column continues after the largest restored value, so new rows never collide. The
+ * serial columns are read from the catalog: a failing statement would abort the transaction.
+ */
 async function resetSequences(client: pg.Client, tables: string[]): Promise<void> {
-  for (const table of tables) {
-    const { rows } = await client
-      .query<{ sequence: string | null }>(`SELECT pg_get_serial_sequence($1, 'id') AS sequence`, [
-        `"${table}"`,
-      ])
-      .catch(() => ({ rows: [] as { sequence: string | null }[] }))
-    const sequence = rows[0]?.sequence
-    if (!sequence) continue
-    await client.query(`SELECT setval($1, COALESCE((SELECT max("id") FROM "${table}"), 0) + 1, false)`, [
-      sequence,
-    ])
+  const { rows } = await client.query<{ table: string; column: string; sequence: string }>(
+    `SELECT c.table_name AS "table", c.column_name AS "column",
+            pg_get_serial_sequence(quote_ident(c.table_name), c.column_name) AS "sequence"
+       FROM information_schema.columns c
+      WHERE c.table_schema = current_schema() AND c.column_default LIKE 'nextval(%'`,
+  )
+  for (const { table, column, sequence } of rows) {
+    if (!tables.includes(table) || !sequence) continue
+    await client.query(
+      `SELECT setval($1, COALESCE((SELECT max("${column}") FROM "${table}"), 0) + 1, false)`,
+      [sequence],
+    )
   }
 }

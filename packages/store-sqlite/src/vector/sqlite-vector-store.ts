@@ -63,6 +63,9 @@ export interface EmbeddingRowWrite {
 /** A statement the Prisma write path runs in the upsert's transaction (see `alsoWritten`). */
 export type EmbeddingWriteStatement = ReturnType<Database['$executeRawUnsafe']>
 
+/** Rows per upsert statement (8 parameters each: within every server's parameter limit). */
+const UPSERT_CHUNK = 500
+
 interface KindIndex {
   key: string
   index: AdaptiveVectorIndex
@@ -150,14 +153,34 @@ export class SqliteVectorStore implements VectorStore {
           )
       })
     } else {
-      // One delete and one multi-row insert: a batch of 256 in two statements, not 256 upserts.
-      await this.db.$transaction([
-        this.db.embedding.deleteMany({
-          where: { kind, model: this.model, ownerId: { in: rows.map((r) => r.ownerId) } },
-        }),
-        this.db.embedding.createMany({ data: rows }),
-        ...this.alsoWritten(rows),
-      ])
+      // One multi-row upsert per batch. On a server with concurrent writers (Postgres, READ
+      // COMMITTED) a delete-then-insert lets two writes of one owner's vector both insert, and one
+      // fails on the key; an upsert on the key cannot (the later write wins, as on SQLite).
+      const unique = [...new Map(rows.map((r) => [`${r.kind}\u0000${r.ownerId}`, r])).values()]
+      const statements: EmbeddingWriteStatement[] = []
+      for (let at = 0; at < unique.length; at += UPSERT_CHUNK) {
+        const chunk = unique.slice(at, at + UPSERT_CHUNK)
+        statements.push(
+          this.db.$executeRawUnsafe(
+            `INSERT INTO "Embedding" ("kind", "ownerId", "agentId", "model", "dimensions", "vector", "contentHash", "createdAt")
+              VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+              ON CONFLICT ("kind", "ownerId", "model") DO UPDATE SET "agentId" = excluded."agentId",
+                "dimensions" = excluded."dimensions", "vector" = excluded."vector",
+                "contentHash" = excluded."contentHash", "createdAt" = excluded."createdAt"`,
+            ...chunk.flatMap((r) => [
+              r.kind,
+              r.ownerId,
+              r.agentId,
+              r.model,
+              r.dimensions,
+              r.vector,
+              r.contentHash,
+              r.createdAt,
+            ]),
+          ),
+        )
+      }
+      await this.db.$transaction([...statements, ...this.alsoWritten(rows)])
     }
     if (cached) {
       // Keep the in-memory index in step; `rows` tells the next search nothing was missed.
