@@ -121,6 +121,15 @@ export const SUITES: Suite[] = [
     run: async (c) => (await import('../../apps/api/bench/backends.ts')).backendBenchmarks(c),
   },
   {
+    id: 'replicas',
+    title:
+      'API replicas on one Postgres + Redis (1, 2, 3 processes over HTTP; req/s and server CPU per request)',
+    seed: 31,
+    // Each run starts its replicas and warms them up; the figures are rates over a fixed window.
+    repetitions: { full: 1, quick: 1 },
+    run: async (c) => (await import('../../apps/api/bench/replicas.ts')).replicaBenchmarks(c),
+  },
+  {
     id: 'load',
     title: 'Server under load (apps/api over HTTP on 127.0.0.1, autocannon)',
     seed: 23,
