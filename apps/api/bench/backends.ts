@@ -34,7 +34,7 @@ async function measure(t: TestApp, quick: boolean, seed: number): Promise<Map<st
   await timed('addMessage', n(500), () => t.gql(ADD, { c: text(40) }, key))
   const SEARCH = `query($q: String!) { search(input: { query: $q, scopes: [MESSAGES], limit: 10 }) { ... on SearchResult { hits { score } } } }`
   await timed('search MESSAGES (hybrid)', n(200), () => t.gql(SEARCH, { q: text(4) }, key))
-  const WINDOW = `{ contextWindow(conversationId: "bench", budget: { maxContextTokens: 8000, fullMessageWindow: 30 }) { ... on ContextWindow { totalTokens } } }`
+  const WINDOW = `{ contextWindow(conversationId: "bench", budget: { maxContextTokens: 16000, fullMessageWindow: 30 }) { ... on ContextWindow { totalTokens } } }`
   await timed('contextWindow', n(100), () => t.gql(WINDOW, {}, key))
   const MEMORY = `mutation($c: String!) { createMemory(input: { content: $c, category: FACT }) { ... on MemoryWrite { outcome } } }`
   await timed('createMemory (verified)', n(300), (i) => t.gql(MEMORY, { c: `memory ${i}: ${text(12)}` }, key))

@@ -2,9 +2,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Clock, Embedder, LlmProvider } from '@engram/core'
-import { applyPostgresMigrations } from '@engram/store-postgres'
+import { applyPostgresMigrations, postgresPlaceholders } from '@engram/store-postgres'
 import type { Database } from '@engram/store-sqlite'
 import { createDatabase as createPostgresDatabase, dropDatabase } from '@engram/test-servers'
+import Database3 from 'better-sqlite3'
+import pg from 'pg'
 import { inject } from 'vitest'
 import { ensureAdminKey } from '../src/admin-key.ts'
 import { type OpenedStore, openStore } from '../src/store.ts'
@@ -227,6 +229,36 @@ export function readEventStream(response: Response): { text(): string; close(): 
     async close() {
       await reader.cancel().catch(() => {})
       await reading
+    },
+  }
+}
+
+/**
+ * A connection of its own to an app's database, as another process would have: SQL with `?`
+ * placeholders on the SQLite file (foreign keys on) or on the Postgres database.
+ */
+export async function anotherProcess(t: TestApp): Promise<{
+  run(sql: string, ...params: unknown[]): Promise<void>
+  close(): Promise<void>
+}> {
+  if (t.postgresUrl) {
+    const client = new pg.Client({ connectionString: t.postgresUrl })
+    await client.connect()
+    return {
+      run: async (sql, ...params) => {
+        await client.query(postgresPlaceholders(sql), params)
+      },
+      close: () => client.end(),
+    }
+  }
+  const connection = new Database3(t.databaseFile)
+  connection.pragma('foreign_keys = ON')
+  return {
+    run: async (sql, ...params) => {
+      connection.prepare(sql).run(...params)
+    },
+    close: async () => {
+      connection.close()
     },
   }
 }

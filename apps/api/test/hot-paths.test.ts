@@ -1,9 +1,8 @@
 // Behaviour kept by the performance work (issue 5): the prepared-statement paths, group commit,
 // the optimizer reusing its redundancy join and search reusing its vector index.
 import { hashApiKey } from '@engram/engine'
-import Database3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { anotherProcess, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 const apps: TestApp[] = []
 afterEach(async () => {
@@ -23,11 +22,13 @@ describe('the hot paths', () => {
     const t = await app()
     const key = await createAgentKey(t, 'agent-r')
     expect((await t.gql(ADD, { c: 'c', t: 'first' }, key)).status).toBe(200)
-    const other = new Database3(t.databaseFile)
-    other
-      .prepare(`UPDATE "ApiKey" SET "revokedAt" = ? WHERE "keyHash" = ?`)
-      .run('2026-01-15T10:00:00.000+00:00', hashApiKey(key))
-    other.close()
+    const other = await anotherProcess(t)
+    await other.run(
+      `UPDATE "ApiKey" SET "revokedAt" = ? WHERE "keyHash" = ?`,
+      '2026-01-15T10:00:00.000+00:00',
+      hashApiKey(key),
+    )
+    await other.close()
     const refused = await t.gql(ADD, { c: 'c', t: 'second' }, key)
     expect(refused.status).toBe(401)
     expect(refused.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED')
@@ -54,10 +55,9 @@ describe('the hot paths', () => {
     const key = await createAgentKey(t, 'agent-b')
     await t.gql(ADD, { c: 'doomed', t: 'creates the session' }, key)
     // The session disappears under the batch (deleted by another connection after it was cached).
-    const other = new Database3(t.databaseFile)
-    other.pragma('foreign_keys = ON')
-    other.prepare(`DELETE FROM "Session" WHERE "conversationId" = 'doomed'`).run()
-    other.close()
+    const other = await anotherProcess(t)
+    await other.run(`DELETE FROM "Session" WHERE "conversationId" = 'doomed'`)
+    await other.close()
     const BATCH = `mutation($m: [MessageInput!]!) { addMessages(input: { conversationId: "doomed", messages: $m }) { __typename } }`
     const [batch, beside] = await Promise.all([
       t.gql(
@@ -104,14 +104,15 @@ describe('the hot paths', () => {
       key,
     )
     expect((await t.gql(SEARCH, { q: 'kayak trips on the river' }, key)).data.search.hits).toHaveLength(1)
-    const other = new Database3(t.databaseFile)
+    const other = await anotherProcess(t)
     const at = '2026-01-15T10:00:00.000+00:00'
-    other
-      .prepare(
-        `INSERT INTO "MemoryItem" ("agentId", "content", "category", "validFrom", "contentHash", "tokenCount", "createdAt", "updatedAt") VALUES ('agent-s', 'Goes on kayak trips on the river', 'fact', ?, 'h', 7, ?, ?)`,
-      )
-      .run(at, at, at)
-    other.close()
+    await other.run(
+      `INSERT INTO "MemoryItem" ("agentId", "content", "category", "validFrom", "contentHash", "tokenCount", "createdAt", "updatedAt") VALUES ('agent-s', 'Goes on kayak trips on the river', 'fact', ?, 'h', 7, ?, ?)`,
+      at,
+      at,
+      at,
+    )
+    await other.close()
     const hits = (await t.gql(SEARCH, { q: 'kayak trips on the river' }, key)).data.search.hits
     expect(hits.map((h: any) => h.text)).toContain('Goes on kayak trips on the river')
   })
