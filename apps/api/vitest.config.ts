@@ -33,14 +33,7 @@ export default defineConfig({
           // sends (Postgres text cannot hold U+0000: a typed refusal is still to be written), two
           // hot paths (a write burst, a raw insert seen by the vector index), transfer's
           // SQLite backup names. Every other API test file runs on Postgres in pnpm test.
-          exclude: [
-            'test/lifecycle.test.ts',
-            'test/speakers.test.ts',
-            'test/tenant-ranking.test.ts',
-            'test/fuzz.test.ts',
-            'test/hot-paths.test.ts',
-            'test/transfer.test.ts',
-          ],
+          exclude: ['test/speakers.test.ts', 'test/tenant-ranking.test.ts', 'test/transfer.test.ts'],
           env: { ENGRAM_TEST_BACKEND: 'postgres' },
         },
       },

@@ -187,7 +187,7 @@ export class PersistentSessionManager {
     const prepared = messages.map((message) => this.prepare(message, now))
     const session = await this.getOrCreate(scope, conversationId)
     const result = await this.deps.repository.appendMessages(session, prepared)
-    this.remember(result.session)
+    this.remember(this.newest(result.session))
     return result.messages
   }
 
@@ -257,6 +257,17 @@ export class PersistentSessionManager {
       isCompressed: false,
       initialRelevance: scoreRelevance({ content: message.content, role: message.role, timestamp }, now),
     }
+  }
+
+  /**
+   * The session as an append left it, unless a concurrent append of the same conversation already
+   * reported a later state: on a server with concurrent writers (Postgres) appends finish in any
+   * order, and the count only grows by appends.
+   */
+  private newest(session: Session): Session {
+    const cached = this.cache.get(cacheKey(session.scope, session.conversationId))
+    if (!cached || cached.id !== session.id || cached.messageCount <= session.messageCount) return session
+    return cached
   }
 
   private remember(session: Session): Session {

@@ -1,4 +1,4 @@
-import { UnavailableError } from '@engram/core'
+import { UnavailableError, ValidationError } from '@engram/core'
 import type { Database as SqliteShapedDatabase } from '@engram/store-sqlite'
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient } from '../generated/prisma/client.ts'
@@ -37,6 +37,7 @@ export function createPostgresDatabase(url: string, options: PostgresDatabaseOpt
   return base.$extends({
     query: {
       async $allOperations({ model, operation, args, query }) {
+        if (model) refuseNul(args)
         if (model && SEARCH_MODELS.has(model)) addSearchTokens(modelKey(model), operation, args)
         try {
           return await query(args)
@@ -46,6 +47,34 @@ export function createPostgresDatabase(url: string, options: PostgresDatabaseOpt
       },
     },
   }) as unknown as PostgresDatabase
+}
+
+/**
+ * Postgres text cannot hold U+0000 (SQLite's can): a write carrying it is refused as bad input
+ * naming the field, before the server would refuse it as an internal error.
+ */
+function refuseNul(args: unknown): void {
+  const a = args as Record<string, unknown>
+  // What is written, and what a write or read looks up (a compound key one level down).
+  const rows = [a.data, a.create, a.update, a.where].flatMap((d) => (Array.isArray(d) ? d : d ? [d] : []))
+  for (const row of rows) {
+    if (!row || typeof row !== 'object') continue
+    for (const [field, value] of Object.entries(row as Record<string, unknown>)) {
+      const values =
+        value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+          ? Object.entries(value as Record<string, unknown>)
+          : [[field, value] as const]
+      for (const [name, text] of values) {
+        if (typeof text === 'string' && text.includes('\u0000'))
+          throw new ValidationError([
+            {
+              field: name === 'equals' ? field : String(name),
+              message: 'must not contain the NUL character (U+0000): Postgres text cannot hold it',
+            },
+          ])
+      }
+    }
+  }
 }
 
 /** Adds the FTS5 tokens to a write of a searchable model's text (see search-tokens.ts). */

@@ -34,6 +34,24 @@ $fn$`,
   FOR EACH ROW EXECUTE FUNCTION engram_vectors_notify()`,
   `CREATE OR REPLACE TRIGGER "Embedding_notify_truncate" AFTER TRUNCATE ON "Embedding"
   FOR EACH STATEMENT EXECUTE FUNCTION engram_vectors_notify()`,
+  // A new owner row (a memory, message, knowledge or summary written by any process) has no
+  // vector yet: the agent's indexes of that kind, of every model, catch it up at their next
+  // search, as SQLite's do when another connection commits (its data_version).
+  `CREATE OR REPLACE FUNCTION engram_vector_owner_notify() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_notify('${VECTOR_CHANNEL}', NEW."agentId" || E'\t' || TG_ARGV[0] || E'\t' || '${EVERY_INDEX}');
+  RETURN NULL;
+END
+$fn$`,
+  ...Object.entries({
+    MemoryItem: 'memory',
+    Message: 'message',
+    Knowledge: 'knowledge',
+    Summary: 'summary',
+  }).map(
+    ([table, kind]) => `CREATE OR REPLACE TRIGGER "${table}_vector_owner_notify" AFTER INSERT ON "${table}"
+  FOR EACH ROW EXECUTE FUNCTION engram_vector_owner_notify('${kind}')`,
+  ),
 ]
 
 /** Serialises replicas changing the vector schema at once (concurrent CREATE OR REPLACE conflict). */
@@ -130,6 +148,13 @@ export class VectorChangeListener {
         return
       }
       const name = message.payload ?? ''
+      // `<agent>\t<kind>\t*`: a new owner row, whichever model will embed it.
+      if (name.endsWith(`\t${EVERY_INDEX}`)) {
+        const prefix = name.slice(0, -EVERY_INDEX.length)
+        for (const [index, count] of this.counters)
+          if (index.startsWith(prefix)) this.counters.set(index, count + 1)
+        return
+      }
       const count = this.counters.get(name)
       if (count !== undefined) this.counters.set(name, count + 1)
     })

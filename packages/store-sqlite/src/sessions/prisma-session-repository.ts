@@ -72,12 +72,21 @@ export class PrismaSessionRepository implements SessionRepository {
   }
 
   async createSession(scope: string, conversationId: string, now: Date): Promise<Session> {
-    const row = await this.db.session.upsert({
-      where: { agentId_conversationId: { agentId: scope, conversationId } },
-      create: { id: randomUUID(), agentId: scope, conversationId, createdAt: now },
-      update: {},
-    })
-    return toSession(row)
+    try {
+      const row = await this.db.session.upsert({
+        where: { agentId_conversationId: { agentId: scope, conversationId } },
+        create: { id: randomUUID(), agentId: scope, conversationId, createdAt: now },
+        update: {},
+      })
+      return toSession(row)
+    } catch (error) {
+      // With concurrent writers (Postgres) two first messages of one conversation can both find no
+      // session and both insert one: the loser reads the winner's, as SQLite's single writer would.
+      if ((error as { code?: string }).code !== 'P2002') throw error
+      const existing = await this.findSession(scope, conversationId)
+      if (!existing) throw error
+      return existing
+    }
   }
 
   async appendMessages(session: Session, messages: MessageToStore[]) {
