@@ -27,13 +27,6 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/**/*.test.ts'],
-          // Known failures on Postgres, issue 14 still open (docs/postgres-redis.md, "State"):
-          // SQLite-file assertions without their Postgres counterpart yet (lifecycle's on-disk
-          // scans, speakers' and tenant-ranking's FTS5/EXPLAIN checks), NUL characters the fuzzer
-          // sends (Postgres text cannot hold U+0000: a typed refusal is still to be written), two
-          // hot paths (a write burst, a raw insert seen by the vector index), transfer's
-          // SQLite backup names. Every other API test file runs on Postgres in pnpm test.
-          exclude: ['test/speakers.test.ts', 'test/tenant-ranking.test.ts', 'test/transfer.test.ts'],
           env: { ENGRAM_TEST_BACKEND: 'postgres' },
         },
       },

@@ -1,7 +1,7 @@
 // One agent's data must not change another agent's ranking (issue 10): BM25's word rarity and
 // average document length come from the agent's own documents, not from the shared FTS5 index.
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { createAgentKey, createTestApp, TEST_BACKEND, type TestApp } from './helpers.ts'
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { score components { bm25 vector } message { id content } } } ... on Error { message } } }`
 const BATCH = `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { __typename ... on Error { message } } }`
@@ -80,25 +80,30 @@ describe('tenant isolation of lexical ranking', () => {
     }
   })
 
-  it('scores exactly as FTS5 bm25() does when the agent is alone in the index', async () => {
-    const t = await createTestApp()
-    apps.push(t)
-    const key = await load(t, 'alice', A_MESSAGES)
-    for (const query of QUERIES) {
-      const r = await t.gql(SEARCH, { input: { query, strategy: 'LEXICAL', limit: 10 } }, key)
-      const ours = new Map<string, number>(r.data.search.hits.map((h: any) => [h.message.id, h.score]))
-      const match = query
-        .split(' ')
-        .map((w) => `"${w}"`)
-        .join(' OR ')
-      const fts = await t.db.$queryRawUnsafe<{ id: number; score: number }[]>(
-        `SELECT rowid AS id, -bm25("MessageSearch") AS score FROM "MessageSearch" WHERE "MessageSearch" MATCH ? ORDER BY score DESC`,
-        match,
-      )
-      expect(ours.size).toBe(fts.length)
-      for (const row of fts) expect(ours.get(String(row.id))).toBeCloseTo(row.score, 10)
-    }
-  })
+  // FTS5's own bm25() is SQLite's; on Postgres, scores equal SQLite's to 1e-12 is the full-text
+  // parity spec (packages/conformance/src/full-text-parity.test.ts).
+  it.skipIf(TEST_BACKEND === 'postgres')(
+    'scores exactly as FTS5 bm25() does when the agent is alone in the index',
+    async () => {
+      const t = await createTestApp()
+      apps.push(t)
+      const key = await load(t, 'alice', A_MESSAGES)
+      for (const query of QUERIES) {
+        const r = await t.gql(SEARCH, { input: { query, strategy: 'LEXICAL', limit: 10 } }, key)
+        const ours = new Map<string, number>(r.data.search.hits.map((h: any) => [h.message.id, h.score]))
+        const match = query
+          .split(' ')
+          .map((w) => `"${w}"`)
+          .join(' OR ')
+        const fts = await t.db.$queryRawUnsafe<{ id: number; score: number }[]>(
+          `SELECT rowid AS id, -bm25("MessageSearch") AS score FROM "MessageSearch" WHERE "MessageSearch" MATCH ? ORDER BY score DESC`,
+          match,
+        )
+        expect(ours.size).toBe(fts.length)
+        for (const row of fts) expect(ours.get(String(row.id))).toBeCloseTo(row.score, 10)
+      }
+    },
+  )
 })
 
 describe('tenant isolation of the issue 11 signals', () => {

@@ -665,10 +665,12 @@ describe('export, import, backups, restore and clearing', () => {
 
   describe('backups and restore', () => {
     it('writes a backup file that backups lists', async () => {
+      // A copy of the SQLite file, or a logical export of the Postgres database (engram-….pg.jsonl.gz).
+      const extension = t.postgresUrl ? '.pg.jsonl.gz' : '.db'
       const made = await t.gql(BACKUP)
       expect(made.data.backupDatabase).toMatchObject({
         __typename: 'Backup',
-        name: 'engram-2026-01-15T10-03-02-000Z.db',
+        name: `engram-2026-01-15T10-03-02-000Z${extension}`,
         createdAt: '2026-01-15T10:03:02.000Z',
       })
       const file = path.join(t.dir, 'backups', made.data.backupDatabase.name)
@@ -676,12 +678,12 @@ describe('export, import, backups, restore and clearing', () => {
       expect(made.data.backupDatabase.bytes).toBeGreaterThan(0)
       // The same second again: a second file, not an overwrite.
       const again = await t.gql(BACKUP)
-      expect(again.data.backupDatabase.name).toBe('engram-2026-01-15T10-03-02-000Z-1.db')
+      expect(again.data.backupDatabase.name).toBe(`engram-2026-01-15T10-03-02-000Z-1${extension}`)
       const list = await t.gql(BACKUPS)
       expect(list.errors).toBeUndefined()
       expect(list.data.backups.data.map((b: { name: string }) => b.name)).toEqual(
-        ['engram-2026-01-15T10-03-02-000Z.db', 'engram-2026-01-15T10-03-02-000Z-1.db'].sort((a, b) =>
-          b.localeCompare(a),
+        [`engram-2026-01-15T10-03-02-000Z${extension}`, `engram-2026-01-15T10-03-02-000Z-1${extension}`].sort(
+          (a, b) => b.localeCompare(a),
         ),
       )
     })
