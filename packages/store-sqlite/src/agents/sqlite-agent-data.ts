@@ -34,9 +34,18 @@ export class SqliteAgentData implements AgentDataStore {
     // The checkpoint thread's own (passive) checkpoint, or a reader still on an older snapshot,
     // makes it busy for a moment: tried again, then left to later checkpoints with a warning.
     for (let attempt = 1; ; attempt++) {
-      const [checkpoint] = await db.$queryRawUnsafe<{ busy: number | bigint }[]>(
-        'PRAGMA wal_checkpoint(TRUNCATE)',
-      )
+      // SQLITE_LOCKED: a statement of this very connection is still reading (a job's read on the
+      // shared connection); like busy, it passes in a moment.
+      const checkpoint = await db
+        .$queryRawUnsafe<{ busy: number | bigint }[]>('PRAGMA wal_checkpoint(TRUNCATE)')
+        .then(
+          ([row]) => row,
+          (error: unknown) => {
+            if (!/SQLITE_LOCKED|database table is locked/.test(String((error as Error)?.message ?? error)))
+              throw error
+            return { busy: 1 }
+          },
+        )
       if (Number(checkpoint?.busy ?? 0) === 0) return
       if (attempt >= TRUNCATE_ATTEMPTS) {
         log.warn(`[lifecycle] the WAL could not be truncated after ${attempt} attempts (busy)`)
