@@ -120,8 +120,7 @@ export async function createTestApp(
   if (ownDatabase) openApps.set(ownDatabase, 0)
   if (postgresUrl && openApps.has(postgresUrl))
     openApps.set(postgresUrl, (openApps.get(postgresUrl) ?? 0) + 1)
-  // Postgres: the production pool (10): the concurrency tests measure what a replica does.
-  const store = await openStore(postgresUrl ?? `file:${databaseFile}`)
+  const store = await openStore(postgresUrl ?? `file:${databaseFile}`, { poolSize: 4 })
   const db = store.db
   await ensureAdminKey(db, ADMIN_KEY)
   const clock = options.clock ?? new ManualClock()
