@@ -133,6 +133,7 @@ export type {
 } from './summaries.ts'
 export type { TransactionOptions, UnitOfWork } from './unit-of-work.ts'
 export type {
+  SearchableVectors,
   SearchIndexOptions,
   StoredVector,
   VectorHit,
