@@ -24,8 +24,8 @@ const onPostgres = backend === 'postgres'
  * What the Postgres run covers by default: the dashboard's pages and their features (health and
  * the API over HTTP, every page of the operator's journey, memories with search, import, export
  * and re-embedding). Every spec passes on Postgres; the others (formation, profile, first-visit)
- * are the SQLite run's alone to keep CI's time: the whole suite on Postgres took ~4 min more here,
- * these three ~3. `E2E_POSTGRES_SPECS=all` runs every spec on Postgres.
+ * are the SQLite run's alone to keep CI's time: the whole suite on Postgres took ~5.3 min here,
+ * these three ~2.5 (docs/postgres-redis.md). `E2E_POSTGRES_SPECS=all` runs every spec on Postgres.
  */
 const POSTGRES_SPECS =
   process.env.E2E_POSTGRES_SPECS === 'all'

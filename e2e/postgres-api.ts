@@ -3,9 +3,9 @@
 // own start command with DATABASE_URL and REDIS_URL pointing at them. Everything else the API gets
 // (port, admin key, debounce) comes from the webServer's environment, as on SQLite.
 //
-// Nothing is skipped: when a server cannot start, this exits non-zero and Playwright fails the run
-// ("Process from config.webServer exited early"). When the API exits, or Playwright sends its
-// shutdown signal, both servers are stopped and their temp dirs removed.
+// Nothing is skipped: when a server cannot start, this exits non-zero and Playwright fails the
+// run ("Process from config.webServer was not able to start"). When the API exits, or Playwright
+// sends its shutdown signal, both servers are stopped and their temp dirs removed.
 import { type ChildProcess, spawn } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
