@@ -1,5 +1,5 @@
 import type { APIRequestContext, Browser, Page } from '@playwright/test'
-import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { ADMIN_KEY, API_PORT, SCREENS_DIR } from '../playwright.config'
 import { expect, watchPage } from './fixtures'
 
 // Helpers the formation specs share: results are checked through the API, as an operator's
@@ -36,6 +36,7 @@ export async function signedInPage(browser: Browser): Promise<Page> {
   return page
 }
 
+/** A full-page screenshot into the run's screens folder (each backend's run has its own). */
 export async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true })
+  await page.screenshot({ path: `${SCREENS_DIR}/${name}.png`, fullPage: true })
 }

@@ -1,9 +1,10 @@
 import type { APIRequestContext, Page } from '@playwright/test'
 import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { shot } from './api'
 import { expect, test, watchPage } from './fixtures'
 
 // The operator's journey through every page, against the real API and database. Each page is
-// screenshotted into test-results/screens/ for a person to look at.
+// screenshotted into SCREENS_DIR for a person to look at.
 const GRAPHQL = `http://127.0.0.1:${API_PORT}/graphql`
 const AGENT = 'dash-agent'
 
@@ -20,10 +21,6 @@ async function gql(
   const body = await response.json()
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined()
   return body.data
-}
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true })
 }
 
 test.describe.configure({ mode: 'serial' })

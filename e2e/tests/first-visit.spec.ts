@@ -1,10 +1,11 @@
 import type { APIRequestContext, Page } from '@playwright/test'
 import { formatAverage, formatExact } from '../../apps/dashboard/lib/format'
-import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { ADMIN_KEY, API_PORT, SCREENS_DIR } from '../playwright.config'
+import { shot } from './api'
 import { expect, test, watchPage } from './fixtures'
 
 // What a new user meets on each dashboard page (issue 10, section 5): every item that was visible
-// in the browser, checked in Chromium against the real API. Screens go to test-results/screens/.
+// in the browser, checked in Chromium against the real API. Screens go to SCREENS_DIR.
 const GRAPHQL = `http://127.0.0.1:${API_PORT}/graphql`
 const SMALL = 'nu-small'
 const BIG = 'nu-big'
@@ -74,10 +75,6 @@ test.beforeAll(async ({ browser, request }) => {
 test.afterAll(async () => {
   await page?.close()
 })
-
-async function shot(target: Page, name: string) {
-  await target.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true })
-}
 
 test('overview, all agents: one token series per agent; the average keeps its fraction', async ({
   request,
@@ -268,11 +265,11 @@ test('at 390 px the menu folds behind a button and every chart fits the screen',
     const box = await chart.boundingBox()
     expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390)
   }
-  await phone.screenshot({ path: 'test-results/screens/first-visit-390px-overview.png', fullPage: true })
+  await phone.screenshot({ path: `${SCREENS_DIR}/first-visit-390px-overview.png`, fullPage: true })
   await menu.click()
   const knowledge = phone.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Knowledge' })
   await expect(knowledge).toBeVisible()
-  await phone.screenshot({ path: 'test-results/screens/first-visit-390px-menu.png' })
+  await phone.screenshot({ path: `${SCREENS_DIR}/first-visit-390px-menu.png` })
   await knowledge.click()
   await expect(phone.getByRole('heading', { name: 'Knowledge', exact: true })).toBeVisible()
   await expect(knowledge).toBeHidden()

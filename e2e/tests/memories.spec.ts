@@ -3,10 +3,11 @@ import os from 'node:os'
 import path from 'node:path'
 import type { APIRequestContext, Page } from '@playwright/test'
 import { ADMIN_KEY, API_PORT } from '../playwright.config'
+import { shot } from './api'
 import { expect, test, watchPage } from './fixtures'
 
 // The Memories page against the real API: every change made in the browser is checked through the
-// API, and each state is screenshotted into test-results/screens/ for a person to look at.
+// API, and each state is screenshotted into SCREENS_DIR for a person to look at.
 const GRAPHQL = `http://127.0.0.1:${API_PORT}/graphql`
 const AGENT = 'memories-agent'
 const RESTORE_AGENT = 'memories-restore'
@@ -19,10 +20,6 @@ async function gql(request: APIRequestContext, query: string, variables: Record<
   const body = await response.json()
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined()
   return body.data
-}
-
-async function shot(page: Page, name: string) {
-  await page.screenshot({ path: `test-results/screens/${name}.png`, fullPage: true })
 }
 
 interface Item {
