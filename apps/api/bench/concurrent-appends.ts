@@ -22,7 +22,11 @@ export async function burst(t: TestApp, key: string, count: number, round: numbe
   const results = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const began = performance.now()
-      const result = await t.gql(ADD, { c: `r${round}-conv-${i % Math.max(1, count / 4)}`, m: `message ${i}` }, key)
+      const result = await t.gql(
+        ADD,
+        { c: `r${round}-conv-${i % Math.max(1, count / 4)}`, m: `message ${i}` },
+        key,
+      )
       latencies.push(performance.now() - began)
       return result
     }),

@@ -207,7 +207,9 @@ describe('waiting past the pool: UNAVAILABLE', () => {
       })
       // Should the holder fail (a loaded machine), the test fails with its error instead of waiting.
       await Promise.race([started, holder])
-      const transaction = await tight.$transaction(async (tx) => tx.$queryRawUnsafe('SELECT 1')).catch((e) => e)
+      const transaction = await tight
+        .$transaction(async (tx) => tx.$queryRawUnsafe('SELECT 1'))
+        .catch((e) => e)
       const transactionViaView = await sharedView(tight)
         .$transaction(async (tx) => tx.$queryRawUnsafe('SELECT 1'))
         .catch((e) => e)

@@ -120,7 +120,8 @@ const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024'])
 const TRANSACTION_NOT_STARTED = /Unable to start a transaction in the given time/i
 // pg's pool gives up on a connection after connectionTimeoutMillis; Prisma passes the error on
 // with no code, only pg's messages (the pool's wait, a new connection's handshake).
-const POOL_TIMED_OUT = /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i
+const POOL_TIMED_OUT =
+  /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i
 // SQLSTATEs of a server going away: admin shutdown, crash shutdown, cannot connect now.
 const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03'])
 

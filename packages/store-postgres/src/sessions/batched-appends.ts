@@ -4,7 +4,10 @@ import {
   type Database,
   type MessageAppend,
   PrismaSessionRepository,
+  type Session as SessionRow,
   type SqliteJobQueue,
+  sqliteDate,
+  type Transaction,
 } from '@engram/store-sqlite'
 import { refuseNul, unavailable } from '../db/client.ts'
 
@@ -63,7 +66,7 @@ export class PostgresSessionRepository extends PrismaSessionRepository {
     this.maxMessages = appendBatchSize(options.maxMessages)
   }
 
-  override appendMessages(session: Session, messages: MessageToStore[]): Promise<AppendResult> {
+  override async appendMessages(session: Session, messages: MessageToStore[]): Promise<AppendResult> {
     // Validated before it joins a batch: a refusal is this caller's alone.
     refuseNul({
       data: messages.map((m) => ({ role: m.role, speaker: m.speaker, content: m.content })),
@@ -81,6 +84,100 @@ export class PostgresSessionRepository extends PrismaSessionRepository {
     } finally {
       this.writing = false
     }
+  }
+
+  /**
+   * Every session's count in one statement. The rows are locked in id order first (the CTE), as
+   * the one-by-one updates do, so two replicas' batches sharing sessions cannot deadlock.
+   */
+  protected override async addToCounts(
+    tx: Transaction,
+    added: ReadonlyMap<string, number>,
+  ): Promise<Map<string, SessionRow>> {
+    const ids = [...added.keys()]
+    const rows = await tx.$queryRawUnsafe<SessionRow[]>(
+      `WITH "locked" AS (
+         SELECT "id" FROM "Session" WHERE "id" = ANY(CAST(? AS text[])) ORDER BY "id" FOR NO KEY UPDATE)
+       UPDATE "Session" s SET "messageCount" = s."messageCount" + v."n", "updatedAt" = CAST(? AS timestamptz)
+       FROM unnest(CAST(? AS text[]), CAST(? AS integer[])) AS v("id", "n"), "locked" l
+       WHERE s."id" = v."id" AND l."id" = v."id"
+       RETURNING s.*`,
+      ids,
+      // Prisma fills updatedAt with the wall clock, not the injected one: so does this.
+      new Date(),
+      ids,
+      ids.map((id) => added.get(id) as number),
+    )
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        { ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) },
+      ]),
+    )
+  }
+
+  /**
+   * The batch's jobs in two statements instead of one or two per job, with the effect the jobs
+   * queued one by one would have: per (agent, key), the first job is the one inserted (unless
+   * one is pending already), and each postponing job moves the pending one's start later.
+   */
+  protected override async enqueueJobs(
+    queue: SqliteJobQueue,
+    tx: Transaction,
+    jobs: readonly NewJob[],
+  ): Promise<void> {
+    const now = new Date()
+    const byKey = new Map<string, { job: NewJob; insertAt: Date; postponeTo: Date | null }>()
+    for (const job of jobs) {
+      const runAfter = job.runAfter ?? now
+      const key = `${job.agentId}\u0000${job.key}`
+      const known = byKey.get(key)
+      if (!known) {
+        byKey.set(key, { job, insertAt: runAfter, postponeTo: job.postpone ? runAfter : null })
+      } else if (job.postpone) {
+        if (runAfter > known.insertAt) known.insertAt = runAfter
+        if (!known.postponeTo || runAfter > known.postponeTo) known.postponeTo = runAfter
+      }
+    }
+    const merged = [...byKey.values()]
+    const stamp = sqliteDate(now)
+    const postponed = merged.filter((m) => m.postponeTo !== null)
+    if (postponed.length > 0)
+      await tx.$executeRawUnsafe(
+        `UPDATE "Job" j SET "runAfter" = v."runAfter", "updatedAt" = CAST(? AS timestamptz)
+         FROM json_to_recordset(CAST(? AS json)) AS v("agentId" text, "key" text, "runAfter" timestamptz)
+         WHERE j."agentId" = v."agentId" AND j."key" = v."key" AND j."state" = 'pending' AND j."runAfter" < v."runAfter"`,
+        stamp,
+        JSON.stringify(
+          postponed.map((m) => ({
+            agentId: m.job.agentId,
+            key: m.job.key,
+            runAfter: sqliteDate(m.postponeTo as Date),
+          })),
+        ),
+      )
+    // In the jobs' order (ids follow it: claims take a key's jobs oldest first).
+    const added = await tx.$executeRawUnsafe(
+      `INSERT INTO "Job" ("kind", "agentId", "key", "payload", "state", "attempts", "runAfter", "createdAt", "updatedAt")
+       SELECT v."kind", v."agentId", v."key", v."payload", 'pending', 0, v."runAfter", CAST(? AS timestamptz), CAST(? AS timestamptz)
+       FROM ROWS FROM (json_to_recordset(CAST(? AS json))
+         AS ("kind" text, "agentId" text, "key" text, "payload" text, "runAfter" timestamptz))
+         WITH ORDINALITY AS v("kind", "agentId", "key", "payload", "runAfter", "n")
+       WHERE NOT EXISTS (SELECT 1 FROM "Job" q WHERE q."agentId" = v."agentId" AND q."key" = v."key" AND q."state" = 'pending')
+       ORDER BY v."n"`,
+      stamp,
+      stamp,
+      JSON.stringify(
+        merged.map((m) => ({
+          kind: m.job.kind,
+          agentId: m.job.agentId,
+          key: m.job.key,
+          payload: JSON.stringify(m.job.payload ?? {}),
+          runAfter: sqliteDate(m.insertAt),
+        })),
+      ),
+    )
+    if (added > 0) queue.jobsQueued()
   }
 
   /** The next appends, in arrival order, up to the batch's size (at least one). */
@@ -121,7 +218,8 @@ export class PostgresSessionRepository extends PrismaSessionRepository {
       }
       return
     }
-    taken.batch?.forEach((append, i) => append.resolve(results[i] as AppendResult))
+    const batch = taken.batch ?? []
+    for (const [i, append] of batch.entries()) append.resolve(results[i] as AppendResult)
   }
 }
 

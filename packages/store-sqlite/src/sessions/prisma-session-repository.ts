@@ -145,23 +145,19 @@ export class PrismaSessionRepository implements SessionRepository {
         timestamp: row.timestamp,
       })),
     })
-    // One counter update per session, taken in id order: two replicas' sets sharing sessions lock
-    // their rows in the same order, so they cannot deadlock each other.
     const added = new Map<string, number>()
     for (const append of appends)
       added.set(append.session.id, (added.get(append.session.id) ?? 0) + append.messages.length)
-    const updated = new Map<string, SessionRow>()
-    for (const id of [...added.keys()].sort()) {
-      const increment = added.get(id) as number
-      updated.set(id, await tx.session.update({ where: { id }, data: { messageCount: { increment } } }))
-    }
+    const updated = await this.addToCounts(tx, added)
     const results: AppendResult[] = []
     const jobs: NewJob[] = []
     let next = 0
     for (const append of appends) {
       const own = rows.slice(next, next + append.messages.length)
       next += append.messages.length
-      const after = updated.get(append.session.id) as SessionRow
+      const after = updated.get(append.session.id)
+      // The session went (deleted meanwhile): the rows above roll back with this throw.
+      if (!after) throw new NotFoundError('Session', append.session.conversationId)
       // The count this append left: the session's final count less what later appends of the
       // same session in this set added.
       const later = (added.get(append.session.id) ?? 0) - append.messages.length
@@ -178,8 +174,34 @@ export class PrismaSessionRepository implements SessionRepository {
           ),
         )
     }
-    if (this.jobs && jobs.length > 0) await this.jobs.queue.enqueue(jobs, tx)
+    if (this.jobs && jobs.length > 0) await this.enqueueJobs(this.jobs.queue, tx, jobs)
     return results
+  }
+
+  /**
+   * Adds each session's new messages to its count; the sessions as they are after it. One update
+   * per session, taken in id order: two writers' sets sharing sessions lock their rows in the same
+   * order, so they cannot deadlock each other. An adapter may do it in one statement.
+   */
+  protected async addToCounts(
+    tx: Transaction,
+    added: ReadonlyMap<string, number>,
+  ): Promise<Map<string, SessionRow>> {
+    const updated = new Map<string, SessionRow>()
+    for (const id of [...added.keys()].sort()) {
+      const increment = added.get(id) as number
+      updated.set(id, await tx.session.update({ where: { id }, data: { messageCount: { increment } } }))
+    }
+    return updated
+  }
+
+  /** Queues the appends' jobs in their transaction, in order. An adapter may do it in fewer statements. */
+  protected async enqueueJobs(
+    queue: SqliteJobQueue,
+    tx: Transaction,
+    jobs: readonly NewJob[],
+  ): Promise<void> {
+    await queue.enqueue(jobs, tx)
   }
 
   /**
