@@ -78,6 +78,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   // Concurrent appends batched into shared transactions (see batched-appends.ts).
   const sessions = new PostgresSessionRepository(
     shared,
+    clock,
     { queue: jobs, ...(options.messageJobs ? { jobsFor: options.messageJobs } : {}) },
     options.appendBatch,
   )

@@ -89,6 +89,9 @@ describe("a replica's concurrent appends on Postgres share transactions", () => 
     // One embed job per message; one extraction job per conversation, started after its last
     // message's debounce (as the jobs queued one by one would leave it).
     expect(await db.job.count({ where: { kind: 'embed' } })).toBe(200)
+    // On the engine's clock, as the queue's own inserts are (not the wall clock).
+    expect((await db.job.findFirst({ where: { kind: 'embed' } }))?.runAfter).toEqual(at)
+    expect((await db.job.findFirst({ where: { kind: 'embed' } }))?.createdAt).toEqual(at)
     // Conversation c's last append is call 190 + c, the (191 + c)th job produced.
     const extract = await db.job.findMany({ where: { kind: 'extract' } })
     expect(

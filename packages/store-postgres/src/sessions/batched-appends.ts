@@ -1,4 +1,4 @@
-import { type MessageToStore, type NewJob, type Session, ValidationError } from '@engram/core'
+import { type Clock, type MessageToStore, type NewJob, type Session, ValidationError } from '@engram/core'
 import {
   type AppendResult,
   type Database,
@@ -58,6 +58,8 @@ export class PostgresSessionRepository extends PrismaSessionRepository {
 
   constructor(
     db: Database,
+    /** The job queue's clock: the batched jobs' times are the engine's, as the queue's own are. */
+    private readonly clock: Clock,
     jobs?: { queue: SqliteJobQueue; jobsFor?: (scope: string, messageIds: number[]) => NewJob[] },
     options: AppendBatchOptions = {},
   ) {
@@ -126,7 +128,7 @@ export class PostgresSessionRepository extends PrismaSessionRepository {
     tx: Transaction,
     jobs: readonly NewJob[],
   ): Promise<void> {
-    const now = new Date()
+    const now = this.clock.now()
     const byKey = new Map<string, { job: NewJob; insertAt: Date; postponeTo: Date | null }>()
     for (const job of jobs) {
       const runAfter = job.runAfter ?? now
