@@ -1,7 +1,8 @@
 // Concurrent appends on one replica (issue 14): a burst of addMessage calls at once, across many
 // conversations, on SQLite and on Postgres. Each request is timed from its start to its answer,
 // so p50/p95 include the wait for the write the replica batches it into.
-// Run on its own: `tsx apps/api/bench/concurrent-appends.ts [--count 1000] [--rounds 3]`.
+// Run on its own: `tsx apps/api/bench/concurrent-appends.ts [--count 1000] [--rounds 3] [--batch N]
+// [--postgres-only]`.
 import { createDatabase, startPostgres } from '@engram/test-servers'
 import { createAgentKey, createTestApp, type TestApp } from '../test/helpers.ts'
 
@@ -52,6 +53,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   const count = arg('--count', 1_000)
   const times = arg('--rounds', 3)
+  // Messages per batched append transaction on Postgres (default: the adapter's).
+  const batch = arg('--batch', 0)
   const print = (backend: string, figures: BurstFigures[]) => {
     for (const f of figures)
       console.log(
@@ -65,8 +68,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   const server = await startPostgres()
   try {
-    const postgres = await createTestApp({ postgresUrl: await createDatabase(server.url) })
-    print('Postgres (pool 4)', await rounds(postgres, count, times))
+    const postgres = await createTestApp({
+      postgresUrl: await createDatabase(server.url),
+      ...(batch > 0 ? { appendBatchMessages: batch } : {}),
+    })
+    print(`Postgres (pool 4${batch > 0 ? `, batch ${batch}` : ''})`, await rounds(postgres, count, times))
     await postgres.close()
   } finally {
     await server.stop()

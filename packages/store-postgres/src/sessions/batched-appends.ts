@@ -14,8 +14,9 @@ import { refuseNul, unavailable } from '../db/client.ts'
 /**
  * Messages one batched transaction writes at most (the appends it takes, whole, until the next
  * would pass this; one append is always taken). Measured on postgresql-15 here (1,000 concurrent
- * addMessage, pool 4; docs/postgres-redis.md): the gain flattens well below it, and it keeps one
- * statement's parameters (13 per message row) far under Postgres's 65,535.
+ * addMessage, pool 4; docs/postgres-redis.md): 64 and 256 alike within this machine's noise,
+ * 1,000 slower (one long transaction the next appends wait behind); a batch of 256 takes well
+ * under a second.
  */
 export const DEFAULT_APPEND_BATCH_MESSAGES = 256
 /** Above this a batch's inserts could pass Postgres's 65,535 bind parameters. */
