@@ -105,33 +105,29 @@ async function openEngine(
     automaticSummaries: false,
     automaticProfile: false,
   }
+  // Closing waits for the embeddings in flight, then disconnects and removes what the run made.
+  const opened = (engine: Engine, db: { $disconnect(): Promise<void> }, removeFiles = () => {}) => ({
+    engine,
+    async close() {
+      await engine.embeddings.settled()
+      await db.$disconnect()
+      removeFiles()
+    },
+  })
   if (backend === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-quality-'))
     const file = path.join(dir, 'store.db')
     applyMigrations(file, migrationsDirectory())
     const db = createDatabase(file)
-    const engine = createSqliteEngine({ ...common, db }) as unknown as Engine
-    return {
-      engine,
-      async close() {
-        await engine.embeddings.settled()
-        await db.$disconnect()
-        fs.rmSync(dir, { recursive: true, force: true })
-      },
-    }
+    return opened(createSqliteEngine({ ...common, db }) as unknown as Engine, db, () =>
+      fs.rmSync(dir, { recursive: true, force: true }),
+    )
   }
   if (!postgresUrl) throw new Error('postgres backend without a server')
   const url = await createPostgresTestDatabase(postgresUrl)
   await applyPostgresMigrations(url)
   const db = createPostgresDatabase(url)
-  const engine = createPostgresEngine({ ...common, db }) as unknown as Engine
-  return {
-    engine,
-    async close() {
-      await engine.embeddings.settled()
-      await db.$disconnect()
-    },
-  }
+  return opened(createPostgresEngine({ ...common, db }) as unknown as Engine, db)
 }
 
 async function runBackend(

@@ -93,35 +93,28 @@ export function createApp(options: AppOptions) {
   // as in tests that build an app from a partial environment, it runs in process.
   const extractionWorkers = env.ENGRAM_EXTRACTION_WORKERS ?? 0
   const extractionPool = extractionWorkers > 0 ? new ExtractionPool({ size: extractionWorkers }) : null
-  // REDIS_URL carries events across replicas; without it the bus stays in process, as before.
-  const redisEvents = env.REDIS_URL
-    ? new RedisEventTarget({
+  // The server every Redis client of this replica connects to (REDIS_URL), keys under one prefix.
+  const redis = env.REDIS_URL
+    ? {
         url: env.REDIS_URL,
         prefix: env.ENGRAM_REDIS_PREFIX ?? DEFAULT_REDIS_PREFIX,
-        log,
         reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
-      })
+      }
     : null
+  // REDIS_URL carries events across replicas; without it the bus stays in process, as before.
+  const redisEvents = redis ? new RedisEventTarget({ ...redis, log }) : null
   // With Redis the replicas also share spec 002's L2 episodic layer and drop each other's stale
   // caches (cache:invalidate crosses them on the same bus).
-  const episodicStore = env.REDIS_URL
+  const episodicStore = redis
     ? new RedisEpisodicStore({
-        url: env.REDIS_URL,
-        prefix: env.ENGRAM_REDIS_PREFIX ?? DEFAULT_REDIS_PREFIX,
+        ...redis,
         log,
         ttlMs: (env.ENGRAM_L2_TTL_SECONDS ?? DEFAULT_L2_TTL_SECONDS) * 1000,
         maxMessages: env.ENGRAM_L2_MAX_MESSAGES ?? DEFAULT_L2_MAX_MESSAGES,
-        reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
       })
     : null
   // With REDIS_URL, replicas share the optimizer's leases: each agent is optimized by one of them.
-  const lease = env.REDIS_URL
-    ? new RedisLease({
-        url: env.REDIS_URL,
-        prefix: env.ENGRAM_REDIS_PREFIX ?? DEFAULT_REDIS_PREFIX,
-        reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
-      })
-    : null
+  const lease = redis ? new RedisLease(redis) : null
   const services = createServices({
     db,
     clock,

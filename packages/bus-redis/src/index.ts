@@ -1,3 +1,4 @@
+export { DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS } from './redis-connection.ts'
 export {
   DEFAULT_EPISODIC_COMMAND_TIMEOUT_MS,
   DEFAULT_EPISODIC_MAX_MESSAGES,
@@ -7,7 +8,6 @@ export {
   type RedisEpisodicStoreOptions,
 } from './redis-episodic-store.ts'
 export {
-  DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS,
   eventChannel,
   RedisEventTarget,
   type RedisEventTargetOptions,

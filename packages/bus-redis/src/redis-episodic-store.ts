@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { StoredMessage } from '@engram/core'
 import type { EpisodicStore, Logger } from '@engram/engine'
-import { Redis } from 'ioredis'
-import { DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS } from './redis-event-target.ts'
+import type { Redis } from 'ioredis'
+import { failingFast } from './redis-connection.ts'
 import { agentKeyPatterns, episodicKey, episodicMetaKey, keyNamesAgent } from './redis-keys.ts'
 
 /** Spec 002's TTL of the L2 layer: a conversation untouched for a day is read from the database again. */
@@ -16,7 +16,6 @@ export const DEFAULT_EPISODIC_MAX_MESSAGES = 500
 export const DEFAULT_EPISODIC_WRITE_LEASE_MS = 30_000
 /** A command slower than this is given up (the database answers); Redis answers in well under 1 ms. */
 export const DEFAULT_EPISODIC_COMMAND_TIMEOUT_MS = 1_000
-const FIRST_RECONNECT_DELAY_MS = 50
 /** Conversations written while Redis was unreachable, dropped when it returns; past this, all are. */
 const MAX_REMEMBERED_MISSED_WRITES = 10_000
 
@@ -197,15 +196,11 @@ export class RedisEpisodicStore implements EpisodicStore {
     this.ttlMs = options.ttlMs ?? DEFAULT_EPISODIC_TTL_MS
     this.maxMessages = options.maxMessages ?? DEFAULT_EPISODIC_MAX_MESSAGES
     this.writeLeaseMs = options.writeLeaseMs ?? DEFAULT_EPISODIC_WRITE_LEASE_MS
-    const maxDelay = options.reconnectMaxDelayMs ?? DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS
-    // Fails at once while disconnected (the database answers instead) rather than queueing.
-    this.redis = new Redis(options.url, {
-      retryStrategy: (times: number) => Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** (times - 1), maxDelay),
-      connectTimeout: 5_000,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      // A Redis that stops answering must not hold requests: the database answers instead.
-      commandTimeout: options.commandTimeoutMs ?? DEFAULT_EPISODIC_COMMAND_TIMEOUT_MS,
+    // Fails at once while disconnected (the database answers instead) rather than queueing, and a
+    // Redis that stops answering must not hold requests: past the command timeout the database answers.
+    this.redis = failingFast(options.url, {
+      reconnectMaxDelayMs: options.reconnectMaxDelayMs,
+      commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_EPISODIC_COMMAND_TIMEOUT_MS,
     }) as Redis & EpisodicCommands
     this.redis.defineCommand('engramWriting', { numberOfKeys: 2, lua: WRITING })
     this.redis.defineCommand('engramSettle', { numberOfKeys: 2, lua: SETTLE })

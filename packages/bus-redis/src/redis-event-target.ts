@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from '@engram/engine'
 import { Redis } from 'ioredis'
+import { failingFast, reconnecting } from './redis-connection.ts'
 import { escapeGlob } from './redis-keys.ts'
-
-/** The longest wait between two reconnection attempts: Redis back means delivery back within it. */
-export const DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS = 2_000
-const FIRST_RECONNECT_DELAY_MS = 50
 
 export interface RedisEventTargetOptions {
   /** `redis://` or `rediss://` (REDIS_URL). */
@@ -48,20 +45,13 @@ export class RedisEventTarget extends EventTarget {
     super()
     this.prefix = options.prefix
     this.log = options.log
-    const maxDelay = options.reconnectMaxDelayMs ?? DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS
-    const common = {
-      // ioredis retries forever by default; the backoff is doubled and capped so a returning Redis
-      // is noticed within maxDelay.
-      retryStrategy: (times: number) => Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** (times - 1), maxDelay),
-      connectTimeout: 5_000,
-    }
     // A publish while Redis is down fails at once instead of queueing: a queue would grow without
     // bound during an outage and replay stale events afterwards.
-    this.publisher = new Redis(options.url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+    this.publisher = failingFast(options.url, options)
     // Subscribed again on every `ready` (first connection and each reconnection), explicitly, so a
     // subscription that failed while Redis was away is not lost.
     this.subscriber = new Redis(options.url, {
-      ...common,
+      ...reconnecting(options.reconnectMaxDelayMs),
       autoResubscribe: false,
       maxRetriesPerRequest: null,
     })

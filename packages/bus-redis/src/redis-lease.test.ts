@@ -1,13 +1,5 @@
-import { createTokenCounter, DEFAULT_OPTIMIZER_CONFIG } from '@engram/core'
-import {
-  createEngine,
-  InProcessEventBus,
-  type Logger,
-  OptimizerService,
-  optimizerLeaseKey,
-  SILENT_LOGGER,
-} from '@engram/engine'
-import { createInMemoryStorage } from '@engram/engine/testing'
+import { type Logger, optimizerLeaseKey, SILENT_LOGGER } from '@engram/engine'
+import { optimizerOnMemory } from '@engram/engine/testing'
 import { type RedisServer, startRedis } from '@engram/test-servers'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -110,50 +102,12 @@ describe('RedisLease on a real redis-server', () => {
     const RENEW_MS = 100
 
     function replicas() {
-      const clock = { now: () => new Date() }
-      const storage = createInMemoryStorage(clock)
-      const events = new InProcessEventBus()
-      const engine = createEngine({
-        storage,
-        clock,
-        tokenCounter: createTokenCounter(),
-        events,
-        log: SILENT_LOGGER,
-      })
+      const { storage, optimizer, addAgents } = optimizerOnMemory({ now: () => new Date() })
       const replica = (log: Logger = SILENT_LOGGER) => {
         const leaseStore = lease()
-        const optimizer = new OptimizerService(
-          storage.optimizer,
-          clock,
-          engine.tokenCounter,
-          engine.parameters,
-          engine.memory,
-          events,
-          {
-            // The schedule's cycles are driven by the test; the renewal timer runs for real.
-            intervalMs: 3_600_000,
-            snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
-            leaseTtlMs: TTL_MS,
-            leaseRenewMs: RENEW_MS,
-          },
-          log,
-          undefined,
-          leaseStore,
-        )
-        return { optimizer, leaseStore }
-      }
-      const addAgents = async (...agents: string[]) => {
-        for (const agent of agents) {
-          await storage.repositories.agents.upsert(agent, null)
-          await storage.repositories.memoryEntries.create(agent, {
-            type: 'short_term',
-            role: 'user',
-            content: `a note of ${agent}`,
-            tokenCount: 4,
-            relevance: 0.5,
-            timestamp: clock.now(),
-          })
-        }
+        // The schedule's cycles are driven by the test; the renewal timer runs for real.
+        const settings = { intervalMs: 3_600_000, leaseTtlMs: TTL_MS, leaseRenewMs: RENEW_MS }
+        return { optimizer: optimizer(settings, { log, lease: leaseStore }), leaseStore }
       }
       const runsOf = async (agent: string) =>
         (await storage.optimizer.snapshots(agent, 100)).map((event) => event.snapshot.timestamp.getTime())

@@ -1,8 +1,6 @@
 import type { Lease } from '@engram/engine'
-import { Redis } from 'ioredis'
-import { DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS } from './redis-event-target.ts'
-
-const FIRST_RECONNECT_DELAY_MS = 50
+import type { Redis } from 'ioredis'
+import { failingFast } from './redis-connection.ts'
 
 /**
  * Renewal and release compare the holder and act in one step, inside Redis: a GET then a
@@ -48,13 +46,7 @@ export class RedisLease implements Lease {
   private readonly redis: LeaseCommands
 
   constructor(private readonly options: RedisLeaseOptions) {
-    const maxDelay = options.reconnectMaxDelayMs ?? DEFAULT_REDIS_RECONNECT_MAX_DELAY_MS
-    this.redis = new Redis(options.url, {
-      retryStrategy: (times: number) => Math.min(FIRST_RECONNECT_DELAY_MS * 2 ** (times - 1), maxDelay),
-      connectTimeout: 5_000,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-    }) as LeaseCommands
+    this.redis = failingFast(options.url, options) as LeaseCommands
     // Failures are reported by the calls that fail; ioredis would otherwise log each attempt.
     this.redis.on('error', () => {})
     this.redis.defineCommand('renewLease', { numberOfKeys: 1, lua: RENEW_SCRIPT })

@@ -4,26 +4,11 @@ import path from 'node:path'
 import { createDatabase } from '@engram/test-servers'
 import pg from 'pg'
 import { afterEach, describe, expect, inject, it } from 'vitest'
+import { Prisma } from './generated/prisma/client.ts'
 import { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'
 
-const MODELS = [
-  'Agent',
-  'ApiKey',
-  'Session',
-  'Message',
-  'MemoryEntry',
-  'MemoryVector',
-  'Knowledge',
-  'AdaptiveParameter',
-  'OptimizationSnapshot',
-  'MemoryItem',
-  'Embedding',
-  'EmbeddingCache',
-  'Job',
-  'Summary',
-  'SummaryCursor',
-  'ProfileVersion',
-]
+// Every model of the Postgres schema is a table.
+const MODELS = Object.values(Prisma.ModelName)
 
 const clients: pg.Client[] = []
 afterEach(async () => {

@@ -1,8 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto'
-import fs from 'node:fs'
+import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { MigrationError, pendingMigrations, type RecordedMigration } from '@engram/store-sqlite'
 import pg from 'pg'
+
+export { MigrationError }
 
 /** `<repo>/prisma/postgres/migrations`: the Postgres schema's own committed migration history. */
 export function postgresMigrationsDirectory(): string {
@@ -28,10 +30,6 @@ const PRISMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
  */
 const MIGRATION_LOCK = 72707369
 
-export class MigrationError extends Error {
-  override name = 'MigrationError'
-}
-
 /**
  * Applies every committed migration the database has not recorded yet, each in its own
  * transaction (Postgres runs DDL transactionally: a failing migration leaves nothing behind), so an
@@ -47,37 +45,11 @@ export async function applyPostgresMigrations(
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
     await client.query(PRISMA_MIGRATIONS_DDL)
-    const recorded = await client.query<{
-      migration_name: string
-      checksum: string
-      finished_at: Date | null
-      rolled_back_at: Date | null
-    }>('SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"')
-    const byName = new Map(
-      recorded.rows.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]),
+    const recorded = await client.query<RecordedMigration>(
+      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations"',
     )
-    const failed = recorded.rows.find((r) => r.finished_at === null && r.rolled_back_at === null)
-    if (failed) {
-      throw new MigrationError(
-        `Migration ${failed.migration_name} failed earlier and is not resolved; fix the database, then run prisma migrate resolve.`,
-      )
-    }
-    const names = fs
-      .readdirSync(migrationsDir, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && fs.existsSync(path.join(migrationsDir, d.name, 'migration.sql')))
-      .map((d) => d.name)
-      .sort()
     const applied: string[] = []
-    for (const name of names) {
-      const sql = fs.readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8')
-      const checksum = createHash('sha256').update(sql).digest('hex')
-      const existing = byName.get(name)
-      if (existing) {
-        if (existing.checksum !== checksum) {
-          throw new MigrationError(`Migration ${name} was modified after it was applied (checksum mismatch).`)
-        }
-        continue
-      }
+    for (const { name, sql, checksum } of pendingMigrations(migrationsDir, recorded.rows)) {
       const startedAt = new Date()
       await client.query('BEGIN')
       try {

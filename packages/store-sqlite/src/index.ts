@@ -24,6 +24,12 @@ export {
 } from './db/client.ts'
 export { besideOrder, type SqlDialect, type Statement, sqliteDialect } from './db/dialect.ts'
 export { applyMigrations, MigrationError, migrationsDirectory } from './db/migrate.ts'
+export {
+  type CommittedMigration,
+  checkUnchanged,
+  pendingMigrations,
+  type RecordedMigration,
+} from './db/migration-history.ts'
 export { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-repository.ts'
 export { SqliteFormation } from './formation/sqlite-formation.ts'
 export { sqliteProfiles } from './formation/sqlite-profiles.ts'
@@ -55,6 +61,7 @@ export {
   type SqliteEngineOptions,
 } from './sqlite-engine.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
+export { BackupFolder } from './transfer/backup-folder.ts'
 export { agentArchiveIn } from './transfer/prisma-agent-archive.ts'
 export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'
 export { buildHnswInWorker } from './vector/hnsw-build.ts'

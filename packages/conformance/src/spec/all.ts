@@ -17,6 +17,7 @@ import { describeOptimizer } from './optimizer.ts'
 import { describeRecallSources } from './recall-sources.ts'
 import { describeRepositories } from './repositories.ts'
 import { describeSummaryAndProfileStores } from './summaries-profiles.ts'
+import { describeTextFilters } from './text-filters.ts'
 import { describeTransactions } from './transactions.ts'
 import { describeVectors } from './vectors.ts'
 
@@ -40,4 +41,5 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeAgentArchive(initializer)
   describeBackups(initializer)
   describeSummaryAndProfileStores(initializer)
+  describeTextFilters(initializer)
 }

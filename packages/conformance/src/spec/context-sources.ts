@@ -152,6 +152,21 @@ export function describeContextSources(initializer: StorageInitializer): void {
       expect((await read(['relationship'], 'important')).map((m) => m.id)).toEqual([strong, weak])
     })
 
+    it('reads a summary whose prefix is in lower case as a summary (the prefix ignores ASCII case, as LIKE does)', async () => {
+      const { clock, storage } = fixture()
+      const t = clock.now().getTime()
+      const lower = await message(
+        'agent-a',
+        'c1',
+        `${CONTEXT_SUMMARY_PREFIX.toLowerCase()} long ago`,
+        new Date(t - DAY),
+      )
+      await message('agent-a', 'c1', 'not a summary', new Date(t - DAY))
+      expect((await storage.contextSources.summaries('agent-a', { limit: 10 })).map((s) => s.id)).toEqual([
+        lower,
+      ])
+    })
+
     it('reads summaries newest first from a time on, and a conversation’s uncompressed turns newest first', async () => {
       const { storage, clock } = fixture()
       const t = clock.now().getTime()

@@ -76,11 +76,11 @@ export function describeVectors(initializer: StorageInitializer): void {
       const index = await vectors.searchIndex('agent-a', 'memory', { writeVersion: 'w1', catchUp })
       expect(caughtUp).toBe(1)
       expect(index.size).toBe(2)
-      expect(index.search(v(0.1, 1), 1)[0]?.id).toBe('2')
+      expect((await index.search(v(0.1, 1), 1))[0]?.id).toBe('2')
       // Written after: the index in hand follows, and so does the next one handed out.
       await vectors.upsert('agent-a', 'memory', [{ id: '3', vector: v(-1, 0) }])
       const next = await vectors.searchIndex('agent-a', 'memory', { writeVersion: 'w2' })
-      expect(next.search(v(-1, 0.1), 1)[0]?.id).toBe('3')
+      expect((await next.search(v(-1, 0.1), 1))[0]?.id).toBe('3')
       expect(next.size).toBe(3)
       // Another agent's index is its own.
       expect((await vectors.searchIndex('agent-b', 'memory', { writeVersion: null })).size).toBe(0)

@@ -94,7 +94,9 @@ describe('EmbeddingService on the in-memory storage', () => {
     const failed = await embeddings.embedOwners([{ jobId: 7, agentId: 'a', kind: 'memory', ownerId: 1 }])
     expect(failed.size).toBe(0)
     const index = await embeddings.index('a', 'memory')
-    expect(index.search(createHashingEmbedder({ dimensions: 32 }).embedOne('kayak'), 1)[0]?.id).toBe('1')
+    expect((await index.search(createHashingEmbedder({ dimensions: 32 }).embedOne('kayak'), 1))[0]?.id).toBe(
+      '1',
+    )
     // An owner of another agent than its job names is not embedded for it.
     expect(
       (await embeddings.embedOwners([{ jobId: 8, agentId: 'b', kind: 'memory', ownerId: 1 }])).size,

@@ -1,4 +1,4 @@
-import type { Clock, Embedder, VectorIndex } from '@engram/core'
+import type { Clock, Embedder } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import {
   EMBEDDING_KINDS,
@@ -8,7 +8,7 @@ import {
 } from '../ports/embeddings.ts'
 import type { EmbeddingProgressEvent, EventBus } from '../ports/event-bus.ts'
 import type { Logger } from '../ports/logger.ts'
-import type { VectorStore } from '../ports/vector-store.ts'
+import type { SearchableVectors, VectorStore } from '../ports/vector-store.ts'
 import { CachedEmbedder } from './cached-embedder.ts'
 import { contentHash } from './content-hash.ts'
 
@@ -297,7 +297,7 @@ export class EmbeddingService {
    * with a remote one the agent's queued embed jobs run first (those in backoff after a failure
    * wait for their retry) and search uses what is there (keywords cover the rest).
    */
-  async index(agentId: string, kind: EmbeddingKind): Promise<VectorIndex> {
+  async index(agentId: string, kind: EmbeddingKind): Promise<SearchableVectors> {
     // What the agent wrote and the worker has not embedded yet is embedded first, so a search
     // finds what was just written (a local embedder fills from the table, below, anyway).
     if (!this.isLocal) {

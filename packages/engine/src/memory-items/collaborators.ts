@@ -1,3 +1,5 @@
+import type { SearchableVectors } from '../ports/vector-store.ts'
+
 /**
  * What the memory-item use cases call on the embedding service, which lives in apps/api until the
  * embeddings group moves it (its class satisfies this structurally). Owner ids are row numbers
@@ -9,10 +11,7 @@ export interface MemoryEmbeddings {
   /** Vectors for the agent's texts; null where the embedder failed. */
   embedTexts(agentId: string, texts: readonly string[]): Promise<(Float32Array | null)[]>
   /** The agent's memory index, for the semantic duplicate check. */
-  index(
-    agentId: string,
-    kind: 'memory',
-  ): Promise<{ search(query: Float32Array, limit: number): { id: string; similarity: number }[] }>
+  index(agentId: string, kind: 'memory'): Promise<Pick<SearchableVectors, 'search'>>
   /** Stores vectors already computed (or computes them) for owners. */
   store(
     agentId: string,

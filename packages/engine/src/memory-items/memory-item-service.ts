@@ -230,7 +230,7 @@ export class MemoryItemService {
     const [vector] = await this.embeddings.embedTexts(scope, [content])
     const neighbours =
       vector && settings.verificationEnabled
-        ? (await this.embeddings.index(scope, 'memory')).search(vector, 10)
+        ? await (await this.embeddings.index(scope, 'memory')).search(vector, 10)
         : []
 
     const result = await this.items.transaction(async (items) => {

@@ -1,12 +1,11 @@
-import { createTokenCounter, DEFAULT_OPTIMIZER_CONFIG, ValidationError } from '@engram/core'
+import { createTokenCounter, ValidationError } from '@engram/core'
 import { describe, expect, it } from 'vitest'
-import { createEngine } from '../engine.ts'
 import { InProcessEventBus } from '../events/in-process-event-bus.ts'
 import { InProcessLease } from '../leases/in-process-lease.ts'
 import type { Lease } from '../ports/lease.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { OptimizerRepository } from '../ports/optimizer.ts'
-import { createInMemoryStorage } from '../testing/index.ts'
+import { optimizerOnMemory } from '../testing/index.ts'
 import { OptimizerLeaseError, OptimizerService, optimizerLeaseKey } from './optimizer-service.ts'
 
 const TTL_MS = 30_000
@@ -40,9 +39,7 @@ class Gate {
 function replicasOnMemory(count: number, leaseStore?: Lease) {
   let now = new Date('2026-01-15T10:00:00.000Z')
   const clock = { now: () => new Date(now) }
-  const storage = createInMemoryStorage(clock)
-  const events = new InProcessEventBus()
-  const engine = createEngine({ storage, clock, tokenCounter: createTokenCounter(), events, log: quiet() })
+  const { storage, optimizer: replica, addAgents } = optimizerOnMemory(clock)
   const lease = leaseStore ?? new InProcessLease(clock)
   const replicas = Array.from({ length: count }, () => {
     const gate = new Gate()
@@ -59,40 +56,14 @@ function replicasOnMemory(count: number, leaseStore?: Lease) {
         return typeof value === 'function' ? value.bind(target) : value
       },
     })
-    const optimizer = new OptimizerService(
-      store,
-      clock,
-      engine.tokenCounter,
-      engine.parameters,
-      engine.memory,
-      events,
-      {
-        intervalMs: 0,
-        snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit,
-        leaseTtlMs: TTL_MS,
-        leaseRenewMs: RENEW_MS,
-      },
-      log,
-      undefined,
-      lease,
+    const optimizer = replica(
+      { intervalMs: 0, leaseTtlMs: TTL_MS, leaseRenewMs: RENEW_MS },
+      { store, log, lease },
     )
     return { optimizer, gate, log }
   })
   const advance = (ms: number) => {
     now = new Date(now.getTime() + ms)
-  }
-  async function addAgents(...agents: string[]) {
-    for (const agent of agents) {
-      await storage.repositories.agents.upsert(agent, null)
-      await storage.repositories.memoryEntries.create(agent, {
-        type: 'short_term',
-        role: 'user',
-        content: `a note of ${agent} about the garden`,
-        tokenCount: 7,
-        relevance: 0.5,
-        timestamp: clock.now(),
-      })
-    }
   }
   /** Runs per agent, from the snapshots recorded (every replica records in the shared storage). */
   async function runsPerAgent(): Promise<Record<string, number>> {

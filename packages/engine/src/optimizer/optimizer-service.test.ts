@@ -1,38 +1,15 @@
-import { createTokenCounter, DEFAULT_OPTIMIZER_CONFIG } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { AgentWrites } from '../agents/agent-writes.ts'
-import { createEngine } from '../engine.ts'
-import { InProcessEventBus } from '../events/in-process-event-bus.ts'
 import type { SnapshotEvent } from '../ports/event-bus.ts'
-import { SILENT_LOGGER } from '../ports/logger.ts'
-import { createInMemoryStorage } from '../testing/index.ts'
-import { OptimizerService } from './optimizer-service.ts'
+import { optimizerOnMemory } from '../testing/index.ts'
 
 /** The optimizer on the in-memory storage: no database, the same use case the API runs on SQLite. */
-function optimizerOnMemory() {
+function optimizerOnTestClock() {
   let now = new Date('2026-01-15T10:00:00.000Z')
   const clock = { now: () => new Date(now) }
-  const storage = createInMemoryStorage(clock)
-  const events = new InProcessEventBus()
-  const engine = createEngine({
-    storage,
-    clock,
-    tokenCounter: createTokenCounter(),
-    events,
-    log: SILENT_LOGGER,
-  })
+  const { storage, events, engine, optimizer: replica } = optimizerOnMemory(clock)
   const writes = new AgentWrites()
-  const optimizer = new OptimizerService(
-    storage.optimizer,
-    clock,
-    engine.tokenCounter,
-    engine.parameters,
-    engine.memory,
-    events,
-    { intervalMs: 0, snapshotHistoryLimit: DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit },
-    SILENT_LOGGER,
-    writes,
-  )
+  const optimizer = replica({ intervalMs: 0 }, { writes })
   const advance = (ms: number) => {
     now = new Date(now.getTime() + ms)
   }
@@ -41,7 +18,7 @@ function optimizerOnMemory() {
 
 describe('OptimizerService on the in-memory storage', () => {
   it('runs, records and publishes a snapshot, and reports it in the status', async () => {
-    const { storage, events, optimizer, writes, clock } = optimizerOnMemory()
+    const { storage, events, optimizer, writes, clock } = optimizerOnTestClock()
     await storage.repositories.agents.upsert('a', null)
     for (let i = 0; i < 5; i++)
       await storage.repositories.memoryEntries.create('a', {
@@ -67,7 +44,7 @@ describe('OptimizerService on the in-memory storage', () => {
   })
 
   it('runs every agent with entries in a cycle, and keeps no redundancy join once forgotten', async () => {
-    const { storage, optimizer, advance, clock } = optimizerOnMemory()
+    const { storage, optimizer, advance, clock } = optimizerOnTestClock()
     for (const agent of ['a', 'b', 'idle']) await storage.repositories.agents.upsert(agent, null)
     for (const agent of ['a', 'b'])
       await storage.repositories.memoryEntries.create(agent, {

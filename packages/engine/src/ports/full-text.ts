@@ -24,6 +24,17 @@ export interface CorpusFigures {
   averageLength: number
 }
 
+/**
+ * Terms one documentFrequencies call counts at most (one statement on the SQL adapters; SQLite's
+ * parameter limit is far above): the terms past it are not counted, as if no document held them.
+ */
+export const MAX_FREQUENCY_TERMS = 500
+
+/** The terms documentFrequencies counts: each once, in the order asked, at most MAX_FREQUENCY_TERMS. */
+export function frequencyTerms(terms: readonly string[]): string[] {
+  return [...new Set(terms)].slice(0, MAX_FREQUENCY_TERMS)
+}
+
 export interface FullTextIndex {
   /** The index terms of a query word, in order (stemmed exactly as the documents were). */
   terms(word: string): string[]

@@ -62,7 +62,7 @@ export type {
   FullTextIndex,
   Posting,
 } from './full-text.ts'
-export { FULL_TEXT_COLLECTIONS } from './full-text.ts'
+export { FULL_TEXT_COLLECTIONS, frequencyTerms, MAX_FREQUENCY_TERMS } from './full-text.ts'
 export type { ClaimOptions, Job, JobPolicy, JobQueue, JobQueueStats, JobState, NewJob } from './job-queue.ts'
 export type {
   KnowledgeChanges,
@@ -133,6 +133,7 @@ export type {
 } from './summaries.ts'
 export type { TransactionOptions, UnitOfWork } from './unit-of-work.ts'
 export type {
+  SearchableVectors,
   SearchIndexOptions,
   StoredVector,
   VectorHit,

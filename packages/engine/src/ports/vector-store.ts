@@ -1,5 +1,3 @@
-import type { VectorIndex } from '@engram/core'
-
 /**
  * The VectorStore port: an agent's vectors of one kind (messages, memories, knowledge), durable,
  * searched by cosine similarity. Adapters keep whatever index they like (an exact scan, HNSW files,
@@ -19,6 +17,17 @@ export interface StoredVector {
    * nothing, and a saved index tells the vectors it holds that went stale.
    */
   contentHash?: string
+}
+
+/**
+ * What the hot search paths search: an adapter's in-process index (answering at once, as often
+ * as they like without a round trip) or a handle on the store's own search (pgvector answers in
+ * SQL), so `search` may return a promise. `size` and `dimensions` are as of when it was handed out.
+ */
+export interface SearchableVectors {
+  readonly dimensions: number | null
+  readonly size: number
+  search(query: Float32Array, limit: number): VectorHit[] | Promise<VectorHit[]>
 }
 
 /** What the engine knows about an agent's change history, so an adapter can skip re-checking. */
@@ -50,11 +59,11 @@ export interface VectorStore {
   /** The dimensions of the agent's vectors of that kind, or null before the first one. */
   dimensions(agentId: string, kind: string): Promise<number | null>
   /**
-   * The (agent, kind) index itself, brought up to date with the stored vectors, for the hot search
-   * paths: they call its synchronous `search` as often as they like without a round trip each.
-   * How it is kept (exact, HNSW, saved graphs) is the adapter's business.
+   * The (agent, kind) vectors ready for the hot search paths, brought up to date with the stored
+   * vectors (an in-process index) or searched where they are stored (SQL). How it is kept (exact,
+   * HNSW, saved graphs, pgvector) is the adapter's business.
    */
-  searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<VectorIndex>
+  searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<SearchableVectors>
   /**
    * The owners were deleted and their vectors with them (a trigger, a cascade): drops them from
    * what the adapter holds in memory, without another write.

@@ -1,5 +1,6 @@
-import type { MemorySettings, VectorHit } from '@engram/core'
+import type { MemorySettings } from '@engram/core'
 import type { RecalledMemoryItem } from '../ports/recall-sources.ts'
+import type { SearchableVectors } from '../ports/vector-store.ts'
 
 // What search calls on services that other parts of the engine own (embeddings, memory items),
 // declared as narrowly as search uses them: the application's services satisfy them structurally.
@@ -7,12 +8,7 @@ import type { RecalledMemoryItem } from '../ports/recall-sources.ts'
 /** The kinds of rows that have vectors. */
 export type EmbeddingKind = 'memory' | 'message' | 'knowledge' | 'summary'
 
-/** An (agent, kind) vector index as search queries it. */
-export interface SearchableVectors {
-  /** null while the index holds no vector yet. */
-  readonly dimensions: number | null
-  search(query: Float32Array, limit: number): VectorHit[]
-}
+export type { SearchableVectors }
 
 /** Vector recall: the query's embedding and the agent's index per kind. */
 export interface SearchEmbeddings {

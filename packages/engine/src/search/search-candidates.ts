@@ -106,7 +106,7 @@ export class SearchCandidates {
     if (request.queryVector) {
       const index = await this.embeddings.index(agentId, KIND_OF[scope])
       if (index.dimensions === request.queryVector.length) {
-        for (const hit of index.search(request.queryVector, wanted))
+        for (const hit of await index.search(request.queryVector, wanted))
           semantic.set(hit.id, Math.max(0, hit.similarity))
       }
     }

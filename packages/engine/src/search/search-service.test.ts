@@ -15,7 +15,7 @@ function setUp() {
   const writes = new AgentWrites()
   const embeddings: SearchEmbeddings = {
     embedQuery: async () => null,
-    index: async () => ({ dimensions: null, search: () => [] }),
+    index: async () => ({ dimensions: null, size: 0, search: () => [] }),
   }
   const memories: SearchMemories = {
     settings: async () => ({ settings: parseMemorySettings({}) }),

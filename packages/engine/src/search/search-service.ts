@@ -184,7 +184,7 @@ export class SearchService {
       const index = await this.embeddings.index(scope, 'summary')
       // Every summary the scan reads may be the one asked for: they are few (a week's by default).
       if (index.dimensions === queryVector.length)
-        for (const hit of index.search(queryVector, SUMMARY_SEARCH_SCAN))
+        for (const hit of await index.search(queryVector, SUMMARY_SEARCH_SCAN))
           similarity.set(hit.id, hit.similarity)
     }
     const found = await searchAutomaticSummaries(this.automaticSummaries, scope, query, {

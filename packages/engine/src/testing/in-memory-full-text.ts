@@ -1,12 +1,13 @@
 import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
 import { stemmer } from 'stemmer'
-import type {
-  CorpusFigures,
-  DocumentSet,
-  FullTextCollection,
-  FullTextDocument,
-  FullTextIndex,
-  Posting,
+import {
+  type CorpusFigures,
+  type DocumentSet,
+  type FullTextCollection,
+  type FullTextDocument,
+  type FullTextIndex,
+  frequencyTerms,
+  type Posting,
 } from '../ports/full-text.ts'
 
 interface IndexedDocument {
@@ -91,7 +92,7 @@ export class InMemoryFullTextIndex implements FullTextIndex {
   ): Promise<Map<string, number>> {
     const out = new Map<string, number>()
     const documents = this.documents(collection, agentId, set)
-    for (const term of new Set(terms)) {
+    for (const term of frequencyTerms(terms)) {
       const n = documents.filter(([, d]) => d.terms.has(term)).length
       if (n > 0) out.set(term, n)
     }

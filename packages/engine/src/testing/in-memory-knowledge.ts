@@ -7,6 +7,7 @@ import type {
 } from '../ports/knowledge.ts'
 import type { AgentRepository } from '../ports/repositories.ts'
 import { SerialState } from './serial-state.ts'
+import { containsIgnoringCase } from './text-match.ts'
 
 interface State {
   facts: Map<string, KnowledgeRecord>
@@ -45,7 +46,9 @@ export class InMemoryKnowledge {
       (agentId == null || fact.agentId === agentId) &&
       (!query.category || fact.category === query.category) &&
       (query.minConfidence == null || fact.confidence >= query.minConfidence) &&
-      (!query.search || fact.key.includes(query.search) || fact.value.includes(query.search))
+      (!query.search ||
+        containsIgnoringCase(fact.key, query.search) ||
+        containsIgnoringCase(fact.value, query.search))
     const copy = (fact: KnowledgeRecord): KnowledgeRecord => ({ ...fact })
     const repository: KnowledgeRepository = {
       transaction: (fn) => this.store.transaction(() => fn(repository)),

@@ -8,6 +8,7 @@ import type {
 } from '../ports/memory-items.ts'
 import type { AgentRepository } from '../ports/repositories.ts'
 import { SerialState } from './serial-state.ts'
+import { containsIgnoringCase, hasTagIgnoringCase } from './text-match.ts'
 
 interface State {
   items: Map<string, MemoryItemView>
@@ -55,10 +56,10 @@ export class InMemoryMemoryItems {
       (!q.categories?.length || q.categories.includes(item.category)) &&
       (q.minImportance == null || item.importance >= q.minImportance) &&
       (q.pinned == null || item.pinned === q.pinned) &&
-      (!q.search || item.content.includes(q.search)) &&
+      (!q.search || containsIgnoringCase(item.content, q.search)) &&
       (!q.createdAfter || item.createdAt >= q.createdAfter) &&
       (!q.createdBefore || item.createdAt <= q.createdBefore) &&
-      (q.tags ?? []).every((tag) => item.tags.includes(tag)) &&
+      (q.tags ?? []).every((tag) => hasTagIgnoringCase(item.tags, tag)) &&
       (q.validAt == null || validAt(item, q.validAt))
     const byId = (a: MemoryItemView, b: MemoryItemView) => Number(a.id) - Number(b.id)
     const repository: MemoryItemRepository = {

@@ -11,6 +11,7 @@ import type {
   TurnBeside,
   TurnFilter,
 } from '../ports/recall-sources.ts'
+import { containsIgnoringCase, hasTagIgnoringCase, startsWithIgnoringCase } from './text-match.ts'
 
 interface HeldTurn {
   agentId: string
@@ -23,7 +24,7 @@ const byTimeThenId = (a: StoredMessage, b: StoredMessage) =>
   a.timestamp.getTime() - b.timestamp.getTime() || Number(a.id) - Number(b.id)
 
 function inSet(content: string, set: TurnFilter['set']): boolean {
-  return content.startsWith(CONTEXT_SUMMARY_PREFIX) === (set === 'summaries')
+  return startsWithIgnoringCase(content, CONTEXT_SUMMARY_PREFIX) === (set === 'summaries')
 }
 
 function passes(item: RecalledMemoryItem, filter: MemoryItemFilter): boolean {
@@ -32,10 +33,10 @@ function passes(item: RecalledMemoryItem, filter: MemoryItemFilter): boolean {
   if (filter.categories?.length && !filter.categories.includes(item.category)) return false
   if (filter.minImportance != null && item.importance < filter.minImportance) return false
   if (filter.pinned != null && item.pinned !== filter.pinned) return false
-  if (filter.search && !item.content.includes(filter.search)) return false
+  if (filter.search && !containsIgnoringCase(item.content, filter.search)) return false
   if (filter.createdAfter && item.createdAt < filter.createdAfter) return false
   if (filter.createdBefore && item.createdAt > filter.createdBefore) return false
-  if (filter.tags?.some((tag) => !item.tags.includes(tag))) return false
+  if (filter.tags?.some((tag) => !hasTagIgnoringCase(item.tags, tag))) return false
   if (!filter.includeSuperseded) {
     if (item.validFrom.getTime() > asOf) return false
     if (item.validUntil && item.validUntil.getTime() <= asOf) return false

@@ -14,6 +14,7 @@ import type {
 } from '../ports/repositories.ts'
 import type { UnitOfWork } from '../ports/unit-of-work.ts'
 import { type AgentMemoryState, inMemoryArchive } from './in-memory-archive.ts'
+import { containsIgnoringCase } from './text-match.ts'
 
 interface State {
   agents: Map<string, AgentRecord>
@@ -176,7 +177,8 @@ export class InMemoryRepositories implements UnitOfWork {
               (filter.type === undefined || e.type === filter.type) &&
               (filter.isCompressed === undefined || e.isCompressed === filter.isCompressed) &&
               (filter.minRelevance === undefined || e.relevance >= filter.minRelevance) &&
-              (filter.contentContains === undefined || e.content.includes(filter.contentContains)),
+              (filter.contentContains === undefined ||
+                containsIgnoringCase(e.content, filter.contentContains)),
           )
           .map((e) => ({ entry: e, timestamp: e.timestamp, id: Number(e.id) }))
           .filter((row) => inTimeIdRange(row, query.range))

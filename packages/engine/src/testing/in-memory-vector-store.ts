@@ -1,5 +1,11 @@
 import { ExactVectorIndex, type VectorIndex } from '@engram/core'
-import type { SearchIndexOptions, StoredVector, VectorHit, VectorStore } from '../ports/vector-store.ts'
+import type {
+  SearchableVectors,
+  SearchIndexOptions,
+  StoredVector,
+  VectorHit,
+  VectorStore,
+} from '../ports/vector-store.ts'
 import { assertDimensions } from '../vectors/dimensions.ts'
 
 /**
@@ -52,7 +58,7 @@ export class InMemoryVectorStore implements VectorStore {
     return index.size > 0 ? index.dimensions : null
   }
 
-  async searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<VectorIndex> {
+  async searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<SearchableVectors> {
     // No version to compare: the vectors live here, so catching up is the only work.
     if (options.catchUp) await options.catchUp()
     return this.index(agentId, kind)

@@ -99,3 +99,4 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     close: async () => {},
   }
 }
+export { type OptimizerReplicaOptions, optimizerOnMemory } from './optimizer-on-memory.ts'

@@ -30,6 +30,9 @@ export const postgresDialect: SqlDialect = {
   // filtered on the conversation, so a conversation begun after every other agent's turns read the
   // whole table; this way it reads its own turns from the (sessionId, timestamp, id) index.
   sessionOrder: (alias) => `(SELECT min(m."id" + 0) FROM "Message" m WHERE m."sessionId" = ${alias}."id")`,
+  // ILIKE folds the letters the database's ctype knows: ASCII as SQLite's LIKE does, and under a
+  // UTF-8 locale the others too (a search for "ÉTÉ" finds "été" there, not on SQLite).
+  ignoringCase: (filter) => ({ ...filter, mode: 'insensitive' }),
   messagesWithPhrase(words) {
     const terms = stemmedTerms(words)
     if (terms.length === 0) return null

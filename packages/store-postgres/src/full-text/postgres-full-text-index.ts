@@ -1,5 +1,12 @@
 import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
-import type { CorpusFigures, DocumentSet, FullTextCollection, FullTextIndex, Posting } from '@engram/engine'
+import {
+  type CorpusFigures,
+  type DocumentSet,
+  type FullTextCollection,
+  type FullTextIndex,
+  frequencyTerms,
+  type Posting,
+} from '@engram/engine'
 import type { PostgresDatabase } from '../db/client.ts'
 import {
   fullTextTokenizer,
@@ -17,8 +24,6 @@ const COLLECTIONS: Record<FullTextCollection, { table: string; model: SearchMode
   knowledge: { table: 'Knowledge', model: 'knowledge' },
 }
 
-/** Terms counted in one documentFrequencies statement at most (as on SQLite). */
-const MAX_FREQUENCY_TERMS = 500
 /** Agents' corpus figures remembered at most; past it the oldest are forgotten. */
 const MAX_CACHED_CORPORA = 10_000
 /** Unindexed rows tokenised per statement when search catches up (see catchUp). */
@@ -116,9 +121,8 @@ export class PostgresFullTextIndex implements FullTextIndex {
     set: DocumentSet,
     terms: readonly string[],
   ): Promise<Map<string, number>> {
-    const out = new Map<string, number>()
-    const wanted = [...new Set(terms)].slice(0, MAX_FREQUENCY_TERMS)
-    if (wanted.length === 0) return out
+    const wanted = frequencyTerms(terms)
+    if (wanted.length === 0) return new Map()
     const { table } = COLLECTIONS[collection]
     await this.catchUp(collection, agentId)
     const filter = documentSetFilter(set, 4)
@@ -135,8 +139,7 @@ export class PostgresFullTextIndex implements FullTextIndex {
       lexemes,
       ...filter.params,
     )
-    for (const row of rows) out.set(byLexeme.get(row.lexeme) ?? row.lexeme, Number(row.n))
-    return out
+    return new Map(rows.map((row) => [byLexeme.get(row.lexeme) ?? row.lexeme, Number(row.n)]))
   }
 
   invalidate(): void {

@@ -1,9 +1,9 @@
 import fs from 'node:fs'
-import path from 'node:path'
 import readline from 'node:readline'
 import zlib from 'node:zlib'
 import { type Clock, ValidationError } from '@engram/core'
 import type { BackupInfo, BackupStore, RestoreResult } from '@engram/engine'
+import { BackupFolder } from '@engram/store-sqlite'
 import pg from 'pg'
 
 /** Where logical backups of one Postgres database go (files on this replica's disk). */
@@ -13,7 +13,6 @@ export interface PostgresBackupOptions {
   directory: string
 }
 
-const BACKUP_NAME = /^engram-[0-9TZ-]+\.pg\.jsonl\.gz$/
 const FORMAT = 'engram-postgres-logical/1'
 /** Tables a restore leaves as they are: access control and migration history are not memory. */
 const RESTORE_KEEPS = new Set(['ApiKey', '_prisma_migrations'])
@@ -36,19 +35,18 @@ interface Header {
  * backups): docs/postgres-redis.md.
  */
 export class PostgresBackupStore implements BackupStore {
+  private readonly folder: BackupFolder
+
   constructor(
     private readonly clock: Clock,
     private readonly options: PostgresBackupOptions,
-  ) {}
+  ) {
+    this.folder = new BackupFolder(options.directory, '.pg.jsonl.gz')
+  }
 
   async create(): Promise<BackupInfo> {
-    const dir = this.options.directory
-    fs.mkdirSync(dir, { recursive: true })
     const now = this.clock.now()
-    let name = `engram-${now.toISOString().replace(/[:.]/g, '-')}.pg.jsonl.gz`
-    for (let n = 1; fs.existsSync(path.join(dir, name)); n++)
-      name = name.replace(/(-\d+)?\.pg\.jsonl\.gz$/, `-${n}.pg.jsonl.gz`)
-    const target = path.join(dir, name)
+    const { name, file: target } = this.folder.allocate(now)
     const partial = `${target}.partial`
     const client = await this.connect()
     try {
@@ -90,20 +88,11 @@ export class PostgresBackupStore implements BackupStore {
     } finally {
       await client.end()
     }
-    return { name, bytes: fs.statSync(target).size, createdAt: now }
+    return this.folder.info(name, now)
   }
 
   async list(): Promise<BackupInfo[]> {
-    const dir = this.options.directory
-    if (!fs.existsSync(dir)) return []
-    return fs
-      .readdirSync(dir)
-      .filter((name) => BACKUP_NAME.test(name))
-      .map((name) => {
-        const stat = fs.statSync(path.join(dir, name))
-        return { name, bytes: stat.size, createdAt: stat.mtime }
-      })
-      .sort((a, b) => b.name.localeCompare(a.name))
+    return this.folder.list()
   }
 
   /**
@@ -112,9 +101,7 @@ export class PostgresBackupStore implements BackupStore {
    * before children, and the id sequences continue after the restored ids.
    */
   async restore(name: string): Promise<RestoreResult> {
-    const file = path.join(this.options.directory, name)
-    if (!BACKUP_NAME.test(name) || !fs.existsSync(file))
-      throw new ValidationError([{ field: 'name', message: `no backup named ${name} in the backup folder` }])
+    const file = this.folder.existing(name)
     const lines = readline.createInterface({
       input: fs.createReadStream(file).pipe(zlib.createGunzip()),
       crlfDelay: Number.POSITIVE_INFINITY,

@@ -1,8 +1,9 @@
-import { ExactVectorIndex, vectorToBytes } from '@engram/core'
+import { createHashingEmbedder, createTokenCounter, ExactVectorIndex, vectorToBytes } from '@engram/core'
 import { type PgliteServer, startPglite } from '@engram/test-servers/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPostgresDatabase, type PostgresDatabase } from '../db/client.ts'
 import { applyPostgresMigrations } from '../migrate.ts'
+import { createPostgresEngine } from '../postgres-engine.ts'
 import { createPostgresStorage, type PostgresStorage } from '../storage.ts'
 import { approximateSearchSql, EXACT_SEARCH_SQL, PostgresVectorStore } from './postgres-vector-store.ts'
 
@@ -197,5 +198,68 @@ describe('vectors with pgvector (PGlite)', () => {
       `SELECT count(*) AS n FROM pg_indexes WHERE indexname LIKE 'Embedding_hnsw_d2001%'`,
     )
     expect(Number(index?.n)).toBe(0)
+  })
+
+  it("hands the engine's search paths a handle on SQL: nothing held in memory, the exact scan's results, the catch-up first", async () => {
+    const written = await store(storage.vectors, 'agent-c', 'handle', 300_000, 200)
+    let caughtUp = 0
+    const handle = await storage.vectors.searchIndex('agent-c', 'handle', {
+      writeVersion: 'w1',
+      catchUp: async () => {
+        caughtUp++
+      },
+    })
+    expect(caughtUp).toBe(1)
+    expect(handle).toMatchObject({ size: 200, dimensions: WIDTH })
+    const exact = exactOf(written)
+    for (let q = 0; q < 5; q++) {
+      const query = clustered()
+      expect((await handle.search(query, 10)).map((h) => h.id)).toEqual(
+        exact.search(query, 10).map((h) => h.id),
+      )
+    }
+    // pgvector answered: no in-process index was built for the agent.
+    expect(storage.vectors.held('agent-c')).toBe(0)
+    // Written after: the next handle counts it, and the handle in hand finds it (the SQL is live).
+    const late = clustered()
+    await storage.vectors.upsert('agent-c', 'handle', [{ id: '399999', vector: late }])
+    expect((await handle.search(late, 1))[0]?.id).toBe('399999')
+    expect((await storage.vectors.searchIndex('agent-c', 'handle', { writeVersion: 'w2' })).size).toBe(201)
+    // A query of other dimensions is refused, naming the field and the width.
+    const refused = await Promise.resolve(handle.search(Float32Array.from([1, 0]), 1)).catch((e) => e)
+    expect(refused.issues?.[0]).toMatchObject({ field: 'query', limit: WIDTH })
+  })
+
+  it("the engine's hybrid search of messages and its duplicate check of memories run on pgvector", async () => {
+    const engine = createPostgresEngine({
+      db,
+      clock,
+      tokenCounter: createTokenCounter('heuristic'),
+      embedder: createHashingEmbedder({ dimensions: 64 }),
+      log: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} } as unknown as Console,
+    })
+    await engine.storage.repositories.agents.upsert('agent-e', null)
+    for (const content of [
+      'We moved the standup to Thursday mornings.',
+      'The kayak trip on the lake is booked for June.',
+      'Dana is the tech lead on the billing project.',
+    ])
+      await engine.sessions.addMessage('agent-e', 'c1', { role: 'user', speaker: 'dana', content })
+    const hits = await engine.search.search('agent-e', 'kayak lake June', {
+      scopes: ['MESSAGES'],
+      strategy: 'SIMILARITY',
+      limit: 3,
+    })
+    expect(hits[0]?.text).toContain('kayak')
+    expect(hits[0]?.components.vector).toBeGreaterThan(0)
+    const [row] = await db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM "Embedding" WHERE "agentId" = 'agent-e' AND "embedding" IS NOT NULL`,
+    )
+    expect(row?.n).toBe(3)
+    // The memory write's duplicate check asks the memory vectors' handle for neighbours.
+    const fact = { content: 'Dana prefers window seats on long flights.', category: 'preference' as const }
+    expect((await engine.memoryItems.create('agent-e', fact)).outcome).toBe('STORED')
+    expect((await engine.memoryItems.create('agent-e', fact)).outcome).toBe('DUPLICATE')
+    expect(engine.storage.vectors.held('agent-e')).toBe(0)
   })
 })

@@ -4,11 +4,11 @@ import {
   type Clock,
   DEFAULT_APPROXIMATE_ABOVE,
   ValidationError,
-  type VectorIndex,
 } from '@engram/core'
 import {
   assertDimensions,
   type Logger,
+  type SearchableVectors,
   type SearchIndexOptions,
   type StoredVector,
   type VectorHit,
@@ -73,8 +73,8 @@ const PATCH_BATCH = 500
  * With pgvector (detected in `pg_available_extensions` at start) a mirror column `embedding
  * vector` is written with the bytes, one partial HNSW index per width, and `topK` runs in SQL:
  * exact (ordered by `<=>`) up to `exactUpTo` vectors of the (agent, kind, model), the HNSW index
- * with `hnsw.ef_search` and iterative scan above. `searchIndex` stays in-process: the port's
- * index answers synchronously, which SQL cannot (see docs/postgres-redis.md).
+ * with `hnsw.ef_search` and iterative scan above, and `searchIndex` hands the engine's search
+ * paths a handle on that SQL: nothing of the vectors is held in the replica's memory.
  */
 export class PostgresVectorStore extends SqliteVectorStore {
   private readonly listener: VectorChangeListener | null
@@ -85,6 +85,11 @@ export class PostgresVectorStore extends SqliteVectorStore {
   private readonly exactUpTo: number
   /** Per index held: the table's fingerprint when it was last found equal to it. */
   private readonly checked = new WeakMap<AdaptiveVectorIndex, string>()
+  /**
+   * With pgvector, per (agent, kind): what the last handle found (its size and width) and the
+   * change version it was found at; while the version holds, a search needs no query but its own.
+   */
+  private readonly shapes = new Map<string, { version: string; size: number; dimensions: number | null }>()
   /** Widths whose HNSW index this process knows exists. */
   private readonly indexedWidths = new Map<number, Promise<void>>()
 
@@ -189,22 +194,91 @@ export class PostgresVectorStore extends SqliteVectorStore {
   override async upsert(agentId: string, kind: string, vectors: readonly StoredVector[]): Promise<void> {
     await this.setup
     await super.upsert(agentId, kind, vectors)
+    this.shapes.delete(this.key(agentId, kind))
     const width = vectors[0]?.vector.length
     if (this.pgvector && width !== undefined) await this.ensureHnswIndex(width)
   }
 
   override async remove(agentId: string, kind: string, ids: readonly string[]): Promise<number> {
     await this.setup
-    return super.remove(agentId, kind, ids)
+    try {
+      return await super.remove(agentId, kind, ids)
+    } finally {
+      this.shapes.delete(this.key(agentId, kind))
+    }
+  }
+
+  override forget(agentId: string, kind: string, ids: readonly string[]): void {
+    super.forget(agentId, kind, ids)
+    this.shapes.delete(this.key(agentId, kind))
+  }
+
+  override reset(agentId?: string): void {
+    super.reset(agentId)
+    for (const key of this.shapes.keys())
+      if (agentId === undefined || key.startsWith(this.key(agentId, ''))) this.shapes.delete(key)
   }
 
   override async searchIndex(
     agentId: string,
     kind: string,
     options: SearchIndexOptions,
-  ): Promise<VectorIndex> {
+  ): Promise<SearchableVectors> {
     await this.setup
-    return super.searchIndex(agentId, kind, options)
+    if (!this.pgvector) return super.searchIndex(agentId, kind, options)
+    return this.sqlSearch(agentId, kind, options)
+  }
+
+  /**
+   * pgvector's handle: the (agent, kind)'s size and width, and a `search` that runs in SQL. The
+   * catch-up (the engine embedding what is missing) and the mirror of rows written without it run
+   * only when something may have changed since the last handle (the change version moved).
+   */
+  private async sqlSearch(
+    agentId: string,
+    kind: string,
+    options: SearchIndexOptions,
+  ): Promise<SearchableVectors> {
+    const key = this.key(agentId, kind)
+    // Read before anything else: a write while this runs changes it, and the next search looks again.
+    const version = await this.changeVersion(agentId, kind, options.writeVersion)
+    let shape = this.shapes.get(key)
+    if (!shape || version === null || shape.version !== version) {
+      if (options.catchUp) await options.catchUp()
+      await this.mirrorMissing(agentId, kind)
+      const [row] = await this.pg.$queryRawUnsafe<{ size: number; dimensions: number | null }[]>(
+        `SELECT count(*)::int AS size, max("dimensions") AS dimensions FROM "Embedding"
+         WHERE "agentId" = $1 AND "kind" = $2 AND "model" = $3`,
+        agentId,
+        kind,
+        this.model,
+      )
+      shape = { version: version ?? '', size: row?.size ?? 0, dimensions: row?.dimensions ?? null }
+      if (version === null) this.shapes.delete(key)
+      else this.shapes.set(key, shape)
+    }
+    const { size, dimensions } = shape
+    return {
+      size,
+      dimensions,
+      search: async (query, limit) => {
+        if (dimensions === null || limit <= 0) return []
+        assertDimensions(dimensions, query, 'query')
+        const literal = vectorLiteral(query)
+        const exact = size <= this.exactUpTo || dimensions > PGVECTOR_MAX_INDEXED_DIMENSIONS
+        const rows = exact
+          ? await this.pg.$queryRawUnsafe<{ ownerId: number; distance: number }[]>(
+              EXACT_SEARCH_SQL,
+              agentId,
+              kind,
+              this.model,
+              literal,
+              limit,
+            )
+          : await this.approximate(agentId, kind, dimensions, literal, limit)
+        return rows.map((row) => ({ id: String(row.ownerId), similarity: 1 - Number(row.distance) }))
+      },
+    }
   }
 
   override async topK(
@@ -215,24 +289,7 @@ export class PostgresVectorStore extends SqliteVectorStore {
   ): Promise<VectorHit[]> {
     await this.setup
     if (!this.pgvector) return super.topK(agentId, kind, query, limit)
-    const width = await this.dimensions(agentId, kind)
-    if (width === null || limit <= 0) return []
-    assertDimensions(width, query, 'query')
-    await this.mirrorMissing(agentId, kind)
-    const literal = vectorLiteral(query)
-    const count = await this.count(agentId, kind)
-    const exact = count <= this.exactUpTo || width > PGVECTOR_MAX_INDEXED_DIMENSIONS
-    const rows = exact
-      ? await this.pg.$queryRawUnsafe<{ ownerId: number; distance: number }[]>(
-          EXACT_SEARCH_SQL,
-          agentId,
-          kind,
-          this.model,
-          literal,
-          limit,
-        )
-      : await this.approximate(agentId, kind, width, literal, limit)
-    return rows.map((row) => ({ id: String(row.ownerId), similarity: 1 - Number(row.distance) }))
+    return (await this.sqlSearch(agentId, kind, { writeVersion: null })).search(query, limit)
   }
 
   /** The partial HNSW index of the width, with the agent's rows filtered by iterative scan. */
@@ -336,8 +393,15 @@ export class PostgresVectorStore extends SqliteVectorStore {
    * What the listener has heard about the index: unchanged means nothing was written to it
    * anywhere since it was last checked. Null (check the table) without a listener or while down.
    */
-  protected override async changeVersion(agentId: string, kind: string): Promise<string | null> {
-    return this.listener?.version(agentId, kind, this.model) ?? null
+  protected override async changeVersion(
+    agentId: string,
+    kind: string,
+    writeVersion: string | null,
+  ): Promise<string | null> {
+    const heard = this.listener?.version(agentId, kind, this.model) ?? null
+    if (heard === null) return null
+    // This process's own writes count at once, before their notification comes back to it.
+    return writeVersion === null ? heard : `${writeVersion}|${heard}`
   }
 
   /**

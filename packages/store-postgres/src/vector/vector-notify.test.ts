@@ -1,4 +1,4 @@
-import type { VectorIndex } from '@engram/core'
+import type { SearchableVectors } from '@engram/engine'
 import { createDatabase } from '@engram/test-servers'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { createPostgresDatabase, type PostgresDatabase } from '../db/client.ts'
@@ -53,7 +53,7 @@ afterAll(async () => {
   for (const storage of storages) await storage.close()
 })
 
-const searchOn = (storage: PostgresStorage, agentId: string): Promise<VectorIndex> =>
+const searchOn = (storage: PostgresStorage, agentId: string): Promise<SearchableVectors> =>
   storage.vectors.searchIndex(agentId, 'memory', { writeVersion: null })
 
 /** Searches B until `id` is the nearest to `vector` (or, with `gone`, until it no longer is); ms taken. */
@@ -67,7 +67,7 @@ async function untilSeen(
   const started = performance.now()
   for (;;) {
     const index = await searchOn(storage, agentId)
-    const found = index.search(vector, 1)[0]?.id === id
+    const found = (await index.search(vector, 1))[0]?.id === id
     if (found !== gone) return performance.now() - started
     if (performance.now() - started > GIVE_UP_MS)
       throw new Error(`${id} not ${gone ? 'gone' : 'found'} after ${GIVE_UP_MS} ms`)
@@ -127,7 +127,9 @@ describe('vectors on postgresql-15 without pgvector: per-replica indexes kept in
     const other = randomVector()
     await a.vectors.upsert('agent-b', 'memory', [{ id: '9001', vector: other, contentHash: 'x' }])
     await untilSeen(b, 'agent-b', '9001', other)
-    expect((await searchOn(b, 'agent-a')).search(other, 300).some((hit) => hit.id === '9001')).toBe(false)
+    expect((await (await searchOn(b, 'agent-a')).search(other, 300)).some((hit) => hit.id === '9001')).toBe(
+      false,
+    )
 
     // A replaced vector (same id and count) and a removal reach B too.
     const replaced = randomVector()
@@ -185,7 +187,7 @@ describe('vectors on postgresql-15 without pgvector: per-replica indexes kept in
       await a.vectors.upsert('agent-k', 'memory', [{ id, vector, contentHash: `h${id}` }])
       // Found on the first search: with no listener every search checks the table.
       expect(await untilSeen(b, 'agent-k', id, vector)).toBeLessThan(1000)
-      expect((await searchOn(b, 'agent-k')).search(vector, 1)[0]?.id).toBe(id)
+      expect((await (await searchOn(b, 'agent-k')).search(vector, 1))[0]?.id).toBe(id)
     }
     expect(count.mock.calls.length).toBeGreaterThanOrEqual(40)
     count.mockRestore()

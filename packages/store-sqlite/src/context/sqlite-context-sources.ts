@@ -1,6 +1,7 @@
 import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory } from '@engram/core'
 import type { ContextMemoryOrder, ContextMemoryQuery, ContextSources, ContextTurn } from '@engram/engine'
 import type { Database } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 
 /** Each section's order as Prisma's orderBy. */
 const MEMORY_ORDERS = {
@@ -12,7 +13,10 @@ const MEMORY_ORDERS = {
 
 /** memoryContext's reads on SQLite: memory items per section, summaries and a conversation's turns. */
 export class SqliteContextSources implements ContextSources {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly dialect: SqlDialect = sqliteDialect,
+  ) {}
 
   async memories(agentId: string, query: ContextMemoryQuery) {
     const { asOf } = query
@@ -37,7 +41,7 @@ export class SqliteContextSources implements ContextSources {
     const rows = await this.db.message.findMany({
       where: {
         agentId,
-        content: { startsWith: CONTEXT_SUMMARY_PREFIX },
+        content: this.dialect.ignoringCase({ startsWith: CONTEXT_SUMMARY_PREFIX }),
         ...(options.since ? { timestamp: { gte: options.since } } : {}),
       },
       orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],

@@ -48,6 +48,13 @@ export interface SqlDialect {
    * (sessionId, timestamp, id) index, not a window over whole conversations.
    */
   turnsBeside(candidates: string, side: 'before' | 'after', reach: number): string
+  /**
+   * A Prisma text filter (`contains`, `startsWith`, `endsWith`, also under `not`) matching as
+   * SQLite's does: Prisma writes them there as LIKE, which ignores the case of ASCII letters, so a
+   * search for "ALICE" finds "alice". SQLite's is the filter as given (its connector rejects
+   * `mode`); Postgres's LIKE minds case, so its filter asks for ILIKE (`mode: 'insensitive'`).
+   */
+  ignoringCase<F extends object>(filter: F): F
 }
 
 /** The comparison and order that walk a conversation's turns away from a turn on one side. */
@@ -64,6 +71,7 @@ export const sqliteDialect: SqlDialect = {
   integersOf: (placeholder) => `SELECT value FROM json_each(${placeholder})`,
   byteLength: (expression) => `LENGTH(CAST(${expression} AS BLOB))`,
   sessionOrder: (alias) => `${alias}.rowid`,
+  ignoringCase: (filter) => filter,
   messagesWithPhrase(words) {
     const terms = queryTerms(words)
     if (terms.length === 0) return null

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
+import { Prisma } from '../generated/prisma/client.ts'
 import { REPO_ROOT } from '../repo-root.ts'
 import { applyMigrations, MigrationError, migrationsDirectory } from './migrate.ts'
 
@@ -43,19 +44,8 @@ describe('applyMigrations', () => {
         .sort(),
     )
     const { names, journal, rows } = tables(file)
-    for (const table of [
-      'Agent',
-      'ApiKey',
-      'Session',
-      'Message',
-      'MemoryEntry',
-      'MemoryVector',
-      'Knowledge',
-      'AdaptiveParameter',
-      'OptimizationSnapshot',
-    ]) {
-      expect(names).toContain(table)
-    }
+    // Every model of the schema is a table.
+    for (const table of Object.values(Prisma.ModelName)) expect(names).toContain(table)
     expect(journal).toBe('wal')
     expect(rows[0]).toMatchObject({ applied_steps_count: 1, logs: null, rolled_back_at: null })
     expect(rows[0]?.checksum).toMatch(/^[0-9a-f]{64}$/)

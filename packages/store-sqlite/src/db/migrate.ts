@@ -1,8 +1,16 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
+import {
+  checkUnchanged,
+  MigrationError,
+  pendingMigrations,
+  type RecordedMigration,
+} from './migration-history.ts'
+
+export { MigrationError }
 
 /** `<repo>/prisma/migrations`, the committed migrations the server applies at start. */
 export function migrationsDirectory(): string {
@@ -20,8 +28,6 @@ const PRISMA_MIGRATIONS_DDL = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
     "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
 )`
-
-export class MigrationError extends Error {}
 
 /**
  * Applies every committed migration the database has not recorded yet, each in its own
@@ -41,40 +47,13 @@ export function applyMigrations(
     db.exec(PRISMA_MIGRATIONS_DDL)
     const recorded = db
       .prepare('SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations')
-      .all() as {
-      migration_name: string
-      checksum: string
-      finished_at: string | null
-      rolled_back_at: string | null
-    }[]
-    const byName = new Map(
-      recorded.filter((r) => r.rolled_back_at === null).map((r) => [r.migration_name, r]),
-    )
-    const failed = recorded.find((r) => r.finished_at === null && r.rolled_back_at === null)
-    if (failed) {
-      throw new MigrationError(
-        `Migration ${failed.migration_name} failed earlier and is not resolved; fix the database, then run prisma migrate resolve.`,
-      )
-    }
-    const names = fs
-      .readdirSync(migrationsDir, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && fs.existsSync(path.join(migrationsDir, d.name, 'migration.sql')))
-      .map((d) => d.name)
-      .sort()
+      .all() as RecordedMigration[]
     const applied: string[] = []
     const recordedChecksum = db.prepare(
       'SELECT checksum FROM _prisma_migrations WHERE migration_name = ? AND rolled_back_at IS NULL',
     )
-    for (const name of names) {
-      const sql = fs.readFileSync(path.join(migrationsDir, name, 'migration.sql'), 'utf8')
-      const checksum = createHash('sha256').update(sql).digest('hex')
-      const existing = byName.get(name)
-      if (existing) {
-        if (existing.checksum !== checksum) {
-          throw new MigrationError(`Migration ${name} was modified after it was applied (checksum mismatch).`)
-        }
-        continue
-      }
+    for (const migration of pendingMigrations(migrationsDir, recorded)) {
+      const { name, sql, checksum } = migration
       const startedAt = new Date().toISOString()
       // Foreign keys are off while a migration runs (PRAGMA foreign_keys is ignored inside a
       // transaction): a table rebuild must not cascade. They are checked before it commits.
@@ -86,10 +65,7 @@ export function applyMigrations(
           // first (BEGIN IMMEDIATE), so exactly one process applies each migration.
           const since = recordedChecksum.get(name) as { checksum: string } | undefined
           if (since) {
-            if (since.checksum !== checksum)
-              throw new MigrationError(
-                `Migration ${name} was modified after it was applied (checksum mismatch).`,
-              )
+            checkUnchanged(migration, since.checksum)
             return false
           }
           db.exec(sql)

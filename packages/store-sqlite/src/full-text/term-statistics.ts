@@ -1,4 +1,5 @@
 import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import { frequencyTerms } from '@engram/engine'
 import BetterSqlite3 from 'better-sqlite3'
 import { type Database, readRows } from '../db/client.ts'
 
@@ -18,8 +19,6 @@ export type DocumentSet = 'all' | 'messages' | 'summaries'
 
 /** Query words tokenised at most per process; past it the cache starts over. */
 const MAX_CACHED_WORDS = 20_000
-/** Terms counted in one documentFrequencies statement at most (SQLite's parameter limit is far above). */
-const MAX_FREQUENCY_TERMS = 500
 /** Agents' corpus figures remembered at most; past it the oldest are forgotten. */
 const MAX_CACHED_CORPORA = 10_000
 
@@ -196,9 +195,8 @@ export class AgentTermStatistics {
     set: DocumentSet,
     terms: readonly string[],
   ): Promise<Map<string, number>> {
-    const out = new Map<string, number>()
-    const wanted = [...new Set(terms)].slice(0, MAX_FREQUENCY_TERMS)
-    if (wanted.length === 0) return out
+    const wanted = frequencyTerms(terms)
+    if (wanted.length === 0) return new Map()
     const base = FULL_TEXT_TABLES[table]
     const filter = documentSetFilter(set)
     const rows = await readRows<{ term: string; n: number | bigint }[]>(
@@ -212,8 +210,7 @@ export class AgentTermStatistics {
       agentId,
       ...filter.params,
     )
-    for (const row of rows) out.set(row.term, Number(row.n))
-    return out
+    return new Map(rows.map((row) => [row.term, Number(row.n)]))
   }
 }
 

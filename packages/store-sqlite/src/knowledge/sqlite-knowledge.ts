@@ -1,6 +1,7 @@
 import { type KnowledgeCategory, NotFoundError } from '@engram/core'
 import type { KnowledgeOrder, KnowledgeQuery, KnowledgeRecord, KnowledgeRepository } from '@engram/engine'
 import type { Database, Transaction } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import type { Knowledge as KnowledgeRow, Prisma } from '../generated/prisma/client.ts'
 import { parseRowId } from '../mappers.ts'
 
@@ -22,13 +23,22 @@ export function toKnowledge(row: KnowledgeRow): KnowledgeRecord {
 }
 
 /** A knowledge query as Prisma's where (every agent's facts for a null agent). */
-export function knowledgeWhere(agentId: string | null, query: KnowledgeQuery): Prisma.KnowledgeWhereInput {
+export function knowledgeWhere(
+  agentId: string | null,
+  query: KnowledgeQuery,
+  dialect: SqlDialect = sqliteDialect,
+): Prisma.KnowledgeWhereInput {
   return {
     ...(agentId ? { agentId } : {}),
     ...(query.category ? { category: query.category } : {}),
     ...(query.minConfidence != null ? { confidence: { gte: query.minConfidence } } : {}),
     ...(query.search
-      ? { OR: [{ key: { contains: query.search } }, { value: { contains: query.search } }] }
+      ? {
+          OR: [
+            { key: dialect.ignoringCase({ contains: query.search }) },
+            { value: dialect.ignoringCase({ contains: query.search }) },
+          ],
+        }
       : {}),
   }
 }
@@ -41,13 +51,14 @@ function orderBy(order: KnowledgeOrder): Prisma.KnowledgeOrderByWithRelationInpu
 }
 
 /** The knowledge repository on SQLite (Prisma; the FTS5 index follows the rows by trigger). */
-export function sqliteKnowledge(db: Database): KnowledgeRepository {
-  return knowledgeIn(db, (fn) => db.$transaction((tx) => fn(knowledgeIn(tx, null))))
+export function sqliteKnowledge(db: Database, dialect: SqlDialect = sqliteDialect): KnowledgeRepository {
+  return knowledgeIn(db, (fn) => db.$transaction((tx) => fn(knowledgeIn(tx, null, dialect))), dialect)
 }
 
 function knowledgeIn(
   db: Database | Transaction,
   transaction: KnowledgeRepository['transaction'] | null,
+  dialect: SqlDialect,
 ): KnowledgeRepository {
   const rowIds = (ids: readonly string[]) => ids.flatMap((id) => parseRowId(id) ?? [])
   // One statement per write, scoped by agent: a fact of another agent is not found.
@@ -114,11 +125,11 @@ function knowledgeIn(
       (await db.knowledge.findMany({ where: { agentId, confidence: { gte: minConfidence } } })).map(
         toKnowledge,
       ),
-    count: (agentId, query) => db.knowledge.count({ where: knowledgeWhere(agentId, query) }),
+    count: (agentId, query) => db.knowledge.count({ where: knowledgeWhere(agentId, query, dialect) }),
     page: async (agentId, query, order, offset, limit) =>
       (
         await db.knowledge.findMany({
-          where: knowledgeWhere(agentId, query),
+          where: knowledgeWhere(agentId, query, dialect),
           orderBy: orderBy(order),
           skip: offset,
           take: limit,

@@ -83,21 +83,25 @@ function validAt(at: Date): Prisma.MemoryItemWhereInput[] {
  * A memory query as Prisma's where (every agent's items for a null agent). Exported because the
  * search and context services, still in apps/api, narrow their own Prisma reads with it.
  */
-export function memoryItemWhere(agentId: string | null, query: MemoryItemQuery): Prisma.MemoryItemWhereInput {
+export function memoryItemWhere(
+  agentId: string | null,
+  query: MemoryItemQuery,
+  dialect: SqlDialect = sqliteDialect,
+): Prisma.MemoryItemWhereInput {
   return {
     ...(agentId ? { agentId } : {}),
     ...(query.userId ? { userId: query.userId } : {}),
     ...(query.categories?.length ? { category: { in: [...query.categories] } } : {}),
     ...(query.minImportance != null ? { importance: { gte: query.minImportance } } : {}),
     ...(query.pinned != null ? { pinned: query.pinned } : {}),
-    ...(query.search ? { content: { contains: query.search } } : {}),
+    ...(query.search ? { content: dialect.ignoringCase({ contains: query.search }) } : {}),
     createdAt: {
       ...(query.createdAfter ? { gte: query.createdAfter } : {}),
       ...(query.createdBefore ? { lte: query.createdBefore } : {}),
     },
     AND: [
-      // Tags are a JSON array: a tag is present when its quoted form is.
-      ...(query.tags ?? []).map((tag) => ({ tags: { contains: JSON.stringify(tag) } })),
+      // Tags are a JSON array: a tag is present when its quoted form is (in any ASCII case, as LIKE has it).
+      ...(query.tags ?? []).map((tag) => ({ tags: dialect.ignoringCase({ contains: JSON.stringify(tag) }) })),
       ...(query.validAt ? validAt(query.validAt) : []),
     ],
   }
@@ -174,18 +178,18 @@ function memoryItemsIn(
       const byId = new Map(rows.map((r) => [String(r.id), toMemoryItem(r)]))
       return ids.flatMap((id) => byId.get(id) ?? [])
     },
-    count: (agentId, query) => db.memoryItem.count({ where: memoryItemWhere(agentId, query) }),
+    count: (agentId, query) => db.memoryItem.count({ where: memoryItemWhere(agentId, query, dialect) }),
     page: async (agentId, query, order, offset, limit) =>
       (
         await db.memoryItem.findMany({
-          where: memoryItemWhere(agentId, query),
+          where: memoryItemWhere(agentId, query, dialect),
           orderBy: orderBy(order),
           skip: offset,
           take: limit,
         })
       ).map(toMemoryItem),
     figures: async (agentId, at, embeddingModel) => {
-      const current = memoryItemWhere(agentId, { validAt: at })
+      const current = memoryItemWhere(agentId, { validAt: at }, dialect)
       const [byCategory, total, valid, pinned, storage] = await Promise.all([
         db.memoryItem.groupBy({ by: ['category'], where: current, _count: { _all: true } }),
         db.memoryItem.count({ where: { agentId } }),

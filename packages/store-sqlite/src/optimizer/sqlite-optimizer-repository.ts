@@ -1,6 +1,7 @@
 import type { DecayCandidate, MemoryEntry, OptimizationSnapshot, OptimizerExplanation } from '@engram/core'
 import type { OptimizerRepository, OptimizerRunChanges, Repositories, SnapshotEvent } from '@engram/engine'
 import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import type { OptimizationSnapshot as OptimizationSnapshotRow } from '../generated/prisma/client.ts'
 import { toEntry } from '../mappers.ts'
 import { prismaRepositories } from '../repositories/prisma-repositories.ts'
@@ -24,7 +25,10 @@ const COMPRESS_CHUNK = 200
 
 /** The optimizer's reads and its run's writes on SQLite: the entries read lean, the writes batched. */
 export class SqliteOptimizerRepository implements OptimizerRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly dialect: SqlDialect = sqliteDialect,
+  ) {}
 
   async agentsWithEntries(): Promise<string[]> {
     const agents = await this.db.memoryEntry.findMany({ distinct: ['agentId'], select: { agentId: true } })
@@ -114,7 +118,7 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
       if (changes.pruned.length > 0) {
         await tx.knowledge.deleteMany({ where: { agentId, id: { in: changes.pruned.map(Number) } } })
       }
-      await alongside(prismaRepositories(tx))
+      await alongside(prismaRepositories(tx, this.dialect))
       const { snapshot } = changes
       const row = await tx.optimizationSnapshot.create({
         data: {

@@ -26,19 +26,29 @@ export function storedTime(value: number | bigint | string): Date | null {
 }
 
 /** The search's memory filter as the memory items' own Prisma condition. */
-function recallWhere(agentId: string, filter: MemoryItemFilter): Prisma.MemoryItemWhereInput {
-  return memoryItemWhere(agentId, {
-    ...filter,
-    categories: filter.categories as readonly MemoryCategory[] | null | undefined,
-    validAt: filter.includeSuperseded ? null : filter.asOf,
-  })
+function recallWhere(
+  agentId: string,
+  filter: MemoryItemFilter,
+  dialect: SqlDialect,
+): Prisma.MemoryItemWhereInput {
+  return memoryItemWhere(
+    agentId,
+    {
+      ...filter,
+      categories: filter.categories as readonly MemoryCategory[] | null | undefined,
+      validAt: filter.includeSuperseded ? null : filter.asOf,
+    },
+    dialect,
+  )
 }
 
 /** Summaries are the turns starting with the summary prefix; ordinary turns are the others. */
-function turnSet(set: TurnFilter['set']): Prisma.MessageWhereInput['content'] {
-  return set === 'summaries'
-    ? { startsWith: CONTEXT_SUMMARY_PREFIX }
-    : { not: { startsWith: CONTEXT_SUMMARY_PREFIX } }
+function turnSet(set: TurnFilter['set'], dialect: SqlDialect): Prisma.MessageWhereInput['content'] {
+  return dialect.ignoringCase(
+    set === 'summaries'
+      ? { startsWith: CONTEXT_SUMMARY_PREFIX }
+      : { not: { startsWith: CONTEXT_SUMMARY_PREFIX } },
+  )
 }
 
 /** The RecallSources port on SQLite: the reads search made itself before it moved into the engine. */
@@ -118,7 +128,7 @@ export class SqliteRecallSources implements RecallSources {
     asOf: Date,
   ): Promise<string[]> {
     const rows = await this.db.memoryItem.findMany({
-      where: memoryItemWhere(agentId, { validAt: asOf }),
+      where: memoryItemWhere(agentId, { validAt: asOf }, this.dialect),
       orderBy:
         order === 'recency'
           ? [{ createdAt: 'desc' }, { id: 'desc' }]
@@ -153,7 +163,7 @@ export class SqliteRecallSources implements RecallSources {
 
   async newestMessageIds(agentId: string, set: TurnFilter['set'], limit: number): Promise<string[]> {
     const rows = await this.db.message.findMany({
-      where: { agentId, content: turnSet(set) },
+      where: { agentId, content: turnSet(set, this.dialect) },
       orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
       take: limit,
       select: { id: true },
@@ -168,7 +178,7 @@ export class SqliteRecallSources implements RecallSources {
   ): Promise<RecalledMemoryItem[]> {
     if (ids.length === 0) return []
     const rows = await this.db.memoryItem.findMany({
-      where: { ...recallWhere(agentId, filter), id: { in: ids.map(Number) } },
+      where: { ...recallWhere(agentId, filter, this.dialect), id: { in: ids.map(Number) } },
     })
     return rows.map(toMemoryItem)
   }
@@ -184,7 +194,7 @@ export class SqliteRecallSources implements RecallSources {
       where: {
         agentId,
         id: { in: ids.map(Number) },
-        content: turnSet(filter.set),
+        content: turnSet(filter.set, this.dialect),
         ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
         timestamp: {
           ...(filter.since ? { gte: filter.since } : {}),

@@ -7,6 +7,7 @@ import type {
   Repositories,
 } from '@engram/engine'
 import type { Database, Transaction } from '../db/client.ts'
+import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import { parseRowId, toEntry } from '../mappers.ts'
 import { agentArchiveIn } from '../transfer/prisma-agent-archive.ts'
 import { timeIdWhere } from './time-id-where.ts'
@@ -18,10 +19,10 @@ export type Executor = Database | Transaction
  * The engine's repositories on Prisma. Every query is scoped by agent, so an id guessed from
  * another tenant finds nothing; ids that are not row ids find nothing rather than throwing.
  */
-export function prismaRepositories(db: Executor): Repositories {
+export function prismaRepositories(db: Executor, dialect: SqlDialect = sqliteDialect): Repositories {
   return {
     agents: agentsIn(db),
-    memoryEntries: memoryEntriesIn(db),
+    memoryEntries: memoryEntriesIn(db, dialect),
     parameters: parametersIn(db),
     archive: agentArchiveIn(db),
   }
@@ -69,7 +70,7 @@ export function parametersIn(db: Executor): ParameterRepository {
   }
 }
 
-export function memoryEntriesIn(db: Executor): MemoryEntryRepository {
+export function memoryEntriesIn(db: Executor, dialect: SqlDialect = sqliteDialect): MemoryEntryRepository {
   const rowIds = (ids: readonly string[]) => ids.flatMap((id) => parseRowId(id) ?? [])
   const requireRow = async (agentId: string, id: string) => {
     const rowId = parseRowId(id)
@@ -121,7 +122,7 @@ export function memoryEntriesIn(db: Executor): MemoryEntryRepository {
             ...(filter.isCompressed !== undefined ? { isCompressed: filter.isCompressed } : {}),
             ...(filter.minRelevance !== undefined ? { relevance: { gte: filter.minRelevance } } : {}),
             ...(filter.contentContains !== undefined
-              ? { content: { contains: filter.contentContains } }
+              ? { content: dialect.ignoringCase({ contains: filter.contentContains }) }
               : {}),
             ...timeIdWhere(query.range),
           },

@@ -1,9 +1,8 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import { type Clock, ValidationError } from '@engram/core'
 import type { BackupInfo, BackupStore, RestoreResult } from '@engram/engine'
 import Database3 from 'better-sqlite3'
 import type { Database } from '../db/client.ts'
+import { BackupFolder } from './backup-folder.ts'
 
 /** Where backups of one database file go. */
 export interface SqliteBackupOptions {
@@ -11,7 +10,6 @@ export interface SqliteBackupOptions {
   directory: string
 }
 
-const BACKUP_NAME = /^engram-[0-9TZ-]+\.db$/
 /** Tables a restore leaves as they are: access control and migration history are not memory. */
 const RESTORE_KEEPS = new Set(['ApiKey', '_prisma_migrations'])
 
@@ -21,35 +19,26 @@ const RESTORE_KEEPS = new Set(['ApiKey', '_prisma_migrations'])
  * pattern, so a name never reaches outside it.
  */
 export class SqliteBackupStore implements BackupStore {
+  private readonly folder: BackupFolder
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly options: SqliteBackupOptions,
-  ) {}
+  ) {
+    this.folder = new BackupFolder(options.directory, '.db')
+  }
 
   /** A consistent copy of the whole database while it serves (SQLite VACUUM INTO). */
   async create(): Promise<BackupInfo> {
-    const dir = this.options.directory
-    fs.mkdirSync(dir, { recursive: true })
     const now = this.clock.now()
-    let name = `engram-${now.toISOString().replace(/[:.]/g, '-')}.db`
-    for (let n = 1; fs.existsSync(path.join(dir, name)); n++) name = name.replace(/(-\d+)?\.db$/, `-${n}.db`)
-    const target = path.join(dir, name)
-    await this.db.$executeRawUnsafe(`VACUUM INTO '${target.replaceAll("'", "''")}'`)
-    return { name, bytes: fs.statSync(target).size, createdAt: now }
+    const { name, file } = this.folder.allocate(now)
+    await this.db.$executeRawUnsafe(`VACUUM INTO '${file.replaceAll("'", "''")}'`)
+    return this.folder.info(name, now)
   }
 
   async list(): Promise<BackupInfo[]> {
-    const dir = this.options.directory
-    if (!fs.existsSync(dir)) return []
-    return fs
-      .readdirSync(dir)
-      .filter((name) => BACKUP_NAME.test(name))
-      .map((name) => {
-        const stat = fs.statSync(path.join(dir, name))
-        return { name, bytes: stat.size, createdAt: stat.mtime }
-      })
-      .sort((a, b) => b.name.localeCompare(a.name))
+    return this.folder.list()
   }
 
   /**
@@ -58,16 +47,14 @@ export class SqliteBackupStore implements BackupStore {
    * so the operator restoring keeps access. The backup must have the same migrations.
    */
   async restore(name: string): Promise<RestoreResult> {
-    const { databaseFile: file, directory: dir } = this.options
-    if (!BACKUP_NAME.test(name) || !fs.existsSync(path.join(dir, name)))
-      throw new ValidationError([{ field: 'name', message: `no backup named ${name} in the backup folder` }])
-    const connection = new Database3(file)
+    const backup = this.folder.existing(name)
+    const connection = new Database3(this.options.databaseFile)
     let tables: string[]
     try {
       connection.pragma('foreign_keys = OFF')
       // The rows a restore replaces are deleted data like any other (see CONNECTION_PRAGMAS).
       connection.pragma('secure_delete = ON')
-      connection.prepare('ATTACH DATABASE ? AS backup').run(path.join(dir, name))
+      connection.prepare('ATTACH DATABASE ? AS backup').run(backup)
       const migrations = (schema: string) =>
         connection
           .prepare(

@@ -13,6 +13,7 @@ import {
 import {
   assertDimensions,
   type Logger,
+  type SearchableVectors,
   type SearchIndexOptions,
   type StoredVector,
   type VectorHit,
@@ -203,7 +204,7 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   async topK(agentId: string, kind: string, query: Float32Array, limit: number): Promise<VectorHit[]> {
-    const index = await this.searchIndex(agentId, kind, { writeVersion: null })
+    const index = await this.heldIndex(agentId, kind, { writeVersion: null })
     if (index.size === 0) return []
     assertDimensions(index.dimensions, query, 'query')
     return index.search(query, limit)
@@ -323,7 +324,16 @@ export class SqliteVectorStore implements VectorStore {
     return `${writeVersion}|${row?.data_version}`
   }
 
-  async searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<VectorIndex> {
+  searchIndex(agentId: string, kind: string, options: SearchIndexOptions): Promise<SearchableVectors> {
+    return this.heldIndex(agentId, kind, options)
+  }
+
+  /** The (agent, kind)'s in-process index, brought up to date with the table. */
+  protected async heldIndex(
+    agentId: string,
+    kind: string,
+    options: SearchIndexOptions,
+  ): Promise<VectorIndex> {
     const key = this.key(agentId, kind)
     // Read before anything else: a write while this runs changes it, and the next search looks again.
     const version = await this.changeVersion(agentId, kind, options.writeVersion)
@@ -520,7 +530,7 @@ export class SqliteVectorStore implements VectorStore {
     return ownerId
   }
 
-  private key(agentId: string, kind: string): string {
+  protected key(agentId: string, kind: string): string {
     return `${agentId}\u0000${kind}`
   }
 }
