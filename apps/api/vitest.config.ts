@@ -27,11 +27,6 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/**/*.test.ts'],
-          // A thousand concurrent writes on one replica: on Postgres each is an interactive
-          // transaction waiting for one of the pool's connections, and on a loaded CI machine half
-          // of them wait past the pool's limit (SQLite group-commits them). Next for issue 14:
-          // batch a replica's concurrent appends into one transaction there too (docs).
-          exclude: ['test/concurrency.test.ts'],
           env: { ENGRAM_TEST_BACKEND: 'postgres' },
         },
       },

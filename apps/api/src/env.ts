@@ -49,6 +49,17 @@ export const EnvSchema = z
       .min(1, 'must be at least 1')
       .max(200, 'must be at most 200')
       .default(10),
+    /**
+     * Messages one transaction of a replica's batched concurrent appends writes at most
+     * (Postgres; docs/postgres-redis.md); unset: the adapter's measured default (256). SQLite
+     * group-commits on its own and ignores it.
+     */
+    ENGRAM_DB_APPEND_BATCH: z.coerce
+      .number()
+      .int()
+      .min(1, 'must be at least 1')
+      .max(4_000, 'must be at most 4000 (Postgres bind parameters per statement)')
+      .optional(),
     API_HOST: z.string().min(1).default('0.0.0.0'),
     API_PORT: port(4000),
     DASHBOARD_PORT: port(3000),

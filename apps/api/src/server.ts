@@ -162,6 +162,7 @@ function redisHost(url: string): string {
 async function main(env: Env) {
   const store = await openStore(env.DATABASE_URL, {
     poolSize: env.ENGRAM_DB_POOL_SIZE,
+    appendBatchMessages: env.ENGRAM_DB_APPEND_BATCH,
     log: (msg) => console.info(`[db] ${msg}`),
   })
   const { db, databaseFile } = store

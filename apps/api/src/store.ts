@@ -32,6 +32,8 @@ export interface OpenedStore {
 export interface OpenStoreOptions {
   /** Connections to Postgres at most (ENGRAM_DB_POOL_SIZE). */
   poolSize?: number
+  /** Messages one batched append transaction writes at most on Postgres (ENGRAM_DB_APPEND_BATCH). */
+  appendBatchMessages?: number
   log?: (message: string) => void
 }
 
@@ -71,6 +73,9 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       createEngine: ({ backupDirectory, ...engineOptions }) =>
         postgres.createPostgresEngine({
           vectors: { listenUrl: url },
+          ...(options.appendBatchMessages
+            ? { appendBatch: { maxMessages: options.appendBatchMessages } }
+            : {}),
           ...engineOptions,
           db,
           backups: backupDirectory ? { url, directory: backupDirectory } : null,

@@ -105,6 +105,8 @@ export async function createTestApp(
     postgresUrl?: string
     /** Open the same database as this app (another process would): its SQLite file or Postgres database. */
     sameStoreAs?: TestApp
+    /** On Postgres, messages one batched append transaction writes at most (ENGRAM_DB_APPEND_BATCH). */
+    appendBatchMessages?: number
   } = {},
 ): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-api-'))
@@ -120,7 +122,10 @@ export async function createTestApp(
   if (ownDatabase) openApps.set(ownDatabase, 0)
   if (postgresUrl && openApps.has(postgresUrl))
     openApps.set(postgresUrl, (openApps.get(postgresUrl) ?? 0) + 1)
-  const store = await openStore(postgresUrl ?? `file:${databaseFile}`, { poolSize: 4 })
+  const store = await openStore(postgresUrl ?? `file:${databaseFile}`, {
+    poolSize: 4,
+    ...(options.appendBatchMessages ? { appendBatchMessages: options.appendBatchMessages } : {}),
+  })
   const db = store.db
   await ensureAdminKey(db, ADMIN_KEY)
   const clock = options.clock ?? new ManualClock()

@@ -23,6 +23,13 @@ export {
 export { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
 export { applyPostgresMigrations, MigrationError, postgresMigrationsDirectory } from './migrate.ts'
 export { createPostgresEngine, type PostgresEngine, type PostgresEngineOptions } from './postgres-engine.ts'
+export {
+  type AppendBatchOptions,
+  appendBatchSize,
+  DEFAULT_APPEND_BATCH_MESSAGES,
+  MAX_APPEND_BATCH_MESSAGES,
+  PostgresSessionRepository,
+} from './sessions/batched-appends.ts'
 export { createPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from './storage.ts'
 export { type PostgresBackupOptions, PostgresBackupStore } from './transfer/postgres-backup-store.ts'
 export {

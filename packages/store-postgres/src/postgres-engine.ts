@@ -14,6 +14,8 @@ export interface PostgresEngineOptions extends Omit<EngineCompositionOptions, 'e
   backups?: PostgresStorageOptions['backups']
   /** pgvector or NOTIFY, and where the LISTEN connection goes (see createPostgresStorage). */
   vectors?: PostgresStorageOptions['vectors']
+  /** How many messages a replica's batched appends write in one transaction at most. */
+  appendBatch?: PostgresStorageOptions['appendBatch']
 }
 
 /**
@@ -31,6 +33,7 @@ export function createPostgresEngine(options: PostgresEngineOptions) {
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
     backups: options.backups ?? null,
     ...(options.vectors ? { vectors: options.vectors } : {}),
+    ...(options.appendBatch ? { appendBatch: options.appendBatch } : {}),
     log,
   })
   return composeEngine(storage, { ...options, embedder, log })

@@ -1,7 +1,6 @@
 import type { Clock, NewJob } from '@engram/core'
 import type { Logger, Storage } from '@engram/engine'
 import {
-  PrismaSessionRepository,
   PrismaUnitOfWork,
   prismaRepositories,
   SqliteContextSources,
@@ -22,6 +21,7 @@ import { PostgresAgentData } from './agents/postgres-agent-data.ts'
 import { type PostgresDatabase, sharedView } from './db/client.ts'
 import { postgresDialect } from './db/dialect.ts'
 import { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
+import { type AppendBatchOptions, PostgresSessionRepository } from './sessions/batched-appends.ts'
 import { type PostgresBackupOptions, PostgresBackupStore } from './transfer/postgres-backup-store.ts'
 import { type PostgresVectorOptions, PostgresVectorStore } from './vector/postgres-vector-store.ts'
 
@@ -42,6 +42,8 @@ export interface PostgresStorageOptions {
    */
   vectors?: Omit<PostgresVectorOptions, 'index'>
   log?: Logger
+  /** A replica's concurrent appends share transactions: at most this many messages in one. */
+  appendBatch?: AppendBatchOptions
   /** The database's URL and a folder for logical backups; without them the store declares none. */
   backups?: PostgresBackupOptions | null
 }
@@ -49,7 +51,7 @@ export interface PostgresStorageOptions {
 /** The Postgres bundle; the shared classes' extras (failed jobs, participants) stay visible. */
 export interface PostgresStorage extends Storage {
   db: PostgresDatabase
-  sessions: PrismaSessionRepository
+  sessions: PostgresSessionRepository
   jobs: SqliteJobQueue
   vectors: PostgresVectorStore
 }
@@ -73,10 +75,13 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     { ...options.vectors, ...(options.vectorIndex ? { index: options.vectorIndex } : {}) },
     options.log,
   )
-  const sessions = new PrismaSessionRepository(shared, {
-    queue: jobs,
-    ...(options.messageJobs ? { jobsFor: options.messageJobs } : {}),
-  })
+  // Concurrent appends batched into shared transactions (see batched-appends.ts).
+  const sessions = new PostgresSessionRepository(
+    shared,
+    clock,
+    { queue: jobs, ...(options.messageJobs ? { jobsFor: options.messageJobs } : {}) },
+    options.appendBatch,
+  )
   return {
     name: 'postgres',
     // Logical backups (PostgresBackupStore) when given a folder for them.

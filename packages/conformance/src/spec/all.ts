@@ -4,6 +4,7 @@ import type { StorageInitializer } from '../types.ts'
 import { describeAgentArchive } from './agent-archive.ts'
 import { describeAgentData } from './agent-data.ts'
 import { describeAgentRecords } from './agent-records.ts'
+import { describeConcurrentAppends } from './appends.ts'
 import { describeBackups } from './backups.ts'
 import { describeEmbeddings } from './embeddings.ts'
 import { describeFormation } from './formation.ts'
@@ -29,6 +30,7 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeJobsAcrossWorkers(initializer)
   describeFormation(initializer)
   describeHistory(initializer)
+  describeConcurrentAppends(initializer)
   describeRecallSources(initializer)
   describeEmbeddings(initializer)
   describeMemoryItems(initializer)

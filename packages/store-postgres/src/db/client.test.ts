@@ -1,8 +1,9 @@
+import { UnavailableError } from '@engram/core'
 import { createDatabase } from '@engram/test-servers'
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
 import { PostgresFullTextIndex } from '../full-text/postgres-full-text-index.ts'
 import { applyPostgresMigrations } from '../migrate.ts'
-import { createPostgresDatabase, type PostgresDatabase } from './client.ts'
+import { createPostgresDatabase, type PostgresDatabase, sharedView, unavailable } from './client.ts'
 import { searchTokens } from './search-tokens.ts'
 
 let db: PostgresDatabase
@@ -176,5 +177,54 @@ describe('search catching up on rows written without tokens', () => {
       ]),
     )
     expect(await indexed('Message', rawId)).toEqual(await expectedFor(['more green tea please']))
+  })
+})
+
+describe('waiting past the pool: UNAVAILABLE', () => {
+  // A pool of one whose connection a transaction holds: the next transaction cannot start within
+  // its wait (Prisma's P2028 "Unable to start a transaction in the given time"), and a query
+  // cannot get a connection either. Both are the server being busy beyond this replica's pool:
+  // the engine's UnavailableError (HTTP 503, retry later), not an internal error.
+  it('maps a transaction that could not start in time, and a query past the pool timeout', async () => {
+    const url = await createDatabase(inject('postgresUrl'))
+    await applyPostgresMigrations(url)
+    const tight = createPostgresDatabase(url, { poolSize: 1, connectionTimeoutMs: 300 })
+    // The pool's one connection is opened first: the holder below must not itself wait for it.
+    await tight.agent.count()
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let holding = () => {}
+    const started = new Promise<void>((resolve) => {
+      holding = resolve
+    })
+    try {
+      const holder = tight.$transaction(async (tx) => {
+        await tx.$queryRawUnsafe('SELECT 1')
+        holding()
+        await held
+      })
+      // Should the holder fail (a loaded machine), the test fails with its error instead of waiting.
+      await Promise.race([started, holder])
+      const transaction = await tight
+        .$transaction(async (tx) => tx.$queryRawUnsafe('SELECT 1'))
+        .catch((e) => e)
+      const transactionViaView = await sharedView(tight)
+        .$transaction(async (tx) => tx.$queryRawUnsafe('SELECT 1'))
+        .catch((e) => e)
+      const query = await tight.agent.count().catch((e) => e)
+      release()
+      await holder
+      expect(unavailable(transaction)).toBeInstanceOf(UnavailableError)
+      expect(transactionViaView).toBeInstanceOf(UnavailableError)
+      expect(query).toBeInstanceOf(UnavailableError)
+      expect((query as UnavailableError).code).toBe('UNAVAILABLE')
+      // Another P2028 (a transaction used after it ended) stays the caller's error.
+      expect(unavailable({ code: 'P2028', message: 'Transaction already closed' })).toBeNull()
+    } finally {
+      release()
+      await tight.$disconnect()
+    }
   })
 })

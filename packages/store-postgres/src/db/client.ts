@@ -53,7 +53,7 @@ export function createPostgresDatabase(url: string, options: PostgresDatabaseOpt
  * Postgres text cannot hold U+0000 (SQLite's can): a write carrying it is refused as bad input
  * naming the field, before the server would refuse it as an internal error.
  */
-function refuseNul(args: unknown): void {
+export function refuseNul(args: unknown): void {
   const a = args as Record<string, unknown>
   // What is written, and what a write or read looks up (a compound key one level down).
   const rows = [a.data, a.create, a.update, a.where].flatMap((d) => (Array.isArray(d) ? d : d ? [d] : []))
@@ -103,7 +103,9 @@ function addSearchTokens(model: SearchModel, operation: string, args: unknown): 
 /**
  * What the driver says when the server cannot be reached or dropped the connection (the
  * adapter's error kinds; Prisma's P1001 can't reach, P1002 timed out, P1017 closed, P2024 no
- * free connection in the pool in time).
+ * free connection in the pool in time, P2028 with "Unable to start a transaction in the given
+ * time": a transaction that waited past its maxWait for a connection). The server is there but
+ * busy beyond what this replica can queue: the caller may try again, as after an outage.
  */
 const UNREACHABLE_KINDS = new Set([
   'DatabaseNotReachable',
@@ -113,6 +115,13 @@ const UNREACHABLE_KINDS = new Set([
   'TooManyConnections',
 ])
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024'])
+// P2028 is every transaction API error (a closed or expired transaction too): only the one of a
+// transaction that could not start is the pool's, the others are the caller's.
+const TRANSACTION_NOT_STARTED = /Unable to start a transaction in the given time/i
+// pg's pool gives up on a connection after connectionTimeoutMillis; Prisma passes the error on
+// with no code, only pg's messages (the pool's wait, a new connection's handshake).
+const POOL_TIMED_OUT =
+  /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i
 // SQLSTATEs of a server going away: admin shutdown, crash shutdown, cannot connect now.
 const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03'])
 
@@ -123,9 +132,12 @@ export function unavailable(error: unknown): UnavailableError | null {
   const cause = e?.meta?.driverAdapterError?.cause
   const kind = typeof cause?.kind === 'string' ? cause.kind : null
   const state = typeof cause?.code === 'string' ? cause.code : null
+  const message = error instanceof Error ? error.message : String((e as { message?: unknown })?.message ?? '')
   const unreachable =
     (kind !== null && UNREACHABLE_KINDS.has(kind)) ||
     (typeof e?.code === 'string' && UNREACHABLE_CODES.has(e.code)) ||
+    (e?.code === 'P2028' && TRANSACTION_NOT_STARTED.test(message)) ||
+    POOL_TIMED_OUT.test(message) ||
     (state !== null && (UNREACHABLE_STATES.has(state) || state.startsWith('08')))
   return unreachable ? new UnavailableError() : null
 }

@@ -312,6 +312,11 @@ export class SqliteJobQueue implements JobQueue {
     return [runAfter, sqliteDate(this.clock.now()), job.agentId, job.key, runAfter]
   }
 
+  /** Wakes the workers after jobs were queued by an adapter's own statement (a batched enqueue). */
+  jobsQueued(): void {
+    this.notify()
+  }
+
   private notify(): void {
     for (const listener of this.listeners) listener()
   }

@@ -23,6 +23,14 @@ export const MAX_PARTICIPANTS = 1_000
 export const PARTICIPANTS_SQL = `SELECT "speaker" FROM "Message" WHERE "agentId" = ? AND "speaker" IS NOT NULL
   GROUP BY "speaker" ORDER BY count(*) DESC, "speaker" LIMIT ?`
 
+/** One appendMessages call: messages for one session. */
+export interface MessageAppend {
+  session: Session
+  messages: MessageToStore[]
+}
+
+export type AppendResult = { session: Session; messages: StoredMessage[] }
+
 /**
  * The session manager's storage in SQLite. Every message also becomes a short-term memory entry
  * (spec data flow, steps 2-4), written in the same transaction.
@@ -91,11 +99,25 @@ export class PrismaSessionRepository implements SessionRepository {
 
   async appendMessages(session: Session, messages: MessageToStore[]) {
     if (this.direct) return this.appendDirect(this.direct, session, messages)
-    return this.db.$transaction(async (tx) => {
-      // Two multi-row inserts, not two per message. SQLite does not promise RETURNING order;
-      // autoincrement ids do follow insertion order, so sorting by id restores it.
-      const inserted = await tx.message.createManyAndReturn({
-        data: messages.map((message) => ({
+    const [result] = await this.db.$transaction((tx) => this.writeAppends(tx, [{ session, messages }]))
+    if (!result) throw new Error('writeAppends returned no result')
+    return result
+  }
+
+  /**
+   * Writes several appends (of one session or many) in the caller's transaction, in the order
+   * given, and answers each as if it had been written alone: its own rows, and its session's count
+   * right after it. Two multi-row inserts for the whole set, one counter update per session, the
+   * jobs in order. SQLite does not promise RETURNING order; autoincrement ids do follow insertion
+   * order (Postgres's sequence too, within one statement), so sorting by id restores it.
+   */
+  async writeAppends(tx: Transaction, appends: readonly MessageAppend[]): Promise<AppendResult[]> {
+    const messages = appends.flatMap((append) => append.messages)
+    const sessionOf = appends.flatMap((append) => append.messages.map(() => append.session))
+    const inserted = await tx.message.createManyAndReturn({
+      data: messages.map((message, i) => {
+        const session = sessionOf[i] as Session
+        return {
           sessionId: session.id,
           agentId: session.scope,
           role: message.role,
@@ -105,37 +127,81 @@ export class PrismaSessionRepository implements SessionRepository {
           isCompressed: message.isCompressed,
           metadata: JSON.stringify(message.metadata),
           timestamp: message.timestamp,
-        })),
-      })
-      const rows = inserted.sort((a, b) => a.id - b.id)
-      await tx.memoryEntry.createMany({
-        data: rows.map((row, i) => ({
-          agentId: session.scope,
-          sessionId: session.id,
-          messageId: row.id,
-          type: 'short_term',
-          role: row.role,
-          content: row.content,
-          tokenCount: row.tokenCount,
-          relevance: (messages[i] as MessageToStore).initialRelevance,
-          metadata: row.metadata,
-          timestamp: row.timestamp,
-        })),
-      })
-      const updated = await tx.session.update({
-        where: { id: session.id },
-        data: { messageCount: { increment: messages.length } },
+        }
+      }),
+    })
+    const rows = inserted.sort((a, b) => a.id - b.id)
+    await tx.memoryEntry.createMany({
+      data: rows.map((row, i) => ({
+        agentId: row.agentId,
+        sessionId: row.sessionId,
+        messageId: row.id,
+        type: 'short_term',
+        role: row.role,
+        content: row.content,
+        tokenCount: row.tokenCount,
+        relevance: (messages[i] as MessageToStore).initialRelevance,
+        metadata: row.metadata,
+        timestamp: row.timestamp,
+      })),
+    })
+    const added = new Map<string, number>()
+    for (const append of appends)
+      added.set(append.session.id, (added.get(append.session.id) ?? 0) + append.messages.length)
+    const updated = await this.addToCounts(tx, added)
+    const results: AppendResult[] = []
+    const jobs: NewJob[] = []
+    let next = 0
+    for (const append of appends) {
+      const own = rows.slice(next, next + append.messages.length)
+      next += append.messages.length
+      const after = updated.get(append.session.id)
+      // The session went (deleted meanwhile): the rows above roll back with this throw.
+      if (!after) throw new NotFoundError('Session', append.session.conversationId)
+      // The count this append left: the session's final count less what later appends of the
+      // same session in this set added.
+      const later = (added.get(append.session.id) ?? 0) - append.messages.length
+      added.set(append.session.id, later)
+      results.push({
+        session: toSession({ ...after, messageCount: after.messageCount - later }),
+        messages: own.map(toMessage),
       })
       if (this.jobs)
-        await this.jobs.queue.enqueue(
-          this.jobs.jobsFor(
-            session,
-            rows.map((row) => row.id),
+        jobs.push(
+          ...this.jobs.jobsFor(
+            append.session,
+            own.map((row) => row.id),
           ),
-          tx,
         )
-      return { session: toSession(updated), messages: rows.map(toMessage) }
-    })
+    }
+    if (this.jobs && jobs.length > 0) await this.enqueueJobs(this.jobs.queue, tx, jobs)
+    return results
+  }
+
+  /**
+   * Adds each session's new messages to its count; the sessions as they are after it. One update
+   * per session, taken in id order: two writers' sets sharing sessions lock their rows in the same
+   * order, so they cannot deadlock each other. An adapter may do it in one statement.
+   */
+  protected async addToCounts(
+    tx: Transaction,
+    added: ReadonlyMap<string, number>,
+  ): Promise<Map<string, SessionRow>> {
+    const updated = new Map<string, SessionRow>()
+    for (const id of [...added.keys()].sort()) {
+      const increment = added.get(id) as number
+      updated.set(id, await tx.session.update({ where: { id }, data: { messageCount: { increment } } }))
+    }
+    return updated
+  }
+
+  /** Queues the appends' jobs in their transaction, in order. An adapter may do it in fewer statements. */
+  protected async enqueueJobs(
+    queue: SqliteJobQueue,
+    tx: Transaction,
+    jobs: readonly NewJob[],
+  ): Promise<void> {
+    await queue.enqueue(jobs, tx)
   }
 
   /**
