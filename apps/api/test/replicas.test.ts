@@ -36,9 +36,17 @@ async function waitFor(done: () => Promise<boolean>, deadlineMs: number, what: s
 }
 
 function dataOf(answer: GraphQLAnswer, field: string): any {
-  if (answer.errors) throw new Error(JSON.stringify(answer.errors))
+  if (answer.errors) {
+    // A masked "Unexpected error." says nothing by itself: the replicas' own logs say what failed.
+    const logs = (replicaSet?.replicas ?? []).map(
+      (replica) => `--- replica ${replica.index} ---\n${replica.output.join('').slice(-3000)}`,
+    )
+    throw new Error(`${field}: ${JSON.stringify(answer.errors)}\n${logs.join('\n')}`)
+  }
   return answer.data?.[field]
 }
+/** The set under test, for dataOf's message. */
+let replicaSet: ReplicaSet | undefined
 
 // Three API processes on one database (a SQLite file, or Postgres in the suite's postgres
 // project; ENGRAM_REPLICAS_DATABASE_URL names another) and one Redis, requests spread round-robin.
@@ -91,7 +99,7 @@ describe('three API replicas on one database and one Redis', () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-replicas-'))
     redis = await startRedis()
     leases = new RedisLease({ url: redis.url, prefix: PREFIX })
-    set = await ReplicaSet.start({
+    replicaSet = set = await ReplicaSet.start({
       count: 3,
       // The suite's backend: a fresh SQLite file, or a fresh database on the run's postgresql-15.
       databaseUrl:
