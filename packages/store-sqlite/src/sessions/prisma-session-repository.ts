@@ -23,6 +23,9 @@ export const MAX_PARTICIPANTS = 1_000
 export const PARTICIPANTS_SQL = `SELECT "speaker" FROM "Message" WHERE "agentId" = ? AND "speaker" IS NOT NULL
   GROUP BY "speaker" ORDER BY count(*) DESC, "speaker" LIMIT ?`
 
+/** Attempts at creating a session while another process's commits keep failing it as busy. */
+const SESSION_CREATE_ATTEMPTS = 5
+
 /** One appendMessages call: messages for one session. */
 export interface MessageAppend {
   session: Session
@@ -80,20 +83,28 @@ export class PrismaSessionRepository implements SessionRepository {
   }
 
   async createSession(scope: string, conversationId: string, now: Date): Promise<Session> {
-    try {
-      const row = await this.db.session.upsert({
-        where: { agentId_conversationId: { agentId: scope, conversationId } },
-        create: { id: randomUUID(), agentId: scope, conversationId, createdAt: now },
-        update: {},
-      })
-      return toSession(row)
-    } catch (error) {
-      // With concurrent writers (Postgres) two first messages of one conversation can both find no
-      // session and both insert one: the loser reads the winner's, as SQLite's single writer would.
-      if ((error as { code?: string }).code !== 'P2002') throw error
-      const existing = await this.findSession(scope, conversationId)
-      if (!existing) throw error
-      return existing
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const row = await this.db.session.upsert({
+          where: { agentId_conversationId: { agentId: scope, conversationId } },
+          create: { id: randomUUID(), agentId: scope, conversationId, createdAt: now },
+          update: {},
+        })
+        return toSession(row)
+      } catch (error) {
+        const code = (error as { code?: string }).code
+        // SQLite shared by several processes (replicas): the upsert's deferred transaction reads,
+        // then writes, and a commit by another process in between fails the write at once with
+        // SQLITE_BUSY (Prisma's P1008; a WAL snapshot cannot be upgraded, so busy_timeout does not
+        // apply). Another attempt starts from a fresh snapshot. Seen in replicas.test.ts.
+        if (code === 'P1008' && attempt < SESSION_CREATE_ATTEMPTS) continue
+        // With concurrent writers (Postgres) two first messages of one conversation can both find
+        // no session and both insert one: the loser reads the winner's, as SQLite's single writer would.
+        if (code !== 'P2002') throw error
+        const existing = await this.findSession(scope, conversationId)
+        if (!existing) throw error
+        return existing
+      }
     }
   }
 
