@@ -1,18 +1,9 @@
-import type { MessageToStore, Session } from '@engram/core'
+import type { Session } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import type { StorageInitializer } from '../types.ts'
-import { useFixture } from './fixture.ts'
+import { storedMessage, useFixture } from './fixture.ts'
 
-const message = (content: string, timestamp: Date): MessageToStore => ({
-  role: 'user',
-  speaker: null,
-  content,
-  tokenCount: 2,
-  timestamp,
-  metadata: {},
-  isCompressed: false,
-  initialRelevance: 0.5,
-})
+const message = storedMessage
 
 /**
  * A burst of appends at once, as a busy replica makes them: adapters may write them together

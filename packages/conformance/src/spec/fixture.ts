@@ -1,3 +1,4 @@
+import type { MessageToStore } from '@engram/core'
 import { afterEach, beforeEach } from 'vitest'
 import type { StorageFixture, StorageInitializer } from '../types.ts'
 
@@ -16,3 +17,15 @@ export function useFixture(initializer: StorageInitializer): () => StorageFixtur
     return fixture
   }
 }
+
+/** A user message as the session manager would store it (two tokens, default relevance). */
+export const storedMessage = (content: string, timestamp: Date, isCompressed = false): MessageToStore => ({
+  role: 'user',
+  speaker: null,
+  content,
+  tokenCount: 2,
+  timestamp,
+  metadata: {},
+  isCompressed,
+  initialRelevance: 0.5,
+})

@@ -1,19 +1,9 @@
-import type { MessageToStore } from '@engram/core'
 import type { TimeIdPageQuery } from '@engram/engine'
 import { describe, expect, it } from 'vitest'
 import type { StorageInitializer } from '../types.ts'
-import { useFixture } from './fixture.ts'
+import { storedMessage, useFixture } from './fixture.ts'
 
-const message = (content: string, timestamp: Date, isCompressed = false): MessageToStore => ({
-  role: 'user',
-  speaker: null,
-  content,
-  tokenCount: 2,
-  timestamp,
-  metadata: {},
-  isCompressed,
-  initialRelevance: 0.5,
-})
+const message = storedMessage
 
 const all = (direction: 'asc' | 'desc' = 'asc', take = 100): TimeIdPageQuery => ({
   range: {},
