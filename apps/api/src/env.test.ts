@@ -60,6 +60,19 @@ describe('loadEnv', () => {
     expect(() => loadEnv({ ENGRAM_DB_POOL_SIZE: '201' })).toThrow(/ENGRAM_DB_POOL_SIZE: must be at most 200/)
   })
 
+  it('bounds the batch of concurrent appends (Postgres bind parameters), unset leaving the adapter its default', () => {
+    expect(loadEnv({}).ENGRAM_DB_APPEND_BATCH).toBeUndefined()
+    expect(loadEnv({ ENGRAM_DB_APPEND_BATCH: '1' }).ENGRAM_DB_APPEND_BATCH).toBe(1)
+    expect(loadEnv({ ENGRAM_DB_APPEND_BATCH: '4000' }).ENGRAM_DB_APPEND_BATCH).toBe(4000)
+    expect(() => loadEnv({ ENGRAM_DB_APPEND_BATCH: '0' })).toThrow(
+      /ENGRAM_DB_APPEND_BATCH: must be at least 1/,
+    )
+    expect(() => loadEnv({ ENGRAM_DB_APPEND_BATCH: '4001' })).toThrow(
+      /ENGRAM_DB_APPEND_BATCH: must be at most 4000/,
+    )
+    expect(() => loadEnv({ ENGRAM_DB_APPEND_BATCH: '2.5' })).toThrow(/ENGRAM_DB_APPEND_BATCH/)
+  })
+
   it('accepts the boundary values', () => {
     expect(
       loadEnv({
