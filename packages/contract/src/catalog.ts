@@ -310,6 +310,123 @@ export const catalog = {
     graphql: { field: 'recordKnowledgeUse' },
   }),
 
+  // Knowledge graph (issue 15) -----------------------------------------------------------------
+  graphEntities: operation({
+    kind: 'query',
+    description:
+      'Entities of the agent’s knowledge graph (people, companies, places, projects, tools, concepts, events), by name (fuzzy: exact names and aliases first, then shared words and close spellings) and type.',
+    input: s.GraphEntitiesInputSchema,
+    output: s.GraphEntityPageSchema,
+    graphql: { field: 'graphEntities' },
+  }),
+  graphEntity: operation({
+    kind: 'query',
+    description: 'One entity of the knowledge graph by id.',
+    input: s.GraphEntityByIdInputSchema,
+    output: s.GraphEntitySchema,
+    graphql: { field: 'graphEntity' },
+  }),
+  graphRelationships: operation({
+    kind: 'query',
+    description:
+      'Relationships of the knowledge graph by relation type ("works at") and/or entity, highest confidence first; those holding at asOf (valid time) as Engram knew them at knownAt, both default now.',
+    input: s.GraphRelationshipsInputSchema,
+    output: s.GraphRelationshipPageSchema,
+    graphql: { field: 'graphRelationships' },
+  }),
+  graphRelationship: operation({
+    kind: 'query',
+    description: 'One relationship by id, with its validity and the memories and messages it was learnt from.',
+    input: s.GraphRelationshipByIdInputSchema,
+    output: s.GraphRelationshipSchema,
+    graphql: { field: 'graphRelationship' },
+  }),
+  graphNeighbourhood: operation({
+    kind: 'query',
+    description:
+      'The entities and relationships around one entity (by id or fuzzy name) up to a depth (default 2, at most 4), as of a time; says when a dense hub cut the walk.',
+    input: s.GraphNeighbourhoodInputSchema,
+    output: s.GraphNeighbourhoodSchema,
+    graphql: { field: 'graphNeighbourhood' },
+  }),
+  graphPaths: operation({
+    kind: 'query',
+    description: 'The shortest chains of relationships linking two entities (at most 4 hops), as of a time.',
+    input: s.GraphPathsInputSchema,
+    output: s.GraphPathsSchema,
+    graphql: { field: 'graphPaths' },
+  }),
+  createGraphEntity: operation({
+    kind: 'mutation',
+    description: 'Adds an entity to an agent’s graph by hand (kept until an operator removes it).',
+    input: s.CreateGraphEntityInputSchema,
+    output: s.GraphEntitySchema,
+    admin: true,
+    graphql: { field: 'createGraphEntity', inputArg: 'input' },
+  }),
+  updateGraphEntity: operation({
+    kind: 'mutation',
+    description: 'Corrects an entity: its type, canonical name, aliases or summary.',
+    input: s.UpdateGraphEntityInputSchema,
+    output: s.GraphEntitySchema,
+    admin: true,
+    graphql: { field: 'updateGraphEntity', inputArg: 'input' },
+  }),
+  mergeGraphEntities: operation({
+    kind: 'mutation',
+    description:
+      'Makes two entities one: the first’s relationships, names and sources move onto the second, and the first is deleted.',
+    input: s.MergeGraphEntitiesInputSchema,
+    output: s.GraphEntitySchema,
+    admin: true,
+    destructive: true,
+    graphql: { field: 'mergeGraphEntities' },
+  }),
+  deleteGraphEntity: operation({
+    kind: 'mutation',
+    description: 'Deletes an entity and every relationship touching it.',
+    input: s.GraphEntityByIdInputSchema,
+    output: s.GraphDeletedSchema,
+    admin: true,
+    destructive: true,
+    graphql: { field: 'deleteGraphEntity' },
+  }),
+  createGraphRelationship: operation({
+    kind: 'mutation',
+    description:
+      'Adds a relationship between two entities by hand; a current one of the same exclusive kind (works at, lives in) has its validity ended, not overwritten.',
+    input: s.CreateGraphRelationshipInputSchema,
+    output: s.GraphRelationshipSchema,
+    admin: true,
+    graphql: { field: 'createGraphRelationship', inputArg: 'input' },
+  }),
+  updateGraphRelationship: operation({
+    kind: 'mutation',
+    description: 'Corrects a relationship: its ends, relation, confidence or validity.',
+    input: s.UpdateGraphRelationshipInputSchema,
+    output: s.GraphRelationshipSchema,
+    admin: true,
+    graphql: { field: 'updateGraphRelationship', inputArg: 'input' },
+  }),
+  retireGraphRelationship: operation({
+    kind: 'mutation',
+    description:
+      'Marks a relationship as wrong: Engram stops believing it from now on, and reads made with an earlier knownAt still see it.',
+    input: s.RetireGraphRelationshipInputSchema,
+    output: s.GraphRelationshipSchema,
+    admin: true,
+    graphql: { field: 'retireGraphRelationship', inputArg: 'input' },
+  }),
+  deleteGraphRelationship: operation({
+    kind: 'mutation',
+    description: 'Deletes a relationship for good, with its history.',
+    input: s.GraphRelationshipByIdInputSchema,
+    output: s.GraphDeletedSchema,
+    admin: true,
+    destructive: true,
+    graphql: { field: 'deleteGraphRelationship' },
+  }),
+
   // Optimizer ----------------------------------------------------------------------------------
   optimizerStatus: operation({
     kind: 'query',

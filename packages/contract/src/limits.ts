@@ -44,6 +44,15 @@ export const CONTRACT_LIMITS = {
   maxKeyLabelChars: 200,
   /** How many optimizer snapshots are kept, and so may be asked for. */
   maxSnapshotHistory: 500,
+  // The knowledge graph (core's DEFAULT_GRAPH_LIMITS).
+  maxEntityNameChars: 200,
+  maxAliasesPerEntity: 50,
+  maxEntitySummaryChars: 2_000,
+  maxRelationChars: 100,
+  maxGraphDepth: 4,
+  maxGraphResultSize: 500,
+  maxGraphPaths: 20,
+  maxRetiredReasonChars: 500,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

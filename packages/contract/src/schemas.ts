@@ -12,5 +12,6 @@ export {
   ProfileSettingsSchema,
   SummarySettingsSchema,
 } from './schemas/fields.ts'
+export * from './schemas/graph.ts'
 export * from './schemas/inputs.ts'
 export * from './schemas/outputs.ts'

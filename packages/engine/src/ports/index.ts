@@ -39,6 +39,20 @@ export type {
 export { EMBEDDING_KINDS } from './embeddings.ts'
 export type { EpisodicStore } from './episodic-store.ts'
 export type {
+  GraphEntityChanges,
+  GraphEntityQuery,
+  GraphEntityRecord,
+  GraphEvidenceRecord,
+  GraphForgetResult,
+  GraphRelationshipChanges,
+  GraphRelationshipFilter,
+  GraphRelationshipRecord,
+  GraphRepository,
+  GraphSource,
+  NewGraphEntity,
+  NewGraphRelationship,
+} from './graph.ts'
+export type {
   CacheChange,
   CacheInvalidateEvent,
   EmbeddingProgressEvent,

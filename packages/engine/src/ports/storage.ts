@@ -6,6 +6,7 @@ import type { ConversationHistory } from './conversation-history.ts'
 import type { EmbeddingRepository } from './embeddings.ts'
 import type { FormationRepository } from './formation.ts'
 import type { FullTextIndex } from './full-text.ts'
+import type { GraphRepository } from './graph.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { KnowledgeRepository } from './knowledge.ts'
 import type { MemoryItemRepository } from './memory-items.ts'
@@ -47,6 +48,8 @@ export interface Storage {
   memoryItems: MemoryItemRepository
   /** The cross-session knowledge tier. */
   knowledge: KnowledgeRepository
+  /** The knowledge graph: entities, bi-temporal relationships and where each was learnt (issue 15). */
+  graph: GraphRepository
   /** Each agent's sensitive-data policy (spec 001). */
   privacyPolicies: PrivacyPolicyRepository
   /** API keys (agents themselves are in `repositories.agents`). */

@@ -17,10 +17,12 @@ export { InMemoryJobQueue } from './in-memory-job-queue.ts'
 export { InMemoryRecallSources } from './in-memory-recall-sources.ts'
 
 import { InMemoryAgentRecords } from './in-memory-agent-records.ts'
+import { InMemoryGraph } from './in-memory-graph.ts'
 import { InMemoryKnowledge } from './in-memory-knowledge.ts'
 import { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 
 export { InMemoryAgentRecords } from './in-memory-agent-records.ts'
+export { InMemoryGraph } from './in-memory-graph.ts'
 export { InMemoryKnowledge } from './in-memory-knowledge.ts'
 export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 
@@ -56,6 +58,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const agentRecords = new InMemoryAgentRecords(agents, () => clock.now())
   const memoryItems = new InMemoryMemoryItems(agents)
   const knowledge = new InMemoryKnowledge(agents, () => clock.now())
+  const graph = new InMemoryGraph()
   const formation = new InMemoryFormation(sessions, jobs)
   const summaries = new InMemorySummaries(jobs)
   const profiles = new InMemoryProfiles()
@@ -64,7 +67,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   agents.delete = async (id) => {
     const deleted = await deleteAgent(id)
     if (deleted)
-      for (const owner of [agentRecords, memoryItems, knowledge, formation, summaries, profiles])
+      for (const owner of [agentRecords, memoryItems, knowledge, graph, formation, summaries, profiles])
         owner.forgetAgent(id)
     return deleted
   }
@@ -86,6 +89,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     embeddings,
     memoryItems: memoryItems.repository,
     knowledge: knowledge.repository,
+    graph: graph.repository,
     privacyPolicies: agentRecords.privacyPolicies,
     apiKeys: agentRecords.apiKeys,
     optimizer,
