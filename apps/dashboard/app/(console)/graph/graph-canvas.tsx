@@ -88,7 +88,9 @@ export function GraphCanvas({
     }
   }, [])
 
-  // A new set of elements is laid out again: the first entity in the middle, each hop a ring out.
+  // A new set of elements is laid out again. Rings by hop count (the first entity in the middle)
+  // give the start; a force-directed pass from there spreads chains and hubs apart. No random
+  // start, so the same graph is drawn the same way each time.
   useEffect(() => {
     if (!cy) return
     cy.elements().remove()
@@ -97,8 +99,15 @@ export function GraphCanvas({
       name: 'concentric',
       concentric: (node) => 10 - Number(node.data('depth')),
       levelWidth: () => 1,
-      minNodeSpacing: 40,
+      minNodeSpacing: 60,
       animate: false,
+    }).run()
+    cy.layout({
+      name: 'cose',
+      randomize: false,
+      animate: false,
+      idealEdgeLength: () => 110,
+      nodeRepulsion: () => 400_000,
       padding: 30,
     }).run()
     container.current?.setAttribute('data-drawn', String(cy.nodes().length))

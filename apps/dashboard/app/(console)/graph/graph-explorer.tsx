@@ -224,7 +224,7 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
         </p>
       )}
       {drawn.truncations.map((message) => (
-        <p key={message} className="tag warn graph-truncation" role="status" data-testid="graph-truncation">
+        <p key={message} className="notice graph-truncation" role="status" data-testid="graph-truncation">
           Not everything is drawn: {message}
         </p>
       ))}
@@ -258,8 +258,8 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
                     <span className="swatch" style={{ background: ENTITY_TYPE_COLOURS[node.entity.type] }} />
                     {node.entity.name}{' '}
                     <span className="muted">
-                      {ENTITY_TYPE_LABELS[node.entity.type] ?? node.entity.type} · {node.depth}{' '}
-                      {node.depth === 1 ? 'hop' : 'hops'}
+                      {ENTITY_TYPE_LABELS[node.entity.type] ?? node.entity.type} ·{' '}
+                      {node.depth === 0 ? 'start' : `${node.depth} ${node.depth === 1 ? 'hop' : 'hops'}`}
                     </span>{' '}
                     {expanded.includes(node.entity.id) ? (
                       <span className="tag muted-tag">expanded</span>
