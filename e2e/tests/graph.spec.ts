@@ -72,6 +72,29 @@ async function inkOf(page: Page, element: Locator): Promise<{ ink: number; total
   }, png.toString('base64'))
 }
 
+/**
+ * Where on the page cytoscape drew an entity (its centre) or a relationship (its midpoint), so the
+ * test clicks the canvas where a person would. cytoscape keeps its instance on the container (its
+ * own registry, \`_cyreg\`): read from there, not from a hook the page would ship for tests.
+ */
+async function drawnAt(canvas: Locator, elementId: string): Promise<{ x: number; y: number }> {
+  const point = await canvas.evaluate((container, id) => {
+    type Drawn = {
+      isNode(): boolean
+      renderedPosition(): { x: number; y: number }
+      renderedMidpoint(): { x: number; y: number }
+      empty(): boolean
+    }
+    const { cy } = (container as unknown as { _cyreg: { cy: { getElementById(id: string): Drawn } } })._cyreg
+    const element = cy.getElementById(id)
+    if (element.empty()) throw new Error(`${id} is not drawn`)
+    return element.isNode() ? element.renderedPosition() : element.renderedMidpoint()
+  }, elementId)
+  const box = await canvas.boundingBox()
+  if (!box) throw new Error('the canvas is not on screen')
+  return { x: box.x + point.x, y: box.y + point.y }
+}
+
 test.describe.configure({ mode: 'serial' })
 
 let page: Page
@@ -189,12 +212,30 @@ test('search finds an entity by a loose spelling and draws its neighbourhood on 
   await shot(page, 'graph-drawn')
 })
 
-test('expanding a node adds its own neighbourhood', async () => {
+test('clicking a node on the canvas expands it, and the list expands too', async () => {
   const drawn = page.getByRole('region', { name: 'Entities drawn' })
-  await drawn.getByRole('button', { name: 'Expand Berlin' }).click()
+  const canvas = page.getByTestId('graph-canvas')
+  const berlin = await drawnAt(canvas, idOf('Berlin'))
+  await page.mouse.click(berlin.x, berlin.y)
   await expect(drawn.getByTestId('graph-node-Germany')).toContainText('3 hops')
-  await expect(page.getByTestId('graph-canvas')).toHaveAttribute('data-drawn', '6')
+  await expect(canvas).toHaveAttribute('data-drawn', '6')
   await expect(drawn.getByTestId('graph-node-Berlin')).toContainText('expanded')
+
+  // The keyboard's way: Engram has no other neighbours, so nothing is added but it is marked.
+  await drawn.getByRole('button', { name: 'Expand Engram' }).click()
+  await expect(drawn.getByTestId('graph-node-Engram')).toContainText('expanded')
+  await expect(canvas).toHaveAttribute('data-drawn', '6')
+})
+
+test('clicking an edge on the canvas opens it', async () => {
+  const canvas = page.getByTestId('graph-canvas')
+  const edge = await drawnAt(canvas, idOf('leads'))
+  await page.mouse.click(edge.x, edge.y)
+  const panel = page.getByRole('region', { name: 'Dana Kim tech lead on Engram' })
+  await expect(panel.getByTestId('relationship-validity')).toHaveText('from 2025-06-01 00:00 UTC')
+  await expect(panel.getByTestId('relationship-confidence')).toHaveText('0.70')
+  await panel.getByRole('button', { name: 'Close' }).click()
+  await expect(panel).toHaveCount(0)
 })
 
 test('filters by entity type and by time', async () => {
