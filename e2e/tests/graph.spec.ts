@@ -9,6 +9,7 @@ const AGENT = 'graph-agent'
 const EMPTY_AGENT = 'graph-empty-agent'
 /** More neighbours than a neighbourhood answers by default (50), so the API says it cut the hub. */
 const HUB_EMPLOYEES = 55
+const ALIASES_PER_REQUEST = 20
 
 const RELATIONSHIP_FIELDS =
   'id relation confidence validFrom validUntil learntAt retiredAt retiredReason current'
@@ -152,26 +153,30 @@ test.beforeAll(async ({ browser, request }) => {
     confidence: 0.7,
     validFrom: '2025-06-01T00:00:00.000Z',
   })
-  // A dense hub, seeded in two requests (aliased fields) rather than a hundred.
+  // A dense hub, seeded with aliased fields in a few requests rather than a hundred (the API
+  // takes at most 20 aliases a request).
   const people = Array.from({ length: HUB_EMPLOYEES }, (_, i) => `Employee ${i + 1}`)
-  const created = await gql(
-    request,
-    `mutation { ${people
-      .map(
-        (name, i) =>
-          `e${i}: createGraphEntity(input: { agentId: "${AGENT}", type: PERSON, name: "${name}" }) { ... on GraphEntity { id } }`,
-      )
-      .join('\n')} }`,
-  )
-  await gql(
-    request,
-    `mutation { ${people
-      .map(
-        (_, i) =>
-          `r${i}: createGraphRelationship(input: { agentId: "${AGENT}", sourceId: "${created[`e${i}`].id}", relation: "works at", targetId: "${idOf('Hub Corp')}" }) { __typename }`,
-      )
-      .join('\n')} }`,
-  )
+  for (let start = 0; start < people.length; start += ALIASES_PER_REQUEST) {
+    const batch = people.slice(start, start + ALIASES_PER_REQUEST)
+    const created = await gql(
+      request,
+      `mutation { ${batch
+        .map(
+          (name, i) =>
+            `e${i}: createGraphEntity(input: { agentId: "${AGENT}", type: PERSON, name: "${name}" }) { ... on GraphEntity { id } }`,
+        )
+        .join('\n')} }`,
+    )
+    await gql(
+      request,
+      `mutation { ${batch
+        .map(
+          (_, i) =>
+            `r${i}: createGraphRelationship(input: { agentId: "${AGENT}", sourceId: "${created[`e${i}`].id}", relation: "works at", targetId: "${idOf('Hub Corp')}" }) { __typename }`,
+        )
+        .join('\n')} }`,
+    )
+  }
   page = await signedInPage(browser)
 })
 
