@@ -74,8 +74,9 @@ async function inkOf(page: Page, element: Locator): Promise<{ ink: number; total
 }
 
 /**
- * Where on the page cytoscape drew an entity (its centre) or a relationship (its midpoint), so the
- * test clicks the canvas where a person would. cytoscape keeps its instance on the container (its
+ * Where on the page cytoscape drew an entity (its centre) or a relationship (its midpoint), by the
+ * drawing's id (\`entity:<id>\` or \`relationship:<id>\`, lib/graph.ts), so the test clicks the
+ * canvas where a person would. cytoscape keeps its instance on the container (its
  * own registry, \`_cyreg\`): read from there, not from a hook the page would ship for tests.
  */
 async function drawnAt(canvas: Locator, elementId: string): Promise<{ x: number; y: number }> {
@@ -94,6 +95,15 @@ async function drawnAt(canvas: Locator, elementId: string): Promise<{ x: number;
   const box = await canvas.boundingBox()
   if (!box) throw new Error('the canvas is not on screen')
   return { x: box.x + point.x, y: box.y + point.y }
+}
+
+/** What cytoscape holds (read as in drawnAt): the lists beside it could be right while it is not. */
+async function drawnCounts(canvas: Locator): Promise<{ nodes: number; edges: number }> {
+  return canvas.evaluate((container) => {
+    type Count = { length: number }
+    const { cy } = (container as unknown as { _cyreg: { cy: { nodes(): Count; edges(): Count } } })._cyreg
+    return { nodes: cy.nodes().length, edges: cy.edges().length }
+  })
 }
 
 test.describe.configure({ mode: 'serial' })
@@ -210,6 +220,7 @@ test('search finds an entity by a loose spelling and draws its neighbourhood on 
   const canvas = page.getByTestId('graph-canvas')
   await expect(canvas).toHaveAttribute('data-drawn', '5')
   await expect(canvas).toHaveAccessibleName(/5 entities and 4 relationships/)
+  expect(await drawnCounts(canvas)).toEqual({ nodes: 5, edges: 4 })
 
   // The canvas really has a drawing: coloured nodes, edges and labels, not a blank white box.
   const { ink, total } = await inkOf(page, canvas)
@@ -220,10 +231,11 @@ test('search finds an entity by a loose spelling and draws its neighbourhood on 
 test('clicking a node on the canvas expands it, and the list expands too', async () => {
   const drawn = page.getByRole('region', { name: 'Entities drawn' })
   const canvas = page.getByTestId('graph-canvas')
-  const berlin = await drawnAt(canvas, idOf('Berlin'))
+  const berlin = await drawnAt(canvas, `entity:${idOf('Berlin')}`)
   await page.mouse.click(berlin.x, berlin.y)
   await expect(drawn.getByTestId('graph-node-Germany')).toContainText('3 hops')
   await expect(canvas).toHaveAttribute('data-drawn', '6')
+  expect(await drawnCounts(canvas)).toEqual({ nodes: 6, edges: 5 })
   await expect(drawn.getByTestId('graph-node-Berlin')).toContainText('expanded')
 
   // The keyboard's way: Engram has no other neighbours, so nothing is added but it is marked.
@@ -234,7 +246,7 @@ test('clicking a node on the canvas expands it, and the list expands too', async
 
 test('clicking an edge on the canvas opens it', async () => {
   const canvas = page.getByTestId('graph-canvas')
-  const edge = await drawnAt(canvas, idOf('leads'))
+  const edge = await drawnAt(canvas, `relationship:${idOf('leads')}`)
   await page.mouse.click(edge.x, edge.y)
   const panel = page.getByRole('region', { name: 'Dana Kim tech lead on Engram' })
   await expect(panel.getByTestId('relationship-validity')).toHaveText('from 2025-06-01 00:00 UTC')

@@ -148,12 +148,33 @@ describe('toElements', () => {
     })
     expect(elements[0]).toEqual({
       group: 'nodes',
-      data: { id: 'Dana', label: 'Dana', type: 'PERSON', depth: 0, colour: '#2563eb' },
+      data: { id: 'entity:Dana', ref: 'Dana', label: 'Dana', type: 'PERSON', depth: 0, colour: '#2563eb' },
     })
     expect(elements[1]).toEqual({
       group: 'edges',
-      data: { id: 'r1', source: 'Dana', target: 'Acme', label: 'works at', width: 5 },
+      data: {
+        id: 'relationship:r1',
+        ref: 'r1',
+        source: 'entity:Dana',
+        target: 'entity:Acme',
+        label: 'works at',
+        width: 5,
+      },
     })
+  })
+
+  it('keeps an entity and a relationship of the same API id apart', () => {
+    // The API numbers each table from 1: entity "1" and relationship "1" are both drawn.
+    const one = entity('1')
+    const two = entity('2')
+    const elements = toElements({
+      nodes: [
+        { entity: one, depth: 0 },
+        { entity: two, depth: 1 },
+      ],
+      relationships: [edge('1', one, 'knows', two)],
+    })
+    expect(new Set(elements.map((e) => e.data.id)).size).toBe(3)
   })
 })
 

@@ -143,13 +143,25 @@ export function visibleGraph(
   }
 }
 
-/** The graph as cytoscape elements: nodes carry their type and depth for the style and the layout. */
+/**
+ * The drawing's element ids. Entities and relationships are numbered apart by the API (entity 1
+ * and relationship 1 both exist), and cytoscape keeps one namespace: without a prefix the second
+ * element of an id is dropped.
+ */
+export const entityKey = (id: string) => `entity:${id}`
+export const relationshipKey = (id: string) => `relationship:${id}`
+
+/**
+ * The graph as cytoscape elements: nodes carry their type and depth for the style and the layout,
+ * every element its API id (`ref`) for the taps.
+ */
 export function toElements(graph: { nodes: GraphNode[]; relationships: GraphRelationship[] }) {
   return [
     ...graph.nodes.map((n) => ({
       group: 'nodes' as const,
       data: {
-        id: n.entity.id,
+        id: entityKey(n.entity.id),
+        ref: n.entity.id,
         label: n.entity.name,
         type: n.entity.type,
         depth: n.depth,
@@ -159,9 +171,10 @@ export function toElements(graph: { nodes: GraphNode[]; relationships: GraphRela
     ...graph.relationships.map((r) => ({
       group: 'edges' as const,
       data: {
-        id: r.id,
-        source: r.source.id,
-        target: r.target.id,
+        id: relationshipKey(r.id),
+        ref: r.id,
+        source: entityKey(r.source.id),
+        target: entityKey(r.target.id),
         label: r.relation,
         // Wider for surer edges: 1 px at confidence 0, 5 px at 1.
         width: 1 + 4 * r.confidence,

@@ -2,6 +2,7 @@
 
 import type { Core, ElementDefinition } from 'cytoscape'
 import { useEffect, useRef, useState } from 'react'
+import { relationshipKey } from '../../../lib/graph'
 
 /**
  * The network drawn with cytoscape on a canvas. cytoscape touches `window` when it loads, so it is
@@ -77,8 +78,8 @@ export function GraphCanvas({
             },
           ],
         })
-        instance.on('tap', 'node', (event) => handlers.current.onNodeTap(event.target.id()))
-        instance.on('tap', 'edge', (event) => handlers.current.onEdgeTap(event.target.id()))
+        instance.on('tap', 'node', (event) => handlers.current.onNodeTap(event.target.data('ref')))
+        instance.on('tap', 'edge', (event) => handlers.current.onEdgeTap(event.target.data('ref')))
         setCy(instance)
       })
       .catch((error: unknown) => setFailure(error instanceof Error ? error.message : String(error)))
@@ -117,7 +118,7 @@ export function GraphCanvas({
   useEffect(() => {
     if (!cy || !elements) return
     cy.edges().unselect()
-    if (selectedEdgeId) cy.getElementById(selectedEdgeId).select()
+    if (selectedEdgeId) cy.getElementById(relationshipKey(selectedEdgeId)).select()
   }, [cy, selectedEdgeId, elements])
 
   return (
