@@ -307,6 +307,14 @@ test('an edge opened from the list shows its relation, confidence and validity, 
   await expect(panel.getByTestId('relationship-confidence')).toHaveText('0.95')
   await expect(panel.getByTestId('relationship-validity')).toHaveText('from 2023-05-01 09:00 UTC')
 
+  // The drawing is read again after the correction.
+  await expect(
+    page
+      .getByRole('region', { name: 'Relationships drawn' })
+      .getByRole('listitem')
+      .filter({ hasText: 'Dana Kim works at Acme' }),
+  ).toContainText('0.95')
+
   const stored = await relationship(request, idOf('worksAt'))
   expect(stored.confidence).toBe(0.95)
   expect(stored.validFrom).toBe('2023-05-01T09:00:00.000Z')

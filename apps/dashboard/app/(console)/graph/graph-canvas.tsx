@@ -107,10 +107,15 @@ export function GraphCanvas({
       name: 'cose',
       randomize: false,
       animate: false,
-      idealEdgeLength: () => 110,
-      nodeRepulsion: () => 400_000,
+      idealEdgeLength: () => 90,
+      nodeRepulsion: () => 60_000,
       padding: 30,
     }).run()
+    // A small graph fitted to the box would be drawn huge; a large one small: keep labels legible.
+    if (cy.zoom() > 1.6) {
+      cy.zoom(1.6)
+      cy.center()
+    }
     container.current?.setAttribute('data-drawn', String(cy.nodes().length))
   }, [cy, elements])
 
