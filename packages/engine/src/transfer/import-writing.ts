@@ -119,6 +119,34 @@ export async function writeImport(
   if (mode === 'MERGE' && knowledgeIds.size > 0)
     await archive.removeVectors(scope, 'knowledge', [...knowledgeIds.values()])
   if (doc.snapshots?.length) await archive.addSnapshots(scope, doc.snapshots)
+  const graph = doc.graph
+  if (graph && (graph.entities.length > 0 || graph.relationships.length > 0))
+    await archive.addGraph(scope, {
+      // Refs are the keys linking the rows; the evidence's sources are the rows written above.
+      entities: graph.entities.map(({ ref, embedding, ...e }) => ({
+        ...e,
+        id: ref,
+        // A name embedding is kept only when of the current model and of the name as written.
+        embedding:
+          embedding != null && sameModel && !redacted.has(`entity:${ref}`)
+            ? Buffer.from(embedding, 'base64')
+            : null,
+      })),
+      relationships: graph.relationships.map(({ ref, source, target, supersededBy, ...r }) => ({
+        ...r,
+        id: ref,
+        sourceId: source,
+        targetId: target,
+        supersededById: supersededBy,
+      })),
+      evidence: graph.evidence.map((ev) => ({
+        entityId: ev.entity,
+        relationshipId: ev.relationship,
+        memoryId: ev.memory == null ? null : (memoryIds.get(ev.memory) ?? null),
+        messageId: ev.message == null ? null : (messageIds.get(ev.message) ?? null),
+        createdAt: ev.createdAt,
+      })),
+    })
   let vectors = 0
   if (sameModel && doc.embeddingModel) {
     const model = doc.embeddingModel
