@@ -139,13 +139,22 @@ export async function writeImport(
         targetId: target,
         supersededById: supersededBy,
       })),
-      evidence: graph.evidence.map((ev) => ({
-        entityId: ev.entity,
-        relationshipId: ev.relationship,
-        memoryId: ev.memory == null ? null : (memoryIds.get(ev.memory) ?? null),
-        messageId: ev.message == null ? null : (messageIds.get(ev.message) ?? null),
-        createdAt: ev.createdAt,
-      })),
+      // A source the document does not hold is dropped (never kept as an id that could name
+      // another row here); evidence left with none is not written.
+      evidence: graph.evidence.flatMap((ev) => {
+        const memoryId = ev.memory == null ? null : (memoryIds.get(ev.memory) ?? null)
+        const messageId = ev.message == null ? null : (messageIds.get(ev.message) ?? null)
+        if (memoryId == null && messageId == null) return []
+        return [
+          {
+            entityId: ev.entity,
+            relationshipId: ev.relationship,
+            memoryId,
+            messageId,
+            createdAt: ev.createdAt,
+          },
+        ]
+      }),
     })
   let vectors = 0
   if (sameModel && doc.embeddingModel) {
