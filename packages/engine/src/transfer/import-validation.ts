@@ -309,10 +309,6 @@ function assertGraphReferences(doc: ParsedDocument): void {
         `relationships.${i}.supersededBy`,
         `names no relationship of this document (${r.supersededBy})`,
       )
-  const memories = new Set(doc.memories.map((m) => m.ref))
-  const messages = new Set(
-    doc.sessions.flatMap((s) => s.messages.map((_, j) => `${s.conversationId}#${j + 1}`)),
-  )
   for (const [i, ev] of graph.evidence.entries()) {
     if ((ev.entity == null) === (ev.relationship == null))
       throw refused(`evidence.${i}`, 'must name exactly one entity or relationship')
