@@ -547,7 +547,10 @@ export function describeGraph(initializer: StorageInitializer): void {
       )
       await graph.deleteRelationship('agent-a', next.id)
       expect(await graph.evidenceOf('agent-a', { relationshipIds: [next.id] })).toEqual([])
-      expect(await graph.findRelationship('agent-a', partner.id)).toMatchObject({ relation: 'partners with' })
+      expect(await graph.findRelationship('agent-a', partner.id)).toMatchObject({
+        relation: 'partners with',
+        supersededById: null,
+      })
       await expect(graph.deleteRelationship('agent-a', next.id)).rejects.toBeInstanceOf(NotFoundError)
     })
 

@@ -97,6 +97,8 @@ export class InMemoryGraph {
     const dropRelationship = (id: string) => {
       s().relationships.delete(id)
       s().evidence = s().evidence.filter((ev) => ev.relationshipId !== id)
+      // An edge it superseded keeps its row and its ended validity; the link to nothing goes (SET NULL in SQL).
+      for (const r of s().relationships.values()) if (r.supersededById === id) r.supersededById = null
     }
 
     const repository: GraphRepository = {
