@@ -210,11 +210,18 @@ function graphIn(
     }
     return [...ids]
   }
+  /** The entities of these ids, most mentioned first; each chunk reads at most `limit` rows. */
   const entitiesOrdered = async (agentId: string, ids: readonly number[], limit?: number) => {
     if (ids.length === 0) return []
     const rows: EntityRow[] = []
     for (const part of chunks(ids))
-      rows.push(...(await db.graphEntity.findMany({ where: { agentId, id: { in: part } } })))
+      rows.push(
+        ...(await db.graphEntity.findMany({
+          where: { agentId, id: { in: part } },
+          orderBy: BY_MENTIONS,
+          ...(limit == null ? {} : { take: limit }),
+        })),
+      )
     rows.sort((a, b) => b.mentionCount - a.mentionCount || a.id - b.id)
     return (limit == null ? rows : rows.slice(0, limit)).map(toGraphEntity)
   }
