@@ -300,7 +300,7 @@ export class InMemoryGraph {
         let entities = 0
         for (const entityId of candidates) {
           const e = entity(agentId, entityId)
-          if (!e || e.origin !== 'FORMED' || supported('entityId', entityId)) continue
+          if (e?.origin !== 'FORMED' || supported('entityId', entityId)) continue
           const used = [...s().relationships.values()].some(
             (r) => r.sourceId === entityId || r.targetId === entityId,
           )
