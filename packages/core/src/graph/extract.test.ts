@@ -22,6 +22,13 @@ describe('extractGraphOffline', () => {
     expect(edges('Lena is married to Tom.')).toEqual(['Lena -married to-> Tom'])
     expect(edges('The Atlas project depends on Postgres.')).toEqual(['Atlas -depends on-> Postgres'])
     expect(edges('Gina uses Door Dash for deliveries.')).toEqual(['Gina -uses-> Door Dash'])
+    expect(edges('Melanie has a dog named Luna.')).toEqual(['Luna -pet of-> Melanie'])
+    expect(edges('Jon went to Paris last week.')).toEqual(['Jon -visited-> Paris'])
+    expect(edges('Caroline attended the Pride Parade.')).toEqual(['Caroline -attended-> Pride Parade'])
+    expect(edges('Caroline grew up in Sweden.')).toEqual(['Caroline -from-> Sweden'])
+    expect(edges('Caroline moved from Sweden 4 years ago.')).toEqual(['Caroline -from-> Sweden'])
+    // The name only begins the phrase ("the LGBTQ support group"): no place is read into it.
+    expect(edges('Caroline went to the LGBTQ support group.')).toEqual([])
   })
 
   it('reads possessive kinship both ways round: the sister is the source', () => {

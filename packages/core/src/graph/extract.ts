@@ -221,6 +221,9 @@ const X = '§(\\d+)'
 const ADV =
   '(?:(?:now|currently|still|also|recently|just|has|have|had|officially|finally|already|actually|since|then|later|eventually) )*'
 const THE = '(?:the |a |an |our |their |his |her )?'
+// The end of a name's phrase: punctuation, the end, or a word that cannot continue a name.
+const END =
+  '(?: ?[.,;:!?)]| (?:in|on|at|last|this|next|with|for|and|to|during|over|recently|yesterday|today|earlier|ago|where|when|because|since|after|before)\\b|$)'
 
 function pattern(
   source: string,
@@ -323,6 +326,35 @@ const PATTERNS: readonly Pattern[] = [
     'PERSON',
     'PLACE',
   ]),
+  pattern(`${X} (?:was born|grew up|was raised) in ${X}`, 'from', ['PERSON', 'PLACE']),
+  pattern(
+    `${X} (?:is|are|became|has been|have been) (?:best |good |close |old )?friends with ${X}`,
+    'friend of',
+    ['PERSON', 'PERSON'],
+  ),
+  // "Melanie has a dog named Luna": Luna is Melanie's pet (groups: owner, pet).
+  pattern(
+    `${X} ${ADV}(?:has|had|adopted|got) (?:a |an |two |her |his |their )?(?:new )?(?:dog|puppy|cat|kitten|pet|horse|parrot|rabbit|bunny|hamster|turtle|snake)s? (?:named|called) ${X}`,
+    'pet of',
+    ['PERSON', 'CONCEPT'],
+    { groups: [2, 1] },
+  ),
+  // A place or an event only when the name ends the phrase ("went to Paris last week", not "went
+  // to the LGBTQ support group": that name is only the group's first word).
+  pattern(
+    `${X} ${ADV}(?:visited|traveled to|travelled to|went to|flew to|took a trip to|is traveling to|is travelling to|went back to) ${THE}${X}${END}`,
+    'visited',
+    ['PERSON', 'PLACE'],
+    { dated: true },
+  ),
+  pattern(
+    `${X} ${ADV}(?:attended|is attending|will attend|spoke at|performed at) ${THE}${X}${END}`,
+    'attended',
+    ['PERSON', 'EVENT'],
+    {
+      dated: true,
+    },
+  ),
 ]
 
 /**

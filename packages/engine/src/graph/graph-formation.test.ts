@@ -12,7 +12,9 @@ import { GRAPH_JOB } from './graph-formation.ts'
 
 const START = new Date('2026-01-15T10:00:00.000Z').getTime()
 
-async function setup(options: { llm?: LlmProvider; limits?: Partial<GraphLimits> } = {}) {
+async function setup(
+  options: { llm?: LlmProvider; limits?: Partial<GraphLimits>; automaticGraph?: boolean } = {},
+) {
   let at = START
   const clock: Clock = { now: () => new Date(at) }
   const storage = createInMemoryStorage(clock)
@@ -25,6 +27,7 @@ async function setup(options: { llm?: LlmProvider; limits?: Partial<GraphLimits>
     llm: options.llm ?? null,
     automaticSummaries: false,
     automaticProfile: false,
+    automaticGraph: options.automaticGraph ?? true,
     ...(options.limits ? { graphLimits: { ...DEFAULT_GRAPH_LIMITS, ...options.limits } } : {}),
   })
   for (const id of ['a', 'b']) await storage.repositories.agents.upsert(id, null)
@@ -214,5 +217,37 @@ describe('graph formation', () => {
     expect(await allEdges('a')).toHaveLength(2)
     expect(engine.graphFormation.limitStops('a')).toEqual({ entities: 1, relationships: 1 })
     expect(warnings.some((w) => w.includes('not formed'))).toBe(true)
+  })
+
+  it('forms from the memories automatic formation writes: the speaker of "I" is a person, the turn its evidence', async () => {
+    const { engine, graph, edgesAt } = await setup()
+    const turn = await engine.sessions.addMessage('a', 'c1', {
+      role: 'user',
+      speaker: 'dana',
+      content: 'I work at Acme.',
+    })
+    await engine.syncMemory('a')
+    await engine.jobs.runDue()
+    expect(await edgesAt('a', new Date(START))).toEqual(['Dana -works at-> Acme'])
+    const dana = (await graph.entitiesByName('a', 'dana'))[0]
+    expect(dana?.type).toBe('PERSON')
+    const evidence = await graph.evidenceOf('a', { entityIds: [dana?.id as string] })
+    expect(evidence.map((e) => e.messageId)).toEqual([turn.id])
+  })
+
+  it('forms a whole agent on request (after an import that brought no graph): every memory once', async () => {
+    // Written without their jobs, as an import writes them (the in-memory archive keeps its own
+    // rows, so the import itself is for the API's transfer tests on a real store).
+    const { engine, edgesAt } = await setup({ automaticGraph: false })
+    await engine.memoryItems.create('a', { content: 'Dana works at Acme.', category: 'fact' })
+    await engine.memoryItems.create('a', { content: 'Jon lives in Rome.', category: 'fact' })
+    await engine.jobs.runDue()
+    expect(await edgesAt('a', new Date(START))).toEqual([])
+    expect(await engine.graphFormation.formAgent('a')).toBe(2)
+    await engine.jobs.runDue()
+    expect((await edgesAt('a', new Date(START))).sort()).toEqual([
+      'Dana -works at-> Acme',
+      'Jon -lives in-> Rome',
+    ])
   })
 })
