@@ -105,6 +105,15 @@ describe('graph formation', () => {
     }
   })
 
+  it('makes the ended edge current again when the memory that ended it is deleted', async () => {
+    const { engine, remember, edgesAt, allEdges } = await setup()
+    await remember('a', 'Dana moved to Berlin in 2023.')
+    const lisbon = await remember('a', 'Dana moved to Lisbon in 2025.')
+    await engine.memoryItems.delete('a', lisbon.id)
+    expect(await edgesAt('a', new Date(START))).toEqual(['Dana -lives in-> Berlin'])
+    expect(await allEdges('a')).toMatchObject([{ validUntil: null, supersededById: null }])
+  })
+
   it('confirms the same edge from a second memory: one edge, higher confidence, both as evidence', async () => {
     const { remember, allEdges, graph } = await setup()
     await remember('a', 'Dana works at Acme.')

@@ -49,6 +49,8 @@ const CANDIDATES_PER_NAME = 20
 const PREFIX_LOOKUP_CHARS = 4
 /** Current edges of one relation read per anchor when checking a contradiction. */
 const CURRENT_EDGES_READ = 1_000
+/** Edges of exclusive relations read when looking for ones a deleted edge had ended. */
+const REOPEN_SCAN = 5_000
 /** Memories read per page when the graph of a whole agent is (re)formed. */
 const MEMORY_PAGE = 500
 
@@ -149,7 +151,7 @@ export class GraphFormation {
   async memoriesChanged(agentId: string, changes: readonly MemoryItemChange[]): Promise<void> {
     const deleted = changes.filter((c) => c.kind === 'deleted').map((c) => c.item.id)
     if (deleted.length > 0) {
-      await this.deps.graph.forgetSources(agentId, { memoryIds: deleted })
+      await this.forget(this.deps.graph, agentId, { memoryIds: deleted })
       await this.deps.queue.cancel(agentId, deleted.map(graphJobKey))
     }
     if (this.deps.automatic === false) return
@@ -175,9 +177,38 @@ export class GraphFormation {
   /** Messages were deleted (a conversation, a privacy request): what only they supported goes. */
   async messagesDeleted(agentId: string, messageIds: readonly string[]): Promise<void> {
     for (let start = 0; start < messageIds.length; start += MEMORY_PAGE)
-      await this.deps.graph.forgetSources(agentId, {
+      await this.forget(this.deps.graph, agentId, {
         messageIds: messageIds.slice(start, start + MEMORY_PAGE),
       })
+  }
+
+  /**
+   * forgetSources, then the edges a deleted edge had ended hold again: "moved to Lisbon" deleted
+   * (wrong, or forgotten on request), "lives in Berlin" is current again instead of ended by a fact
+   * nobody holds any more. Bounded: the first REOPEN_SCAN edges of exclusive relations are looked at.
+   */
+  private async forget(
+    graph: GraphRepository,
+    agentId: string,
+    sources: { memoryIds?: readonly string[]; messageIds?: readonly string[] },
+  ): Promise<void> {
+    const forgotten = await graph.forgetSources(agentId, sources)
+    if (forgotten.relationships === 0) return
+    const ended = await graph.relationships(
+      agentId,
+      { relations: this.exclusive.map((rule) => rule.relation) },
+      0,
+      REOPEN_SCAN,
+    )
+    const now = this.deps.clock.now()
+    for (const edge of ended) {
+      if (!edge.supersededById || (await graph.findRelationship(agentId, edge.supersededById))) continue
+      await graph.updateRelationship(agentId, edge.id, {
+        validUntil: null,
+        supersededById: null,
+        updatedAt: now,
+      })
+    }
   }
 
   /**
@@ -233,7 +264,7 @@ export class GraphFormation {
     const result = emptyResult(memoryId)
     const memory = await this.deps.memories.find(agentId, memoryId)
     if (!memory) {
-      await this.deps.graph.forgetSources(agentId, { memoryIds: [memoryId] })
+      await this.forget(this.deps.graph, agentId, { memoryIds: [memoryId] })
       return result
     }
     const speaker = speakerOf(memory)
@@ -251,7 +282,9 @@ export class GraphFormation {
     const source: GraphSource = { memoryId: memory.id, messageId: memory.sourceMessageId }
     const now = this.deps.clock.now()
     await this.deps.graph.transaction(async (graph) => {
-      await graph.forgetSources(agentId, { memoryIds: [memory.id] })
+      // Before the writes: an edge this memory's old words had ended must be current again for
+      // the new words' contradictions to see it.
+      await this.forget(graph, agentId, { memoryIds: [memory.id] })
       const ids = new Map<string, string>()
       for (const mention of mentions) {
         const id = await this.resolveOrCreate(graph, agentId, memory.userId, mention, source, now, result)
@@ -277,7 +310,7 @@ export class GraphFormation {
     })
     // Deleted while it was being read: its deletion dropped evidence that did not exist yet.
     if (!(await this.deps.memories.find(agentId, memoryId)))
-      await this.deps.graph.forgetSources(agentId, { memoryIds: [memoryId] })
+      await this.forget(this.deps.graph, agentId, { memoryIds: [memoryId] })
     if (result.entitiesOverLimit + result.relationshipsOverLimit > 0) {
       const stops = this.overLimit.get(agentId) ?? { entities: 0, relationships: 0 }
       stops.entities += result.entitiesOverLimit
