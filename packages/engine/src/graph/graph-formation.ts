@@ -58,10 +58,11 @@ export function graphJobKey(memoryId: string): string {
   return `${GRAPH_JOB}:${memoryId}`
 }
 
-export function graphJob(agentId: string, memoryId: string, runAfter: Date): NewJob {
+export function graphJob(agentId: string, memoryId: string, runAfter: Date, refresh = false): NewJob {
   // Only the memory's id: the job reads the memory as it is when it runs (an edit before then is
-  // formed once), and a deleted memory leaves no copy of its text in the queue.
-  return { kind: GRAPH_JOB, agentId, key: graphJobKey(memoryId), payload: { memoryId }, runAfter }
+  // formed once), and a deleted memory leaves no copy of its text in the queue. `refresh`: an
+  // edited memory, whose earlier edges may have ended others.
+  return { kind: GRAPH_JOB, agentId, key: graphJobKey(memoryId), payload: { memoryId, refresh }, runAfter }
 }
 
 export type GraphExtractor = 'offline' | 'llm' | 'offline-fallback'
@@ -164,7 +165,7 @@ export class GraphFormation {
             c.before !== undefined &&
             (c.before.content !== c.item.content || c.before.userId !== c.item.userId)),
       )
-      .map((c) => graphJob(agentId, c.item.id, now))
+      .map((c) => graphJob(agentId, c.item.id, now, c.kind === 'updated'))
     if (jobs.length === 0) return
     try {
       await this.deps.queue.enqueue(jobs)
@@ -185,24 +186,32 @@ export class GraphFormation {
   /**
    * forgetSources, then the edges a deleted edge had ended hold again: "moved to Lisbon" deleted
    * (wrong, or forgotten on request), "lives in Berlin" is current again instead of ended by a fact
-   * nobody holds any more. Bounded: the first REOPEN_SCAN edges of exclusive relations are looked at.
+   * nobody holds any more. The ended edges are read before (a SQL store clears supersededById when
+   * the superseding row goes); bounded: the first REOPEN_SCAN edges of exclusive relations.
+   * `reopen` false (a memory formed the first time has nothing to forget) skips the read.
    */
   private async forget(
     graph: GraphRepository,
     agentId: string,
     sources: { memoryIds?: readonly string[]; messageIds?: readonly string[] },
+    reopen = true,
   ): Promise<void> {
+    const ended = reopen
+      ? (
+          await graph.relationships(
+            agentId,
+            { relations: this.exclusive.map((rule) => rule.relation) },
+            0,
+            REOPEN_SCAN,
+          )
+        ).filter((edge) => edge.supersededById !== null)
+      : []
     const forgotten = await graph.forgetSources(agentId, sources)
-    if (forgotten.relationships === 0) return
-    const ended = await graph.relationships(
-      agentId,
-      { relations: this.exclusive.map((rule) => rule.relation) },
-      0,
-      REOPEN_SCAN,
-    )
+    if (forgotten.relationships === 0 || ended.length === 0) return
     const now = this.deps.clock.now()
     for (const edge of ended) {
-      if (!edge.supersededById || (await graph.findRelationship(agentId, edge.supersededById))) continue
+      if (await graph.findRelationship(agentId, edge.supersededById as string)) continue
+      if (!(await graph.findRelationship(agentId, edge.id))) continue
       await graph.updateRelationship(agentId, edge.id, {
         validUntil: null,
         supersededById: null,
@@ -235,13 +244,16 @@ export class GraphFormation {
   async runJobs(jobs: readonly Job[], maxAttempts = GRAPH_JOB_MAX_ATTEMPTS): Promise<Map<number, string>> {
     const failed = new Map<number, string>()
     for (const job of jobs) {
-      const { memoryId } = job.payload as { memoryId?: unknown }
+      const { memoryId, refresh } = job.payload as { memoryId?: unknown; refresh?: unknown }
       // A payload naming no memory has nothing to do: done, not retried.
       if (typeof memoryId !== 'string' || memoryId.length === 0) continue
       try {
         if (this.deps.enabled && !(await this.deps.enabled(job.agentId))) continue
         // The agent is the job's, never the payload's: a job only reaches its own agent's memories.
-        await this.formMemory(job.agentId, memoryId, { lastAttempt: job.attempts >= maxAttempts })
+        await this.formMemory(job.agentId, memoryId, {
+          lastAttempt: job.attempts >= maxAttempts,
+          refresh: refresh === true,
+        })
       } catch (error) {
         failed.set(job.id, error instanceof Error ? error.message : String(error))
       }
@@ -254,12 +266,13 @@ export class GraphFormation {
   /**
    * Forms the graph of one memory now: its earlier evidence is dropped and it is read again, in one
    * transaction, so an edited memory leaves nothing of its old words. `lastAttempt`: a model that
-   * fails now gives way to the offline extractor instead of failing the job for good.
+   * fails now gives way to the offline extractor instead of failing the job for good. `refresh`
+   * false (a memory formed the first time) skips looking for edges its old edges had ended.
    */
   async formMemory(
     agentId: string,
     memoryId: string,
-    { lastAttempt = false } = {},
+    { lastAttempt = false, refresh = true } = {},
   ): Promise<GraphFormationResult> {
     const result = emptyResult(memoryId)
     const memory = await this.deps.memories.find(agentId, memoryId)
@@ -284,7 +297,7 @@ export class GraphFormation {
     await this.deps.graph.transaction(async (graph) => {
       // Before the writes: an edge this memory's old words had ended must be current again for
       // the new words' contradictions to see it.
-      await this.forget(graph, agentId, { memoryIds: [memory.id] })
+      await this.forget(graph, agentId, { memoryIds: [memory.id] }, refresh)
       const ids = new Map<string, string>()
       for (const mention of mentions) {
         const id = await this.resolveOrCreate(graph, agentId, memory.userId, mention, source, now, result)
