@@ -4,6 +4,9 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
   type Embedder,
+  type ExclusiveRelation,
+  type GraphLimits,
+  GraphLimitsSchema,
   type KeyFactMode,
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
@@ -34,6 +37,7 @@ import {
 } from './formation/formation-service.ts'
 import { FormationSettingsService } from './formation/formation-settings.ts'
 import { FormationStats } from './formation/formation-stats.ts'
+import { GraphService } from './graph/graph-service.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -99,6 +103,11 @@ export interface EngineDeps<S extends Storage = Storage> {
   automaticProfile?: boolean
   /** What several replicas on one database share beside it (issue 14); nothing when absent. */
   replicas?: ReplicaOptions
+  /**
+   * The knowledge graph's bounds (core's DEFAULT_GRAPH_LIMITS for what is left out) and the
+   * relations that hold for one counterpart at a time (core's DEFAULT_EXCLUSIVE_RELATIONS).
+   */
+  graph?: { limits?: Partial<GraphLimits>; exclusiveRelations?: readonly ExclusiveRelation[] }
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -287,6 +296,13 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     deps.lease,
   )
   const knowledge = new KnowledgeService(storage.knowledge, clock, limits, embeddings)
+  // The knowledge graph's reads and an operator's corrections (issue 15).
+  const graph = new GraphService({
+    repository: storage.graph,
+    clock,
+    limits: parseWith(GraphLimitsSchema, deps.graph?.limits ?? {}, 'graph.limits'),
+    ...(deps.graph?.exclusiveRelations ? { exclusiveRelations: deps.graph.exclusiveRelations } : {}),
+  })
   const lifecycle = new AgentLifecycle({
     data: storage.agentData,
     agents,
@@ -379,6 +395,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     context,
     optimizer,
     knowledge,
+    graph,
     lifecycle,
     transfer,
     summaries,
