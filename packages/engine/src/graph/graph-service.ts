@@ -534,7 +534,7 @@ export class GraphService {
         aliases,
         summary: into.summary ?? from.summary,
         mentionCount: into.mentionCount + from.mentionCount,
-        lastSeenAt: from.lastSeenAt > into.lastSeenAt ? from.lastSeenAt : into.lastSeenAt,
+        lastSeenAt: new Date(Math.max(from.lastSeenAt.getTime(), into.lastSeenAt.getTime())),
         updatedAt: now,
       })
     })
