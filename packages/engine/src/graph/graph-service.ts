@@ -221,7 +221,12 @@ export class GraphService {
   /** The entity a reference names: by id (NOT_FOUND when it is not the agent's), else the best fuzzy match or null. */
   async resolve(agentId: string, ref: EntityRef, field = 'entityId'): Promise<GraphEntityRecord | null> {
     if (ref.entityId) return this.entity(agentId, ref.entityId)
-    if (ref.name) return (await this.matchesOf(agentId, ref.name, {}))[0]?.entity ?? null
+    if (ref.name) {
+      // An exact name or alias scores 1 and wins (most mentioned first): no need to score the rest.
+      const exact = await this.graph.entitiesByName(agentId, normalizeEntityName(ref.name))
+      if (exact.length > 0) return [...exact].sort(byMentions)[0] as GraphEntityRecord
+      return (await this.matchesOf(agentId, ref.name, {}))[0]?.entity ?? null
+    }
     throw new ValidationError([{ field, message: 'give an entity id or a name' }])
   }
 
