@@ -211,6 +211,51 @@ describe('the knowledge graph over GraphQL', () => {
     ])
   })
 
+  it('a hub with 5,000 relationships answers at once, cut to the limit, and says what it cut', async () => {
+    const graph = t.app.services.storage.graph
+    const at = t.clock.now()
+    // Written straight into the adapter in one transaction: through the API it would stop at the
+    // 1,000 relationships an entity may have (maxEdgesPerEntity), which is the point of the hub.
+    const hub = await graph.transaction(async (g) => {
+      const row = (name: string, type: 'COMPANY' | 'PERSON') =>
+        g.createEntity('agent-g', {
+          userId: null,
+          type,
+          name,
+          aliases: [],
+          summary: null,
+          embedding: null,
+          mentionCount: 1,
+          origin: 'FORMED',
+          firstSeenAt: at,
+          lastSeenAt: at,
+          createdAt: at,
+        })
+      const center = await row('Megacorp', 'COMPANY')
+      for (let i = 0; i < 5_000; i++) {
+        const worker = await row(`Worker ${i}`, 'PERSON')
+        await g.createRelationship('agent-g', {
+          userId: null,
+          sourceId: worker.id,
+          relation: 'works at',
+          targetId: center.id,
+          confidence: 0.5,
+          validFrom: null,
+          validUntil: null,
+          learntAt: at,
+          origin: 'FORMED',
+          createdAt: at,
+        })
+      }
+      return center
+    })
+    const around = await read(NEIGHBOURHOOD, { id: hub.id, depth: 4 })
+    expect(around.nodes).toHaveLength(50)
+    expect(around.truncated).toBe(true)
+    expect(around.truncation).toMatch(/limit of 50 entities: up to \d+ more at depth 1 were left out/)
+    await t.app.services.graph.deleteEntity('agent-g', hub.id)
+  })
+
   it('bad variables: typed errors naming the field and the limit, and nothing written', async () => {
     const count = async () =>
       (await t.gql(`{ graphEntities(agentId: "agent-g") { ... on GraphEntityPage { totalCount } } }`)).data
