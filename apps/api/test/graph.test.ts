@@ -211,11 +211,13 @@ describe('the knowledge graph over GraphQL', () => {
     ])
   })
 
-  it('a hub with 5,000 relationships answers at once, cut to the limit, and says what it cut', async () => {
+  it('a hub past the per-entity limit (1,200 relationships) answers cut to the limit, and says what it cut', async () => {
     const graph = t.app.services.storage.graph
     const at = t.clock.now()
     // Written straight into the adapter in one transaction: through the API it would stop at the
     // 1,000 relationships an entity may have (maxEdgesPerEntity), which is the point of the hub.
+    // (The engine's test walks 5,000 edges in memory; here the SQL reads are what is checked, and
+    // writing 10,000 rows one by one would take most of the test's time.)
     const hub = await graph.transaction(async (g) => {
       const row = (name: string, type: 'COMPANY' | 'PERSON') =>
         g.createEntity('agent-g', {
@@ -232,7 +234,7 @@ describe('the knowledge graph over GraphQL', () => {
           createdAt: at,
         })
       const center = await row('Megacorp', 'COMPANY')
-      for (let i = 0; i < 5_000; i++) {
+      for (let i = 0; i < 1_200; i++) {
         const worker = await row(`Worker ${i}`, 'PERSON')
         await g.createRelationship('agent-g', {
           userId: null,
