@@ -89,7 +89,12 @@ export {
   type FormationWorkTracker,
   MAX_FAILURE_REASON_CHARS,
 } from './formation/formation-stats.ts'
-export { editSimilarity, entityMatchScore, MIN_SPELLING_SIMILARITY, namedIn } from './graph/entity-match.ts'
+export {
+  entityMatchScore,
+  MIN_SPELLING_SIMILARITY,
+  namedIn,
+  spellingSimilarity,
+} from './graph/entity-match.ts'
 export {
   type EntityMatch,
   type EntityRef,

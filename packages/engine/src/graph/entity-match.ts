@@ -1,4 +1,4 @@
-import { nameTokens, normalizeEntityName } from '@engram/core'
+import { nameSimilarity, nameTokens, normalizeEntityName, type ResolutionReason } from '@engram/core'
 import type { GraphEntityRecord } from '../ports/graph.ts'
 
 /**
@@ -7,12 +7,16 @@ import type { GraphEntityRecord } from '../ports/graph.ts'
  * - 1: the name or one of its aliases normalises to the query (core's normalizeEntityName).
  * - 0.5 to 0.95: words shared with the best of its names, 0.5 + 0.45 × shared / max(words of
  *   either): "Dana" finds "Dana Kim" at 0.725, "Dana Kim" finds "Kim, Dana" at 0.95.
- * - 0 to 0.45: a close spelling, 0.45 × the best edit similarity (see editSimilarity) between
- *   the whole names, or word for word for a one-word query, counted only from
- *   MIN_SPELLING_SIMILARITY up: "Dnaa" finds "Dana Kim" at 0.34 (one swap in four letters).
+ * - below 0.45: a close spelling, 0.45 × core's nameSimilarity (the signals entity resolution
+ *   measured: one typing slip 0.93, a nickname prefix 0.9, Jaro-Winkler on long names) between the
+ *   whole names, or word for word for a one-word query, counted only from MIN_SPELLING_SIMILARITY
+ *   up: "Dnaa" finds "Dana Kim" at 0.42 (two letters swapped), "Mel" finds "Melanie" at 0.405.
  * 0 means no match.
  */
-export const MIN_SPELLING_SIMILARITY = 0.7
+export const MIN_SPELLING_SIMILARITY = 0.85
+
+/** What counts as a spelling of the same name (shared words have their own band above). */
+const SPELLING_REASONS: ReadonlySet<ResolutionReason> = new Set(['typo', 'prefix', 'string'])
 
 export function entityMatchScore(query: string, entity: GraphEntityRecord): number {
   const normalized = normalizeEntityName(query)
@@ -29,43 +33,19 @@ export function entityMatchScore(query: string, entity: GraphEntityRecord): numb
   if (overlap > 0) return 0.5 + 0.45 * overlap
   let spelling = 0
   for (const name of names) {
-    spelling = Math.max(spelling, editSimilarity(normalized, name))
+    spelling = Math.max(spelling, spellingSimilarity(normalized, name))
     // Word for word: a misspelt surname still finds the person when the query is one word.
     if (queryTokens.length === 1)
-      for (const token of name.split(' ')) spelling = Math.max(spelling, editSimilarity(normalized, token))
+      for (const token of name.split(' '))
+        spelling = Math.max(spelling, spellingSimilarity(normalized, token))
   }
   return spelling >= MIN_SPELLING_SIMILARITY ? 0.45 * spelling : 0
 }
 
-/**
- * 1 − edit distance / the longer length, where the distance counts insertions, deletions,
- * substitutions and swaps of two neighbouring letters (optimal string alignment): 1 for equal
- * strings, 0 for nothing in common. A swap is the commonest typo, so "dnaa" is one edit from "dana".
- */
-export function editSimilarity(a: string, b: string): number {
-  if (a === b) return 1
-  const longer = Math.max(a.length, b.length)
-  if (longer === 0) return 1
-  // Names are bounded (maxEntityNameChars), so three rows of the table stay small.
-  let before: number[] = []
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let best = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + cost,
-      )
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, (before[j - 2] as number) + 1)
-      current[j] = best
-    }
-    before = previous
-    previous = current
-  }
-  return 1 - (previous[b.length] as number) / longer
+/** core's nameSimilarity when it sees a spelling of the same name (a slip, a prefix, close letters), else 0. */
+export function spellingSimilarity(a: string, b: string): number {
+  const similarity = nameSimilarity(a, b)
+  return SPELLING_REASONS.has(similarity.reason) ? similarity.score : 0
 }
 
 /**

@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import type { GraphEntityRecord, GraphRepository } from '../ports/graph.ts'
 import { InMemoryGraph } from '../testing/in-memory-graph.ts'
-import { editSimilarity, entityMatchScore } from './entity-match.ts'
+import { entityMatchScore, spellingSimilarity } from './entity-match.ts'
 import { GraphService } from './graph-service.ts'
 
 const A = 'agent-a'
@@ -90,7 +90,7 @@ describe('fuzzy entity search', () => {
     // A swap of two letters: a close spelling, below every shared-word match.
     const typo = await graph.searchEntities(A, { name: 'Dnaa' })
     expect(typo.matches.map((m) => m.entity.id).sort()).toEqual([dana.id, danaLee.id].sort())
-    expect(typo.matches[0]?.score).toBeCloseTo(0.45 * 0.75)
+    expect(typo.matches[0]?.score).toBeCloseTo(0.45 * 0.93)
     expect((await graph.searchEntities(A, { name: 'Zebra' })).matches).toEqual([])
   })
 
@@ -116,8 +116,10 @@ describe('fuzzy entity search', () => {
     expect(entityMatchScore('Dana Kim', e)).toBe(1)
     expect(entityMatchScore('Dana', e)).toBe(0.725)
     expect(entityMatchScore('Dana Kimm', e)).toBeCloseTo(0.5 + 0.45 * 0.5)
-    expect(editSimilarity('dnaa', 'dana')).toBe(0.75)
-    expect(editSimilarity('kitten', 'sitting')).toBeCloseTo(1 - 3 / 7)
+    // Close spellings: core's signals (a slip, a nickname prefix), never a different short name.
+    expect(entityMatchScore('Dnaa', e)).toBeCloseTo(0.45 * 0.93)
+    expect(spellingSimilarity('mel', 'melanie')).toBe(0.9)
+    expect(spellingSimilarity('paul', 'paula')).toBe(0)
     expect(entityMatchScore('Xyz', e)).toBe(0)
   })
 
