@@ -99,11 +99,16 @@ export function extractConversations(file: string, turns = false) {
 /** How much of an observation a label quotes: enough to find it again, not the dataset. */
 const QUOTED = 90
 
+/** One hand-checked relation (bench/fixtures/locomo-graph-labels.json). */
 interface Label {
   conversation: string
-  observation: string
+  source: 'observation' | 'turn'
+  diaId: string
+  /** The first QUOTED characters of the observation or turn. */
+  text: string
   relation: string
   correct: boolean
+  note?: string
 }
 
 function main() {
@@ -127,17 +132,23 @@ function main() {
   }
   if (labelsFile) {
     const labels = JSON.parse(fs.readFileSync(labelsFile, 'utf8')) as Label[]
+    const source = args.includes('--turns') ? 'turn' : 'observation'
     for (const c of results) {
-      const mine = labels.filter((l) => l.conversation === c.id)
-      const found = new Set(c.relations.map((r) => `${r.text.slice(0, QUOTED)}|${r.triple}`))
-      const still = mine.filter((l) => found.has(`${l.observation}|${l.relation}`))
+      const mine = labels.filter((l) => l.conversation === c.id && l.source === source)
+      const key = (text: string, triple: string) => `${text.slice(0, QUOTED)}|${triple}`
+      const found = new Set(c.relations.map((r) => key(r.text, r.triple)))
+      const still = mine.filter((l) => found.has(key(l.text, l.relation)))
       const correct = still.filter((l) => l.correct).length
-      console.log(
-        `${c.id}: ${mine.length} labelled, ${still.length} still found, ${correct} correct: precision ` +
-          `${still.length ? ((100 * correct) / still.length).toFixed(1) : '-'}%`,
+      const unlabelled = c.relations.filter(
+        (r) => !mine.some((l) => key(l.text, l.relation) === key(r.text, r.triple)),
       )
-      for (const l of mine.filter((l) => !found.has(`${l.observation}|${l.relation}`)))
-        console.log(`  no longer found: ${l.relation} | ${l.observation}`)
+      console.log(
+        `${c.id} ${source}s: ${mine.length} labelled, ${still.length} still found, ${correct} correct: precision ` +
+          `${still.length ? ((100 * correct) / still.length).toFixed(1) : '-'}%; ${unlabelled.length} found unlabelled`,
+      )
+      for (const l of mine.filter((l) => !found.has(key(l.text, l.relation))))
+        console.log(`  no longer found: ${l.relation} | ${l.text}`)
+      for (const r of unlabelled) console.log(`  unlabelled: ${r.triple} | ${r.text.slice(0, QUOTED)}`)
     }
   }
 }

@@ -705,9 +705,11 @@ export function activityCandidates(
       // "for when she has kids", "letting Melanie join": a time, condition or someone else's doing.
       if (SUBORDINATE.has(tokens[subjectAt - 1]?.word.toLowerCase() ?? '')) continue
       const verbText = (matcher.group(2) as string).trim()
+      // "is going swimming", "I'm going to a conference this month": a plan, not a thing done.
+      const future = /^going\b/.test(verbText)
       if (verb.gerund) {
         const candidate = gerundObject(tokens, objectStart, verb)
-        if (candidate) found.push({ subject, ...candidate, dated: verb.dated })
+        if (candidate) found.push({ subject, ...asPlanned(candidate, future), dated: verb.dated && !future })
         continue
       }
       // "has a dog named Luna and a cat named Oliver": each object of a list, up to a few.
@@ -715,7 +717,8 @@ export function activityCandidates(
       for (let n = 0; n < MAX_LISTED_OBJECTS; n++) {
         const object = nounObject(tokens, at, verb, verbText, spans)
         if (!object) break
-        if (object.candidate) found.push({ subject, ...object.candidate, dated: verb.dated })
+        if (object.candidate)
+          found.push({ subject, ...asPlanned(object.candidate, future), dated: verb.dated && !future })
         at = object.end
         if (tokens[at]?.word === ',') at++
         if (tokens[at]?.word === 'and' || tokens[at]?.word === 'or') at++
@@ -727,6 +730,10 @@ export function activityCandidates(
 }
 
 const MAX_LISTED_OBJECTS = 4
+
+function asPlanned<C extends Pick<ActivityCandidate, 'relation'>>(candidate: C, future: boolean): C {
+  return future ? { ...candidate, relation: 'plans' } : candidate
+}
 
 function gerundObject(
   tokens: readonly MaskedToken[],
