@@ -579,6 +579,7 @@ const COMPILED = VERBS.map((verb) => ({
 }))
 
 const MAX_OBJECT_WORDS = 4
+const QUOTES = new Set(["'", '"', '“', '”', '‘', '’'])
 const GOING_TO = /^(?:went|go|goes|going) to$/
 
 /** Whether a sentence states something as fact: not a question, a wish nor a condition. */
@@ -646,7 +647,7 @@ export function objectAt(
 export function objectName(words: readonly MaskedToken[], spans: readonly string[]): string {
   return words
     .map((t, i) => {
-      if (t.slot !== null) return spans[t.slot] as string
+      if (t.slot !== null) return `${spans[t.slot]}${t.word.endsWith('+') ? '+' : ''}`
       const word = i === words.length - 1 && t.tag === 'NOUN' ? t.lemma : t.word
       return /^[A-Z0-9+]{2,}$/.test(word) ? word : word.toLowerCase()
     })
@@ -772,8 +773,15 @@ function nounObject(
     phrase = objectAt(tokens, phrase.end + 1)
   if (!phrase) return null
   // "named Luna", "called 'Connected LGBTQ Activists'": the name is the object.
-  const named = /^(?:named|called)$/.test(tokens[phrase.end]?.word ?? '') ? tokens[phrase.end + 1] : undefined
-  const end = named?.slot != null ? phrase.end + 2 : phrase.end
+  let end = phrase.end
+  let named: MaskedToken | undefined
+  if (/^(?:named|called)$/.test(tokens[end]?.word ?? '')) {
+    // "called 'Connected LGBTQ Activists'": quotes around the name are skipped.
+    const quoted = QUOTES.has(tokens[end + 1]?.word ?? '') ? 1 : 0
+    named = tokens[end + 1 + quoted]
+    if (named?.slot != null)
+      end += 2 + quoted + (quoted && QUOTES.has(tokens[end + 2 + quoted]?.word ?? '') ? 1 : 0)
+  }
   const candidate = objectCandidate(phrase.words, named?.slot ?? null, verb, verbText, spans)
   return { candidate, end }
 }
