@@ -39,6 +39,14 @@ describe('nameSimilarity', () => {
     expect(nameSimilarity('Mel', 'Melanie').reason).toBe('prefix')
     expect(nameSimilarity('Dana Kim', 'Dana Lee').score).toBeLessThan(DEFAULT_RESOLUTION_SETTINGS.threshold)
   })
+  it('names common nouns (written in lower case) by their head: no subset nor prefix across heads', () => {
+    expect(nameSimilarity('pottery', 'pottery class').reason).not.toBe('token-subset')
+    expect(nameSimilarity('pottery', 'pottery class').score).toBeLessThan(0.9)
+    expect(nameSimilarity('art', 'artwork').reason).not.toBe('prefix')
+    expect(nameSimilarity('class', 'pottery class')).toMatchObject({ reason: 'token-subset' })
+    // Names of people and things keep the rules.
+    expect(nameSimilarity('Dana', 'Dana Kim')).toMatchObject({ reason: 'token-subset' })
+  })
 })
 
 describe('resolveEntity', () => {

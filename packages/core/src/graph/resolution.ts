@@ -99,9 +99,14 @@ export function nameSimilarity(
     left.length < right.length || (left.length === right.length && joinedLeft.length <= joinedRight.length)
       ? [left, right]
       : [right, left]
+  // Common nouns (the offline extractor writes them in lower case: "pottery class") are named by
+  // their head, the last word: "pottery" is not "pottery class", nor "art" a cut "artwork"; the
+  // subset and nickname rules are for names of people and things ("Dana" / "Dana Kim").
+  const common = a === a.toLowerCase() && b === b.toLowerCase()
+  if (common && shorter.at(-1) !== longer.at(-1)) return best
   if (shorter.every((token) => longer.includes(token))) consider(settings.tokenSubsetScore, 'token-subset')
   // "Mel" / "Melanie Smith": a one-word name that begins the other's first word.
-  if (shorter.length === 1) {
+  if (shorter.length === 1 && !common) {
     const word = shorter[0] as string
     const first = longer[0] as string
     if (
