@@ -12,7 +12,10 @@ import type { EntityType } from './graph.ts'
  * hypothetical gives nothing, and so does a noun phrase with no noun or a vague head ("time").
  */
 
-/** The relations this pass gives, normalised (docs/knowledge-graph.md lists their verbs). */
+/**
+ * The relations this pass gives, normalised (docs/knowledge-graph.md lists their verbs). A named
+ * pet ("has pet" with a name) is stored as the named pattern's "Luna pet of Melanie" (extract.ts).
+ */
 export const ACTIVITY_RELATIONS = [
   'attended',
   'joined',
@@ -763,11 +766,11 @@ function nounObject(
   let phrase = objectAt(tokens, start)
   if (!phrase) return null
   // "volunteered with her family at a shelter": the family is company; the shelter is the object.
-  const first = phrase.words.at(-1) as MaskedToken
+  const company = phrase.words.at(-1) as MaskedToken
   if (
     verb.relation === 'volunteers at' &&
-    first.slot === null &&
-    COMPANIONS.has(first.lemma.toLowerCase()) &&
+    company.slot === null &&
+    COMPANIONS.has(company.lemma.toLowerCase()) &&
     /^(?:at|in|for)$/.test(tokens[phrase.end]?.word ?? '')
   )
     phrase = objectAt(tokens, phrase.end + 1)
@@ -793,11 +796,10 @@ function objectCandidate(
   verbText: string,
   spans: readonly string[],
 ): Pick<ActivityCandidate, 'relation' | 'object'> | null {
-  const phrase = { words }
-  const head = phrase.words.at(-1) as MaskedToken
+  const head = words.at(-1) as MaskedToken
   const headLemma = head.slot === null ? head.lemma.toLowerCase() : ''
   if (head.slot === null && (VAGUE_HEADS.has(headLemma) || headLemma.length < 2)) return null
-  const compound = phrase.words.length >= 2 ? objectName(phrase.words.slice(-2), spans).toLowerCase() : ''
+  const compound = words.length >= 2 ? objectName(words.slice(-2), spans).toLowerCase() : ''
   const petHead = PET_HEADS.has(compound) ? compound : headLemma
   if (verb.heads && !verb.heads.has(verb.heads === PET_HEADS ? petHead : headLemma)) return null
   let relation = verb.relation
@@ -810,7 +812,6 @@ function objectCandidate(
     relation = 'attended'
   const type = headType ?? DEFAULT_TYPE[relation]
   if (named !== null) return { relation, object: { slot: named, type } }
-  if (phrase.words.length === 1 && head.slot !== null)
-    return { relation, object: { slot: head.slot, type: null } }
-  return { relation, object: { name: objectName(phrase.words, spans), type } }
+  if (words.length === 1 && head.slot !== null) return { relation, object: { slot: head.slot, type: null } }
+  return { relation, object: { name: objectName(words, spans), type } }
 }
