@@ -39,14 +39,6 @@ describe('nameSimilarity', () => {
     expect(nameSimilarity('Mel', 'Melanie').reason).toBe('prefix')
     expect(nameSimilarity('Dana Kim', 'Dana Lee').score).toBeLessThan(DEFAULT_RESOLUTION_SETTINGS.threshold)
   })
-  it('names common nouns (written in lower case) by their head: no subset nor prefix across heads', () => {
-    expect(nameSimilarity('pottery', 'pottery class').reason).not.toBe('token-subset')
-    expect(nameSimilarity('pottery', 'pottery class').score).toBeLessThan(0.9)
-    expect(nameSimilarity('art', 'artwork').reason).not.toBe('prefix')
-    expect(nameSimilarity('class', 'pottery class')).toMatchObject({ reason: 'token-subset' })
-    // Names of people and things keep the rules.
-    expect(nameSimilarity('Dana', 'Dana Kim')).toMatchObject({ reason: 'token-subset' })
-  })
 })
 
 describe('resolveEntity', () => {
@@ -68,6 +60,19 @@ describe('resolveEntity', () => {
     ])
     expect(aliased).toMatchObject({ id: 'e1', reason: 'exact' })
     expect(resolveEntity({ name: 'Dana Lee', type: 'PERSON' }, [danaKim, danaLee]).id).toBe('e2')
+  })
+
+  it('joins a noun phrase (several words, the head in lower case) only with a name of the same head', () => {
+    const classes = [{ id: 'c', name: 'pottery class', aliases: [], type: 'EVENT' as const }]
+    expect(resolveEntity({ name: 'pottery', type: 'CONCEPT' }, classes).id).toBeNull()
+    expect(resolveEntity({ name: 'Pottery Class', type: 'EVENT' }, classes).id).toBe('c')
+    const group = [{ id: 'g', name: 'LGBTQ support group', aliases: [], type: 'CONCEPT' as const }]
+    expect(resolveEntity({ name: 'LGBTQ', type: 'CONCEPT' }, group).id).toBeNull()
+    expect(resolveEntity({ name: 'support group', type: 'CONCEPT' }, group).id).toBe('g')
+    // Names keep their rules.
+    expect(scoreNames({ name: 'Dana', type: 'PERSON' }, { name: 'Dana Kim', type: 'PERSON' }).reason).toBe(
+      'token-subset',
+    )
   })
 
   it('never joins entities of incompatible types, while an untyped one joins any', () => {
