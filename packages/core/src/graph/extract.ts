@@ -11,8 +11,10 @@ import { type EntityType, normalizeEntityName, normalizeRelation } from './graph
  * The offline graph extractor (issue 15): entities and relations from one memory's text, with no
  * model. Entities are wink-nlp's proper-noun runs; relations come from a fixed set of patterns
  * ("X works at Y", "X moved to Y", "X's sister Y", ...) matched on the sentence with every entity
- * replaced by a slot, so a pattern only ever joins two whole names. Every pattern runs on RE2 (linear
- * time whatever the text). Pure: the same text, speaker and reference give the same answer.
+ * replaced by a slot, so a pattern only ever joins two whole names. A second pass (activities.ts)
+ * links a person to the common-noun things conversation is about ("attended an LGBTQ support
+ * group", "signed up for a pottery class"). Every pattern runs on RE2 (linear time whatever the
+ * text). Pure: the same text, speaker and reference give the same answer.
  */
 export interface ExtractedEntity {
   /** As written (the longest spelling met in the text). */
