@@ -82,6 +82,15 @@ describe('graph formation', () => {
     ])
   })
 
+  it('reads a known name written in lower case: "dana moved to Lisbon" ends Dana Kim\'s Berlin', async () => {
+    const { remember, entities, edgesAt } = await setup()
+    await remember('a', 'Dana Kim moved to Berlin in 2023.')
+    await remember('a', 'dana moved to Lisbon in March 2025.')
+    expect((await entities('a')).filter((e) => e.type === 'PERSON').map((e) => e.name)).toEqual(['Dana Kim'])
+    expect(await edgesAt('a', new Date('2024-06-01T00:00:00Z'))).toEqual(['Dana Kim -lives in-> Berlin'])
+    expect(await edgesAt('a', new Date(START))).toEqual(['Dana Kim -lives in-> Lisbon'])
+  })
+
   it('links the speaker to what casual talk is about: "a pottery class" and "pottery classes" are one node', async () => {
     const { remember, entities, edgesAt } = await setup()
     await remember('a', 'I signed up for a pottery class.', { userId: 'melanie' })
