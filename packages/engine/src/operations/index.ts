@@ -19,3 +19,4 @@ export {
 } from './requests.ts'
 export { eventStream } from './streams.ts'
 export { formationActivityEventOut } from './wire.ts'
+export { graphEntityOut, graphRelationshipHitOut } from './wire-graph-hit.ts'

@@ -30,6 +30,7 @@ import type { AgentRecord } from '../ports/repositories.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 import { knowledgeRecordOf, type SearchHit } from '../search/search-types.ts'
 import type { ExportDocument } from '../transfer/document.ts'
+import { graphEntityOut, graphRelationshipHitOut } from './wire-graph-hit.ts'
 
 type Out<N extends OperationName> = OutputOf<N>
 
@@ -169,10 +170,13 @@ export function searchOut(result: { hits: SearchHit[]; mmrLambda: number }, now:
         speaker: h.components.speaker,
         feedback: h.components.feedback,
         cooccurrence: h.components.cooccurrence,
+        graph: h.components.graph,
       },
       message: h.message ? messageOut(h.message) : null,
       memory: h.memory ? memoryOut(h.memory, now) : null,
       knowledge: h.knowledge ? knowledgeOut(knowledgeRecordOf(h.knowledge)) : null,
+      entity: h.entity ? graphEntityOut(h.entity) : null,
+      relationship: h.relationship ? graphRelationshipHitOut(h.relationship, now) : null,
     })),
   }
 }
