@@ -86,7 +86,7 @@ export async function graphQuality(dataset: string, quick: boolean) {
   const lexicon = loadWordNetLexicon({})
   const embedder = createHashingEmbedder({ lexicon })
   const conversations = loadLocomo(dataset)
-  const t = await createTestApp({ embedder, env: { ENGRAM_INTROSPECTION: true, ENGRAM_EXTRACTION: 'off' } })
+  const t = await createTestApp({ embedder, env: { ENGRAM_INTROSPECTION: true } })
   try {
     const keys = new Map<string, string>()
     const sizes = new Map<string, Awaited<ReturnType<typeof graphSize>>>()
@@ -162,6 +162,8 @@ export async function graphQuality(dataset: string, quick: boolean) {
  */
 async function formGraph(t: TestApp, agentId: string): Promise<void> {
   await t.app.services.formation.syncMemory(agentId)
+  // Each memory written queued its graph job (and embed jobs): run them all, to the end.
+  while ((await t.app.services.jobs.drain()) > 0);
 }
 
 const f1 = (n: number) => (Number.isNaN(n) ? '–' : n.toFixed(1))
