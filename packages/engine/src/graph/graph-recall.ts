@@ -54,6 +54,8 @@ export interface GraphNeighbourhoodRead {
   relationships: ReachedRelationship[]
   /** Every entity touched (named, and the ends of every reached relationship), by id. */
   entities: Map<string, GraphEntityRecord>
+  /** Each touched entity's hops from the named ones (0 for a named entity), and the named entity it was reached from. */
+  depth: Map<string, { hops: number; from: NamedEntity }>
   /** True when a hub's edges or the frontier were cut (the caps below). */
   truncated: boolean
 }
@@ -149,6 +151,9 @@ export async function neighbourhoodOf(
   // Which named entity each frontier entity was reached from.
   let frontier = new Map<string, NamedEntity>(named.map((n) => [n.entity.id, n]))
   const visited = new Set(frontier.keys())
+  const depth = new Map<string, { hops: number; from: NamedEntity }>(
+    named.map((n) => [n.entity.id, { hops: 0, from: n }]),
+  )
   let truncated = false
   for (let hop = 1; hop <= options.hops && frontier.size > 0; hop++) {
     let ids = [...frontier.keys()]
@@ -171,14 +176,17 @@ export async function neighbourhoodOf(
       for (const other of [edge.sourceId, edge.targetId])
         if (!visited.has(other) && !next.has(other)) next.set(other, from)
     }
-    for (const id of next.keys()) visited.add(id)
+    for (const [id, from] of next) {
+      visited.add(id)
+      depth.set(id, { hops: hop, from })
+    }
     frontier = next
   }
   const missing = new Set<string>()
   for (const { relationship: r } of reached.values())
     for (const id of [r.sourceId, r.targetId]) if (!entities.has(id)) missing.add(id)
   for (const e of await graph.entitiesByIds(agentId, [...missing])) entities.set(e.id, e)
-  return { named: [...named], relationships: [...reached.values()], entities, truncated }
+  return { named: [...named], relationships: [...reached.values()], entities, depth, truncated }
 }
 
 /** The evidence of relationships, grouped per relationship id. */
@@ -266,6 +274,34 @@ export function edgeRelevance(read: GraphNeighbourhoodRead, query: string): Map<
         (hop === 1 ? 1 : SECOND_HOP_SHARE) *
         (bothNamed ? 1 : ONE_END_NAMED_SHARE) *
         (0.5 + 0.5 * edgeQueryOverlap(terms, words)),
+    )
+  }
+  return out
+}
+
+/** A mention one hop further from what the query named counts this share of the nearer one. */
+const MENTION_HOP_SHARE = 0.5
+/**
+ * A mention says less than a relationship (it names the entity, it does not relate it to
+ * anything): at most this share of an edge's relevance.
+ */
+const MENTION_SHARE = 0.5
+
+/**
+ * How much a mention of each touched entity says about the query, 0..1: MENTION_SHARE × the
+ * naming's strength × MENTION_HOP_SHARE per hop from the named entity × 1 / (1 + ln mentions): an
+ * entity named in hundreds of memories (a conversation's participant) is no clue to any one of
+ * them; a rare one is.
+ */
+export function mentionRelevance(read: GraphNeighbourhoodRead): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const [id, { hops, from }] of read.depth) {
+    const entity = read.entities.get(id)
+    if (!entity) continue
+    out.set(
+      id,
+      (MENTION_SHARE * from.strength * MENTION_HOP_SHARE ** hops) /
+        (1 + Math.log(Math.max(1, entity.mentionCount))),
     )
   }
   return out

@@ -348,6 +348,31 @@ describe('search over the knowledge graph', () => {
     expect(hit?.components).toMatchObject({ bm25: 0, vector: 0 })
     expect(hit?.components.graph).toBeGreaterThan(0)
     expect(expanded.map((h) => h.id)).not.toContain(other)
+    // A mention counts too: the turn that names "Jon" is Jonathan Reyes's, whatever its words.
+    const [jon] = say('agent-a', ['Jon fixed the old bike over the weekend.'])
+    const jonathan = await storage.graph.createEntity('agent-a', {
+      userId: null,
+      type: 'PERSON',
+      name: 'Jonathan Reyes',
+      aliases: ['Jon'],
+      summary: null,
+      embedding: null,
+      mentionCount: 1,
+      origin: 'FORMED',
+      firstSeenAt: clock.now(),
+      lastSeenAt: clock.now(),
+      createdAt: clock.now(),
+    })
+    await storage.graph.addEvidence(
+      'agent-a',
+      [{ entityId: jonathan.id, relationshipId: null, memoryId: null, messageId: jon as string }],
+      clock.now(),
+    )
+    const mentionQuery = 'What did Jonathan Reyes repair?'
+    const unmentioned = await search.search('agent-a', mentionQuery, { weights: { graph: 0 }, track: false })
+    expect(unmentioned.map((h) => h.id)).not.toContain(jon)
+    const mentioned = await search.search('agent-a', mentionQuery, { weights: { graph: 1 }, track: false })
+    expect(mentioned.find((h) => h.id === jon)?.components.graph).toBeGreaterThan(0)
     // The option's weight is bounded like every weight.
     await expect(search.search('agent-a', query, { weights: { graph: 2 } })).rejects.toMatchObject({
       issues: [expect.objectContaining({ field: 'weights.graph' })],

@@ -4,6 +4,7 @@ import {
   entitiesNamedIn,
   GRAPH_RECALL_HOPS,
   graphTerms,
+  mentionRelevance,
   neighbourhoodOf,
   relationshipLine,
   sourcesOf,
@@ -26,8 +27,9 @@ export const isGraphRow = (row: unknown): row is GraphRow =>
 
 /**
  * Graph expansion's score of each turn (MESSAGES) or memory (MEMORIES) the named entities'
- * neighbourhood was learnt from, 0..1: its best edge's relevance to the query (graph-recall.ts's
- * edgeRelevance). Only relationships that hold now count, as in memoryContext.
+ * neighbourhood was learnt from, 0..1: the best of the relevance of the edges it supports
+ * (graph-recall.ts's edgeRelevance) and of the mentions it holds of the entities touched, the named
+ * ones included (mentionRelevance). Only relationships that hold now count, as in memoryContext.
  */
 export async function graphExpansionScores(
   graph: GraphRepository,
@@ -44,16 +46,19 @@ export async function graphExpansionScores(
     hops: GRAPH_RECALL_HOPS,
     time: { asOf: now, knownAt: now },
   })
-  if (read.relationships.length === 0) return out
-  const edgeScore = edgeRelevance(read, query)
-  const sources = await sourcesOf(graph, agentId, [...edgeScore.keys()])
-  for (const [relationshipId, list] of sources) {
-    const score = edgeScore.get(relationshipId) ?? 0
-    for (const source of list) {
-      const id = kind === 'messages' ? source.messageId : source.memoryId
-      if (id && score > (out.get(id) ?? 0)) out.set(id, score)
-    }
+  const keep = (id: string | null, score: number) => {
+    if (id && score > (out.get(id) ?? 0)) out.set(id, score)
   }
+  // What the edges were learnt from, then what names the touched entities (their mentions).
+  const edgeScore = edgeRelevance(read, query)
+  for (const [relationshipId, list] of await sourcesOf(graph, agentId, [...edgeScore.keys()])) {
+    const score = edgeScore.get(relationshipId) ?? 0
+    for (const source of list) keep(kind === 'messages' ? source.messageId : source.memoryId, score)
+  }
+  const mentionScore = mentionRelevance(read)
+  for (const ev of await graph.evidenceOf(agentId, { entityIds: [...mentionScore.keys()] }))
+    if (ev.entityId)
+      keep(kind === 'messages' ? ev.messageId : ev.memoryId, mentionScore.get(ev.entityId) ?? 0)
   // The best `limit`: a hub's hundreds of sources must not flood the candidates.
   return new Map([...out.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit))
 }
