@@ -33,7 +33,7 @@ export function graphRelationshipHitOut(
   hit: GraphRelationshipHit,
   now: Date,
 ): NonNullable<Hit['relationship']> {
-  const r = hit.record
+  const r = hit.relationship
   const ref = (e: GraphEntityRecord) => ({ id: e.id, name: e.name, type: e.type })
   return {
     id: r.id,

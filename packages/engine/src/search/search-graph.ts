@@ -126,7 +126,7 @@ export async function graphScopeCandidates(
         score * (0.5 + 0.5 * r.confidence),
         relationshipLine(r, source, target),
         r.validFrom ?? r.learntAt,
-        { relationship: { record: r, source, target, sources: sources.get(r.id) ?? [] } },
+        { relationship: { relationship: r, source, target, sources: sources.get(r.id) ?? [] } },
         r.confidence,
       ),
     )

@@ -10,9 +10,9 @@ import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { RecalledKnowledge, RecalledMemoryItem } from '../ports/recall-sources.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 
-/** A relationship as a GRAPH hit shows it: the edge, its two ends and its sources. */
+/** A relationship as a GRAPH hit shows it: the edge, its two ends and its sources (the GraphService's RelationshipView's shape). */
 export interface GraphRelationshipHit {
-  record: GraphRelationshipRecord
+  relationship: GraphRelationshipRecord
   source: GraphEntityRecord
   target: GraphEntityRecord
   sources: GraphSource[]
