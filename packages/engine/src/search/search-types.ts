@@ -86,7 +86,9 @@ export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = {
   speaker: 0.5,
   feedback: 0,
   cooccurrence: 0,
-  // Graph expansion: see GRAPH_EXPANSION_DEFAULT in search-graph.ts for the measurement.
+  // Graph expansion (issue 15): mixed held-out on LoCoMo dev (+0.5 R@10 on conv-30 tuned on
+  // conv-26, −1.0 on conv-26 tuned on conv-30; the offline graph there has entities only), so
+  // off. docs/retrieval.md ("Knowledge graph") has the figures.
   graph: 0,
   ...DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
 }
