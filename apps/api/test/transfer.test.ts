@@ -59,6 +59,9 @@ describe('export, import, backups, restore and clearing', () => {
         ...where,
         orderBy: [{ kind: 'asc' }, { ownerId: 'asc' }, { model: 'asc' }],
       }),
+      graphEntities: await t.db.graphEntity.findMany({ ...where, orderBy: { id: 'asc' } }),
+      graphRelationships: await t.db.graphRelationship.findMany({ ...where, orderBy: { id: 'asc' } }),
+      graphEvidence: await t.db.graphEvidence.findMany({ ...where, orderBy: { id: 'asc' } }),
     }
   }
   const rowCounts = async (agentId: string) => {
@@ -70,7 +73,76 @@ describe('export, import, backups, restore and clearing', () => {
       messages: await t.db.message.count(where),
       entries: await t.db.memoryEntry.count(where),
       embeddings: await t.db.embedding.count(where),
+      graphEntities: await t.db.graphEntity.count(where),
+      graphRelationships: await t.db.graphRelationship.count(where),
+      graphEvidence: await t.db.graphEvidence.count(where),
     }
+  }
+
+  /**
+   * A knowledge graph for agent-src, written through the port as formation writes it: Dana lives in
+   * Hamburg (from memory m2 and the first turn of c1), a contradicted earlier edge, and a source no
+   * document row holds (which an export leaves out).
+   */
+  const seedGraph = async () => {
+    const graph = t.app.services.engine.storage.graph
+    const memories = await t.db.memoryItem.findMany({
+      where: { agentId: 'agent-src' },
+      orderBy: { id: 'asc' },
+    })
+    const turns = await t.db.message.findMany({ where: { agentId: 'agent-src' }, orderBy: { id: 'asc' } })
+    const now = t.clock.now()
+    const entity = (name: string, type: 'PERSON' | 'PLACE', aliases: string[], embedding: number[] | null) =>
+      graph.createEntity('agent-src', {
+        userId: 'u1',
+        type,
+        name,
+        aliases,
+        summary: `${name} as the user told it`,
+        embedding: embedding && Float32Array.from(embedding),
+        mentionCount: 2,
+        origin: 'FORMED',
+        firstSeenAt: now,
+        lastSeenAt: now,
+        createdAt: now,
+      })
+    const dana = await entity('Dana Kim', 'PERSON', ['Dana'], [0.5, -0.25])
+    const berlin = await entity('Berlin', 'PLACE', [], null)
+    const hamburg = await entity('Hamburg', 'PLACE', ['HH'], null)
+    const edge = (targetId: string, validFrom: Date | null) =>
+      graph.createRelationship('agent-src', {
+        userId: 'u1',
+        sourceId: dana.id,
+        relation: 'lives in',
+        targetId,
+        confidence: 0.8,
+        validFrom,
+        validUntil: null,
+        learntAt: now,
+        origin: 'FORMED',
+        createdAt: now,
+      })
+    const before = await edge(berlin.id, new Date('2024-01-01T00:00:00.000Z'))
+    const after = await edge(hamburg.id, new Date('2025-04-01T00:00:00.000Z'))
+    await graph.updateRelationship('agent-src', before.id, {
+      validUntil: new Date('2025-04-01T00:00:00.000Z'),
+      supersededById: after.id,
+      updatedAt: now,
+    })
+    const m2 = String(memories[1]?.id)
+    const turn = String(turns[0]?.id)
+    await graph.addEvidence(
+      'agent-src',
+      [
+        { entityId: dana.id, relationshipId: null, memoryId: m2, messageId: turn },
+        { entityId: hamburg.id, relationshipId: null, memoryId: m2, messageId: null },
+        { entityId: berlin.id, relationshipId: null, memoryId: String(memories[0]?.id), messageId: null },
+        { entityId: null, relationshipId: after.id, memoryId: m2, messageId: turn },
+        { entityId: null, relationshipId: before.id, memoryId: String(memories[0]?.id), messageId: null },
+        { entityId: null, relationshipId: after.id, memoryId: '999999', messageId: null },
+      ],
+      now,
+    )
   }
 
   beforeAll(async () => {
@@ -115,6 +187,7 @@ describe('export, import, backups, restore and clearing', () => {
       keySource,
     )
     expect(search.data.search.__typename).toBe('SearchResult')
+    await seedGraph()
     original = (await exportOf('agent-src', keySource)).document
   })
   afterAll(() => t.close())
@@ -125,7 +198,7 @@ describe('export, import, backups, restore and clearing', () => {
     const doc = exported.document
     expect(doc).toMatchObject({
       format: 'engram.export',
-      version: 3,
+      version: 4,
       agent: { id: 'agent-src' },
       embeddingModel: t.app.services.embeddings.model,
     })
@@ -171,6 +244,38 @@ describe('export, import, backups, restore and clearing', () => {
     }
   })
 
+  it('exports the knowledge graph by refs: entities, relationships with their supersession, evidence', async () => {
+    const { graph } = original
+    expect(graph.entities.map((e: Doc) => [e.ref, e.name, e.type, e.aliases])).toEqual([
+      ['e1', 'Dana Kim', 'PERSON', ['Dana']],
+      ['e2', 'Berlin', 'PLACE', []],
+      ['e3', 'Hamburg', 'PLACE', ['HH']],
+    ])
+    const embedding = new Uint8Array(Buffer.from(graph.entities[0].embedding, 'base64'))
+    expect([...new Float32Array(embedding.buffer)]).toEqual([0.5, -0.25])
+    expect(graph.entities[1].embedding).toBeNull()
+    expect(
+      graph.relationships.map((r: Doc) => [r.ref, r.source, r.relation, r.target, r.supersededBy]),
+    ).toEqual([
+      ['r1', 'e1', 'lives in', 'e2', 'r2'],
+      ['r2', 'e1', 'lives in', 'e3', null],
+    ])
+    expect(graph.relationships[0]).toMatchObject({
+      validFrom: '2024-01-01T00:00:00.000Z',
+      validUntil: '2025-04-01T00:00:00.000Z',
+      confidence: 0.8,
+      origin: 'FORMED',
+    })
+    // Sources by the document's refs; the memory no document row holds is left out.
+    expect(graph.evidence.map((ev: Doc) => [ev.entity ?? ev.relationship, ev.memory, ev.message])).toEqual([
+      ['e1', 'm2', 'c1#1'],
+      ['e3', 'm2', null],
+      ['e2', 'm1', null],
+      ['r2', 'm2', 'c1#1'],
+      ['r1', 'm1', null],
+    ])
+  })
+
   it('imports into a fresh agent (REPLACE), whose export is the same document', async () => {
     const report = await importInto('agent-copy', original)
     expect(report).toEqual({
@@ -193,6 +298,29 @@ describe('export, import, backups, restore and clearing', () => {
     // The supersession link points at the copy's own rows.
     const rows = await t.db.memoryItem.findMany({ where: { agentId: 'agent-copy' }, orderBy: { id: 'asc' } })
     expect(rows.map((r) => r.supersededById)).toEqual([rows[1]?.id, null, null])
+    // The graph is the copy's own: found by name and alias, its evidence citing the copy's rows, so
+    // deleting the copy's memory and turn takes what only they supported.
+    const graph = t.app.services.engine.storage.graph
+    const [dana] = await graph.entitiesByName('agent-copy', 'dana')
+    expect(dana).toMatchObject({ name: 'Dana Kim', aliases: ['Dana'], userId: 'u1' })
+    expect([...(dana?.embedding ?? [])]).toEqual([0.5, -0.25])
+    expect((await graph.entitiesByName('agent-copy', 'hh')).map((e) => e.name)).toEqual(['Hamburg'])
+    const copyTurn = await t.db.message.findFirst({
+      where: { agentId: 'agent-copy' },
+      orderBy: { id: 'asc' },
+    })
+    expect(await graph.evidenceOf('agent-copy', { entityIds: [dana?.id as string] })).toEqual([
+      expect.objectContaining({ memoryId: String(rows[1]?.id), messageId: String(copyTurn?.id) }),
+    ])
+    const asOf = (iso: string) => ({ asOf: new Date(iso), knownAt: t.clock.now() })
+    const livesIn = async (iso: string) =>
+      Promise.all(
+        (await graph.relationships('agent-copy', { at: asOf(iso) }, 0, 10)).map(
+          async (r) => (await graph.findEntity('agent-copy', r.targetId))?.name,
+        ),
+      )
+    expect(await livesIn('2024-06-01T00:00:00.000Z')).toEqual(['Berlin'])
+    expect(await livesIn('2025-06-01T00:00:00.000Z')).toEqual(['Hamburg'])
     // The copy is searchable with the imported vectors.
     const hits = await t.gql(
       `{ search(input: { query: "harbour", scopes: [MESSAGES] }) { ... on SearchResult { hits { text components { vector } } } } }`,
@@ -242,6 +370,10 @@ describe('export, import, backups, restore and clearing', () => {
       messages: 3,
       entries: 3,
       embeddings: 7,
+      // The graph replaced, not doubled; the source no row held was left out by the export.
+      graphEntities: 3,
+      graphRelationships: 2,
+      graphEvidence: 5,
     })
   })
 
@@ -415,6 +547,67 @@ describe('export, import, backups, restore and clearing', () => {
     ],
   ]
 
+  // The graph (version 4): refs resolve within the document, names and relations are bounded.
+  const withGraph = (d: Doc, change: (graph: Doc) => Doc) => ({ ...d, graph: change(d.graph) })
+  broken.push(
+    [
+      'a relationship naming no entity of the document',
+      (d) =>
+        withGraph(d, (g) => ({
+          ...g,
+          relationships: g.relationships.map((r: Doc, i: number) => (i === 1 ? { ...r, target: 'e9' } : r)),
+        })),
+      'document.graph.relationships.1.target',
+    ],
+    [
+      'a relationship superseded by none of the document',
+      (d) =>
+        withGraph(d, (g) => ({
+          ...g,
+          relationships: g.relationships.map((r: Doc, i: number) =>
+            i === 0 ? { ...r, supersededBy: 'r9' } : r,
+          ),
+        })),
+      'document.graph.relationships.0.supersededBy',
+    ],
+    [
+      'a duplicate entity ref',
+      (d) =>
+        withGraph(d, (g) => ({
+          ...g,
+          entities: g.entities.map((e: Doc, i: number) => (i === 2 ? { ...e, ref: 'e1' } : e)),
+        })),
+      'document.graph.entities.2.ref',
+    ],
+    [
+      'evidence of both an entity and a relationship',
+      (d) =>
+        withGraph(d, (g) => ({
+          ...g,
+          evidence: g.evidence.map((ev: Doc, i: number) => (i === 0 ? { ...ev, relationship: 'r1' } : ev)),
+        })),
+      'document.graph.evidence.0',
+    ],
+    [
+      'an entity name past its limit',
+      (d) =>
+        withGraph(d, (g) => ({
+          ...g,
+          entities: g.entities.map((e: Doc, i: number) => (i === 0 ? { ...e, name: 'x'.repeat(201) } : e)),
+        })),
+      'document.graph.entities.0.name',
+    ],
+    [
+      'an entity of an unknown type',
+      (d) =>
+        withGraph(d, (g) => ({
+          ...g,
+          entities: g.entities.map((e: Doc, i: number) => (i === 1 ? { ...e, type: 'ANIMAL' } : e)),
+        })),
+      'document.graph.entities.1.type',
+    ],
+  )
+
   broken.push(
     [
       'a vector owner of an unknown kind',
@@ -528,6 +721,19 @@ describe('export, import, backups, restore and clearing', () => {
           vectors: [],
         }),
         'document.memories.0.metadata.note',
+      ],
+      [
+        "a graph entity's alias",
+        (d) => ({
+          ...d,
+          graph: {
+            ...d.graph,
+            entities: d.graph.entities.map((e: Doc, i: number) =>
+              i === 0 ? { ...e, aliases: ['Dana', 'SSN 123-45-6789'] } : e,
+            ),
+          },
+        }),
+        'document.graph.entities.0.aliases.1',
       ],
     ]
 
@@ -804,6 +1010,8 @@ describe('export, import, backups, restore and clearing', () => {
 
     it("clears one agent's memory; the agent and its key stay, other agents keep theirs", async () => {
       const other = await fingerprint('agent-src')
+      // What is cleared was there: the graph too.
+      expect((await rowCounts('agent-copy')).graphEntities).toBeGreaterThan(0)
       const r = await t.gql(CLEAR, { a: 'agent-copy', c: 'CLEAR agent-copy' })
       expect(r.data.clearAll).toEqual({
         __typename: 'ClearAllPayload',
@@ -818,6 +1026,9 @@ describe('export, import, backups, restore and clearing', () => {
         messages: 0,
         entries: 0,
         embeddings: 0,
+        graphEntities: 0,
+        graphRelationships: 0,
+        graphEvidence: 0,
       })
       expect(await t.db.agent.findUnique({ where: { id: 'agent-copy' } })).not.toBeNull()
       expect((await t.gql(`{ viewer { agentId } }`, {}, keyCopy)).data.viewer.agentId).toBe('agent-copy')
@@ -843,6 +1054,10 @@ describe('export, import, backups, restore and clearing', () => {
         'message',
         'memoryEntry',
         'embedding',
+        'graphEntity',
+        'graphEntityTerm',
+        'graphRelationship',
+        'graphEvidence',
       ] as const)
         expect(await (t.db[table] as { count(): Promise<number> }).count()).toBe(0)
       expect((await t.db.agent.findMany({ orderBy: { id: 'asc' } })).map((a) => a.id)).toEqual(agents)

@@ -37,6 +37,14 @@ export { sqliteSummaries } from './formation/sqlite-summaries.ts'
 export { COLLECTION_TABLES, SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'
+export {
+  entityTerms,
+  holdsAt,
+  sqliteGraph,
+  toGraphEntity,
+  toGraphEvidence,
+  toGraphRelationship,
+} from './graph/sqlite-graph.ts'
 export * from './jobs/sqlite-job-queue.ts'
 export { knowledgeWhere, sqliteKnowledge, toKnowledge } from './knowledge/sqlite-knowledge.ts'
 export * from './mappers.ts'

@@ -9,6 +9,7 @@ import { SqliteFormation } from './formation/sqlite-formation.ts'
 import { sqliteProfiles } from './formation/sqlite-profiles.ts'
 import { sqliteSummaries } from './formation/sqlite-summaries.ts'
 import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
+import { sqliteGraph } from './graph/sqlite-graph.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
 import { sqliteMemoryItems } from './memory-items/sqlite-memory-items.ts'
@@ -82,6 +83,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     embeddings: new SqliteEmbeddingRepository(db, jobs),
     memoryItems: sqliteMemoryItems(db),
     knowledge: sqliteKnowledge(db),
+    graph: sqliteGraph(db),
     privacyPolicies: sqlitePrivacyPolicies(db),
     apiKeys: sqliteApiKeys(db),
     optimizer: new SqliteOptimizerRepository(db),

@@ -1,5 +1,6 @@
 import type {
   AgentArchive,
+  ArchivedGraph,
   NewArchivedMemory,
   NewArchivedSession,
   NewArchivedVector,
@@ -110,6 +111,87 @@ const vector = (kind: string, ownerId: string, model: string): NewArchivedVector
   createdAt: at('2026-01-14T00:00:00.000Z'),
 })
 
+/** A graph as an import hands it over: its own keys (k1…), sources among the memory just written. */
+const graphOf = (memories: { newer: string; older: string }, messages: string[]): ArchivedGraph => {
+  const entity = (id: string, name: string, createdAt: string, extra = {}) => ({
+    id,
+    userId: 'user-1',
+    type: 'PERSON' as const,
+    name,
+    aliases: [`${name.split(' ')[0]}`],
+    summary: null,
+    embedding: null,
+    mentionCount: 2,
+    origin: 'FORMED' as const,
+    firstSeenAt: at(createdAt),
+    lastSeenAt: at(createdAt),
+    createdAt: at(createdAt),
+    updatedAt: at(createdAt),
+    ...extra,
+  })
+  const edge = (id: string, sourceId: string, targetId: string, createdAt: string, extra = {}) => ({
+    id,
+    userId: null,
+    sourceId,
+    relation: 'works at',
+    targetId,
+    confidence: 0.8,
+    validFrom: at('2025-01-01T00:00:00.000Z'),
+    validUntil: null,
+    learntAt: at(createdAt),
+    retiredAt: null,
+    retiredReason: null,
+    supersededById: null,
+    origin: 'FORMED' as const,
+    createdAt: at(createdAt),
+    updatedAt: at(createdAt),
+    ...extra,
+  })
+  return {
+    // Written newest first: a read lists them oldest first all the same.
+    entities: [
+      entity('k-globex', 'Globex Corp', '2026-01-11T00:00:00.000Z', { type: 'COMPANY', origin: 'MANUAL' }),
+      entity('k-dana', 'Dana Kim', '2026-01-09T00:00:00.000Z', {
+        embedding: bytes(0.6, 0.8),
+        summary: 'a lead',
+      }),
+      entity('k-acme', 'Acme Corp', '2026-01-10T00:00:00.000Z', { type: 'COMPANY' }),
+    ],
+    relationships: [
+      edge('k-old', 'k-dana', 'k-acme', '2026-01-10T00:00:00.000Z', {
+        validUntil: at('2026-01-11T00:00:00.000Z'),
+        supersededById: 'k-new',
+        retiredAt: at('2026-01-12T00:00:00.000Z'),
+        retiredReason: 'wrong',
+      }),
+      edge('k-new', 'k-dana', 'k-globex', '2026-01-11T00:00:00.000Z', { origin: 'MANUAL', confidence: 0.9 }),
+    ],
+    evidence: [
+      {
+        entityId: 'k-dana',
+        relationshipId: null,
+        memoryId: memories.older,
+        messageId: messages[0] as string,
+        createdAt: at('2026-01-10T00:00:00.000Z'),
+      },
+      {
+        entityId: null,
+        relationshipId: 'k-old',
+        memoryId: memories.older,
+        messageId: null,
+        createdAt: at('2026-01-10T00:00:00.000Z'),
+      },
+      {
+        entityId: null,
+        relationshipId: 'k-new',
+        memoryId: null,
+        messageId: messages[1] as string,
+        createdAt: at('2026-01-11T00:00:00.000Z'),
+      },
+    ],
+  }
+}
+
 /** Writes one agent's memory as an import does; returns the ids the archive handed out. */
 async function writeMemory(tx: Repositories, agentId: string) {
   const archive = tx.archive
@@ -137,6 +219,7 @@ async function writeMemory(tx: Repositories, agentId: string) {
     vector('message', messages[0] as string, 'model-a'),
     vector('message', messages[1] as string, 'model-b'),
   ])
+  await archive.addGraph(agentId, graphOf({ newer: newer as string, older: older as string }, messages))
   return { newer: newer as string, older: older as string, coffee: coffee as string, messages }
 }
 
@@ -144,7 +227,31 @@ async function writeMemory(tx: Repositories, agentId: string) {
 function withoutIds(archive: AgentArchive | null) {
   if (!archive) return null
   const memoryIndex = new Map(archive.memories.map((m, i) => [m.id, i]))
+  const messageIndex = new Map(archive.sessions.flatMap((s) => s.messages).map((m, i) => [m.id, i]))
+  const { entities, relationships, evidence } = archive.graph
+  const entityIndex = new Map(entities.map((e, i) => [e.id, i]))
+  const relationshipIndex = new Map(relationships.map((r, i) => [r.id, i]))
+  const indexOf = (index: Map<string, number>, id: string | null) => (id == null ? null : index.get(id))
   return {
+    graph: {
+      entities: entities.map(({ id: _id, embedding, ...e }) => ({
+        ...e,
+        embedding: embedding && [...embedding],
+      })),
+      relationships: relationships.map(({ id: _id, sourceId, targetId, supersededById, ...r }) => ({
+        ...r,
+        source: indexOf(entityIndex, sourceId),
+        target: indexOf(entityIndex, targetId),
+        supersededBy: indexOf(relationshipIndex, supersededById),
+      })),
+      evidence: evidence.map((ev) => ({
+        entity: indexOf(entityIndex, ev.entityId),
+        relationship: indexOf(relationshipIndex, ev.relationshipId),
+        memory: indexOf(memoryIndex, ev.memoryId),
+        message: indexOf(messageIndex, ev.messageId),
+        createdAt: ev.createdAt,
+      })),
+    },
     agent: { memorySettings: archive.agent.memorySettings, privacyPolicy: archive.agent.privacyPolicy },
     memories: archive.memories.map(({ id: _id, supersededById, ...m }) => ({
       ...m,
@@ -220,8 +327,63 @@ export function describeAgentArchive(initializer: StorageInitializer): void {
           })
         )?.snapshots,
       ).toBeNull()
+      // The graph, oldest first, linked by the store's ids; the evidence's sources are the agent's rows.
+      const graph = archive?.graph
+      expect(graph?.entities.map((e) => [e.name, e.type, e.origin, e.aliases])).toEqual([
+        ['Dana Kim', 'PERSON', 'FORMED', ['Dana']],
+        ['Acme Corp', 'COMPANY', 'FORMED', ['Acme']],
+        ['Globex Corp', 'COMPANY', 'MANUAL', ['Globex']],
+      ])
+      expect([...(graph?.entities[0]?.embedding ?? [])]).toEqual([...bytes(0.6, 0.8)])
+      expect(graph?.entities[0]).toMatchObject({ summary: 'a lead', userId: 'user-1', mentionCount: 2 })
+      const [dana, acme, globex] = (graph?.entities ?? []).map((e) => e.id)
+      const [old, current] = graph?.relationships ?? []
+      expect(old).toMatchObject({
+        sourceId: dana,
+        targetId: acme,
+        supersededById: current?.id,
+        retiredReason: 'wrong',
+        validUntil: at('2026-01-11T00:00:00.000Z'),
+        retiredAt: at('2026-01-12T00:00:00.000Z'),
+      })
+      expect(current).toMatchObject({
+        sourceId: dana,
+        targetId: globex,
+        supersededById: null,
+        confidence: 0.9,
+      })
+      expect(graph?.evidence).toEqual([
+        {
+          entityId: dana,
+          relationshipId: null,
+          memoryId: ids.older,
+          messageId: ids.messages[0],
+          createdAt: at('2026-01-10T00:00:00.000Z'),
+        },
+        {
+          entityId: null,
+          relationshipId: old?.id,
+          memoryId: ids.older,
+          messageId: null,
+          createdAt: at('2026-01-10T00:00:00.000Z'),
+        },
+        {
+          entityId: null,
+          relationshipId: current?.id,
+          memoryId: null,
+          messageId: ids.messages[1],
+          createdAt: at('2026-01-11T00:00:00.000Z'),
+        },
+      ])
       const other = await readAll(storage, 'agent-b')
-      expect(other).toMatchObject({ memories: [], knowledge: [], sessions: [], vectors: [], parameters: [] })
+      expect(other).toMatchObject({
+        memories: [],
+        knowledge: [],
+        sessions: [],
+        vectors: [],
+        parameters: [],
+        graph: { entities: [], relationships: [], evidence: [] },
+      })
       expect(await readAll(storage, 'nobody')).toBeNull()
     })
 
@@ -246,6 +408,9 @@ export function describeAgentArchive(initializer: StorageInitializer): void {
           })),
         )
         const newId = new Map(original.memories.map((m, i) => [m.id, memoryIds[i] as string]))
+        // Memories and messages apart: row ids of two tables may be equal.
+        const newMemoryId = new Map(newId)
+        const newMessageId = new Map<string, string>()
         await archive.linkSupersessions(
           'agent-copy',
           original.memories.flatMap((m) =>
@@ -264,7 +429,10 @@ export function describeAgentArchive(initializer: StorageInitializer): void {
             ...s,
             messages: s.messages.map(({ id: _id, ...m }) => m),
           })
-          for (const [i, m] of s.messages.entries()) newId.set(m.id, messageIds[i] as string)
+          for (const [i, m] of s.messages.entries()) {
+            newId.set(m.id, messageIds[i] as string)
+            newMessageId.set(m.id, messageIds[i] as string)
+          }
         }
         await archive.addSnapshots('agent-copy', original.snapshots ?? [])
         await archive.addVectors(
@@ -277,8 +445,17 @@ export function describeAgentArchive(initializer: StorageInitializer): void {
             createdAt: at('2026-01-15T00:00:00.000Z'),
           })),
         )
+        await archive.addGraph('agent-copy', {
+          ...original.graph,
+          evidence: original.graph.evidence.map((ev) => ({
+            ...ev,
+            memoryId: ev.memoryId && (newMemoryId.get(ev.memoryId) as string),
+            messageId: ev.messageId && (newMessageId.get(ev.messageId) as string),
+          })),
+        })
       })
       const copy = await readAll(storage, 'agent-copy')
+      expect(copy?.graph.entities).toHaveLength(3)
       const sortVectors = (a: ReturnType<typeof withoutIds>) =>
         a && { ...a, vectors: a.vectors.sort((x, y) => x.kind.localeCompare(y.kind)) }
       expect(sortVectors(withoutIds(copy))).toEqual(sortVectors(withoutIds(original)))
@@ -330,12 +507,14 @@ export function describeAgentArchive(initializer: StorageInitializer): void {
         vectors: [],
         parameters: [],
         snapshots: [],
+        graph: { entities: [], relationships: [], evidence: [] },
       })
       expect(await storage.repositories.memoryEntries.list('agent-a', null)).toEqual([])
       const other = await readAll(storage, 'agent-b')
       expect(other?.memories).toHaveLength(2)
       expect(other?.sessions[0]?.messages).toHaveLength(2)
       expect(other?.vectors).toHaveLength(3)
+      expect(other?.graph.relationships).toHaveLength(2)
       expect((await storage.repositories.archive.agentIds()).sort()).toEqual(['agent-a', 'agent-b'])
     })
 

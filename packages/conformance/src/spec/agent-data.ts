@@ -24,6 +24,48 @@ async function agentWithRecords(storage: Storage, agentId: string, text: string,
   await memoryEntries.upsertVector(agentId, entry.id, Float32Array.from([1, 0, 0]))
   await parameters.put(agentId, 'minRelevance', 0.3)
   await storage.optimizer.applyRun(agentId, emptyRun(at), async () => {})
+  await agentGraph(storage, agentId, text, at)
+}
+
+/** Two entities named by the text, an edge between them and the evidence of both (issue 15). */
+async function agentGraph(storage: Storage, agentId: string, text: string, at: Date): Promise<void> {
+  const { graph } = storage
+  const entity = (name: string) =>
+    graph.createEntity(agentId, {
+      userId: null,
+      type: 'CONCEPT',
+      name,
+      aliases: [`${name} alias`],
+      summary: text,
+      embedding: Float32Array.from([0, 0, 1]),
+      mentionCount: 1,
+      origin: 'FORMED',
+      firstSeenAt: at,
+      lastSeenAt: at,
+      createdAt: at,
+    })
+  const source = await entity(text)
+  const target = await entity(`${text} too`)
+  const edge = await graph.createRelationship(agentId, {
+    userId: null,
+    sourceId: source.id,
+    relation: 'relates to',
+    targetId: target.id,
+    confidence: 0.6,
+    validFrom: null,
+    validUntil: null,
+    learntAt: at,
+    origin: 'FORMED',
+    createdAt: at,
+  })
+  await graph.addEvidence(
+    agentId,
+    [
+      { entityId: source.id, relationshipId: null, memoryId: '1', messageId: null },
+      { entityId: null, relationshipId: edge.id, memoryId: '1', messageId: null },
+    ],
+    at,
+  )
 }
 
 /** The end of an agent's data: the store's count of what remains, and its purge. */
@@ -133,6 +175,10 @@ export function describeSqlitePurge(initializer: StorageInitializer): void {
         Summary: 1,
         SummaryCursor: 1,
         ProfileVersion: 1,
+        GraphEntity: 2,
+        GraphEntityTerm: expect.any(Number),
+        GraphRelationship: 1,
+        GraphEvidence: 2,
       })
       expect(filesHolding(files, gone)).not.toEqual([])
       const summaryVectors = () => db.embedding.count({ where: { agentId: 'agent-gone', kind: 'summary' } })

@@ -9,6 +9,7 @@ import { describeBackups } from './backups.ts'
 import { describeEmbeddings } from './embeddings.ts'
 import { describeFormation } from './formation.ts'
 import { describeFullText } from './full-text.ts'
+import { describeGraph } from './graph.ts'
 import { describeHistory } from './history.ts'
 import { describeJobs, describeJobsAcrossWorkers } from './jobs.ts'
 import { describeKnowledge } from './knowledge.ts'
@@ -35,6 +36,7 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeEmbeddings(initializer)
   describeMemoryItems(initializer)
   describeKnowledge(initializer)
+  describeGraph(initializer)
   describeAgentRecords(initializer)
   describeOptimizer(initializer)
   describeAgentData(initializer)

@@ -1,4 +1,4 @@
-import type { Metadata, PrivacyMode, PrivacyPattern } from '@engram/core'
+import type { EntityType, GraphOrigin, Metadata, PrivacyMode, PrivacyPattern } from '@engram/core'
 
 /**
  * The AgentArchive port: an agent's whole memory read in one piece (export) and written back row by
@@ -125,6 +125,63 @@ export interface ArchivedPrivacyPolicy {
   patterns: PrivacyPattern[]
 }
 
+/** A knowledge-graph entity (issue 15); `id` links it to the graph's relationships and evidence. */
+export interface ArchivedGraphEntity {
+  id: string
+  userId: string | null
+  type: EntityType
+  name: string
+  aliases: string[]
+  summary: string | null
+  /** The name's embedding as float32 bytes, null when none was computed. */
+  embedding: Uint8Array | null
+  mentionCount: number
+  origin: GraphOrigin
+  firstSeenAt: Date
+  lastSeenAt: Date
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** A relationship between two entities of the same graph, named by their `id`. */
+export interface ArchivedGraphRelationship {
+  id: string
+  userId: string | null
+  sourceId: string
+  relation: string
+  targetId: string
+  confidence: number
+  validFrom: Date | null
+  validUntil: Date | null
+  learntAt: Date
+  retiredAt: Date | null
+  retiredReason: string | null
+  /** The `id` of the relationship of this graph that ended this one's validity. */
+  supersededById: string | null
+  origin: GraphOrigin
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** Where an entity or relationship (exactly one) was learnt: the agent's memory and/or message ids. */
+export interface ArchivedGraphEvidence {
+  entityId: string | null
+  relationshipId: string | null
+  memoryId: string | null
+  messageId: string | null
+  createdAt: Date
+}
+
+/** The agent's knowledge graph. */
+export interface ArchivedGraph {
+  /** Oldest first (createdAt, then id). */
+  entities: ArchivedGraphEntity[]
+  /** Oldest first (createdAt, then id). */
+  relationships: ArchivedGraphRelationship[]
+  /** In the order it was recorded. */
+  evidence: ArchivedGraphEvidence[]
+}
+
 /** Everything an agent owns, each list in the order an export document lists it. */
 export interface AgentArchive {
   agent: {
@@ -146,6 +203,8 @@ export interface AgentArchive {
   parameters: { key: string; value: number }[]
   /** Optimizer runs oldest first; null when not asked for. */
   snapshots: ArchivedSnapshot[] | null
+  /** The knowledge graph (its ids are the store's). */
+  graph: ArchivedGraph
 }
 
 /** What clearing removed, as the clearAll operation reports it. */
@@ -163,8 +222,9 @@ export interface AgentArchiveRepository {
   ): Promise<AgentArchive | null>
   /**
    * Deletes everything the agent remembers: memories, knowledge, conversations, entries, vectors
-   * and cached embeddings, optimizer runs and parameters, and its queued jobs (their handlers would
-   * find nothing, but the queue's depth would report them). The agent, its keys and settings stay.
+   * and cached embeddings, optimizer runs and parameters, its knowledge graph, and its queued jobs
+   * (their handlers would find nothing, but the queue's depth would report them). The agent, its
+   * keys and settings stay.
    */
   clear(agentId: string): Promise<ClearedCounts>
   /** Every agent's id: clearing all agents clears each. */
@@ -185,4 +245,9 @@ export interface AgentArchiveRepository {
   addConversation(agentId: string, session: NewArchivedSession): Promise<string[]>
   addSnapshots(agentId: string, snapshots: readonly ArchivedSnapshot[]): Promise<void>
   addVectors(agentId: string, vectors: readonly NewArchivedVector[]): Promise<void>
+  /**
+   * Adds a knowledge graph. Its ids are the caller's keys, linking its rows to one another (the
+   * rows get new ids); the evidence's memory and message ids are already the agent's.
+   */
+  addGraph(agentId: string, graph: ArchivedGraph): Promise<void>
 }

@@ -162,7 +162,12 @@ export interface GraphRepository {
    */
   entitiesByTokens(agentId: string, tokens: readonly string[], limit: number): Promise<GraphEntityRecord[]>
   /** Most mentioned first, ties by id; a null agent means every agent (an admin's list). */
-  searchEntities(agentId: string | null, query: GraphEntityQuery, offset: number, limit: number): Promise<GraphEntityRecord[]>
+  searchEntities(
+    agentId: string | null,
+    query: GraphEntityQuery,
+    offset: number,
+    limit: number,
+  ): Promise<GraphEntityRecord[]>
   countEntities(agentId: string | null, query: GraphEntityQuery): Promise<number>
   createEntity(agentId: string, entity: NewGraphEntity): Promise<GraphEntityRecord>
   updateEntity(agentId: string, id: string, changes: GraphEntityChanges): Promise<GraphEntityRecord>
@@ -194,7 +199,11 @@ export interface GraphRepository {
 
   // --- provenance -----------------------------------------------------------------------------
   /** Records sources; a (subject, memory, message) already recorded is not repeated. */
-  addEvidence(agentId: string, evidence: readonly Omit<GraphEvidenceRecord, 'createdAt'>[], at: Date): Promise<void>
+  addEvidence(
+    agentId: string,
+    evidence: readonly Omit<GraphEvidenceRecord, 'createdAt'>[],
+    at: Date,
+  ): Promise<void>
   evidenceOf(
     agentId: string,
     subject: { relationshipIds?: readonly string[]; entityIds?: readonly string[] },

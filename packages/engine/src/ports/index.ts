@@ -5,6 +5,10 @@ export type {
   AgentArchive,
   AgentArchiveRepository,
   ArchivedEntry,
+  ArchivedGraph,
+  ArchivedGraphEntity,
+  ArchivedGraphEvidence,
+  ArchivedGraphRelationship,
   ArchivedKnowledge,
   ArchivedMemory,
   ArchivedMessage,
@@ -39,20 +43,6 @@ export type {
 export { EMBEDDING_KINDS } from './embeddings.ts'
 export type { EpisodicStore } from './episodic-store.ts'
 export type {
-  GraphEntityChanges,
-  GraphEntityQuery,
-  GraphEntityRecord,
-  GraphEvidenceRecord,
-  GraphForgetResult,
-  GraphRelationshipChanges,
-  GraphRelationshipFilter,
-  GraphRelationshipRecord,
-  GraphRepository,
-  GraphSource,
-  NewGraphEntity,
-  NewGraphRelationship,
-} from './graph.ts'
-export type {
   CacheChange,
   CacheInvalidateEvent,
   EmbeddingProgressEvent,
@@ -77,6 +67,20 @@ export type {
   Posting,
 } from './full-text.ts'
 export { FULL_TEXT_COLLECTIONS, frequencyTerms, MAX_FREQUENCY_TERMS } from './full-text.ts'
+export type {
+  GraphEntityChanges,
+  GraphEntityQuery,
+  GraphEntityRecord,
+  GraphEvidenceRecord,
+  GraphForgetResult,
+  GraphRelationshipChanges,
+  GraphRelationshipFilter,
+  GraphRelationshipRecord,
+  GraphRepository,
+  GraphSource,
+  NewGraphEntity,
+  NewGraphRelationship,
+} from './graph.ts'
 export type { ClaimOptions, Job, JobPolicy, JobQueue, JobQueueStats, JobState, NewJob } from './job-queue.ts'
 export type {
   KnowledgeChanges,

@@ -1,6 +1,7 @@
 import { NotFoundError } from '@engram/core'
 import type {
   AgentArchiveRepository,
+  ArchivedGraph,
   ArchivedKnowledge,
   ArchivedMemory,
   ArchivedPrivacyPolicy,
@@ -20,6 +21,8 @@ export interface AgentMemoryState {
   sessions: ArchivedSession[]
   vectors: NewArchivedVector[]
   snapshots: ArchivedSnapshot[]
+  /** The knowledge graph as an import wrote it (the in-memory graph repository keeps its own). */
+  graph: ArchivedGraph
 }
 
 /** The part of the in-memory repositories' state the archive reads and writes. */
@@ -53,6 +56,7 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
         sessions: [],
         vectors: [],
         snapshots: [],
+        graph: { entities: [], relationships: [], evidence: [] },
       }
       s.archives.set(agentId, memory)
     }
@@ -93,6 +97,15 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
         snapshots: includeSnapshots
           ? memory.snapshots.sort((a, b) => byTime(a.timestamp, b.timestamp))
           : null,
+        graph: {
+          entities: memory.graph.entities.sort(
+            (a, b) => byTime(a.createdAt, b.createdAt) || byNumericId(a, b),
+          ),
+          relationships: memory.graph.relationships.sort(
+            (a, b) => byTime(a.createdAt, b.createdAt) || byNumericId(a, b),
+          ),
+          evidence: memory.graph.evidence,
+        },
       }
     },
     clear: async (agentId) => {
@@ -104,7 +117,14 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
         sessions: memory?.sessions.length ?? 0,
       }
       if (memory)
-        Object.assign(memory, { memories: [], knowledge: [], sessions: [], vectors: [], snapshots: [] })
+        Object.assign(memory, {
+          memories: [],
+          knowledge: [],
+          sessions: [],
+          vectors: [],
+          snapshots: [],
+          graph: { entities: [], relationships: [], evidence: [] },
+        })
       for (const [id, entry] of s.entries)
         if (entry.agentId === agentId) {
           s.entries.delete(id)
@@ -173,6 +193,35 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
     },
     addSnapshots: async (agentId, snapshots) => {
       memoryOf(agentId).snapshots.push(...structuredClone([...snapshots]))
+    },
+    addGraph: async (agentId, graph) => {
+      const held = memoryOf(agentId).graph
+      const ids = new Map<string, string>()
+      const known = (key: string | null, what: string) => {
+        if (key == null) return null
+        const id = ids.get(`${what}:${key}`)
+        if (id == null) throw new Error(`the graph names no ${what} ${key}`)
+        return id
+      }
+      for (const e of graph.entities) {
+        ids.set(`entity:${e.id}`, nextId())
+        held.entities.push({ ...structuredClone(e), id: known(e.id, 'entity') as string })
+      }
+      for (const r of graph.relationships) ids.set(`relationship:${r.id}`, nextId())
+      for (const r of graph.relationships)
+        held.relationships.push({
+          ...structuredClone(r),
+          id: known(r.id, 'relationship') as string,
+          sourceId: known(r.sourceId, 'entity') as string,
+          targetId: known(r.targetId, 'entity') as string,
+          supersededById: known(r.supersededById, 'relationship'),
+        })
+      for (const ev of graph.evidence)
+        held.evidence.push({
+          ...structuredClone(ev),
+          entityId: known(ev.entityId, 'entity'),
+          relationshipId: known(ev.relationshipId, 'relationship'),
+        })
     },
     addVectors: async (agentId, vectors) => {
       const memory = memoryOf(agentId)

@@ -51,6 +51,19 @@ export class InMemoryGraph {
     )
   }
 
+  /** What the agent holds in the graph, per kind of row (the agent data count lists them). */
+  owned(agentId: string): { entities: number; relationships: number; evidence: number } {
+    const s = this.store.state
+    const entities = new Set([...s.entities.values()].filter((e) => e.agentId === agentId).map((e) => e.id))
+    const relationships = new Set(
+      [...s.relationships.values()].filter((r) => r.agentId === agentId).map((r) => r.id),
+    )
+    const evidence = s.evidence.filter((ev) =>
+      ev.entityId ? entities.has(ev.entityId) : relationships.has(ev.relationshipId ?? ''),
+    ).length
+    return { entities: entities.size, relationships: relationships.size, evidence }
+  }
+
   private build(): GraphRepository {
     const s = () => this.store.state
     const nextId = (prefix: string) => `${prefix}${String(s().nextId++).padStart(8, '0')}`
@@ -73,16 +86,19 @@ export class InMemoryGraph {
       (!q.type || e.type === q.type) &&
       (q.userId === undefined || e.userId === q.userId) &&
       (!q.nameContains || namesOf(e).some((n) => n.includes(q.nameContains as string)))
-    const edgeMatches = (agentId: string | null, f: GraphRelationshipFilter) => (r: GraphRelationshipRecord) =>
-      (agentId == null || r.agentId === agentId) &&
-      (!f.relations || f.relations.includes(r.relation)) &&
-      (!f.entityIds || f.entityIds.includes(r.sourceId) || f.entityIds.includes(r.targetId)) &&
-      (f.minConfidence == null || r.confidence >= f.minConfidence) &&
-      (f.userId === undefined || r.userId === f.userId) &&
-      (!f.at || edgeHoldsAt(r, f.at))
+    const edgeMatches =
+      (agentId: string | null, f: GraphRelationshipFilter) => (r: GraphRelationshipRecord) =>
+        (agentId == null || r.agentId === agentId) &&
+        (!f.relations || f.relations.includes(r.relation)) &&
+        (!f.entityIds || f.entityIds.includes(r.sourceId) || f.entityIds.includes(r.targetId)) &&
+        (f.minConfidence == null || r.confidence >= f.minConfidence) &&
+        (f.userId === undefined || r.userId === f.userId) &&
+        (!f.at || edgeHoldsAt(r, f.at))
     const dropRelationship = (id: string) => {
       s().relationships.delete(id)
       s().evidence = s().evidence.filter((ev) => ev.relationshipId !== id)
+      // An edge it superseded keeps its row and its ended validity; the link to nothing goes (SET NULL in SQL).
+      for (const r of s().relationships.values()) if (r.supersededById === id) r.supersededById = null
     }
 
     const repository: GraphRepository = {
@@ -105,7 +121,9 @@ export class InMemoryGraph {
       entitiesByTokens: async (agentId, tokens, limit) => {
         const wanted = new Set(tokens)
         return [...s().entities.values()]
-          .filter((e) => e.agentId === agentId && namesOf(e).some((n) => nameTokens(n).some((t) => wanted.has(t))))
+          .filter(
+            (e) => e.agentId === agentId && namesOf(e).some((n) => nameTokens(n).some((t) => wanted.has(t))),
+          )
           .sort(byMentions)
           .slice(0, limit)
           .map(copyEntity)
@@ -116,7 +134,8 @@ export class InMemoryGraph {
           .sort(byMentions)
           .slice(offset, offset + limit)
           .map(copyEntity),
-      countEntities: async (agentId, query) => [...s().entities.values()].filter(entityMatches(agentId, query)).length,
+      countEntities: async (agentId, query) =>
+        [...s().entities.values()].filter(entityMatches(agentId, query)).length,
       createEntity: async (agentId, input) => {
         const id = nextId('ent')
         const row: GraphEntityRecord = {
@@ -225,8 +244,14 @@ export class InMemoryGraph {
 
       addEvidence: async (agentId, evidence, at) => {
         for (const ev of evidence) {
-          const owner = ev.entityId ? entity(agentId, ev.entityId) : relationship(agentId, ev.relationshipId ?? '')
-          if (!owner) throw new NotFoundError(ev.entityId ? 'GraphEntity' : 'GraphRelationship', ev.entityId ?? ev.relationshipId ?? '')
+          const owner = ev.entityId
+            ? entity(agentId, ev.entityId)
+            : relationship(agentId, ev.relationshipId ?? '')
+          if (!owner)
+            throw new NotFoundError(
+              ev.entityId ? 'GraphEntity' : 'GraphRelationship',
+              ev.entityId ?? ev.relationshipId ?? '',
+            )
           s().evidence.push({ ...ev, createdAt: at })
         }
         s().evidence = dedupe(s().evidence)
@@ -250,16 +275,20 @@ export class InMemoryGraph {
         const touched = s().evidence.filter(
           (ev) =>
             owned(ev) &&
-            ((ev.memoryId != null && memories.has(ev.memoryId)) || (ev.messageId != null && messages.has(ev.messageId))),
+            ((ev.memoryId != null && memories.has(ev.memoryId)) ||
+              (ev.messageId != null && messages.has(ev.messageId))),
         )
         if (touched.length === 0) return { relationships: 0, entities: 0 }
         const gone = new Set(touched)
         s().evidence = s().evidence.filter((ev) => !gone.has(ev))
-        const supported = (kind: 'entityId' | 'relationshipId', id: string) => s().evidence.some((ev) => ev[kind] === id)
+        const supported = (kind: 'entityId' | 'relationshipId', id: string) =>
+          s().evidence.some((ev) => ev[kind] === id)
         let relationships = 0
         // Ends of a deleted edge may have lost their last use too.
         const candidates = new Set(touched.flatMap((ev) => (ev.entityId ? [ev.entityId] : [])))
-        for (const relId of new Set(touched.flatMap((ev) => (ev.relationshipId ? [ev.relationshipId] : [])))) {
+        for (const relId of new Set(
+          touched.flatMap((ev) => (ev.relationshipId ? [ev.relationshipId] : [])),
+        )) {
           const r = relationship(agentId, relId)
           if (r && r.origin === 'FORMED' && !supported('relationshipId', relId)) {
             candidates.add(r.sourceId)
@@ -271,8 +300,10 @@ export class InMemoryGraph {
         let entities = 0
         for (const entityId of candidates) {
           const e = entity(agentId, entityId)
-          if (!e || e.origin !== 'FORMED' || supported('entityId', entityId)) continue
-          const used = [...s().relationships.values()].some((r) => r.sourceId === entityId || r.targetId === entityId)
+          if (e?.origin !== 'FORMED' || supported('entityId', entityId)) continue
+          const used = [...s().relationships.values()].some(
+            (r) => r.sourceId === entityId || r.targetId === entityId,
+          )
           if (used) continue
           s().entities.delete(entityId)
           entities++

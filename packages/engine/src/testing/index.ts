@@ -99,6 +99,9 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     agentData: new InMemoryAgentData(repositories, optimizer, [
       { store: 'summaries', count: (agentId) => summaries.count(agentId) },
       { store: 'profile versions', count: (agentId) => profiles.countAll(agentId) },
+      { store: 'graph entities', count: async (agentId) => graph.owned(agentId).entities },
+      { store: 'graph relationships', count: async (agentId) => graph.owned(agentId).relationships },
+      { store: 'graph evidence', count: async (agentId) => graph.owned(agentId).evidence },
     ]),
     close: async () => {},
   }

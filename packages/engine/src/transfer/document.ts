@@ -1,13 +1,21 @@
-import { KNOWLEDGE_CATEGORIES, MEMORY_CATEGORIES, PRIVACY_MODES, ROLES } from '@engram/core'
+import {
+  DEFAULT_GRAPH_LIMITS,
+  ENTITY_TYPES,
+  GRAPH_ORIGINS,
+  KNOWLEDGE_CATEGORIES,
+  MEMORY_CATEGORIES,
+  PRIVACY_MODES,
+  ROLES,
+} from '@engram/core'
 import { z } from 'zod'
 import { PARAMETER_KEYS, STAT_KEYS } from '../parameters/parameter-store.ts'
 
 export const EXPORT_FORMAT = 'engram.export'
 // 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots;
-// 3 adds each message's speaker. Older documents still import: they simply carry none of those
-// (their messages' speakers are taken from metadata, as a write takes them).
-export const EXPORT_VERSION = 3
-const IMPORTABLE_VERSIONS = [1, 2, 3] as const
+// 3 adds each message's speaker; 4 the knowledge graph. Older documents still import: they simply
+// carry none of those (their messages' speakers are taken from metadata, as a write takes them).
+export const EXPORT_VERSION = 4
+const IMPORTABLE_VERSIONS = [1, 2, 3, 4] as const
 /** Vector owners name one of the document's items as `kind:ref`. */
 export const VECTOR_KINDS = ['memory', 'message', 'knowledge'] as const
 export type VectorKind = (typeof VECTOR_KINDS)[number]
@@ -18,6 +26,70 @@ export const MAX_IMPORT_ITEMS = 200_000
 const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s))
 const nullableDate = isoDate.nullable()
 const json = z.record(z.string(), z.unknown())
+
+const GRAPH_REF = z.string().min(1).max(64)
+const { maxEntityNameChars, maxAliasesPerEntity, maxEntitySummaryChars, maxRelationChars } =
+  DEFAULT_GRAPH_LIMITS
+
+/**
+ * The knowledge graph (version 4): entities `e1…` and relationships `r1…` named by refs the
+ * document defines; evidence names its subject by ref and its sources as memory refs (`m1`) and
+ * message refs (`conversation#n`) of this document.
+ */
+export const GraphDocumentSchema = z.object({
+  entities: z
+    .array(
+      z.object({
+        ref: GRAPH_REF,
+        userId: z.string().max(128).nullable(),
+        type: z.enum(ENTITY_TYPES),
+        name: z.string().min(1).max(maxEntityNameChars),
+        aliases: z.array(z.string().min(1).max(maxEntityNameChars)).max(maxAliasesPerEntity),
+        summary: z.string().max(maxEntitySummaryChars).nullable(),
+        /** The name's embedding, float32 bytes in base64 (of the document's embedding model). */
+        embedding: z.base64().nullable(),
+        mentionCount: z.number().int().min(0),
+        origin: z.enum(GRAPH_ORIGINS),
+        firstSeenAt: isoDate,
+        lastSeenAt: isoDate,
+        createdAt: isoDate,
+        updatedAt: isoDate,
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS),
+  relationships: z
+    .array(
+      z.object({
+        ref: GRAPH_REF,
+        userId: z.string().max(128).nullable(),
+        source: GRAPH_REF,
+        relation: z.string().min(1).max(maxRelationChars),
+        target: GRAPH_REF,
+        confidence: z.number().min(0).max(1),
+        validFrom: nullableDate,
+        validUntil: nullableDate,
+        learntAt: isoDate,
+        retiredAt: nullableDate,
+        retiredReason: z.string().max(maxEntitySummaryChars).nullable(),
+        supersededBy: GRAPH_REF.nullable(),
+        origin: z.enum(GRAPH_ORIGINS),
+        createdAt: isoDate,
+        updatedAt: isoDate,
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS),
+  evidence: z
+    .array(
+      z.object({
+        entity: GRAPH_REF.nullable(),
+        relationship: GRAPH_REF.nullable(),
+        memory: z.string().max(256).nullable(),
+        message: z.string().max(256).nullable(),
+        createdAt: isoDate,
+      }),
+    )
+    .max(MAX_IMPORT_ITEMS * 3),
+})
 
 export const ExportDocumentSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
@@ -148,9 +220,13 @@ export const ExportDocumentSchema = z.object({
       }),
     )
     .max(MAX_IMPORT_ITEMS * 3),
+  /** Absent in documents before version 4. */
+  graph: GraphDocumentSchema.optional(),
 })
 /** The document as exported (dates as ISO strings) and as an import accepts it. */
 export type ExportDocument = z.input<typeof ExportDocumentSchema>
+/** The graph section as exported. */
+export type GraphDocument = z.input<typeof GraphDocumentSchema>
 /** The document once parsed (dates as Dates): what validation and writing work on. */
 export type ParsedDocument = z.infer<typeof ExportDocumentSchema>
 

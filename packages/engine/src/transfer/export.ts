@@ -1,6 +1,6 @@
 import type { KNOWLEDGE_CATEGORIES, MEMORY_CATEGORIES, ROLES } from '@engram/core'
-import type { AgentArchive } from '../ports/agent-archive.ts'
-import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument } from './document.ts'
+import type { AgentArchive, ArchivedGraph } from '../ports/agent-archive.ts'
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument, type GraphDocument } from './document.ts'
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
@@ -10,7 +10,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null)
  * rebuild the links (supersession, vector owners, a memory's source turn) without the old ids.
  */
 export function toExportDocument(archive: AgentArchive, embeddingModel: string): ExportDocument {
-  const { agent, memories, knowledge, sessions, vectors, parameters, snapshots } = archive
+  const { agent, memories, knowledge, sessions, vectors, parameters, snapshots, graph } = archive
   const storedSettings = agent.memorySettings
   const policy = agent.privacyPolicy
   const memoryRef = new Map(memories.map((m, i) => [m.id, `m${i + 1}`]))
@@ -124,5 +124,68 @@ export function toExportDocument(archive: AgentArchive, embeddingModel: string):
           : []
       })
       .sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)),
+    graph: graphDocument(graph, memoryRef, messageRef),
+  }
+}
+
+/**
+ * The graph by refs (`e1…`, `r1…`). Evidence names its sources by the document's memory and
+ * message refs; a source the document does not hold is left out rather than kept as an old id,
+ * which in another store could name an unrelated memory and let its deletion take graph rows.
+ */
+function graphDocument(
+  graph: ArchivedGraph,
+  memoryRef: ReadonlyMap<string, string>,
+  messageRef: ReadonlyMap<string, string>,
+): GraphDocument {
+  const entityRef = new Map(graph.entities.map((e, i) => [e.id, `e${i + 1}`]))
+  const relationshipRef = new Map(graph.relationships.map((r, i) => [r.id, `r${i + 1}`]))
+  return {
+    entities: graph.entities.map((e) => ({
+      ref: entityRef.get(e.id) as string,
+      userId: e.userId,
+      type: e.type,
+      name: e.name,
+      aliases: e.aliases,
+      summary: e.summary,
+      embedding: e.embedding ? Buffer.from(e.embedding).toString('base64') : null,
+      mentionCount: e.mentionCount,
+      origin: e.origin,
+      firstSeenAt: e.firstSeenAt.toISOString(),
+      lastSeenAt: e.lastSeenAt.toISOString(),
+      createdAt: e.createdAt.toISOString(),
+      updatedAt: e.updatedAt.toISOString(),
+    })),
+    relationships: graph.relationships.map((r) => ({
+      ref: relationshipRef.get(r.id) as string,
+      userId: r.userId,
+      source: entityRef.get(r.sourceId) as string,
+      relation: r.relation,
+      target: entityRef.get(r.targetId) as string,
+      confidence: r.confidence,
+      validFrom: iso(r.validFrom),
+      validUntil: iso(r.validUntil),
+      learntAt: r.learntAt.toISOString(),
+      retiredAt: iso(r.retiredAt),
+      retiredReason: r.retiredReason,
+      supersededBy: r.supersededById == null ? null : (relationshipRef.get(r.supersededById) ?? null),
+      origin: r.origin,
+      createdAt: r.createdAt.toISOString(),
+      updatedAt: r.updatedAt.toISOString(),
+    })),
+    evidence: graph.evidence.flatMap((ev) => {
+      const memory = ev.memoryId == null ? null : (memoryRef.get(ev.memoryId) ?? null)
+      const message = ev.messageId == null ? null : (messageRef.get(ev.messageId) ?? null)
+      if (memory == null && message == null) return []
+      return [
+        {
+          entity: ev.entityId == null ? null : (entityRef.get(ev.entityId) ?? null),
+          relationship: ev.relationshipId == null ? null : (relationshipRef.get(ev.relationshipId) ?? null),
+          memory,
+          message,
+          createdAt: ev.createdAt.toISOString(),
+        },
+      ]
+    }),
   }
 }

@@ -20,6 +20,7 @@ import { type ParsedDocument, VECTOR_KINDS, type VectorKind } from './document.t
 
 /** Refs unique and resolvable, contents within the limits, vectors of a real owner and their size. */
 export function assertReferences(doc: ParsedDocument, limits: Limits): void {
+  assertGraphReferences(doc)
   const refs = new Set<string>()
   for (const [i, m] of doc.memories.entries()) {
     if (refs.has(m.ref))
@@ -164,7 +165,8 @@ export function assertParameters(doc: ParsedDocument): void {
 /**
  * Puts every text and metadata object of the document through the agent's privacy policy, as
  * the single writes do: a rejection names the field; redactions are made in the document (token
- * counts follow). Returns the vector owners (kind:ref) whose text changed.
+ * counts follow). Returns the vector owners (kind:ref) whose text changed, and the graph entities
+ * (`entity:ref`) whose names did (their name embeddings are not kept).
  */
 export async function guardDocument(
   privacy: TransferPrivacy,
@@ -227,6 +229,25 @@ export async function guardDocument(
       })
     }
   }
+  // The graph's words came from the same conversations: names, aliases, summaries, reasons.
+  for (const [i, e] of (doc.graph?.entities ?? []).entries()) {
+    const at = `document.graph.entities.${i}`
+    const owner = `entity:${e.ref}`
+    texts.push({ field: `${at}.name`, text: e.name, owner, set: (t) => (e.name = t) })
+    for (const [j, alias] of e.aliases.entries())
+      texts.push({ field: `${at}.aliases.${j}`, text: alias, owner, set: (t) => (e.aliases[j] = t) })
+    const summary = e.summary
+    if (summary != null) texts.push({ field: `${at}.summary`, text: summary, set: (t) => (e.summary = t) })
+  }
+  for (const [i, r] of (doc.graph?.relationships ?? []).entries()) {
+    const reason = r.retiredReason
+    if (reason != null)
+      texts.push({
+        field: `document.graph.relationships.${i}.retiredReason`,
+        text: reason,
+        set: (t) => (r.retiredReason = t),
+      })
+  }
   const guarded = await privacy.guard(scope, texts, metadata)
   const redacted = new Set<string>()
   for (const [i, t] of texts.entries()) {
@@ -257,4 +278,48 @@ export function settleSpeakers(doc: ParsedDocument): void {
         m.speaker = given.speaker
       }
     }
+}
+
+/**
+ * The graph's refs: unique, each relationship between two entities of the document, each piece of
+ * evidence of exactly one entity or relationship and from a memory or a message. A source the
+ * document does not hold (a document cut down by hand) is dropped when written, not refused.
+ */
+function assertGraphReferences(doc: ParsedDocument): void {
+  const graph = doc.graph
+  if (!graph) return
+  const refused = (field: string, message: string) =>
+    new ValidationError([{ field: `document.graph.${field}`, message }])
+  const entities = new Set<string>()
+  for (const [i, e] of graph.entities.entries()) {
+    if (entities.has(e.ref)) throw refused(`entities.${i}.ref`, `duplicate ref ${e.ref}`)
+    entities.add(e.ref)
+  }
+  const relationships = new Set<string>()
+  for (const [i, r] of graph.relationships.entries()) {
+    if (relationships.has(r.ref)) throw refused(`relationships.${i}.ref`, `duplicate ref ${r.ref}`)
+    relationships.add(r.ref)
+    for (const end of ['source', 'target'] as const)
+      if (!entities.has(r[end]))
+        throw refused(`relationships.${i}.${end}`, `names no entity of this document (${r[end]})`)
+  }
+  for (const [i, r] of graph.relationships.entries())
+    if (r.supersededBy != null && !relationships.has(r.supersededBy))
+      throw refused(
+        `relationships.${i}.supersededBy`,
+        `names no relationship of this document (${r.supersededBy})`,
+      )
+  for (const [i, ev] of graph.evidence.entries()) {
+    if ((ev.entity == null) === (ev.relationship == null))
+      throw refused(`evidence.${i}`, 'must name exactly one entity or relationship')
+    if (ev.entity != null && !entities.has(ev.entity))
+      throw refused(`evidence.${i}.entity`, `names no entity of this document (${ev.entity})`)
+    if (ev.relationship != null && !relationships.has(ev.relationship))
+      throw refused(
+        `evidence.${i}.relationship`,
+        `names no relationship of this document (${ev.relationship})`,
+      )
+    if (ev.memory == null && ev.message == null)
+      throw refused(`evidence.${i}`, 'must name a memory or a message')
+  }
 }

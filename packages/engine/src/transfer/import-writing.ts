@@ -119,6 +119,43 @@ export async function writeImport(
   if (mode === 'MERGE' && knowledgeIds.size > 0)
     await archive.removeVectors(scope, 'knowledge', [...knowledgeIds.values()])
   if (doc.snapshots?.length) await archive.addSnapshots(scope, doc.snapshots)
+  const graph = doc.graph
+  if (graph && (graph.entities.length > 0 || graph.relationships.length > 0))
+    await archive.addGraph(scope, {
+      // Refs are the keys linking the rows; the evidence's sources are the rows written above.
+      entities: graph.entities.map(({ ref, embedding, ...e }) => ({
+        ...e,
+        id: ref,
+        // A name embedding is kept only when of the current model and of the name as written.
+        embedding:
+          embedding != null && sameModel && !redacted.has(`entity:${ref}`)
+            ? Buffer.from(embedding, 'base64')
+            : null,
+      })),
+      relationships: graph.relationships.map(({ ref, source, target, supersededBy, ...r }) => ({
+        ...r,
+        id: ref,
+        sourceId: source,
+        targetId: target,
+        supersededById: supersededBy,
+      })),
+      // A source the document does not hold is dropped (never kept as an id that could name
+      // another row here); evidence left with none is not written.
+      evidence: graph.evidence.flatMap((ev) => {
+        const memoryId = ev.memory == null ? null : (memoryIds.get(ev.memory) ?? null)
+        const messageId = ev.message == null ? null : (messageIds.get(ev.message) ?? null)
+        if (memoryId == null && messageId == null) return []
+        return [
+          {
+            entityId: ev.entity,
+            relationshipId: ev.relationship,
+            memoryId,
+            messageId,
+            createdAt: ev.createdAt,
+          },
+        ]
+      }),
+    })
   let vectors = 0
   if (sameModel && doc.embeddingModel) {
     const model = doc.embeddingModel

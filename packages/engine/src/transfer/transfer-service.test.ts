@@ -134,8 +134,76 @@ const document = (overrides: Partial<ExportDocument> = {}): ExportDocument => ({
     { owner: 'memory:m2', dimensions: 2, vector },
     { owner: 'message:talk-1#1', dimensions: 2, vector },
   ],
+  graph: {
+    entities: [
+      graphEntity('e1', 'Ada', vector),
+      // A name the privacy guard changes: its embedding (of the name as written) is not kept.
+      graphEntity('e2', 'Porto SECRET', vector),
+    ],
+    relationships: [
+      {
+        ref: 'r1',
+        userId: null,
+        source: 'e1',
+        relation: 'lives in',
+        target: 'e2',
+        confidence: 0.8,
+        validFrom: '2026-01-02T00:00:00.000Z',
+        validUntil: null,
+        learntAt: '2026-01-02T00:00:00.000Z',
+        retiredAt: null,
+        retiredReason: null,
+        supersededBy: null,
+        origin: 'FORMED',
+        createdAt: '2026-01-02T00:00:00.000Z',
+        updatedAt: '2026-01-02T00:00:00.000Z',
+      },
+    ],
+    evidence: [
+      {
+        entity: 'e1',
+        relationship: null,
+        memory: null,
+        message: 'talk-1#1',
+        createdAt: '2026-01-03T00:00:00.000Z',
+      },
+      {
+        entity: null,
+        relationship: 'r1',
+        memory: 'm2',
+        message: null,
+        createdAt: '2026-01-03T00:00:00.000Z',
+      },
+      // A source the document does not hold: dropped, and the evidence with it.
+      {
+        entity: null,
+        relationship: 'r1',
+        memory: 'm9',
+        message: null,
+        createdAt: '2026-01-03T00:00:00.000Z',
+      },
+    ],
+  },
   ...overrides,
 })
+
+function graphEntity(ref: string, name: string, embedding: string | null) {
+  return {
+    ref,
+    userId: null,
+    type: 'PERSON' as const,
+    name,
+    aliases: [],
+    summary: null,
+    embedding,
+    mentionCount: 1,
+    origin: 'FORMED' as const,
+    firstSeenAt: '2026-01-02T00:00:00.000Z',
+    lastSeenAt: '2026-01-02T00:00:00.000Z',
+    createdAt: '2026-01-02T00:00:00.000Z',
+    updatedAt: '2026-01-02T00:00:00.000Z',
+  }
+}
 
 // The first import compiles the document schema: seconds when six test runs share two cores.
 describe('TransferService on the in-memory storage', { timeout: 30_000 }, () => {
@@ -161,6 +229,14 @@ describe('TransferService on the in-memory storage', { timeout: 30_000 }, () => 
         m.ref === 'm2' ? { ...m, content: 'lives in Porto, [redacted]' } : m,
       ),
       vectors: expected.vectors.filter((v) => v.owner !== 'memory:m2'),
+      graph: {
+        ...expected.graph,
+        entities: [
+          expected.graph?.entities[0],
+          { ...expected.graph?.entities[1], name: 'Porto [redacted]', embedding: null },
+        ],
+        evidence: expected.graph?.evidence.slice(0, 2),
+      },
     })
   })
 

@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import { PRIVACY_MODES, type PrivacyMode, type PrivacyPattern } from '@engram/core'
+import {
+  type EntityType,
+  type GraphOrigin,
+  normalizeEntityName,
+  PRIVACY_MODES,
+  type PrivacyMode,
+  type PrivacyPattern,
+} from '@engram/core'
 import type {
   AgentArchiveRepository,
   ArchivedEntry,
+  ArchivedGraph,
   ArchivedPrivacyPolicy,
   StoredMemorySettings,
 } from '@engram/engine'
+import { entityTerms } from '../graph/sqlite-graph.ts'
 import { parseMetadata } from '../mappers.ts'
 import type { Executor } from '../repositories/prisma-repositories.ts'
 
@@ -46,7 +55,7 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
     read: async (agentId, { vectorModel, includeSnapshots }) => {
       const agent = await db.agent.findUnique({ where: { id: agentId } })
       if (!agent) return null
-      const [memories, knowledge, sessions, vectors, parameters, snapshots] = await Promise.all([
+      const [memories, knowledge, sessions, vectors, parameters, snapshots, graph] = await Promise.all([
         db.memoryItem.findMany({ where: { agentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
         db.knowledge.findMany({ where: { agentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
         db.session.findMany({
@@ -62,6 +71,7 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
               orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
             })
           : Promise.resolve(null),
+        readGraph(db, agentId),
       ])
       return {
         agent: {
@@ -152,6 +162,7 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
               timestamp: s.timestamp,
             }))
           : null,
+        graph,
       }
     },
 
@@ -173,6 +184,9 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
         db.summaryCursor.deleteMany({ where: { agentId } }),
         db.profileVersion.deleteMany({ where: { agentId } }),
       ])
+      // The knowledge graph: its terms and evidence go with the entities and relationships (cascade).
+      await db.graphRelationship.deleteMany({ where: { agentId } })
+      await db.graphEntity.deleteMany({ where: { agentId } })
       return { memories: counts[0].count, knowledge: counts[1].count, sessions: counts[2].count }
     },
 
@@ -331,6 +345,8 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
       })
     },
 
+    addGraph: (agentId, graph) => addGraph(db, agentId, graph),
+
     addVectors: async (agentId, vectors) => {
       await db.embedding.createMany({
         data: vectors.map((v) => ({
@@ -346,4 +362,130 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
       })
     },
   }
+}
+
+/** The agent's graph, oldest first, evidence in the order recorded. */
+async function readGraph(db: Executor, agentId: string): Promise<ArchivedGraph> {
+  const byAge = [{ createdAt: 'asc' as const }, { id: 'asc' as const }]
+  const [entities, relationships, evidence] = await Promise.all([
+    db.graphEntity.findMany({ where: { agentId }, orderBy: byAge }),
+    db.graphRelationship.findMany({ where: { agentId }, orderBy: byAge }),
+    db.graphEvidence.findMany({ where: { agentId }, orderBy: { id: 'asc' } }),
+  ])
+  const id = (value: number | null) => (value == null ? null : String(value))
+  return {
+    entities: entities.map((e) => ({
+      id: String(e.id),
+      userId: e.userId,
+      type: e.type as EntityType,
+      name: e.name,
+      aliases: JSON.parse(e.aliases) as string[],
+      summary: e.summary,
+      embedding: e.embedding ? new Uint8Array(e.embedding) : null,
+      mentionCount: e.mentionCount,
+      origin: e.origin as GraphOrigin,
+      firstSeenAt: e.firstSeenAt,
+      lastSeenAt: e.lastSeenAt,
+      createdAt: e.createdAt,
+      updatedAt: e.updatedAt,
+    })),
+    relationships: relationships.map((r) => ({
+      id: String(r.id),
+      userId: r.userId,
+      sourceId: String(r.sourceId),
+      relation: r.relation,
+      targetId: String(r.targetId),
+      confidence: r.confidence,
+      validFrom: r.validFrom,
+      validUntil: r.validUntil,
+      learntAt: r.learntAt,
+      retiredAt: r.retiredAt,
+      retiredReason: r.retiredReason,
+      supersededById: id(r.supersededById),
+      origin: r.origin as GraphOrigin,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+    })),
+    evidence: evidence.map((ev) => ({
+      entityId: id(ev.entityId),
+      relationshipId: id(ev.relationshipId),
+      memoryId: ev.memoryId,
+      messageId: ev.messageId,
+      createdAt: ev.createdAt,
+    })),
+  }
+}
+
+/** Writes a graph under new ids, its keys mapped: entities, then relationships, their supersessions, evidence. */
+async function addGraph(db: Executor, agentId: string, graph: ArchivedGraph): Promise<void> {
+  const entityIds = new Map<string, number>()
+  for (const e of graph.entities) {
+    const row = await db.graphEntity.create({
+      data: {
+        agentId,
+        userId: e.userId,
+        type: e.type,
+        name: e.name,
+        normalizedName: normalizeEntityName(e.name),
+        aliases: JSON.stringify(e.aliases),
+        summary: e.summary,
+        embedding: e.embedding ? new Uint8Array(e.embedding) : null,
+        mentionCount: e.mentionCount,
+        origin: e.origin,
+        firstSeenAt: e.firstSeenAt,
+        lastSeenAt: e.lastSeenAt,
+        createdAt: e.createdAt,
+        updatedAt: e.updatedAt,
+      },
+    })
+    await db.graphEntityTerm.createMany({
+      data: entityTerms(e.name, e.aliases).map((t) => ({ entityId: row.id, agentId, ...t })),
+    })
+    entityIds.set(e.id, row.id)
+  }
+  const known = (ids: Map<string, number>, key: string | null, what: string) => {
+    if (key == null) return null
+    const id = ids.get(key)
+    if (id == null) throw new Error(`the graph names no ${what} ${key}`)
+    return id
+  }
+  const relationshipIds = new Map<string, number>()
+  for (const r of graph.relationships) {
+    const row = await db.graphRelationship.create({
+      data: {
+        agentId,
+        userId: r.userId,
+        sourceId: known(entityIds, r.sourceId, 'entity') as number,
+        relation: r.relation,
+        targetId: known(entityIds, r.targetId, 'entity') as number,
+        confidence: r.confidence,
+        validFrom: r.validFrom,
+        validUntil: r.validUntil,
+        learntAt: r.learntAt,
+        retiredAt: r.retiredAt,
+        retiredReason: r.retiredReason,
+        origin: r.origin,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      },
+    })
+    relationshipIds.set(r.id, row.id)
+  }
+  for (const r of graph.relationships)
+    if (r.supersededById != null)
+      await db.graphRelationship.update({
+        where: { id: relationshipIds.get(r.id) as number },
+        data: { supersededById: known(relationshipIds, r.supersededById, 'relationship') },
+      })
+  if (graph.evidence.length)
+    await db.graphEvidence.createMany({
+      data: graph.evidence.map((ev) => ({
+        agentId,
+        entityId: known(entityIds, ev.entityId, 'entity'),
+        relationshipId: known(relationshipIds, ev.relationshipId, 'relationship'),
+        memoryId: ev.memoryId,
+        messageId: ev.messageId,
+        createdAt: ev.createdAt,
+      })),
+    })
 }
