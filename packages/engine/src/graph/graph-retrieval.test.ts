@@ -138,7 +138,7 @@ describe('Key relationships from the knowledge graph', () => {
   })
 
   it('stays within the section budget, counted with the configured tokenizer', async () => {
-    const { engine, ops, entity, edge } = await setUp()
+    const { engine, entity, edge } = await setUp()
     const hub = await entity('agent-a', 'PERSON', 'Dana Kim')
     for (let i = 0; i < 60; i++) {
       const friend = await entity('agent-a', 'PERSON', `Friend Number${i} Surname${i}`)
