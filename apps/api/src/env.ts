@@ -100,6 +100,8 @@ export const EnvSchema = z
     ENGRAM_SUMMARIES: z.enum(['auto', 'off']).default('auto'),
     /** The generated user profile (issue 13 §4): `auto` rebuilt as memories arrive; `off` only on request. */
     ENGRAM_PROFILE: z.enum(['auto', 'off']).default('auto'),
+    /** The knowledge graph (issue 15): `auto` formed from every memory written; `off` formed by nothing (deletions still leave it). */
+    ENGRAM_GRAPH: z.enum(['auto', 'off']).default('auto'),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
     ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),

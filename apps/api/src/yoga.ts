@@ -138,6 +138,7 @@ export function createApp(options: AppOptions) {
     },
     automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',
     automaticProfile: env.ENGRAM_PROFILE !== 'off',
+    automaticGraph: env.ENGRAM_GRAPH !== 'off',
     log,
     embedder: options.embedder,
     llm: options.llm,

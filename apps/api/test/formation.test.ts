@@ -183,7 +183,8 @@ describe('with a model configured, a hostile conversation cannot steer what form
       model: 'scripted',
       fetch: loopbackOnlyFetch,
     })
-    const t = await createTestApp({ llm })
+    // The requests counted are extraction's: the graph's own (one per memory) stay out.
+    const t = await createTestApp({ llm, env: { ENGRAM_GRAPH: 'off' } })
     try {
       const key = await createAgentKey(t, 'agent-talker')
       await createAgentKey(t, 'agent-victim')

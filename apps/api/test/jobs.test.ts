@@ -96,6 +96,7 @@ describe('embed on write, through the durable job queue', () => {
       { kind: 'embed', pending: 1, running: 0, failed: 0, oldestPendingAgeMs: 1_500 },
       // Every registered kind is listed, with nothing queued (formation is off here).
       { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'graph', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
@@ -107,6 +108,7 @@ describe('embed on write, through the durable job queue', () => {
       { kind: 'embed', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       // Every registered kind is listed, with nothing queued (formation is off here).
       { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'graph', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
@@ -195,6 +197,7 @@ describe('embed on write, through the durable job queue', () => {
       { kind: 'embed', pending: 0, running: 0, failed: 1, oldestPendingAgeMs: 0 },
       // Every registered kind is listed, with nothing queued (formation is off here).
       { kind: 'extract', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
+      { kind: 'graph', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'profile', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summarize', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },
       { kind: 'summary-retention', pending: 0, running: 0, failed: 0, oldestPendingAgeMs: 0 },

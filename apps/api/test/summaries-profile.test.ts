@@ -119,7 +119,8 @@ describe('automatic summaries and the generated profile through the API (SQLite)
       model: 'scripted',
       fetch: loopbackOnlyFetch,
     })
-    const t = await createTestApp({ llm })
+    // The requests counted are the profile's: the graph's own (one per memory) stay out.
+    const t = await createTestApp({ llm, env: { ENGRAM_GRAPH: 'off' } })
     apps.push(t)
     const key = await createAgentKey(t, 'profile-agent')
     await t.app.services.profiles.updateSettings('profile-agent', { profileRegenerateThreshold: 3 })

@@ -4,6 +4,7 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
   type Embedder,
+  type GraphLimits,
   type KeyFactMode,
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
@@ -34,6 +35,8 @@ import {
 } from './formation/formation-service.ts'
 import { FormationSettingsService } from './formation/formation-settings.ts'
 import { FormationStats } from './formation/formation-stats.ts'
+import { forgetDeletedTurns } from './graph/forget-turns.ts'
+import { GraphFormation, registerGraphJobs } from './graph/graph-formation.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -97,6 +100,10 @@ export interface EngineDeps<S extends Storage = Storage> {
   automaticSummaries?: boolean
   /** Whether new memories rebuild the profile (default true); off, on request only (a deleted memory still leaves it). */
   automaticProfile?: boolean
+  /** Whether memories written queue their graph formation (default true); off, deletions still leave the graph. */
+  automaticGraph?: boolean
+  /** The knowledge graph's limits (names, aliases, edges per entity, entities per agent, traversal); core's defaults when not given. */
+  graphLimits?: GraphLimits
   /** What several replicas on one database share beside it (issue 14); nothing when absent. */
   replicas?: ReplicaOptions
 }
@@ -144,9 +151,15 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     : null
   // Stored turns schedule their conversation's summary; the summary service is bound below.
   let summaries: SummaryService | null = null
+  // A deleted conversation's turns leave the knowledge graph with it; graph formation is bound below.
+  let graphFormation: GraphFormation | null = null
   const sessions = new PersistentSessionManager({
     repository: followTurns(
-      episodic ? episodic.writesThrough(storage.sessions) : storage.sessions,
+      forgetDeletedTurns(
+        episodic ? episodic.writesThrough(storage.sessions) : storage.sessions,
+        storage.history,
+        () => graphFormation,
+      ),
       () => (deps.automaticSummaries === false ? null : summaries),
       log,
     ),
@@ -243,6 +256,27 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   registerProfileJobs(jobs, profiles)
   memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
+  // The knowledge graph (issue 15): every memory written queues its graph job; a deleted one's
+  // evidence goes in the deletion's path (MemoryItemService awaits its listeners).
+  graphFormation = new GraphFormation({
+    graph: storage.graph,
+    memories: {
+      find: (agentId, id) => memoryItems.find(agentId, id),
+      page: async (agentId, offset, limit) =>
+        (await memoryItems.list(agentId, { includeSuperseded: true }, 'createdAt')).page(offset, limit),
+    },
+    queue: storage.jobs,
+    clock,
+    log,
+    models: formation,
+    embeddings,
+    enabled: async (agentId) => (await formation.settings(agentId)).enabled,
+    automatic: deps.automaticGraph ?? true,
+    ...(deps.graphLimits ? { limits: deps.graphLimits } : {}),
+  })
+  registerGraphJobs(jobs, graphFormation)
+  const graph = graphFormation
+  memoryItems.onChange((scope, changes) => graph.memoriesChanged(scope, changes))
   // The switch, summary and profile settings read and changed as one object (issue 13 §5).
   const formationSettings = new FormationSettingsService({
     store: storage.memoryItems,
@@ -312,6 +346,11 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     embeddings,
     writes,
     lifecycle,
+    // A document that brought memories but no graph (an export from before issue 15) has its
+    // graph formed from them; one that brought its graph keeps it as it was.
+    afterImport: async (scope) => {
+      if ((await storage.graph.countEntities(scope, {})) === 0) await graph.formAgent(scope)
+    },
   })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
   const replicas = deps.replicas?.invalidateCaches
@@ -386,6 +425,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
     formationSettings,
+    /** Knowledge-graph formation from every memory written (issue 15). */
+    graphFormation: graph,
     /** Cross-replica cache invalidation when configured (stop it when the engine is closed). */
     replicas,
     /** Spec 002's L2 episodic layer when configured. */

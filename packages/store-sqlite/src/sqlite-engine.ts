@@ -53,6 +53,8 @@ export interface SqliteEngineOptions {
   /** ENGRAM_SUMMARIES and ENGRAM_PROFILE: whether summaries and the profile form by themselves (default on). */
   automaticSummaries?: boolean
   automaticProfile?: boolean
+  /** ENGRAM_GRAPH: whether memories written form the knowledge graph (default on). */
+  automaticGraph?: boolean
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
@@ -132,6 +134,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     ...(options.offlineSummarizer ? { offlineSummarizer: options.offlineSummarizer } : {}),
     automaticSummaries: options.automaticSummaries,
     automaticProfile: options.automaticProfile,
+    automaticGraph: options.automaticGraph,
     ...(options.replicas ? { replicas: options.replicas } : {}),
   })
 }

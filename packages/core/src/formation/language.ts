@@ -24,13 +24,14 @@ const DATE_ENTITY_TYPES = new Set(['DATE', 'TIME', 'DURATION'])
 
 let engine: WinkMethods | undefined
 // Built on first use: loading the model takes ~0.5 s, which a process that never extracts should not pay.
-function nlp(): WinkMethods {
+// Shared with the graph's extractor (graph/extract.ts): one model in memory.
+export function englishNlp(): WinkMethods {
   engine ??= winkNLP(model, ['sbd', 'pos', 'ner'])
   return engine
 }
 
 export function analyseText(text: string): AnalysedSentence[] {
-  const wink = nlp()
+  const wink = englishNlp()
   const its = wink.its
   const sentences: AnalysedSentence[] = []
   wink

@@ -54,6 +54,7 @@ async function setup(
     // (which ask the same model, see summaries/ and profile/) stay out of their way.
     automaticSummaries: false,
     automaticProfile: false,
+    automaticGraph: false,
   })
   for (const id of ['a', 'b']) await storage.repositories.agents.upsert(id, null)
   const say = (agent: string, conversation: string, content: string, extra: Record<string, unknown> = {}) =>

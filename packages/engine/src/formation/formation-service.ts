@@ -111,6 +111,9 @@ export interface FormationSettingsChanges {
 
 /** Existing memories an LLM prompt shows for it to correct or supersede, most recently changed first. */
 const EXISTING_IN_PROMPT = 30
+/** Turns without a named speaker are restated about their role; a role names no person. */
+const SPEAKER_ROLES = new Set(['user', 'assistant', 'tool', 'system'])
+const MAX_SPEAKER_CHARS = 200
 /** A restated item that holds at least this share of an explicit request's words is that request. */
 const EXPLICIT_MATCH_SHARE = 0.6
 
@@ -519,6 +522,10 @@ export class FormationService {
               sourceMessageIds: sources.map((turn) => turn.id),
               formedBy: candidate.family.startsWith('llm') ? 'llm' : 'offline',
               family: candidate.family.slice(0, 80),
+              // Who said it (a named speaker, not a bare role): the knowledge graph's person for "I".
+              ...(candidate.speaker && !SPEAKER_ROLES.has(candidate.speaker)
+                ? { speaker: candidate.speaker.slice(0, MAX_SPEAKER_CHARS) }
+                : {}),
             },
             // Chat says many distinct things about one speaker in similar words: only a real
             // replacement (a correction, a denial, a new value for the same attribute) supersedes.

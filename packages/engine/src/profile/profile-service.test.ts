@@ -23,6 +23,8 @@ async function setUp(llm: LlmProvider | null = null, options: { automaticProfile
     log: quiet,
     llm,
     automaticProfile: options.automaticProfile,
+    // The profile's model requests are counted and read: the graph's own requests stay out of them.
+    automaticGraph: false,
   })
   for (const id of ['a', 'b']) await storage.repositories.agents.upsert(id, null)
   return { engine, advance: (ms: number) => (now += ms) }

@@ -36,6 +36,8 @@ export interface TransferServiceDeps {
   embeddings: TransferEmbeddings
   writes: Pick<AgentWrites, 'touch' | 'touchAll'>
   lifecycle: TransferLifecycle
+  /** After an import committed: derived data that follows the memories (the knowledge graph) catches up. */
+  afterImport?: (scope: string) => Promise<void>
 }
 
 /**
@@ -105,6 +107,7 @@ export class TransferService {
       for (const kind of ['memory', 'message', 'knowledge'] as const) await embeddings.fill(scope, kind)
     // Whatever arrived without a vector of the current model is embedded by the job queue.
     await embeddings.enqueueMissing(scope)
+    await this.deps.afterImport?.(scope)
     return report
   }
 
