@@ -61,6 +61,7 @@ export interface AppOptions {
         | 'ENGRAM_EXTRACTION_WORKERS'
         | 'ENGRAM_SUMMARIES'
         | 'ENGRAM_PROFILE'
+        | 'ENGRAM_GRAPH'
         | 'REDIS_URL'
         | 'ENGRAM_REDIS_PREFIX'
         | 'ENGRAM_L2_TTL_SECONDS'

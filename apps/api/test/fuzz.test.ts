@@ -85,6 +85,25 @@ const OPERATIONS: Operation[] = [
     query: `query($id: ID!) { memory(id: $id) { __typename ... on Error { message code } } }`,
     variables: { id: '1' },
   },
+  // The knowledge graph (issue 15): an agent's reads; the operator's writes are not the agent's.
+  {
+    query: `query($name: String, $depth: Int, $types: [EntityType!], $asOf: DateTime, $limit: Int) { graphNeighbourhood(name: $name, depth: $depth, types: $types, asOf: $asOf, limit: $limit) { __typename ... on GraphNeighbourhood { truncated } ... on Error { message code } } }`,
+    variables: {
+      name: 'Marco',
+      depth: 2,
+      types: ['PERSON', 'COMPANY'],
+      asOf: '2026-01-15T10:00:00.000Z',
+      limit: 20,
+    },
+  },
+  {
+    query: `query($name: String, $relation: String, $history: Boolean, $knownAt: DateTime) { graphRelationships(name: $name, relation: $relation, includeHistory: $history, knownAt: $knownAt) { __typename ... on Error { message code } } }`,
+    variables: { name: 'Marco', relation: 'works at', history: false, knownAt: '2026-01-15T10:00:00.000Z' },
+  },
+  {
+    query: `query($from: String, $to: String, $maxDepth: Int, $limit: Int) { graphPaths(fromName: $from, toName: $to, maxDepth: $maxDepth, limit: $limit) { __typename ... on Error { message code } } }`,
+    variables: { from: 'Marco', to: 'Acme', maxDepth: 3, limit: 5 },
+  },
 ]
 
 /** Values of every wrong shape a client sends. */
@@ -200,6 +219,19 @@ describe('fuzzed requests', () => {
   beforeAll(async () => {
     t = await createTestApp({ log: { info() {}, warn() {}, error: (...args) => logged.push(args) } })
     key = await createAgentKey(t, 'fuzz')
+    // A small graph for the graph reads to walk (written by the operator).
+    const entity = async (type: string, name: string) =>
+      (
+        await t.gql(
+          `mutation($input: CreateGraphEntityInput!) { createGraphEntity(input: $input) { ... on GraphEntity { id } } }`,
+          { input: { agentId: 'fuzz', type, name } },
+        )
+      ).data.createGraphEntity.id as string
+    const [marco, acme] = [await entity('PERSON', 'Marco'), await entity('COMPANY', 'Acme')]
+    await t.gql(
+      `mutation($input: CreateGraphRelationshipInput!) { createGraphRelationship(input: $input) { __typename } }`,
+      { input: { agentId: 'fuzz', sourceId: marco, relation: 'works at', targetId: acme } },
+    )
   })
   afterAll(() => t.close())
 

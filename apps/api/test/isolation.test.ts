@@ -5,6 +5,12 @@ import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 
 // Agent A's key is pointed at every operation with agent B's data: nothing of B's may be read or
 // changed. B's state is fingerprinted before and compared after.
+
+/** B's whole knowledge graph as the operator reads it: entities and every relationship ever learnt. */
+const GRAPH_OF_B = `{
+  graphEntities(agentId: "agent-b", limit: 500) { ... on GraphEntityPage { totalCount matches { entity { id type name aliases summary mentionCount updatedAt } } } }
+  graphRelationships(agentId: "agent-b", includeHistory: true, limit: 500) { ... on GraphRelationshipPage { totalCount relationships { id relation confidence validFrom validUntil retiredAt supersededById updatedAt source { id } target { id } } } }
+}`
 describe("an agent key never reads or changes another agent's data", () => {
   let t: TestApp
   let keyA: string
@@ -18,6 +24,10 @@ describe("an agent key never reads or changes another agent's data", () => {
     bMemory: '',
     bSummary: '',
     backup: '',
+    aEntity: '',
+    bEntity: '',
+    bPlace: '',
+    bRelationship: '',
   }
 
   const fingerprint = async () => ({
@@ -42,12 +52,35 @@ describe("an agent key never reads or changes another agent's data", () => {
     }),
     agent: await t.db.agent.findUnique({ where: { id: 'agent-b' } }),
     backups: fs.readdirSync(path.join(t.dir, 'backups')).sort(),
+    // B's knowledge graph, read by the operator (its whole history, every field that can change).
+    graph: (await t.gql(GRAPH_OF_B)).data,
   })
 
   beforeAll(async () => {
     t = await createTestApp()
     keyA = await createAgentKey(t, 'agent-a')
     keyB = await createAgentKey(t, 'agent-b')
+    // A knowledge graph for each, entered by the operator (agent keys cannot write the graph).
+    const entity = async (agentId: string, type: string, name: string) =>
+      (
+        await t.gql(
+          `mutation($input: CreateGraphEntityInput!) { createGraphEntity(input: $input) { ... on GraphEntity { id } } }`,
+          { input: { agentId, type, name } },
+        )
+      ).data.createGraphEntity.id as string
+    ids.aEntity = await entity('agent-a', 'PERSON', 'Ann Example')
+    const aCompany = await entity('agent-a', 'COMPANY', 'Acorp')
+    ids.bEntity = await entity('agent-b', 'PERSON', 'Bea Hunter2secret')
+    ids.bPlace = await entity('agent-b', 'PLACE', 'Hidden Valley')
+    const link = `mutation($input: CreateGraphRelationshipInput!) { createGraphRelationship(input: $input) { ... on GraphRelationship { id } } }`
+    await t.gql(link, {
+      input: { agentId: 'agent-a', sourceId: ids.aEntity, relation: 'works at', targetId: aCompany },
+    })
+    ids.bRelationship = (
+      await t.gql(link, {
+        input: { agentId: 'agent-b', sourceId: ids.bEntity, relation: 'lives in', targetId: ids.bPlace },
+      })
+    ).data.createGraphRelationship.id
     const b = await t.gql(
       // B's speaker holds the secret too: no view of A's may show it either.
       `mutation { addMessage(input: { conversationId: "shared-name", role: USER, speaker: "hunter2-holder", content: "B's secret: password is hunter2 at https://b.example" }) { ... on Message { id } } }`,
@@ -753,6 +786,121 @@ describe("an agent key never reads or changes another agent's data", () => {
       name: 'reembed (admin only)',
       query: `mutation { reembed { __typename } }`,
       expect: (d) => expect(d.reembed.__typename).toBe(forbidden),
+    },
+    // The knowledge graph (issue 15): reads are the agent's own; every correction is admin work.
+    {
+      name: 'graphEntities naming B',
+      query: `{ graphEntities(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.graphEntities.__typename).toBe(forbidden),
+    },
+    {
+      name: "graphEntities finds only A's, even by B's entity's name",
+      query: `{ graphEntities(name: "Bea Hunter2secret") { ... on GraphEntityPage { totalCount matches { entity { agentId name } } } } }`,
+      expect: (d) => {
+        expect(d.graphEntities.matches.every((m: any) => m.entity.agentId === 'agent-a')).toBe(true)
+        expect(JSON.stringify(d)).not.toMatch(/Hunter2secret|Hidden Valley/)
+      },
+    },
+    {
+      name: "graphEntity of B's entity",
+      query: `query($id: ID!) { graphEntity(id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bEntity }),
+      expect: (d) => expect(d.graphEntity.__typename).toBe(notFound),
+    },
+    {
+      name: "graphRelationships lists only A's, history included",
+      query: `{ graphRelationships(includeHistory: true) { ... on GraphRelationshipPage { totalCount relationships { agentId source { name } target { name } } } } }`,
+      expect: (d) => {
+        expect(d.graphRelationships.totalCount).toBe(1)
+        expect(d.graphRelationships.relationships.map((r: any) => r.agentId)).toEqual(['agent-a'])
+      },
+    },
+    {
+      name: "graphRelationships around B's entity id",
+      query: `query($id: ID!) { graphRelationships(entityId: $id) { __typename } }`,
+      vars: () => ({ id: ids.bEntity }),
+      expect: (d) => expect(d.graphRelationships.__typename).toBe(notFound),
+    },
+    {
+      name: "graphRelationship of B's relationship",
+      query: `query($id: ID!) { graphRelationship(id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bRelationship }),
+      expect: (d) => expect(d.graphRelationship.__typename).toBe(notFound),
+    },
+    {
+      name: "graphNeighbourhood of B's entity id",
+      query: `query($id: ID!) { graphNeighbourhood(entityId: $id) { __typename } }`,
+      vars: () => ({ id: ids.bEntity }),
+      expect: (d) => expect(d.graphNeighbourhood.__typename).toBe(notFound),
+    },
+    {
+      name: "graphNeighbourhood by B's entity's name finds nothing of B's",
+      query: `{ graphNeighbourhood(name: "Bea Hunter2secret", depth: 4) { ... on GraphNeighbourhood { center { agentId } nodes { entity { agentId name } } } } }`,
+      expect: (d) => expect(JSON.stringify(d)).not.toMatch(/agent-b|Hunter2secret|Hidden Valley/),
+    },
+    {
+      name: 'graphPaths naming B',
+      query: `query($id: ID!) { graphPaths(agentId: "agent-b", fromId: $id, toName: "Hidden Valley") { __typename } }`,
+      vars: () => ({ id: ids.bEntity }),
+      expect: (d) => expect(d.graphPaths.__typename).toBe(forbidden),
+    },
+    {
+      name: "graphPaths between B's entities",
+      query: `query($from: ID!, $to: ID!) { graphPaths(fromId: $from, toId: $to) { __typename } }`,
+      vars: () => ({ from: ids.bEntity, to: ids.bPlace }),
+      expect: (d) => expect(d.graphPaths.__typename).toBe(notFound),
+    },
+    {
+      name: "createGraphEntity in A's own graph (admin only)",
+      query: `mutation { createGraphEntity(input: { type: PERSON, name: "Mallory" }) { __typename } }`,
+      expect: (d) => expect(d.createGraphEntity.__typename).toBe(forbidden),
+    },
+    {
+      name: 'createGraphEntity naming B (admin only)',
+      query: `mutation { createGraphEntity(input: { agentId: "agent-b", type: PERSON, name: "Mallory" }) { __typename } }`,
+      expect: (d) => expect(d.createGraphEntity.__typename).toBe(forbidden),
+    },
+    {
+      name: "updateGraphEntity of B's entity (admin only)",
+      query: `mutation($id: ID!) { updateGraphEntity(input: { agentId: "agent-b", id: $id, name: "Renamed" }) { __typename } }`,
+      vars: () => ({ id: ids.bEntity }),
+      expect: (d) => expect(d.updateGraphEntity.__typename).toBe(forbidden),
+    },
+    {
+      name: "mergeGraphEntities of B's entities (admin only)",
+      query: `mutation($from: ID!, $into: ID!) { mergeGraphEntities(fromId: $from, intoId: $into) { __typename } }`,
+      vars: () => ({ from: ids.bPlace, into: ids.bEntity }),
+      expect: (d) => expect(d.mergeGraphEntities.__typename).toBe(forbidden),
+    },
+    {
+      name: "deleteGraphEntity of B's entity (admin only)",
+      query: `mutation($id: ID!) { deleteGraphEntity(agentId: "agent-b", id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bEntity }),
+      expect: (d) => expect(d.deleteGraphEntity.__typename).toBe(forbidden),
+    },
+    {
+      name: "createGraphRelationship between B's entities (admin only)",
+      query: `mutation($s: ID!, $t: ID!) { createGraphRelationship(input: { sourceId: $s, relation: "owns", targetId: $t }) { __typename } }`,
+      vars: () => ({ s: ids.bEntity, t: ids.bPlace }),
+      expect: (d) => expect(d.createGraphRelationship.__typename).toBe(forbidden),
+    },
+    {
+      name: "updateGraphRelationship of B's relationship (admin only)",
+      query: `mutation($id: ID!) { updateGraphRelationship(input: { id: $id, confidence: 0 }) { __typename } }`,
+      vars: () => ({ id: ids.bRelationship }),
+      expect: (d) => expect(d.updateGraphRelationship.__typename).toBe(forbidden),
+    },
+    {
+      name: "retireGraphRelationship of B's relationship (admin only)",
+      query: `mutation($id: ID!) { retireGraphRelationship(input: { agentId: "agent-b", id: $id }) { __typename } }`,
+      vars: () => ({ id: ids.bRelationship }),
+      expect: (d) => expect(d.retireGraphRelationship.__typename).toBe(forbidden),
+    },
+    {
+      name: "deleteGraphRelationship of B's relationship (admin only)",
+      query: `mutation($id: ID!) { deleteGraphRelationship(id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bRelationship }),
+      expect: (d) => expect(d.deleteGraphRelationship.__typename).toBe(forbidden),
     },
     {
       // Last: A then holds the same text as B (so no A view above may contain it).

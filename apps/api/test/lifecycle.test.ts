@@ -28,6 +28,32 @@ const REPORT = `query($a: ID!) { deletionReport(agentId: $a) {
 
 const VAULT = 'Pinned: the vault code of the old owner is 4711'
 
+const GRAPH_ENTITY = `mutation($input: CreateGraphEntityInput!) { createGraphEntity(input: $input) {
+  __typename ... on GraphEntity { id } ... on Error { message } } }`
+const GRAPH_LINK = `mutation($input: CreateGraphRelationshipInput!) { createGraphRelationship(input: $input) {
+  __typename ... on GraphRelationship { id } ... on Error { message } } }`
+const GRAPH_COUNT = `query($a: ID!) { graphRelationships(agentId: $a, includeHistory: true) {
+  __typename ... on GraphRelationshipPage { totalCount } ... on Error { message } } }`
+
+/**
+ * A small knowledge graph naming `text`, entered through the operator's mutations (issue 15:
+ * deleting the agent removes its graph like the rest of its data).
+ */
+async function fillGraph(t: TestApp, agentId: string, text: string) {
+  const entity = async (type: string, name: string) => {
+    const r = await t.gql(GRAPH_ENTITY, { input: { agentId, type, name, summary: `About ${text}` } })
+    expect(r.data.createGraphEntity.__typename, JSON.stringify(r)).toBe('GraphEntity')
+    return r.data.createGraphEntity.id as string
+  }
+  const person = await entity('PERSON', `Keeper ${text}`)
+  const company = await entity('COMPANY', `${text} Holdings`)
+  const link = await t.gql(GRAPH_LINK, {
+    input: { agentId, sourceId: person, relation: 'works at', targetId: company },
+  })
+  expect(link.data.createGraphRelationship.__typename, JSON.stringify(link)).toBe('GraphRelationship')
+  expect((await t.gql(GRAPH_COUNT, { a: agentId })).data.graphRelationships.totalCount).toBe(1)
+}
+
 /** A provider with no `embedOne`: treated as remote, so texts go through the (per-agent) cache. */
 class RemoteTestEmbedder implements Embedder {
   readonly model = 'lifecycle-remote'
@@ -267,6 +293,7 @@ describe.skipIf(TEST_BACKEND === 'postgres')('deleted data does not stay on disk
     const preference = `I prefer ${marker(agentId)} tea in the garden shed`
     await t.gql(CREATE, { input: { content: preference, category: 'PREFERENCE' } }, key)
     texts.push(preference)
+    await fillGraph(t, agentId, marker(agentId))
     expect((await t.app.services.summaries.summarize(agentId, 'c'))?.content).toContain(marker(agentId))
     expect((await t.app.services.profiles.regenerate(agentId, null)).content).toContain(marker(agentId))
     // A search embeds what is missing and loads the indexes; above 40 vectors they become HNSW
@@ -351,8 +378,9 @@ describe.skipIf(TEST_BACKEND === 'postgres')('deleted data does not stay on disk
     // No Redis key names the agent or holds its text; the other agent's sets stay.
     expect(await inRedis('disk-gone', [gone])).toEqual([])
     expect(await inRedis('disk-keep', [marker('disk-keep')])).not.toEqual([])
-    // The other agent keeps everything.
+    // The other agent keeps everything, its graph included.
     expect(nonZero(await report(t, 'disk-keep'))).toEqual(nonZero(kept))
+    expect((await t.gql(GRAPH_COUNT, { a: 'disk-keep' })).data.graphRelationships.totalCount).toBe(1)
     expect(occurrences(databaseFiles(), [marker('disk-keep')])).not.toEqual([])
   })
 
@@ -506,6 +534,7 @@ describe.runIf(TEST_BACKEND === 'postgres')('deleted data does not stay in Postg
       { v: `The ${marker(agentId)} domain` },
       key,
     )
+    await fillGraph(t, agentId, marker(agentId))
     await t.gql(SEARCH, { q: `${marker(agentId)} garden` }, key)
     await t.app.services.embeddings.settled()
     return key
@@ -517,6 +546,8 @@ describe.runIf(TEST_BACKEND === 'postgres')('deleted data does not stay in Postg
     const gone = marker('pg-gone')
     // Before: the checks find what they look for, so finding nothing later means something.
     expect(Object.keys(await rowsHolding(gone))).toEqual(expect.arrayContaining(['Message', 'MemoryItem']))
+    // The graph's entities hold the marker in their names (whatever the adapter calls its tables).
+    expect(Object.keys(await rowsHolding(gone)).some((table) => /graph/i.test(table))).toBe(true)
     expect(nonZero(await report(t, 'pg-gone'))).toMatchObject({ 'Message.searchVector': 20 })
     const vacuumedBefore = await t.db.$queryRawUnsafe<{ n: bigint }[]>(
       `SELECT coalesce(sum(vacuum_count), 0) AS n FROM pg_stat_user_tables WHERE relname = 'Message'`,
@@ -526,6 +557,7 @@ describe.runIf(TEST_BACKEND === 'postgres')('deleted data does not stay in Postg
 
     expect(nonZero(await report(t, 'pg-gone'))).toEqual({})
     expect(await rowsHolding(gone)).toEqual({})
+    expect((await t.gql(GRAPH_COUNT, { a: 'pg-keep' })).data.graphRelationships.totalCount).toBe(1)
     // The other agent's data is all there.
     expect(Object.keys(await rowsHolding(marker('pg-keep')))).toEqual(
       expect.arrayContaining(['Message', 'MemoryItem', 'Knowledge']),

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { appDirectory, entryPoint, progress, runChild } from './child.ts'
 import { CliError } from './errors.ts'
 import { formationSettingsOf } from './formation-settings.ts'
+import { addGraphCommands } from './graph.ts'
 
 interface GlobalOptions {
   url: string
@@ -493,6 +494,8 @@ export function buildProgram(): Command {
           `${c.tier.toLowerCase()} · ${c.category.toLowerCase()} · ${c.memoryType.toLowerCase()} · importance ${c.importance.toFixed(2)}\n${c.reasons.map((r) => `  - ${r}`).join('\n')}`,
       )
     })
+
+  addGraphCommands(program, run)
 
   program
     .command('eval')

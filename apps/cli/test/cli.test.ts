@@ -234,6 +234,90 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(stdout).toMatch(/cli-watch {2}extraction success in \d+ ms · \d+ queued\n$/)
   })
 
+  it('graph: an operator adds, links and retires; the agent searches, explores and finds paths', async () => {
+    const key = (await engram(['keys', 'create', 'cli-graph'])).stdout.trim()
+    const added = await engram([
+      '--json',
+      'graph',
+      'add',
+      'person',
+      'Dana Kim',
+      '--alias',
+      'Dana',
+      '--agent',
+      'cli-graph',
+    ])
+    expect(added.code, added.stderr).toBe(0)
+    const dana = JSON.parse(added.stdout) as { id: string; aliases: string[] }
+    expect(dana.aliases).toEqual(['Dana'])
+    // The rest of the graph through the SDK (each command is a process start).
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const admin = Engram.connect({ url: server.url, apiKey: ADMIN_KEY })
+    const acme = unwrap(
+      await admin.createGraphEntity({ agentId: 'cli-graph', type: 'COMPANY', name: 'Acme Corp' }),
+    )
+    const lee = unwrap(
+      await admin.createGraphEntity({ agentId: 'cli-graph', type: 'PERSON', name: 'Lee Park' }),
+    )
+    unwrap(
+      await admin.createGraphRelationship({
+        agentId: 'cli-graph',
+        sourceId: lee.id,
+        relation: 'works at',
+        targetId: acme.id,
+      }),
+    )
+    await admin.close()
+    const works = await engram([
+      'graph',
+      'link',
+      dana.id,
+      'works at',
+      acme.id,
+      '--valid-from',
+      '2021-01-01T00:00:00Z',
+      '--agent',
+      'cli-graph',
+    ])
+    expect(works.stdout).toMatch(/\tDana Kim —works at→ Acme Corp\t1\.00\t2021-01-01 → …\n$/)
+    const edgeId = works.stdout.split('\t')[0] as string
+
+    const search = await engram(['graph', 'search', 'dana'], key)
+    expect(search.stdout.split('\n')[0]).toBe(`${dana.id}\tperson\tDana Kim (also Dana)\t1.000`)
+    const around = await engram(['graph', 'around', 'Dana Kim'], key)
+    expect(around.stdout).toContain(`${dana.id}\tperson\tDana Kim`)
+    expect(around.stdout).toContain(`    ${lee.id}\tperson\tLee Park`)
+    const paths = await engram(['graph', 'paths', 'Dana', 'Lee Park'], key)
+    expect(paths.stdout).toBe('Dana Kim —works at→ Acme Corp ←works at— Lee Park\n')
+
+    // Retired: gone from now, still there in the history.
+    const retired = await engram([
+      'graph',
+      'retire',
+      edgeId,
+      '--reason',
+      'never worked there',
+      '--agent',
+      'cli-graph',
+    ])
+    expect(retired.stdout).toMatch(/\tretired: never worked there\n$/)
+    expect((await engram(['graph', 'relationships', '--entity', 'Dana'], key)).stdout).toBe(
+      'no relationships\n',
+    )
+    const history = await engram(['graph', 'relationships', '--entity', 'Dana', '--history'], key)
+    expect(history.stdout).toContain(edgeId)
+
+    // The corrections are admin work; bad input names the field and the limit.
+    const refused = await engram(['graph', 'add', 'person', 'Eve'], key)
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: 'engram: FORBIDDEN: this operation needs an admin key\n',
+    })
+    const deep = await engram(['graph', 'around', 'Dana', '--depth', '9'], key)
+    expect(deep.code).toBe(1)
+    expect(deep.stderr).toMatch(/^engram: VALIDATION: depth: .*\(limit 4\)\n$/)
+  })
+
   it('export → import into another agent, backup and restore', async () => {
     const key = (await engram(['keys', 'create', 'cli-source'])).stdout.trim()
     const { Engram, unwrap } = await import('@engram/sdk')

@@ -6,6 +6,7 @@ import {
   ERROR_CODES,
   fieldIssues,
   type OperationName,
+  type OutputOf,
   type Result,
 } from '@engram/contract'
 import type { z } from 'zod'
@@ -232,7 +233,136 @@ export const TOOLS: MemoryTool[] = [
     input: withoutAgent(catalog.updateMemory.input),
     run: (client, input) => client.updateMemory(input),
   },
+  {
+    name: 'graph_search',
+    title: 'Find entities in the knowledge graph',
+    operation: 'graphEntities',
+    description:
+      'Find people, companies, places, projects, tools, concepts and events memory knows about, by name (fuzzy: "dana" finds "Dana Kim"; score 1 is an exact name or alias, lower is a partial match or a close spelling) and type. Use it to get an entity id, or to check how memory spells a name, before graph_neighbourhood or graph_paths.',
+    input: withoutAgent(catalog.graphEntities.input),
+    run: async (client, input) => {
+      const result = await client.graphEntities(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          totalCount: result.data.totalCount,
+          entities: result.data.matches.map((m) => ({
+            id: m.entity.id,
+            name: m.entity.name,
+            type: m.entity.type,
+            aliases: m.entity.aliases,
+            summary: m.entity.summary,
+            mentions: m.entity.mentionCount,
+            score: Number(m.score.toFixed(3)),
+          })),
+        },
+      }
+    },
+  },
+  {
+    name: 'graph_neighbourhood',
+    title: 'Explore around an entity',
+    operation: 'graphNeighbourhood',
+    description:
+      'What memory knows around one entity (entityId, or a name matched fuzzily): the entities linked to it up to depth hops (default 2, at most 4) and the relationships between them ("Dana —works at→ Acme"), as they hold now or asOf a past date. Use it for questions about a person, a project or a place and the people and things around them. A dense hub is cut; truncation then says what was left out.',
+    input: withoutAgent(catalog.graphNeighbourhood.input),
+    run: async (client, input) => {
+      const result = await client.graphNeighbourhood(input)
+      if (!result.ok) return result
+      const { center, nodes, relationships, truncation, asOf } = result.data
+      return {
+        ok: true,
+        data: {
+          center: center && { id: center.id, name: center.name, type: center.type },
+          asOf,
+          entities: nodes.map((n) => ({
+            id: n.entity.id,
+            name: n.entity.name,
+            type: n.entity.type,
+            depth: n.depth,
+          })),
+          relationships: relationships.map(compactRelationship),
+          truncation,
+        },
+      }
+    },
+  },
+  {
+    name: 'graph_relationships',
+    title: 'List relationships',
+    operation: 'graphRelationships',
+    description:
+      'Relationships from the knowledge graph by relation type ("works at", "lives in") and/or entity (entityId or a fuzzy name), most confident first, as they hold now or asOf a past date (knownAt: as memory believed them then). includeHistory also lists relationships that ended or were retired, with their validity: use it for "where did X work before?".',
+    input: withoutAgent(catalog.graphRelationships.input),
+    run: async (client, input) => {
+      const result = await client.graphRelationships(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          totalCount: result.data.totalCount,
+          relationships: result.data.relationships.map(compactRelationship),
+        },
+      }
+    },
+  },
+  {
+    name: 'graph_paths',
+    title: 'How two entities are connected',
+    operation: 'graphPaths',
+    description:
+      'The shortest chains of relationships linking two entities (fromId/fromName and toId/toName; names are matched fuzzily), at most maxDepth hops (4). Use it for "how does Dana know Lee?" or "what links this project to that company?".',
+    input: withoutAgent(catalog.graphPaths.input),
+    run: async (client, input) => {
+      const result = await client.graphPaths(input)
+      if (!result.ok) return result
+      const { from, to, paths, truncation } = result.data
+      return {
+        ok: true,
+        data: {
+          from: from && { id: from.id, name: from.name, type: from.type },
+          to: to && { id: to.id, name: to.name, type: to.type },
+          paths: paths.map((path) => ({
+            length: path.length,
+            chain: chainText(path),
+            relationshipIds: path.relationships.map((r) => r.id),
+          })),
+          truncation,
+        },
+      }
+    },
+  },
 ]
+
+type GraphRelationshipOut = OutputOf<'graphRelationship'>
+
+/** A relationship as a model reads it: who, what, whom, how sure, and when it held. */
+function compactRelationship(r: GraphRelationshipOut) {
+  return {
+    id: r.id,
+    fact: `${r.source.name} —${r.relation}→ ${r.target.name}`,
+    sourceId: r.source.id,
+    targetId: r.target.id,
+    confidence: Number(r.confidence.toFixed(3)),
+    validFrom: r.validFrom,
+    validUntil: r.validUntil,
+    current: r.current,
+    sources: r.sources.length,
+  }
+}
+
+/** "Ann —knows→ Ben ←mentors— Dev": each step in the direction its relationship points. */
+function chainText(path: OutputOf<'graphPaths'>['paths'][number]): string {
+  let text = path.entities[0]?.name ?? ''
+  path.relationships.forEach((r, i) => {
+    const here = path.entities[i]
+    const next = path.entities[i + 1]
+    const forward = r.source.id === here?.id
+    text += forward ? ` —${r.relation}→ ${next?.name}` : ` ←${r.relation}— ${next?.name}`
+  })
+  return text
+}
 
 export function parseToolInput(tool: MemoryTool, input: unknown): Result<unknown> {
   const parsed = tool.input.safeParse(input ?? {})

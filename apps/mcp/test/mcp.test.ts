@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer } from '../../../packages/sdk/test/server.ts'
+import { ADMIN_KEY, startServer } from '../../../packages/sdk/test/server.ts'
 import { listenHttp } from '../src/server.ts'
 
 const appDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
@@ -25,6 +25,8 @@ type Mode = 'remote' | 'embedded'
  */
 interface Backend {
   clientOf(agentId: string): Promise<EngramClient>
+  /** An operator's client: the graph's corrections are admin work. */
+  adminClient(): Promise<EngramClient>
   args(agentId: string): Promise<string[]>
   close(): Promise<void>
 }
@@ -39,6 +41,7 @@ async function backend(mode: Mode): Promise<Backend> {
     }
     return {
       clientOf: async (agentId) => Engram.connect({ url: api.url, apiKey: await keyOf(agentId) }),
+      adminClient: async () => Engram.connect({ url: api.url, apiKey: ADMIN_KEY }),
       args: async (agentId) => ['--url', api.url, '--api-key', await keyOf(agentId)],
       close: () => api.close(),
     }
@@ -47,6 +50,7 @@ async function backend(mode: Mode): Promise<Backend> {
   const file = path.join(dir, 'memory.db')
   return {
     clientOf: (agentId) => open({ path: file, agentId, optimizerIntervalMs: 0 }),
+    adminClient: () => open({ path: file, operator: true, optimizerIntervalMs: 0 }),
     args: async (agentId) => ['--db', file, '--agent', agentId],
     async close() {
       fs.rmSync(dir, { recursive: true, force: true })
@@ -65,6 +69,7 @@ describe.each<[Transport, Mode]>([
   let clientA: EngramClient | null = null
   let stopHttp: (() => Promise<void>) | null = null
   let theirMemoryId: string
+  let theirEntityId: string
   const agentA = `mcp-a-${transport}`
   const agentB = `mcp-b-${transport}`
 
@@ -84,6 +89,26 @@ describe.each<[Transport, Mode]>([
       await b.createMemory({ content: 'B keeps a secret about a purple giraffe', category: 'FACT' }),
     ).memory.id
     await b.close()
+
+    // A small graph for each agent, entered by the operator (agent keys cannot write the graph).
+    const admin = await api.adminClient()
+    for (const id of [agentA, agentB]) unwrap(await admin.createAgent({ id }))
+    const entity = async (agentId: string, type: 'PERSON' | 'COMPANY' | 'CONCEPT', name: string) =>
+      unwrap(await admin.createGraphEntity({ agentId, type, name })).id
+    const dana = await entity(agentA, 'PERSON', 'Dana Kim')
+    const acme = await entity(agentA, 'COMPANY', 'Acme Corp')
+    const lee = await entity(agentA, 'PERSON', 'Lee Park')
+    for (const sourceId of [dana, lee])
+      unwrap(
+        await admin.createGraphRelationship({
+          agentId: agentA,
+          sourceId,
+          relation: 'works at',
+          targetId: acme,
+        }),
+      )
+    theirEntityId = await entity(agentB, 'CONCEPT', 'Purple Giraffe')
+    await admin.close()
 
     mcp = new Client({ name: 'engram-test', version: '1.0.0' })
     if (transport === 'stdio') {
@@ -109,7 +134,7 @@ describe.each<[Transport, Mode]>([
     await api?.close()
   })
 
-  it('lists the ten memory tools with their hints and the catalog’s limits in their schemas', async () => {
+  it('lists the fourteen memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'add_messages',
@@ -117,6 +142,10 @@ describe.each<[Transport, Mode]>([
       'formation_activity',
       'get_context',
       'get_profile',
+      'graph_neighbourhood',
+      'graph_paths',
+      'graph_relationships',
+      'graph_search',
       'list_memories',
       'recall',
       'remember',
@@ -140,6 +169,45 @@ describe.each<[Transport, Mode]>([
     }
     expect(recall.properties.limit?.maximum).toBe(CONTRACT_LIMITS.maxSearchLimit)
     expect(recall.required).toEqual(['query'])
+    expect(byName.graph_neighbourhood?.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+    })
+    const around = byName.graph_neighbourhood?.inputSchema as {
+      properties: Record<string, { maximum?: number }>
+    }
+    expect(around.properties.depth?.maximum).toBe(CONTRACT_LIMITS.maxGraphDepth)
+    expect(around.properties).not.toHaveProperty('agentId')
+  })
+
+  it('graph tools: search, neighbourhood, relationships and paths of this key’s agent only', async () => {
+    const found = await call('graph_search', { name: 'dana' })
+    expect(found.json.entities[0]).toMatchObject({ name: 'Dana Kim', type: 'PERSON' })
+    const around = await call('graph_neighbourhood', { name: 'Dana Kim' })
+    expect(around.json.entities.map((e: { name: string }) => e.name)).toEqual([
+      'Dana Kim',
+      'Acme Corp',
+      'Lee Park',
+    ])
+    expect(around.json.relationships.map((r: { fact: string }) => r.fact).sort()).toEqual([
+      'Dana Kim —works at→ Acme Corp',
+      'Lee Park —works at→ Acme Corp',
+    ])
+    expect(around.json.truncation).toBeNull()
+    const works = await call('graph_relationships', { relation: 'Works At' })
+    expect(works.json.totalCount).toBe(2)
+    const paths = await call('graph_paths', { fromName: 'Dana', toName: 'Lee Park' })
+    expect(paths.json.paths.map((p: { chain: string }) => p.chain)).toEqual([
+      'Dana Kim —works at→ Acme Corp ←works at— Lee Park',
+    ])
+    const deep = await call('graph_neighbourhood', { name: 'Dana', depth: 5 })
+    expect(deep.text).toMatch(/^VALIDATION: depth: .*\(limit 4\)/)
+    // Another agent's graph is out of reach: not found by name, by id, or by naming the agent.
+    expect(JSON.stringify((await call('graph_search', { name: 'Purple Giraffe' })).json)).not.toContain(
+      'Giraffe',
+    )
+    expect((await call('graph_neighbourhood', { entityId: theirEntityId })).text).toMatch(/^NOT_FOUND:/)
+    expect((await call('graph_search', { name: 'Giraffe', agentId: agentB })).isError).toBe(true)
   })
 
   it('every tool works: add_messages, remember, recall, get_context, list_memories, update_memory, forget', async () => {

@@ -37,6 +37,7 @@ import { FormationSettingsService } from './formation/formation-settings.ts'
 import { FormationStats } from './formation/formation-stats.ts'
 import { forgetDeletedTurns } from './graph/forget-turns.ts'
 import { GraphFormation, registerGraphJobs } from './graph/graph-formation.ts'
+import { GraphService } from './graph/graph-service.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
@@ -275,8 +276,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     ...(deps.graphLimits ? { limits: deps.graphLimits } : {}),
   })
   registerGraphJobs(jobs, graphFormation)
-  const graph = graphFormation
-  memoryItems.onChange((scope, changes) => graph.memoriesChanged(scope, changes))
+  const forming = graphFormation
+  memoryItems.onChange((scope, changes) => forming.memoriesChanged(scope, changes))
   // The switch, summary and profile settings read and changed as one object (issue 13 §5).
   const formationSettings = new FormationSettingsService({
     store: storage.memoryItems,
@@ -323,6 +324,13 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     deps.lease,
   )
   const knowledge = new KnowledgeService(storage.knowledge, clock, limits, embeddings)
+  // The knowledge graph's reads and an operator's corrections (issue 15), within the same limits
+  // as its formation.
+  const graph = new GraphService({
+    repository: storage.graph,
+    clock,
+    ...(deps.graphLimits ? { limits: deps.graphLimits } : {}),
+  })
   const lifecycle = new AgentLifecycle({
     data: storage.agentData,
     agents,
@@ -349,7 +357,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     // A document that brought memories but no graph (an export from before issue 15) has its
     // graph formed from them; one that brought its graph keeps it as it was.
     afterImport: async (scope) => {
-      if ((await storage.graph.countEntities(scope, {})) === 0) await graph.formAgent(scope)
+      if ((await storage.graph.countEntities(scope, {})) === 0) await forming.formAgent(scope)
     },
   })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
@@ -420,13 +428,14 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     context,
     optimizer,
     knowledge,
+    graph,
     lifecycle,
     transfer,
     summaries,
     profiles,
     formationSettings,
     /** Knowledge-graph formation from every memory written (issue 15). */
-    graphFormation: graph,
+    graphFormation: forming,
     /** Cross-replica cache invalidation when configured (stop it when the engine is closed). */
     replicas,
     /** Spec 002's L2 episodic layer when configured. */

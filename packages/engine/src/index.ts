@@ -90,6 +90,23 @@ export {
   MAX_FAILURE_REASON_CHARS,
 } from './formation/formation-stats.ts'
 export {
+  entityMatchScore,
+  MIN_SPELLING_SIMILARITY,
+  namedIn,
+  spellingSimilarity,
+} from './graph/entity-match.ts'
+export {
+  type EntityMatch,
+  type EntityRef,
+  type GraphPath,
+  GraphService,
+  type GraphServiceDeps,
+  type Neighbourhood,
+  type NeighbourhoodRequest,
+  type Paths,
+  type RelationshipView,
+} from './graph/graph-service.ts'
+export {
   DEFAULT_JOB_POLL_INTERVAL_MS,
   type JobBatchResult,
   type JobHandler,

@@ -301,6 +301,84 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       unwrap(await agentA.deleteKnowledge({ id: fact.id }))
     })
 
+    it('knowledge graph: an operator corrects it, the agent reads it as of a time, others see none', async () => {
+      const agentId = agentAId
+      const dana = unwrap(
+        await admin.createGraphEntity({ agentId, type: 'PERSON', name: 'Dana Kim', aliases: ['Dana'] }),
+      )
+      const acme = unwrap(await admin.createGraphEntity({ agentId, type: 'COMPANY', name: 'Acme Corp' }))
+      const globex = unwrap(await admin.createGraphEntity({ agentId, type: 'COMPANY', name: 'Globex' }))
+      const first = unwrap(
+        await admin.createGraphRelationship({
+          agentId,
+          sourceId: dana.id,
+          relation: 'works at',
+          targetId: acme.id,
+          validFrom: '2020-01-01T00:00:00.000Z',
+        }),
+      )
+      expect(first).toMatchObject({
+        current: true,
+        source: { id: dana.id, name: 'Dana Kim', type: 'PERSON' },
+      })
+      const second = unwrap(
+        await admin.createGraphRelationship({
+          agentId,
+          sourceId: dana.id,
+          relation: 'Works At',
+          targetId: globex.id,
+          validFrom: '2024-01-01T00:00:00.000Z',
+        }),
+      )
+      // The contradicted edge is ended, not overwritten: "as of" 2022 still answers Acme.
+      const ended = unwrap(await agentA.graphRelationship({ id: first.id }))
+      expect(ended).toMatchObject({
+        current: false,
+        validUntil: '2024-01-01T00:00:00.000Z',
+        supersededById: second.id,
+      })
+      const now = unwrap(await agentA.graphRelationships({ name: 'dana', relation: 'works at' }))
+      expect(now.relationships.map((r) => r.target.name)).toEqual(['Globex'])
+      const then = unwrap(
+        await agentA.graphRelationships({
+          name: 'dana',
+          relation: 'works at',
+          asOf: '2022-06-01T00:00:00.000Z',
+        }),
+      )
+      expect(then.relationships.map((r) => r.target.name)).toEqual(['Acme Corp'])
+
+      const found = unwrap(await agentA.graphEntities({ name: 'Dana' }))
+      expect(found.matches[0]).toMatchObject({ entity: { id: dana.id }, score: 1 })
+      const around = unwrap(await agentA.graphNeighbourhood({ entityId: dana.id }))
+      expect(around.nodes.map((n) => [n.entity.name, n.depth])).toEqual([
+        ['Dana Kim', 0],
+        ['Globex', 1],
+      ])
+      expect(around.truncated).toBe(false)
+      const paths = unwrap(await agentA.graphPaths({ fromName: 'Globex', toId: dana.id }))
+      expect(paths.paths.map((p) => p.entities.map((e) => e.name))).toEqual([['Globex', 'Dana Kim']])
+
+      const retired = unwrap(
+        await admin.retireGraphRelationship({ agentId, id: second.id, reason: 'wrong company' }),
+      )
+      expect(retired).toMatchObject({ current: false, retiredReason: 'wrong company' })
+      expect(unwrap(await agentA.graphNeighbourhood({ entityId: dana.id })).nodes).toHaveLength(1)
+
+      // B's graph is its own; agent keys cannot correct a graph; bad input names the field and limit.
+      expect(unwrap(await agentB.graphEntities({ name: 'Dana' })).matches).toEqual([])
+      expectFailure(await agentB.graphEntity({ id: dana.id }), 'NOT_FOUND')
+      expectFailure(await agentA.createGraphEntity({ type: 'PERSON', name: 'Eve' }), 'FORBIDDEN')
+      expectFailure(await agentA.deleteGraphEntity({ id: dana.id }), 'FORBIDDEN')
+      const deep = expectFailure(
+        await agentA.graphNeighbourhood({ entityId: dana.id, depth: 5 }),
+        'VALIDATION',
+      )
+      expect(deep.issues).toEqual([expect.objectContaining({ field: 'depth', limit: 4 })])
+      unwrap(await admin.deleteGraphEntity({ agentId, id: globex.id }))
+      expect(unwrap(await agentA.graphRelationships({ includeHistory: true })).totalCount).toBe(1)
+    })
+
     it('optimizer: a run is reported in the status and streamed to a subscriber', async () => {
       unwrap(
         await agentA.addMessage({ conversationId: 'contract-opt', role: 'USER', content: 'hello there' }),

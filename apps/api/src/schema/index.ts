@@ -15,5 +15,6 @@ import './formation-settings.ts'
 import './summaries.ts'
 import './profile.ts'
 import './formation-activity.ts'
+import './graph.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

@@ -1,4 +1,4 @@
-import { graphEntityOut, graphRelationshipHitOut, searchOptionsOf } from '@engram/engine'
+import { graphEntityOut, graphRelationshipOut, searchOptionsOf } from '@engram/engine'
 import {
   DEFAULT_CONTEXT_TURNS,
   DEFAULT_MENTIONED_TIMES,
@@ -15,7 +15,7 @@ import {
 } from '@engram/engine/search'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
-import { GraphEntityRef, GraphRelationshipRef } from './graph-hit.ts'
+import { GraphEntityRef, GraphRelationshipRef } from './graph.ts'
 import { KnowledgeRef } from './knowledge.ts'
 import { MemoryFilterInput, MemoryItemRef, toMemoryFilter } from './memory-item.ts'
 import { MessageRef } from './session.ts'
@@ -149,7 +149,7 @@ const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
       nullable: true,
       description: 'A GRAPH hit on a relationship, with its ends and sources.',
       resolve: (h, _args, ctx) =>
-        h.relationship ? graphRelationshipHitOut(h.relationship, ctx.services.clock.now()) : null,
+        h.relationship ? graphRelationshipOut(h.relationship, ctx.services.clock.now()) : null,
     }),
   }),
 })

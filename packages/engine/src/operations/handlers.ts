@@ -424,6 +424,108 @@ export function operationHandlers(engine: Engine): OperationHandlers {
       return wire.knowledgeOut(await engine.knowledge.recordUse(scope, input.id))
     },
 
+    // Knowledge graph --------------------------------------------------------------------------
+    async graphEntities(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const page = await engine.graph.searchEntities(scope, input)
+      return {
+        totalCount: page.totalCount,
+        matches: page.matches.map((m) => ({ entity: wire.graphEntityOut(m.entity), score: m.score })),
+      }
+    },
+    async graphEntity(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      return wire.graphEntityOut(await engine.graph.entity(scope, input.id))
+    },
+    async graphRelationships(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const page = await engine.graph.relationships(scope, {
+        ...input,
+        asOf: date(input.asOf),
+        knownAt: date(input.knownAt),
+      })
+      const at = now()
+      return {
+        totalCount: page.totalCount,
+        relationships: page.relationships.map((r) => wire.graphRelationshipOut(r, at)),
+      }
+    },
+    async graphRelationship(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      return wire.graphRelationshipOut(await engine.graph.relationship(scope, input.id), now())
+    },
+    async graphNeighbourhood(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const found = await engine.graph.neighbourhood(scope, {
+        ...input,
+        asOf: date(input.asOf),
+        knownAt: date(input.knownAt),
+      })
+      return wire.graphNeighbourhoodOut(found, now())
+    },
+    async graphPaths(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const found = await engine.graph.paths(scope, {
+        from: { entityId: input.fromId, name: input.fromName },
+        to: { entityId: input.toId, name: input.toName },
+        maxDepth: input.maxDepth,
+        limit: input.limit,
+        asOf: date(input.asOf),
+        knownAt: date(input.knownAt),
+      })
+      return wire.graphPathsOut(found, now())
+    },
+    async createGraphEntity(call, input) {
+      const { agentId, ...entity } = input
+      const scope = await call.agentScope(agentId)
+      return wire.graphEntityOut(await engine.graph.createEntity(scope, entity))
+    },
+    async updateGraphEntity(call, input) {
+      const { agentId, id, ...changes } = input
+      const scope = await call.agentScope(agentId)
+      return wire.graphEntityOut(await engine.graph.updateEntity(scope, id, changes))
+    },
+    async mergeGraphEntities(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      return wire.graphEntityOut(await engine.graph.mergeEntities(scope, input.fromId, input.intoId))
+    },
+    async deleteGraphEntity(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      await engine.graph.deleteEntity(scope, input.id)
+      return { id: input.id, deleted: true }
+    },
+    async createGraphRelationship(call, input) {
+      const { agentId, validFrom, validUntil, ...edge } = input
+      const scope = await call.agentScope(agentId)
+      const created = await engine.graph.createRelationship(scope, {
+        ...edge,
+        validFrom: date(validFrom),
+        validUntil: date(validUntil),
+      })
+      return wire.graphRelationshipOut(created, now())
+    },
+    async updateGraphRelationship(call, input) {
+      const { agentId, id, validFrom, validUntil, ...changes } = input
+      const scope = await call.agentScope(agentId)
+      const updated = await engine.graph.updateRelationship(scope, id, {
+        ...changes,
+        // Left out keeps the bound; null makes that side unbounded.
+        ...(validFrom !== undefined ? { validFrom: date(validFrom) as Date | null } : {}),
+        ...(validUntil !== undefined ? { validUntil: date(validUntil) as Date | null } : {}),
+      })
+      return wire.graphRelationshipOut(updated, now())
+    },
+    async retireGraphRelationship(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      const retired = await engine.graph.retireRelationship(scope, input.id, input.reason ?? null)
+      return wire.graphRelationshipOut(retired, now())
+    },
+    async deleteGraphRelationship(call, input) {
+      const scope = await call.agentScope(input.agentId)
+      await engine.graph.deleteRelationship(scope, input.id)
+      return { id: input.id, deleted: true }
+    },
+
     // Optimizer --------------------------------------------------------------------------------
     async optimizerStatus(call, input) {
       const scope = await call.agentScope(input.agentId)

@@ -18,5 +18,4 @@ export {
   searchOptionsOf,
 } from './requests.ts'
 export { eventStream } from './streams.ts'
-export { formationActivityEventOut } from './wire.ts'
-export { graphEntityOut, graphRelationshipHitOut } from './wire-graph-hit.ts'
+export { formationActivityEventOut, graphEntityOut, graphRelationshipOut } from './wire.ts'

@@ -34,7 +34,10 @@ async function seeded() {
     optimizer: { intervalMs: 0 },
   })
   const ops = createOperations(engine)
-  const records: Record<string, { memoryId: string; knowledgeId: string }> = {}
+  const records: Record<
+    string,
+    { memoryId: string; knowledgeId: string; entityId: string; placeId: string; relationshipId: string }
+  > = {}
   for (const principal of [agentA, agentB] as const) {
     const agentId = principal.agentId
     await ops.createAgent(operator, { id: agentId })
@@ -54,7 +57,27 @@ async function seeded() {
       key: `${agentId}.example.com login`,
       value: '#email',
     })
-    records[agentId] = { memoryId: memory.memory.id, knowledgeId: fact.id }
+    // A small graph: Lena (a person) lives in Berlin, entered by the operator.
+    const lena = await ops.createGraphEntity(operator, {
+      agentId,
+      type: 'PERSON',
+      name: 'Lena',
+      aliases: ['Lena Kim'],
+    })
+    const berlin = await ops.createGraphEntity(operator, { agentId, type: 'PLACE', name: 'Berlin' })
+    const livesIn = await ops.createGraphRelationship(operator, {
+      agentId,
+      sourceId: lena.id,
+      relation: 'lives in',
+      targetId: berlin.id,
+    })
+    records[agentId] = {
+      memoryId: memory.memory.id,
+      knowledgeId: fact.id,
+      entityId: lena.id,
+      placeId: berlin.id,
+      relationshipId: livesIn.id,
+    }
   }
   const document = (await ops.exportMemory(agentA, {})).document
   return {
@@ -108,6 +131,25 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     knowledge: {},
     relevantKnowledge: { text: 'log in to example.com' },
     recordKnowledgeUse: { id: mine.knowledgeId },
+    graphEntities: { name: 'lena' },
+    graphEntity: { id: mine.entityId },
+    graphRelationships: { relation: 'Lives In', name: 'Lena' },
+    graphRelationship: { id: mine.relationshipId },
+    graphNeighbourhood: { entityId: mine.entityId, depth: 2 },
+    graphPaths: { fromId: mine.entityId, toName: 'Berlin' },
+    createGraphEntity: { agentId: 'agent-a', type: 'COMPANY', name: 'Acme Corp' },
+    updateGraphEntity: { agentId: 'agent-a', id: mine.entityId, summary: 'Sister of the user.' },
+    mergeGraphEntities: { agentId: 'agent-a', fromId: mine.placeId, intoId: mine.entityId },
+    deleteGraphEntity: { agentId: 'agent-a', id: mine.placeId },
+    createGraphRelationship: {
+      agentId: 'agent-a',
+      sourceId: mine.placeId,
+      relation: 'home of',
+      targetId: mine.entityId,
+    },
+    updateGraphRelationship: { agentId: 'agent-a', id: mine.relationshipId, confidence: 0.6 },
+    retireGraphRelationship: { agentId: 'agent-a', id: mine.relationshipId, reason: 'wrong city' },
+    deleteGraphRelationship: { agentId: 'agent-a', id: mine.relationshipId },
     optimizerStatus: {},
     runOptimizer: { conversationId: 'c1' },
     exportMemory: {},
@@ -253,6 +295,10 @@ describe('the operations layer (createOperations)', () => {
     'updateKnowledge',
     'deleteKnowledge',
     'recordKnowledgeUse',
+    'graphEntity',
+    'graphRelationship',
+    'graphNeighbourhood',
+    'graphPaths',
   ] as const)(
     "%s of agent B's record by id, as agent A, is NOT_FOUND and leaves it as it was",
     async (name) => {
@@ -266,8 +312,26 @@ describe('the operations layer (createOperations)', () => {
       expect(facts.knowledge.map((k) => [k.id, k.value, k.useCount])).toEqual([
         [s.b.knowledgeId, '#email', 0],
       ])
+      const edge = await s.ops.graphRelationship(agentB, { id: s.b.relationshipId })
+      expect(edge).toMatchObject({ relation: 'lives in', current: true, confidence: 1 })
     },
   )
+
+  it("answers an agent's graph reads from its own graph only", async () => {
+    const s = await seeded()
+    const found = await s.ops.graphEntities(agentA, { name: 'Lena' })
+    expect(found.matches.map((m) => [m.entity.id, m.entity.agentId, m.score])).toEqual([
+      [s.a.entityId, 'agent-a', 1],
+    ])
+    const around = await s.ops.graphNeighbourhood(agentA, { name: 'lena kim' })
+    expect(around.nodes.map((n) => n.entity.agentId)).toEqual(['agent-a', 'agent-a'])
+    expect(around.relationships.map((r) => [r.source.name, r.relation, r.target.name])).toEqual([
+      ['Lena', 'lives in', 'Berlin'],
+    ])
+    // The operator names the agent: every graph operation takes agentId.
+    const theirs = await s.ops.graphRelationships(operator, { agentId: 'agent-b' })
+    expect(theirs.relationships.map((r) => r.agentId)).toEqual(['agent-b'])
+  })
 
   it("lists, searches and assembles only the agent's own records", async () => {
     const s = await seeded()

@@ -6,23 +6,26 @@
  */
 
 import type { OperationName, OutputOf } from '@engram/contract'
-import type {
-  ContextWindowPlan,
-  OptimizerParameters,
-  Session,
-  StoredMessage,
-  SummaryStrategy,
-  TurnClassification,
+import {
+  type ContextWindowPlan,
+  edgeHoldsAt,
+  type OptimizerParameters,
+  type Session,
+  type StoredMessage,
+  type SummaryStrategy,
+  type TurnClassification,
 } from '@engram/core'
 import type { MemoryContextResult } from '../context/context-service.ts'
 import type { SyncResult } from '../engine.ts'
 import type { FormationActivity, FormationActivityEvent } from '../formation/formation-activity.ts'
 import type { MemoryFormationSettings } from '../formation/formation-settings.ts'
 import type { FormationWorkStats } from '../formation/formation-stats.ts'
+import type { Neighbourhood, Paths, RelationshipView } from '../graph/graph-service.ts'
 import type { MemoryWriteResult } from '../memory-items/memory-item-service.ts'
 import type { ApiKeyRecord } from '../ports/api-keys.ts'
 import type { BackupInfo } from '../ports/backup-store.ts'
 import type { EmbeddingProgressEvent, SnapshotEvent } from '../ports/event-bus.ts'
+import type { GraphEntityRecord } from '../ports/graph.ts'
 import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { MemoryItemView } from '../ports/memory-items.ts'
 import type { ProfileVersion } from '../ports/profiles.ts'
@@ -30,7 +33,6 @@ import type { AgentRecord } from '../ports/repositories.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 import { knowledgeRecordOf, type SearchHit } from '../search/search-types.ts'
 import type { ExportDocument } from '../transfer/document.ts'
-import { graphEntityOut, graphRelationshipHitOut } from './wire-graph-hit.ts'
 
 type Out<N extends OperationName> = OutputOf<N>
 
@@ -176,7 +178,7 @@ export function searchOut(result: { hits: SearchHit[]; mmrLambda: number }, now:
       memory: h.memory ? memoryOut(h.memory, now) : null,
       knowledge: h.knowledge ? knowledgeOut(knowledgeRecordOf(h.knowledge)) : null,
       entity: h.entity ? graphEntityOut(h.entity) : null,
-      relationship: h.relationship ? graphRelationshipHitOut(h.relationship, now) : null,
+      relationship: h.relationship ? graphRelationshipOut(h.relationship, now) : null,
     })),
   }
 }
@@ -416,5 +418,81 @@ export function formationActivityEventOut(e: FormationActivityEvent): Out<'forma
     durationMs: e.durationMs,
     at: iso(e.at),
     queueDepth: e.queueDepth,
+  }
+}
+
+// --- knowledge graph (issue 15) ----------------------------------------------------------------
+
+type GraphEntityOut = Out<'graphEntity'>
+type GraphRelationshipOut = Out<'graphRelationship'>
+
+export function graphEntityOut(e: GraphEntityRecord): GraphEntityOut {
+  return {
+    id: e.id,
+    agentId: e.agentId,
+    userId: e.userId,
+    type: e.type,
+    name: e.name,
+    aliases: [...e.aliases],
+    summary: e.summary,
+    mentionCount: e.mentionCount,
+    origin: e.origin,
+    firstSeenAt: iso(e.firstSeenAt),
+    lastSeenAt: iso(e.lastSeenAt),
+    createdAt: iso(e.createdAt),
+    updatedAt: iso(e.updatedAt),
+  }
+}
+
+const entityRefOut = (e: GraphEntityRecord) => ({ id: e.id, name: e.name, type: e.type })
+
+/** `now` decides `current`: the edge holds now (valid now and not retired). */
+export function graphRelationshipOut(v: RelationshipView, now: Date): GraphRelationshipOut {
+  const r = v.relationship
+  return {
+    id: r.id,
+    agentId: r.agentId,
+    userId: r.userId,
+    source: entityRefOut(v.source),
+    relation: r.relation,
+    target: entityRefOut(v.target),
+    confidence: r.confidence,
+    validFrom: isoOrNull(r.validFrom),
+    validUntil: isoOrNull(r.validUntil),
+    learntAt: iso(r.learntAt),
+    retiredAt: isoOrNull(r.retiredAt),
+    retiredReason: r.retiredReason,
+    supersededById: r.supersededById,
+    current: edgeHoldsAt(r, { asOf: now, knownAt: now }),
+    origin: r.origin,
+    sources: v.sources.map((s) => ({ memoryId: s.memoryId, messageId: s.messageId })),
+    createdAt: iso(r.createdAt),
+    updatedAt: iso(r.updatedAt),
+  }
+}
+
+export function graphNeighbourhoodOut(n: Neighbourhood, now: Date): Out<'graphNeighbourhood'> {
+  return {
+    center: n.center && graphEntityOut(n.center),
+    nodes: n.nodes.map((node) => ({ entity: graphEntityOut(node.entity), depth: node.depth })),
+    relationships: n.relationships.map((r) => graphRelationshipOut(r, now)),
+    truncated: n.truncated,
+    truncation: n.truncation,
+    asOf: iso(n.time.asOf),
+    knownAt: iso(n.time.knownAt),
+  }
+}
+
+export function graphPathsOut(p: Paths, now: Date): Out<'graphPaths'> {
+  return {
+    from: p.from && graphEntityOut(p.from),
+    to: p.to && graphEntityOut(p.to),
+    paths: p.paths.map((path) => ({
+      entities: path.entities.map(entityRefOut),
+      relationships: path.relationships.map((r) => graphRelationshipOut(r, now)),
+      length: path.relationships.length,
+    })),
+    truncated: p.truncated,
+    truncation: p.truncation,
   }
 }

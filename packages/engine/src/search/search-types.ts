@@ -4,19 +4,15 @@ import {
   type KnowledgeCategory,
   type StoredMessage,
 } from '@engram/core'
+import type { RelationshipView } from '../graph/graph-service.ts'
 import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
-import type { GraphEntityRecord, GraphRelationshipRecord, GraphSource } from '../ports/graph.ts'
+import type { GraphEntityRecord } from '../ports/graph.ts'
 import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { RecalledKnowledge, RecalledMemoryItem } from '../ports/recall-sources.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 
-/** A relationship as a GRAPH hit shows it: the edge, its two ends and its sources (the GraphService's RelationshipView's shape). */
-export interface GraphRelationshipHit {
-  relationship: GraphRelationshipRecord
-  source: GraphEntityRecord
-  target: GraphEntityRecord
-  sources: GraphSource[]
-}
+/** A relationship as a GRAPH hit shows it: the edge, its two ends and its sources (the GraphService's view). */
+export type GraphRelationshipHit = RelationshipView
 
 // What search takes and gives: scopes, strategies, weights and their defaults, hits and their
 // score components. The ranking itself is in search-service.ts.
