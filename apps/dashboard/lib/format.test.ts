@@ -7,6 +7,7 @@ import {
   formatExact,
   formatPercent,
   formatTokens,
+  parseUtcDateTime,
   relativeTime,
 } from './format'
 
@@ -45,5 +46,16 @@ describe('formatting for people', () => {
     const issues = [{ field: 'input.confidence', message: 'must be between 0.0 and 1.0' }]
     expect(fieldError(issues, 'confidence')).toBe('must be between 0.0 and 1.0')
     expect(fieldError(issues, 'key')).toBeUndefined()
+  })
+})
+
+describe('parseUtcDateTime', () => {
+  it('reads a datetime-local value as UTC, keeps an explicit offset, and tells empty from invalid', () => {
+    expect(parseUtcDateTime('2026-01-15T10:30')?.toISOString()).toBe('2026-01-15T10:30:00.000Z')
+    expect(parseUtcDateTime('2026-01-15T10:30+02:00')?.toISOString()).toBe('2026-01-15T08:30:00.000Z')
+    expect(parseUtcDateTime('')).toBeNull()
+    expect(parseUtcDateTime('  ')).toBeNull()
+    expect(parseUtcDateTime(undefined)).toBeNull()
+    expect(parseUtcDateTime('soon')).toBeUndefined()
   })
 })

@@ -67,3 +67,10 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${trim(bytes / 1024)} KB`
   return `${trim(bytes / (1024 * 1024))} MB`
 }
+
+/** "2026-01-15T10:30" from a datetime-local field, read as UTC; null when empty, undefined when invalid. */
+export function parseUtcDateTime(value: string | undefined): Date | null | undefined {
+  if (!value?.trim()) return null
+  const date = new Date(/Z|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`)
+  return Number.isNaN(date.getTime()) ? undefined : date
+}

@@ -9,6 +9,7 @@ const PAGES = [
   ['/sessions', 'Sessions'],
   ['/memory', 'Memory'],
   ['/memories', 'Memories'],
+  ['/graph', 'Graph'],
   ['/profile', 'Profile'],
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],

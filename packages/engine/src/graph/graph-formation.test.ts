@@ -82,6 +82,25 @@ describe('graph formation', () => {
     ])
   })
 
+  it('links the speaker to what casual talk is about: "a pottery class" and "pottery classes" are one node', async () => {
+    const { remember, entities, edgesAt } = await setup()
+    await remember('a', 'I signed up for a pottery class.', { userId: 'melanie' })
+    await remember('a', 'Melanie went to the beach with her kids.', { userId: 'melanie' })
+    await remember('a', 'Melanie really enjoyed her pottery classes.', { userId: 'melanie' })
+    // Pottery itself is another thing than the class (common nouns resolve by their head).
+    await remember('a', 'Melanie is a big fan of pottery.', { userId: 'melanie' })
+    // A negation and a question form nothing.
+    await remember('a', "I don't like hiking. Did Melanie attend the workshop?", { userId: 'melanie' })
+    const nodes = (await entities('a')).map((e) => `${e.name}:${e.type}`).sort()
+    expect(nodes).toEqual(['Melanie:PERSON', 'beach:PLACE', 'pottery class:EVENT', 'pottery:CONCEPT'])
+    expect((await edgesAt('a', new Date(START))).sort()).toEqual([
+      'Melanie -likes-> pottery',
+      'Melanie -likes-> pottery class',
+      'Melanie -signed up for-> pottery class',
+      'Melanie -visited-> beach',
+    ])
+  })
+
   it('ends the old edge when a newer one contradicts it, so "as of" answers with each in its time', async () => {
     for (const order of [
       ['Dana moved to Berlin in 2023.', 'Dana moved to Lisbon in 2025.'],

@@ -3,7 +3,7 @@ import { AgentSelect } from '../../../components/agent-select'
 import { LabelledSelect } from '../../../components/form-fields'
 import { MemoryCategoryChart } from '../../../components/memory-category-chart'
 import { type ErrorPayload, gql, listAgents } from '../../../lib/api'
-import { formatBytes, formatPercent } from '../../../lib/format'
+import { formatBytes, formatPercent, parseUtcDateTime } from '../../../lib/format'
 import {
   EMBEDDING_PROGRESS_FIELDS,
   type EmbeddingProgress,
@@ -49,13 +49,6 @@ interface Stats {
 
 type Connection = { totalCount: number; edges: { node: MemoryRow }[] }
 
-/** "2026-01-15T10:30" from a datetime-local field, read as UTC; null when empty, undefined when invalid. */
-function parseAsOf(value: string | undefined): Date | null | undefined {
-  if (!value) return null
-  const date = new Date(/Z|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`)
-  return Number.isNaN(date.getTime()) ? undefined : date
-}
-
 export default async function MemoriesPage({ searchParams }: { searchParams: Promise<Search> }) {
   const params = await searchParams
   const agents = await listAgents()
@@ -84,7 +77,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
   const minImportance = params.min?.trim() ? Number(params.min) : null
   if (minImportance !== null && !Number.isFinite(minImportance))
     filterErrors.push('Min importance must be a number between 0 and 1.')
-  const asOf = parseAsOf(params.asOf)
+  const asOf = parseUtcDateTime(params.asOf)
   if (asOf === undefined) filterErrors.push('As of must be a date and time.')
 
   const [overview, list] = await Promise.all([
