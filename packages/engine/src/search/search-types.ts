@@ -82,9 +82,9 @@ export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = {
   speaker: 0.5,
   feedback: 0,
   cooccurrence: 0,
-  // Graph expansion (issue 15): mixed held-out on LoCoMo dev (+0.5 R@10 on conv-30 tuned on
-  // conv-26, −1.0 on conv-26 tuned on conv-30; the offline graph there has entities only), so
-  // off. docs/retrieval.md ("Knowledge graph") has the figures.
+  // Graph expansion (issue 15): not better on both held-out LoCoMo dev conversations (+0.5 R@10
+  // on conv-30 tuned on conv-26, ±0.0 on conv-26 tuned on conv-30; the offline graph there is
+  // small), so off. docs/retrieval.md ("Knowledge graph") has the figures.
   graph: 0,
   ...DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
 }
