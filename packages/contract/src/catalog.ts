@@ -243,7 +243,7 @@ export const catalog = {
   search: operation({
     kind: 'query',
     description:
-      'Ranked search over the agent’s messages, summaries, memories and knowledge (scopes), each hit with its score broken down.',
+      'Ranked search over the agent’s messages, summaries, memories, knowledge and knowledge graph (scopes), each hit with its score broken down.',
     input: s.SearchInputSchema,
     output: s.SearchResultSchema,
     graphql: { field: 'search', inputArg: 'input' },
@@ -336,7 +336,8 @@ export const catalog = {
   }),
   graphRelationship: operation({
     kind: 'query',
-    description: 'One relationship by id, with its validity and the memories and messages it was learnt from.',
+    description:
+      'One relationship by id, with its validity and the memories and messages it was learnt from.',
     input: s.GraphRelationshipByIdInputSchema,
     output: s.GraphRelationshipSchema,
     graphql: { field: 'graphRelationship' },
