@@ -154,7 +154,10 @@ export const GraphEntitySchema = z.object({
 })
 /** An end of a relationship, enough to draw and name it. */
 export const GraphEntityRefSchema = z.object({ id: z.string(), name: z.string(), type: EntityTypeSchema })
-export const GraphSourceSchema = z.object({ memoryId: z.string().nullable(), messageId: z.string().nullable() })
+export const GraphSourceSchema = z.object({
+  memoryId: z.string().nullable(),
+  messageId: z.string().nullable(),
+})
 export const GraphRelationshipSchema = z.object({
   id: z.string(),
   agentId: z.string(),
