@@ -336,7 +336,8 @@ export const catalog = {
   }),
   graphRelationship: operation({
     kind: 'query',
-    description: 'One relationship by id, with its validity and the memories and messages it was learnt from.',
+    description:
+      'One relationship by id, with its validity and the memories and messages it was learnt from.',
     input: s.GraphRelationshipByIdInputSchema,
     output: s.GraphRelationshipSchema,
     graphql: { field: 'graphRelationship' },
