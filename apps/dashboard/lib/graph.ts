@@ -52,9 +52,15 @@ export interface GraphEntityRef {
   type: string
 }
 
+/** Where an edge was learnt, read back by the API: the text as stored (redacted), its date, its conversation. */
 export interface GraphSource {
   memoryId: string | null
   messageId: string | null
+  /** The message's conversation; null for a memory alone or a message deleted since. */
+  conversationId: string | null
+  /** The memory's content, else the message's text (first 240 characters); null when deleted since. */
+  excerpt: string | null
+  at: string | null
 }
 
 export interface GraphRelationship {
@@ -91,7 +97,7 @@ export interface Neighbourhood {
 
 export const ENTITY_FIELDS = 'id agentId type name aliases summary mentionCount origin'
 export const RELATIONSHIP_FIELDS = `id agentId relation confidence validFrom validUntil learntAt retiredAt retiredReason supersededById current origin
-  source { id name type } target { id name type } sources { memoryId messageId }`
+  source { id name type } target { id name type } sources { memoryId messageId conversationId excerpt at }`
 export const NEIGHBOURHOOD_FIELDS = `center { ${ENTITY_FIELDS} } nodes { depth entity { ${ENTITY_FIELDS} } }
   relationships { ${RELATIONSHIP_FIELDS} } truncated truncation`
 
@@ -192,6 +198,14 @@ export function asOfFromDate(value: string): string | null | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined
   const date = new Date(`${value}T23:59:59.999Z`)
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
+}
+
+/**
+ * The memories page showing this one memory (whatever page it would be on), scrolled to its row;
+ * superseded ones too, since an edge may outlive the memory's validity.
+ */
+export function memorySourceHref(agentId: string, memoryId: string): string {
+  return `/memories?${new URLSearchParams({ agent: agentId, id: memoryId, superseded: '1' })}#memory-${encodeURIComponent(memoryId)}`
 }
 
 /** A validity span in words: "from 1 Mar 2026 until 5 May 2026", "always (no bounds known)". */

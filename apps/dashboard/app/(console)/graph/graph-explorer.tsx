@@ -36,21 +36,29 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
   const [expanded, setExpanded] = useState<string[]>([])
   const [depth, setDepth] = useState(2)
   const [asOfField, setAsOfField] = useState('')
+  const [knownAtField, setKnownAtField] = useState('')
   const [shownTypes, setShownTypes] = useState<Set<string>>(new Set(ENTITY_TYPES))
   const [selected, setSelected] = useState<GraphRelationship | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [pending, startTransition] = useTransition()
 
   const asOf = asOfFromDate(asOfField)
+  // System time: the graph as Engram believed it at the end of that day (before a retirement).
+  const knownAt = asOfFromDate(knownAtField)
   const visible = useMemo(() => visibleGraph(drawn, shownTypes), [drawn, shownTypes])
   const elements = useMemo(() => toElements(visible), [visible])
   const entityNames = new Map(drawn.nodes.map((n) => [n.entity.id, n.entity.name]))
 
   /** Reads the neighbourhoods of `centres` in order into one drawing; the first refusal stops it. */
-  async function readAll(centres: string[], atDepth: number, at: string | null): Promise<DrawnGraph | null> {
+  async function readAll(
+    centres: string[],
+    atDepth: number,
+    at: string | null,
+    known: string | null,
+  ): Promise<DrawnGraph | null> {
     let next = EMPTY_GRAPH
     for (const centre of centres) {
-      const answer = await loadNeighbourhood(agentId, centre, atDepth, at)
+      const answer = await loadNeighbourhood(agentId, centre, atDepth, at, known)
       if (!answer.ok) {
         setError(answer.message)
         return null
@@ -61,13 +69,17 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
     return next
   }
 
-  function redraw(centres: string[], atDepth = depth, at = asOf) {
+  function redraw(centres: string[], atDepth = depth, at = asOf, known = knownAt) {
     if (at === undefined) {
       setError('As of must be a date.')
       return
     }
+    if (known === undefined) {
+      setError('Known at must be a date.')
+      return
+    }
     startTransition(async () => {
-      const next = await readAll(centres, atDepth, at)
+      const next = await readAll(centres, atDepth, at, known)
       if (!next) return
       setDrawn(next)
       setExpanded(centres)
@@ -199,6 +211,23 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
           What was true at the end of that day (empty: now).
         </span>
         <label>
+          Known at
+          <input
+            type="date"
+            name="knownAt"
+            value={knownAtField}
+            aria-describedby="known-at-help"
+            onChange={(event) => {
+              setKnownAtField(event.target.value)
+              const known = asOfFromDate(event.target.value)
+              if (expanded.length && known !== undefined) redraw(expanded, depth, asOf, known)
+            }}
+          />
+        </label>
+        <span id="known-at-help" className="muted">
+          As Engram believed it at the end of that day, before later retirements (empty: now).
+        </span>
+        <label>
           Depth
           <select
             name="depth"
@@ -247,6 +276,7 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
             <p className="muted" data-testid="graph-counts">
               {visible.nodes.length} entities · {visible.relationships.length} relationships
               {asOf ? ` · as of ${asOfField}` : ''}
+              {knownAt ? ` · known at ${knownAtField}` : ''}
             </p>
           </div>
           <div className="graph-side">
