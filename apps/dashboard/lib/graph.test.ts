@@ -5,6 +5,7 @@ import {
   EMPTY_GRAPH,
   type GraphEntity,
   type GraphRelationship,
+  knownAtFromField,
   memorySourceHref,
   mergeNeighbourhood,
   type Neighbourhood,
@@ -209,5 +210,14 @@ describe('source links', () => {
     expect(url.searchParams.get('id')).toBe('42')
     expect(url.searchParams.get('superseded')).toBe('1')
     expect(url.hash).toBe('#memory-42')
+  })
+})
+
+describe('known at', () => {
+  it('reads a date and time (seconds optional) as UTC, refusing what is not one', () => {
+    expect(knownAtFromField('2026-03-01T10:00')).toBe('2026-03-01T10:00:00.000Z')
+    expect(knownAtFromField('2026-03-01T10:00:07')).toBe('2026-03-01T10:00:07.000Z')
+    expect(knownAtFromField('')).toBeNull()
+    expect(knownAtFromField('yesterday')).toBeUndefined()
   })
 })

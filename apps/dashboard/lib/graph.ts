@@ -1,3 +1,5 @@
+import { parseUtcDateTime } from './format'
+
 // The graph explorer's data (issue 15): the GraphQL selections it asks for, the shapes they answer,
 // and the pure steps between them and the drawing (merging expanded neighbourhoods, filtering by
 // entity type), kept here so they are tested without a browser.
@@ -206,6 +208,15 @@ export function asOfFromDate(value: string): string | null | undefined {
  */
 export function memorySourceHref(agentId: string, memoryId: string): string {
   return `/memories?${new URLSearchParams({ agent: agentId, id: memoryId, superseded: '1' })}#memory-${encodeURIComponent(memoryId)}`
+}
+
+/**
+ * A "known at" field's value ("2026-03-01T10:00" or with seconds), read as UTC, as an ISO instant;
+ * null when empty, undefined when it is not a date and time.
+ */
+export function knownAtFromField(value: string): string | null | undefined {
+  const date = parseUtcDateTime(value)
+  return date === undefined ? undefined : (date?.toISOString() ?? null)
 }
 
 /** A validity span in words: "from 1 Mar 2026 until 5 May 2026", "always (no bounds known)". */

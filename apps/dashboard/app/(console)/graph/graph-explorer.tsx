@@ -10,6 +10,7 @@ import {
   ENTITY_TYPES,
   type GraphEntity,
   type GraphRelationship,
+  knownAtFromField,
   mergeNeighbourhood,
   toElements,
   visibleGraph,
@@ -43,8 +44,9 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
   const [pending, startTransition] = useTransition()
 
   const asOf = asOfFromDate(asOfField)
-  // System time: the graph as Engram believed it at the end of that day (before a retirement).
-  const knownAt = asOfFromDate(knownAtField)
+  // System time: the graph as Engram believed it at that instant. A date and time, not a day: an
+  // edge is often learnt and retired on the same day, and "before the retirement" is within it.
+  const knownAt = knownAtFromField(knownAtField)
   const visible = useMemo(() => visibleGraph(drawn, shownTypes), [drawn, shownTypes])
   const elements = useMemo(() => toElements(visible), [visible])
   const entityNames = new Map(drawn.nodes.map((n) => [n.entity.id, n.entity.name]))
@@ -75,7 +77,7 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
       return
     }
     if (known === undefined) {
-      setError('Known at must be a date.')
+      setError('Known at must be a date and time.')
       return
     }
     startTransition(async () => {
@@ -213,19 +215,20 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
         <label>
           Known at
           <input
-            type="date"
+            type="datetime-local"
+            step={1}
             name="knownAt"
             value={knownAtField}
             aria-describedby="known-at-help"
             onChange={(event) => {
               setKnownAtField(event.target.value)
-              const known = asOfFromDate(event.target.value)
+              const known = knownAtFromField(event.target.value)
               if (expanded.length && known !== undefined) redraw(expanded, depth, asOf, known)
             }}
           />
         </label>
         <span id="known-at-help" className="muted">
-          As Engram believed it at the end of that day, before later retirements (empty: now).
+          As Engram believed it at that time (UTC), before later retirements (empty: now).
         </span>
         <label>
           Depth
