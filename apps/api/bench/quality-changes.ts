@@ -81,6 +81,8 @@ export const RETRIEVAL_CHANGES: readonly RetrievalChange[] = [
     off: 0.3,
   },
   { name: 'mmr', title: 'MMR', knob: 'mmrLambda', values: [0.5, 0.7, 1], off: null },
+  // Issue 15: has an effect only where a graph was formed (bench/quality-graph.ts forms one).
+  { name: 'graph', title: 'graph expansion', knob: 'weights.graph', values: [0.1, 0.25, 0.5, 1], off: 0 },
 ]
 
 /** The input fields this build's schema has: `search` of SearchInput, `weights` of SearchWeightsInput. */

@@ -199,7 +199,7 @@ export function buildProgram(): Command {
     .option('--agent <id>', 'the agent (with the admin key)')
     .addOption(
       new Option('--scope <scope...>', 'what to search')
-        .choices(['messages', 'summaries', 'memories', 'knowledge'])
+        .choices(['messages', 'summaries', 'memories', 'knowledge', 'graph'])
         .default(['messages', 'memories']),
     )
     .option('--limit <n>', 'at most this many hits', positiveInt)

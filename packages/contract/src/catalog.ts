@@ -243,7 +243,7 @@ export const catalog = {
   search: operation({
     kind: 'query',
     description:
-      'Ranked search over the agent’s messages, summaries, memories and knowledge (scopes), each hit with its score broken down.',
+      'Ranked search over the agent’s messages, summaries, memories, knowledge and knowledge graph (scopes), each hit with its score broken down.',
     input: s.SearchInputSchema,
     output: s.SearchResultSchema,
     graphql: { field: 'search', inputArg: 'input' },

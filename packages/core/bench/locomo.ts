@@ -47,7 +47,7 @@ export interface LocomoConversation {
 }
 
 /** "1:56 pm on 8 May, 2023" → a UTC date. */
-function sessionTime(text: string): Date {
+export function sessionTime(text: string): Date {
   const match = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(text)
   if (!match) throw new Error(`unreadable session time: ${text}`)
   const [, h, m, half, day, month, year] = match as unknown as string[]

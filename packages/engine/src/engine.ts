@@ -294,10 +294,12 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     clock,
     writes,
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
+    graph: storage.graph,
   })
   search.useAutomaticSummaries(storage.summaries)
   const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
   const context = new ContextService(contextSources, clock, tokenCounter, memoryItems, search, writes)
+  context.useGraph(storage.graph)
   context.useFormation({
     profileLines: (scope, userId) => profiles.contextLines(scope, userId),
     summaries: (scope, options) =>

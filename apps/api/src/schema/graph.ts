@@ -22,7 +22,7 @@ const GraphOriginEnum = builder.enumType('GraphOrigin', {
 type Entity = OutputOf<'graphEntity'>
 type Relationship = OutputOf<'graphRelationship'>
 
-const GraphEntityRef = builder.objectRef<Entity>('GraphEntity').implement({
+export const GraphEntityRef = builder.objectRef<Entity>('GraphEntity').implement({
   description: 'A person, company, place, project, tool, concept or event of an agent’s knowledge graph.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -76,7 +76,7 @@ const GraphSourceRef = builder.objectRef<Relationship['sources'][number]>('Graph
   }),
 })
 
-const GraphRelationshipRef = builder.objectRef<Relationship>('GraphRelationship').implement({
+export const GraphRelationshipRef = builder.objectRef<Relationship>('GraphRelationship').implement({
   description:
     'A relationship between two entities with two clocks: valid time (validFrom/validUntil, when it was true in the world) and system time (learntAt/retiredAt, when Engram learnt it and stopped believing it).',
   fields: (t) => ({

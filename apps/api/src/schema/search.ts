@@ -1,4 +1,4 @@
-import { searchOptionsOf } from '@engram/engine'
+import { graphEntityOut, graphRelationshipOut, searchOptionsOf } from '@engram/engine'
 import {
   DEFAULT_CONTEXT_TURNS,
   DEFAULT_MENTIONED_TIMES,
@@ -15,6 +15,7 @@ import {
 } from '@engram/engine/search'
 import { builder } from '../builder.ts'
 import { agentScope } from '../scope.ts'
+import { GraphEntityRef, GraphRelationshipRef } from './graph.ts'
 import { KnowledgeRef } from './knowledge.ts'
 import { MemoryFilterInput, MemoryItemRef, toMemoryFilter } from './memory-item.ts'
 import { MessageRef } from './session.ts'
@@ -24,6 +25,8 @@ const SCOPE_DESCRIPTIONS: Record<SearchScope, string> = {
   MESSAGES: 'Raw conversation messages, turn by turn',
   KNOWLEDGE: 'Cross-session knowledge (key: value)',
   SUMMARIES: 'Conversation summaries ([CONTEXT SUMMARY] messages)',
+  GRAPH:
+    'The knowledge graph: entities and relationships, all time (ended ones too), matched by names, aliases and relations',
 }
 
 const SearchScopeEnum = builder.enumType('SearchScope', {
@@ -87,6 +90,10 @@ const ScoreComponentsRef = builder.objectRef<ScoreComponents>('ScoreComponents')
       description:
         "BM25 of the words that keep company with the query's words in the agent's own history (PMI)",
     }),
+    graph: t.exposeFloat('graph', {
+      description:
+        "Graph expansion's score (0..1): how relevant the best relationship it was learnt from is, around the entities the query names (weighted by weights.graph); 0 when none reached it",
+    }),
     decay: t.exposeFloat('decay', {
       description: 'Temporal decay factor applied (1: none; 0.5 after one half-life)',
     }),
@@ -131,6 +138,19 @@ const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
       nullable: true,
       resolve: (h) => (h.knowledge ? knowledgeRecordOf(h.knowledge) : null),
     }),
+    entity: t.field({
+      type: GraphEntityRef,
+      nullable: true,
+      description: 'A GRAPH hit on an entity.',
+      resolve: (h) => (h.entity ? graphEntityOut(h.entity) : null),
+    }),
+    relationship: t.field({
+      type: GraphRelationshipRef,
+      nullable: true,
+      description: 'A GRAPH hit on a relationship, with its ends and sources.',
+      resolve: (h, _args, ctx) =>
+        h.relationship ? graphRelationshipOut(h.relationship, ctx.services.clock.now()) : null,
+    }),
   }),
 })
 
@@ -145,7 +165,7 @@ const SearchResult = builder.objectRef<{ hits: SearchHit[]; mmrLambda: number }>
 })
 
 const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
-  description: `Each 0..1. HYBRID: bm25 ${DEFAULT_SEARCH_WEIGHTS.bm25}, vector ${DEFAULT_SEARCH_WEIGHTS.vector}, context ${DEFAULT_SEARCH_WEIGHTS.context}, episode ${DEFAULT_SEARCH_WEIGHTS.episode}, time ${DEFAULT_SEARCH_WEIGHTS.time}, speaker ${DEFAULT_SEARCH_WEIGHTS.speaker}, feedback ${DEFAULT_SEARCH_WEIGHTS.feedback}, cooccurrence ${DEFAULT_SEARCH_WEIGHTS.cooccurrence} (0 turns a signal off). WEIGHTED: recency 0.3, similarity 0.5, importance 0.2.`,
+  description: `Each 0..1. HYBRID: bm25 ${DEFAULT_SEARCH_WEIGHTS.bm25}, vector ${DEFAULT_SEARCH_WEIGHTS.vector}, context ${DEFAULT_SEARCH_WEIGHTS.context}, episode ${DEFAULT_SEARCH_WEIGHTS.episode}, time ${DEFAULT_SEARCH_WEIGHTS.time}, speaker ${DEFAULT_SEARCH_WEIGHTS.speaker}, feedback ${DEFAULT_SEARCH_WEIGHTS.feedback}, cooccurrence ${DEFAULT_SEARCH_WEIGHTS.cooccurrence}, graph ${DEFAULT_SEARCH_WEIGHTS.graph} (0 turns a signal off). WEIGHTED: recency 0.3, similarity 0.5, importance 0.2.`,
   fields: (t) => ({
     bm25: t.float(),
     vector: t.float(),
@@ -161,6 +181,10 @@ const SearchWeightsInput = builder.inputType('SearchWeightsInput', {
     feedback: t.float({ description: 'Weight of the pseudo-relevance feedback terms in the lexical score' }),
     cooccurrence: t.float({
       description: "Weight of the words co-occurring with the query's in the agent's history",
+    }),
+    graph: t.float({
+      description:
+        'Graph expansion over MESSAGES and MEMORIES: entities the query names pull in the turns and memories their relationships (up to 2 hops) were learnt from, each gaining graph × its graph score; 0 turns it off',
     }),
     recency: t.float(),
     similarity: t.float(),

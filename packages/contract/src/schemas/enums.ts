@@ -22,7 +22,8 @@ export const KnowledgeCategorySchema = z.enum([
   'WEBSITE_KNOWLEDGE',
   'ERROR_PATTERN',
 ])
-export const SearchScopeSchema = z.enum(['MESSAGES', 'SUMMARIES', 'MEMORIES', 'KNOWLEDGE'])
+/** GRAPH (issue 15): the knowledge graph's entities and relationships, all time (ended edges too). */
+export const SearchScopeSchema = z.enum(['MESSAGES', 'SUMMARIES', 'MEMORIES', 'KNOWLEDGE', 'GRAPH'])
 export const SearchStrategySchema = z.enum([
   'HYBRID',
   'LEXICAL',

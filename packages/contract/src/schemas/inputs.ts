@@ -224,6 +224,8 @@ export const SearchWeightsInputSchema = z.object({
   speaker: unit.optional(),
   feedback: unit.optional(),
   cooccurrence: unit.optional(),
+  /** Graph expansion: share of a graph-reached turn's or memory's graph score it gains (0: off). */
+  graph: unit.optional(),
   recency: unit.optional(),
   similarity: unit.optional(),
   importance: unit.optional(),

@@ -20,6 +20,7 @@ import {
   VerificationLayerSchema,
 } from './enums.ts'
 import { ExtractionSettingsSchema, ProfileSettingsSchema, SummarySettingsSchema } from './fields.ts'
+import { GraphEntitySchema, GraphRelationshipSchema } from './graph.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Outputs: the fields every door returns. Dates travel as ISO 8601 strings, JSON as plain values.
@@ -161,6 +162,8 @@ export const ScoreComponentsSchema = z.object({
   speaker: z.number(),
   feedback: z.number(),
   cooccurrence: z.number(),
+  /** Graph expansion's score before weighting (0 when no named entity's neighbourhood reached it). */
+  graph: z.number(),
 })
 export const SearchHitSchema = z.object({
   id: z.string(),
@@ -176,6 +179,9 @@ export const SearchHitSchema = z.object({
   message: MessageSchema.nullable(),
   memory: MemoryItemSchema.nullable(),
   knowledge: KnowledgeSchema.nullable(),
+  /** A GRAPH hit: the entity, or the relationship (with its ends and sources). */
+  entity: GraphEntitySchema.nullable(),
+  relationship: GraphRelationshipSchema.nullable(),
 })
 export const SearchResultSchema = z.object({ mmrLambda: z.number(), hits: z.array(SearchHitSchema) })
 

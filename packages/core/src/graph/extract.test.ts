@@ -27,8 +27,11 @@ describe('extractGraphOffline', () => {
     expect(edges('Caroline attended the Pride Parade.')).toEqual(['Caroline -attended-> Pride Parade'])
     expect(edges('Caroline grew up in Sweden.')).toEqual(['Caroline -from-> Sweden'])
     expect(edges('Caroline moved from Sweden 4 years ago.')).toEqual(['Caroline -from-> Sweden'])
-    // The name only begins the phrase ("the LGBTQ support group"): no place is read into it.
-    expect(edges('Caroline went to the LGBTQ support group.')).toEqual([])
+    // The name only begins the phrase ("the LGBTQ support group"): no place is read into it, the
+    // whole noun phrase is what she went to (the activity pass, activities.ts).
+    expect(edges('Caroline went to the LGBTQ support group.')).toEqual([
+      'Caroline -attended-> LGBTQ support group',
+    ])
   })
 
   it('reads possessive kinship both ways round: the sister is the source', () => {

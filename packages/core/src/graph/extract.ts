@@ -4,14 +4,17 @@ import type { ItemSentence } from 'wink-nlp'
 import { englishNlp } from '../formation/language.ts'
 import { displayName, toThirdPerson } from '../formation/perspective.ts'
 import { extractValidity } from '../formation/temporal.ts'
+import { type ActivityCandidate, activityCandidates, type MaskedToken } from './activities.ts'
 import { type EntityType, normalizeEntityName, normalizeRelation } from './graph.ts'
 
 /**
  * The offline graph extractor (issue 15): entities and relations from one memory's text, with no
  * model. Entities are wink-nlp's proper-noun runs; relations come from a fixed set of patterns
  * ("X works at Y", "X moved to Y", "X's sister Y", ...) matched on the sentence with every entity
- * replaced by a slot, so a pattern only ever joins two whole names. Every pattern runs on RE2 (linear
- * time whatever the text). Pure: the same text, speaker and reference give the same answer.
+ * replaced by a slot, so a pattern only ever joins two whole names. A second pass (activities.ts)
+ * links a person to the common-noun things conversation is about ("attended an LGBTQ support
+ * group", "signed up for a pottery class"). Every pattern runs on RE2 (linear time whatever the
+ * text). Pure: the same text, speaker and reference give the same answer.
  */
 export interface ExtractedEntity {
   /** As written (the longest spelling met in the text). */
@@ -53,6 +56,8 @@ export interface GraphExtractionOptions {
 /** Texts longer than this are read up to it: a memory is at most a few thousand characters. */
 const MAX_TEXT_CHARS = 8_000
 const MAX_NAME_WORDS = 6
+/** A person's activity read from a common noun is less sure than a pattern joining two names. */
+const ACTIVITY_CONFIDENCE = 0.7
 
 /** Capitalised words that are not names when they stand alone in a run (dates, greetings, pronouns). */
 const NOT_NAMES = new Set([
@@ -399,12 +404,16 @@ const BARE_YEAR = RE2JS.compile('\\b(?:in|since|during|from) ((?:19|20)\\d\\d)\\
 function sentenceSpans(
   sentence: ItemSentence,
   its: ReturnType<typeof englishNlp>['its'],
-): { masked: string; spans: string[] } {
+): { masked: string; spans: string[]; tokens: MaskedToken[] } {
   const words = sentence.tokens().out() as string[]
   const tags = sentence.tokens().out(its.pos) as string[]
+  // wink-nlp's typings give its.lemma the model add-on's own signature; at run time it is an `its` like pos.
+  const lemmas = sentence.tokens().out(its.lemma as unknown as typeof its.pos) as string[]
   const spans: string[] = []
   const masked: string[] = []
-  let run: { words: string[]; proper: boolean } = { words: [], proper: false }
+  // Parallel to `masked`: what each masked word was, for the noun phrases read after a verb.
+  const tokens: MaskedToken[] = []
+  let run: { words: string[]; proper: boolean; at: number } = { words: [], proper: false, at: 0 }
   const flush = () => {
     const kept = trimRun(run.words)
     // "Painting is fun": a capitalised gerund opening the sentence is tagged a proper noun.
@@ -414,8 +423,14 @@ function sentenceSpans(
       let index = spans.indexOf(name)
       if (index < 0) index = spans.push(name) - 1
       masked.push(`§${index}`)
-    } else masked.push(...run.words.map((w) => w.toLowerCase()))
-    run = { words: [], proper: false }
+      tokens.push({ word: name, tag: 'PROPN', lemma: name, slot: index })
+    } else
+      for (const [offset, word] of run.words.entries()) {
+        masked.push(word.toLowerCase())
+        const at = run.at + offset
+        tokens.push({ word, tag: tags[at] as string, lemma: lemmas[at] as string, slot: null })
+      }
+    run = { words: [], proper: false, at: 0 }
   }
   for (const [index, word] of words.entries()) {
     const tag = tags[index] as string
@@ -426,15 +441,17 @@ function sentenceSpans(
       (index > 0 || tag === 'PROPN') &&
       !(run.words.length === 0 && NOT_NAMES.has(word.toLowerCase()))
     if (nameWord && run.words.length < MAX_NAME_WORDS) {
+      if (run.words.length === 0) run.at = index
       run.words.push(word)
       if (tag === 'PROPN') run.proper = true
       continue
     }
     flush()
     masked.push(word.toLowerCase())
+    tokens.push({ word, tag, lemma: lemmas[index] as string, slot: null })
   }
   flush()
-  return { masked: masked.join(' '), spans }
+  return { masked: masked.join(' '), spans, tokens }
 }
 
 /** Drops words at the ends of a run that are dates or greetings ("Caroline Yesterday"). */
@@ -510,7 +527,7 @@ export function extractGraphOffline(text: string, options: GraphExtractionOption
     .sentences()
     .each((sentence: ItemSentence) => {
       const sentenceText = (sentence.out() as string).trim()
-      const { masked: raw, spans } = sentenceSpans(sentence, wink.its)
+      const { masked: raw, spans, tokens } = sentenceSpans(sentence, wink.its)
       for (const span of spans) noteEntity(span, null)
       // "the Atlas project depends on…": the kind word belongs to the name's slot, not between slots.
       const masked = raw.replace(/(§\d+) (?:project|app|library|framework|service|team)\b/g, '$1')
@@ -525,8 +542,63 @@ export function extractGraphOffline(text: string, options: GraphExtractionOption
           }
         }
       }
-      if (spans.length < 2) return typeFromContext()
       const validity = extractValidity(sentenceText, options.reference)
+      const addRelation = (
+        sourceEntity: ExtractedEntity,
+        relationName: string,
+        targetEntity: ExtractedEntity,
+        confidence: number,
+        dated: boolean,
+      ) => {
+        const key = `${normalizeEntityName(sourceEntity.name)}|${normalizeEntityName(targetEntity.name)}`
+        // A pair keeps its first relation, whichever way round ("Luna pet of Melanie" before "Melanie has pet Luna").
+        const reverse = `${normalizeEntityName(targetEntity.name)}|${normalizeEntityName(sourceEntity.name)}`
+        if (relations.has(key) || relations.has(reverse) || sourceEntity === targetEntity) return
+        const validFrom =
+          validity.validFrom ??
+          (dated ? eventDate(sentenceText, options.reference) : null) ??
+          options.reference
+        relations.set(key, {
+          source: sourceEntity.name,
+          relation: normalizeRelation(relationName),
+          target: targetEntity.name,
+          confidence: Math.round(confidence * memoryConfidence * 1000) / 1000,
+          validFrom,
+          validUntil: validity.validUntil ?? options.validUntil ?? null,
+        })
+      }
+      const activities = () => {
+        for (const candidate of activityCandidates(raw, tokens, spans)) {
+          const subject = activitySubject(candidate)
+          if (!subject) continue
+          const target =
+            'slot' in candidate.object
+              ? noteEntity(spans[candidate.object.slot] as string, candidate.object.type)
+              : noteEntity(candidate.object.name, candidate.object.type)
+          if (target?.type === 'PERSON' && candidate.relation !== 'has child') continue
+          if (!target) continue
+          // A named pet reads as the named pattern's "Luna pet of Melanie", whichever phrasing found it.
+          if (candidate.relation === 'has pet' && 'slot' in candidate.object)
+            addRelation(target, 'pet of', subject, ACTIVITY_CONFIDENCE, candidate.dated)
+          else addRelation(subject, candidate.relation, target, ACTIVITY_CONFIDENCE, candidate.dated)
+        }
+      }
+      // The person an activity is about: a name that can be a person, or "she"/"he" when the text
+      // so far names exactly one person (else the pronoun is not guessed at).
+      const activitySubject = (candidate: ActivityCandidate): ExtractedEntity | null => {
+        if ('slot' in candidate.subject) {
+          const name = spans[candidate.subject.slot]
+          const entity = name ? entities.get(normalizeEntityName(name)) : undefined
+          // Only someone already known as a person: a capitalised opener ("Stuff like this…") is not one.
+          return entity?.type === 'PERSON' ? entity : null
+        }
+        const people = [...entities.values()].filter((e) => e.type === 'PERSON')
+        return people.length === 1 ? (people[0] as ExtractedEntity) : null
+      }
+      if (spans.length < 2) {
+        typeFromContext()
+        return activities()
+      }
       for (const p of PATTERNS) {
         const matcher = p.regex.matcher(masked)
         while (matcher.find()) {
@@ -537,24 +609,12 @@ export function extractGraphOffline(text: string, options: GraphExtractionOption
           const sourceEntity = noteEntity(sourceName, p.sourceType)
           const targetEntity = noteEntity(targetName, p.targetType)
           if (!sourceEntity || !targetEntity || sourceEntity === targetEntity) continue
-          const relation = normalizeRelation(typeof p.relation === 'string' ? p.relation : p.relation(groups))
-          const key = `${normalizeEntityName(sourceEntity.name)}|${normalizeEntityName(targetEntity.name)}`
-          if (relations.has(key)) continue
-          const validFrom =
-            validity.validFrom ??
-            (p.dated ? eventDate(sentenceText, options.reference) : null) ??
-            options.reference
-          relations.set(key, {
-            source: sourceEntity.name,
-            relation,
-            target: targetEntity.name,
-            confidence: Math.round(p.confidence * memoryConfidence * 1000) / 1000,
-            validFrom,
-            validUntil: validity.validUntil ?? options.validUntil ?? null,
-          })
+          const relation = typeof p.relation === 'string' ? p.relation : p.relation(groups)
+          addRelation(sourceEntity, relation, targetEntity, p.confidence, p.dated)
         }
       }
       typeFromContext()
+      activities()
     })
   // Relations were keyed by the names as first met; a longer spelling found later is the name.
   const canonical = (name: string) => entities.get(normalizeEntityName(name))?.name ?? name

@@ -62,6 +62,19 @@ describe('resolveEntity', () => {
     expect(resolveEntity({ name: 'Dana Lee', type: 'PERSON' }, [danaKim, danaLee]).id).toBe('e2')
   })
 
+  it('joins a noun phrase (several words, the head in lower case) only with a name of the same head', () => {
+    const classes = [{ id: 'c', name: 'pottery class', aliases: [], type: 'EVENT' as const }]
+    expect(resolveEntity({ name: 'pottery', type: 'CONCEPT' }, classes).id).toBeNull()
+    expect(resolveEntity({ name: 'Pottery Class', type: 'EVENT' }, classes).id).toBe('c')
+    const group = [{ id: 'g', name: 'LGBTQ support group', aliases: [], type: 'CONCEPT' as const }]
+    expect(resolveEntity({ name: 'LGBTQ', type: 'CONCEPT' }, group).id).toBeNull()
+    expect(resolveEntity({ name: 'support group', type: 'CONCEPT' }, group).id).toBe('g')
+    // Names keep their rules.
+    expect(scoreNames({ name: 'Dana', type: 'PERSON' }, { name: 'Dana Kim', type: 'PERSON' }).reason).toBe(
+      'token-subset',
+    )
+  })
+
   it('never joins entities of incompatible types, while an untyped one joins any', () => {
     expect(resolveEntity({ name: 'Acme', type: 'PERSON' }, [acme]).id).toBeNull()
     expect(resolveEntity({ name: 'Acme', type: 'CONCEPT' }, [acme]).id).toBe('e3')

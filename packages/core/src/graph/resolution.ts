@@ -142,13 +142,35 @@ export function isTypo(a: string, b: string): boolean {
   return short.length >= 6 && at > 0 && at < short.length
 }
 
-/** nameSimilarity, then the names' embeddings (weighted) when both have one. */
+/**
+ * A noun phrase as the offline extractor writes it (activities.ts): several words, the head (the
+ * last) in lower case ("pottery class", "LGBTQ support group"). A name is capitalised ("Dana
+ * Kim"); a single lower-case word may be either ("dana", "pottery").
+ */
+function isNounPhrase(name: string): boolean {
+  const words = name.trim().split(/\s+/)
+  const head = words.at(-1) ?? ''
+  return words.length > 1 && head === head.toLowerCase() && /\p{L}/u.test(head)
+}
+
+/**
+ * nameSimilarity, then the names' embeddings (weighted) when both have one. A noun phrase is only
+ * ever the same as a name with the same head, whatever their shared words or letters: "pottery" is
+ * not the "pottery class", the name "LGBTQ" not the "LGBTQ support group"; the subset, nickname and
+ * embedding signals are for names.
+ */
 export function scoreNames(
   a: ResolvableName,
   b: ResolvableName,
   settings: ResolutionSettings = DEFAULT_RESOLUTION_SETTINGS,
 ): NameScore {
   let best: NameScore = { score: 0, reason: 'none' }
+  if (
+    (isNounPhrase(a.name) || isNounPhrase(b.name)) &&
+    nameTokens(a.name).at(-1) !== nameTokens(b.name).at(-1) &&
+    normalizeEntityName(a.name) !== normalizeEntityName(b.name)
+  )
+    return best
   for (const left of [a.name, ...(a.aliases ?? [])])
     for (const right of [b.name, ...(b.aliases ?? [])]) {
       const score = nameSimilarity(left, right, settings)

@@ -21,7 +21,9 @@ import type {
   ContextMemoryQuery,
   ContextSources,
 } from '../ports/context-sources.ts'
+import type { GraphRepository } from '../ports/graph.ts'
 import type { ContextFormation, ContextMemoryItems, ContextSearch } from './collaborators.ts'
+import { graphRelationshipItems } from './context-graph.ts'
 
 /** Spec 003: assembled context is cached 10 s per agent (and here per request). */
 export const CONTEXT_CACHE_TTL_MS = 10_000
@@ -30,7 +32,8 @@ const CONTEXT_CACHE_MAX_ENTRIES = 1_000
 const SECTION_CANDIDATES = 200
 
 /**
- * Sections that do not depend on the query: each new query would load the same rows again (five
+ * Sections that do not depend on the query (Key relationships does since issue 15: the graph's
+ * edges are ranked by the entities the query names): each new query would load the same rows again (five
  * sorted scans over the agent's memories). They are kept per agent write version and user for
  * the context cache's TTL, so staleness is bounded exactly as for a whole cached context.
  */
@@ -39,7 +42,6 @@ const STANDING_SECTIONS = new Set<ContextSectionName>([
   'profile',
   'working_memory',
   'summaries',
-  'relationships',
 ])
 
 /** Facts are read past when they are about the world, not the user (isUserProfileMemory). */
@@ -72,6 +74,8 @@ export interface MemoryContextResult extends AssembledContext {
 export class ContextService {
   /** Automatic summaries and the generated profile (issue 13), once wired. */
   private formation: ContextFormation | null = null
+  /** The knowledge graph (issue 15), once wired: Key relationships come from it when it has any. */
+  private graph: GraphRepository | null = null
   private readonly cache = new Map<string, { at: number; value: AssembledContext; generatedAt: Date }>()
   private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
 
@@ -87,6 +91,11 @@ export class ContextService {
   /** Lets the SUMMARIES section show automatic summaries and the PROFILE section the generated profile. */
   useFormation(formation: ContextFormation): void {
     this.formation = formation
+  }
+
+  /** Lets the RELATIONSHIPS section show the knowledge graph's current relationships. */
+  useGraph(graph: GraphRepository): void {
+    this.graph = graph
   }
 
   async build(scope: string, request: MemoryContextRequest): Promise<MemoryContextResult> {
@@ -199,10 +208,21 @@ export class ContextService {
         })),
       ]
     })
-    await add('relationships', async () =>
-      memoryLines(await findMemories({ pinned: false, categories: ['relationship'] }, 'important')),
-    )
     const query = request.query?.trim()
+    await add('relationships', async () => {
+      // The graph's relationships that hold now, those around the entities the query names first;
+      // an agent whose graph has none yet keeps the RELATIONSHIP memories it showed before.
+      const fromGraph = this.graph
+        ? await graphRelationshipItems(this.graph, scope, {
+            query: query ?? '',
+            userId: request.userId ?? null,
+            at: asOf,
+            limit: SECTION_CANDIDATES,
+          })
+        : []
+      if (fromGraph.length > 0) return fromGraph
+      return memoryLines(await findMemories({ pinned: false, categories: ['relationship'] }, 'important'))
+    })
     // Filled after the sections above are assembled: what they include is not repeated here.
     let relevantHits: { id: string; text: string }[] = []
     await add('relevant_memories', async () => {

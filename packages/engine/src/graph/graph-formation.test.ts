@@ -82,6 +82,34 @@ describe('graph formation', () => {
     ])
   })
 
+  it('reads a known name written in lower case: "dana moved to Lisbon" ends Dana Kim\'s Berlin', async () => {
+    const { remember, entities, edgesAt } = await setup()
+    await remember('a', 'Dana Kim moved to Berlin in 2023.')
+    await remember('a', 'dana moved to Lisbon in March 2025.')
+    expect((await entities('a')).filter((e) => e.type === 'PERSON').map((e) => e.name)).toEqual(['Dana Kim'])
+    expect(await edgesAt('a', new Date('2024-06-01T00:00:00Z'))).toEqual(['Dana Kim -lives in-> Berlin'])
+    expect(await edgesAt('a', new Date(START))).toEqual(['Dana Kim -lives in-> Lisbon'])
+  })
+
+  it('links the speaker to what casual talk is about: "a pottery class" and "pottery classes" are one node', async () => {
+    const { remember, entities, edgesAt } = await setup()
+    await remember('a', 'I signed up for a pottery class.', { userId: 'melanie' })
+    await remember('a', 'Melanie went to the beach with her kids.', { userId: 'melanie' })
+    await remember('a', 'Melanie really enjoyed her pottery classes.', { userId: 'melanie' })
+    // Pottery itself is another thing than the class (common nouns resolve by their head).
+    await remember('a', 'Melanie is a big fan of pottery.', { userId: 'melanie' })
+    // A negation and a question form nothing.
+    await remember('a', "I don't like hiking. Did Melanie attend the workshop?", { userId: 'melanie' })
+    const nodes = (await entities('a')).map((e) => `${e.name}:${e.type}`).sort()
+    expect(nodes).toEqual(['Melanie:PERSON', 'beach:PLACE', 'pottery class:EVENT', 'pottery:CONCEPT'])
+    expect((await edgesAt('a', new Date(START))).sort()).toEqual([
+      'Melanie -likes-> pottery',
+      'Melanie -likes-> pottery class',
+      'Melanie -signed up for-> pottery class',
+      'Melanie -visited-> beach',
+    ])
+  })
+
   it('ends the old edge when a newer one contradicts it, so "as of" answers with each in its time', async () => {
     for (const order of [
       ['Dana moved to Berlin in 2023.', 'Dana moved to Lisbon in 2025.'],

@@ -15,6 +15,8 @@ import {
   type GraphExtraction,
   type GraphLimits,
   type LlmProvider,
+  lookupWords,
+  MAX_KNOWN_NAMES,
   type NewJob,
   nameTokens,
   normalizeEntityName,
@@ -23,6 +25,7 @@ import {
   type ResolutionSettings,
   reinforcedConfidence,
   resolveEntity,
+  restoreKnownNames,
 } from '@engram/core'
 import type { JobWorker } from '../jobs/job-worker.ts'
 import { isCircuitOpen } from '../llm/circuit-open.ts'
@@ -343,15 +346,31 @@ export class GraphFormation {
     reference: Date,
     lastAttempt: boolean,
   ): Promise<{ extraction: GraphExtraction; extractor: GraphExtractor; dropped: number }> {
-    const offline = () =>
-      extractGraphOffline(memory.content, {
+    // Names the graph already knows, so a lower-case "dana" is read as the Dana it has (the
+    // offline extractor finds names by their capitals; the model needs no help).
+    const knownNames = async () => {
+      const known = await this.deps.graph.entitiesByTokens(
+        agentId,
+        lookupWords(memory.content),
+        MAX_KNOWN_NAMES,
+      )
+      // A person is also met by their given name alone ("dana" for Dana Kim); resolution then
+      // decides which Dana it is, as for a capitalised "Dana".
+      return known.flatMap((entity) => [
+        entity.name,
+        ...entity.aliases,
+        ...(entity.type === 'PERSON' ? [entity.name.split(/\s+/)[0] ?? ''] : []),
+      ])
+    }
+    const offline = async () =>
+      extractGraphOffline(restoreKnownNames(memory.content, await knownNames()), {
         speaker,
         reference,
         validUntil: memory.validUntil,
         confidence: memory.confidence,
       })
     const llm = (await this.deps.models?.languageModel(agentId)) ?? null
-    if (!llm) return { extraction: offline(), extractor: 'offline', dropped: 0 }
+    if (!llm) return { extraction: await offline(), extractor: 'offline', dropped: 0 }
     try {
       const answer = await this.extractWithLlm(llm, memory, speaker, reference)
       return { extraction: answer, extractor: 'llm', dropped: answer.dropped }
@@ -360,7 +379,7 @@ export class GraphFormation {
       // (retried with backoff) until its last attempt, which forms the graph offline rather than never.
       if (!isCircuitOpen(error) && !lastAttempt) throw error
       this.deps.log.warn(`[graph] ${llm.model}: ${(error as Error).message}; offline extraction instead`)
-      return { extraction: offline(), extractor: 'offline-fallback', dropped: 0 }
+      return { extraction: await offline(), extractor: 'offline-fallback', dropped: 0 }
     }
   }
 

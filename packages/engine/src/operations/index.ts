@@ -18,4 +18,4 @@ export {
   searchOptionsOf,
 } from './requests.ts'
 export { eventStream } from './streams.ts'
-export { formationActivityEventOut } from './wire.ts'
+export { formationActivityEventOut, graphEntityOut, graphRelationshipOut } from './wire.ts'

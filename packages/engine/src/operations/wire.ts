@@ -172,10 +172,13 @@ export function searchOut(result: { hits: SearchHit[]; mmrLambda: number }, now:
         speaker: h.components.speaker,
         feedback: h.components.feedback,
         cooccurrence: h.components.cooccurrence,
+        graph: h.components.graph,
       },
       message: h.message ? messageOut(h.message) : null,
       memory: h.memory ? memoryOut(h.memory, now) : null,
       knowledge: h.knowledge ? knowledgeOut(knowledgeRecordOf(h.knowledge)) : null,
+      entity: h.entity ? graphEntityOut(h.entity) : null,
+      relationship: h.relationship ? graphRelationshipOut(h.relationship, now) : null,
     })),
   }
 }

@@ -3,6 +3,7 @@ import { assertMemoryFilter } from '../memory-items/memory-item-rules.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 import type { EmbeddingKind, SearchEmbeddings } from './collaborators.ts'
+import type { GraphRow } from './search-graph.ts'
 import type { LexicalSearch } from './search-lexical.ts'
 import type { SearchOptions, SearchScope, SearchStrategy, SearchWeights } from './search-types.ts'
 
@@ -22,14 +23,15 @@ export interface Candidate {
   importance: number
   confidence: number
   /** An automatic summary (issue 13 §3) is a row of its own in the SUMMARIES scope. */
-  row: RecalledMemoryItem | StoredMessage | RecalledKnowledge | StoredSummary
+  row: RecalledMemoryItem | StoredMessage | RecalledKnowledge | StoredSummary | GraphRow
   conversationId?: string
   sessionId?: string
   /** The turn's speaker, or the memory's user. */
   speaker?: string | null
 }
 
-const KIND_OF: Record<SearchScope, EmbeddingKind> = {
+// GRAPH has no vectors of its own: its candidates come from search-graph.ts.
+const KIND_OF: Record<Exclude<SearchScope, 'GRAPH'>, EmbeddingKind> = {
   MEMORIES: 'memory',
   MESSAGES: 'message',
   SUMMARIES: 'message',
@@ -67,6 +69,7 @@ export class SearchCandidates {
       weights: SearchWeights
     },
   ): Promise<Candidate[]> {
+    if (scope === 'GRAPH') return []
     const { strategy, candidateLimit } = request
     const filtered = this.isFiltered(scope, request.options, request.sessionId)
     const wanted = filtered ? candidateLimit * FILTERED_OVERFETCH : candidateLimit

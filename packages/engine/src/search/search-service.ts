@@ -19,6 +19,7 @@ import {
 } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { FullTextIndex } from '../ports/full-text.ts'
+import type { GraphRepository } from '../ports/graph.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
@@ -26,6 +27,7 @@ import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
 import { episodesOf, neighbours } from './search-dialogue.ts'
+import { type GraphRow, graphExpansionScores, graphScopeCandidates } from './search-graph.ts'
 import { LexicalSearch } from './search-lexical.ts'
 import { searchRequest } from './search-request.ts'
 import type {
@@ -75,6 +77,8 @@ export interface SearchServiceDeps {
   writes: AgentWrites
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: LexicalPlanConfig
+  /** The knowledge graph (issue 15): the GRAPH scope and graph expansion; without it both find nothing. */
+  graph?: GraphRepository
 }
 
 /**
@@ -94,8 +98,10 @@ export class SearchService {
   private readonly facts: AgentFactsCache
   private readonly sources: SearchCandidates
   private readonly writes: AgentWrites
+  private readonly graph: GraphRepository | null
 
   constructor(deps: SearchServiceDeps) {
+    this.graph = deps.graph ?? null
     this.fullText = deps.fullText
     this.recall = deps.recall
     this.embeddings = deps.embeddings
@@ -244,6 +250,11 @@ export class SearchService {
 
     const scored: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
     for (const searchScope of request.scopes) {
+      if (searchScope === 'GRAPH' && this.graph) {
+        // Whole query: a participant's name is exactly what the graph is searched by.
+        scored.push(...(await this.graphScope(scope, query, candidateLimit)))
+        continue
+      }
       const candidates = [
         ...(await this.sources.candidates(scope, searchScope, {
           query: signals.lexicalQuery,
@@ -264,6 +275,36 @@ export class SearchService {
             )
           : []),
       ]
+      // Graph expansion (issue 15): what the named entities' neighbourhood was learnt from joins
+      // the candidates; its score is added to HYBRID's own below, before dialogue context, so the
+      // turns beside a graph-found turn gain from it as from a word match.
+      const graphScores =
+        strategy === 'HYBRID' &&
+        request.weights.graph > 0 &&
+        this.graph &&
+        (searchScope === 'MESSAGES' || searchScope === 'MEMORIES')
+          ? await graphExpansionScores(
+              this.graph,
+              scope,
+              query,
+              searchScope === 'MESSAGES' ? 'messages' : 'memories',
+              this.now(),
+              candidateLimit,
+            )
+          : new Map<string, number>()
+      if (graphScores.size > 0) {
+        const known = new Set(candidates.map((c) => c.id))
+        const graphOnly = [...graphScores.keys()].filter((id) => !known.has(id))
+        candidates.push(
+          ...(searchScope === 'MEMORIES'
+            ? await this.sources.memoryCandidates(scope, graphOnly, filtered)
+            : (await this.sources.messageCandidates(scope, graphOnly, searchScope, since)).filter(
+                (c) =>
+                  (!sessionId || c.sessionId === sessionId) &&
+                  (!options.until || c.timestamp <= options.until),
+              )),
+        )
+      }
       const hybrid = hybridScores(candidates, request.weights)
       const decayOn =
         options.decay ??
@@ -314,7 +355,9 @@ export class SearchService {
               SIMILARITY_IMPORTANCE_WEIGHTS.importance * c.importance
             break
           default:
-            score = hybrid.get(c.id) ?? 0
+            // Graph expansion's share: weights.graph × the graph score (0..1), beside HYBRID's own
+            // (at most bm25 + vector = 1), as dialogue context adds its share.
+            score = (hybrid.get(c.id) ?? 0) + request.weights.graph * (graphScores.get(c.id) ?? 0)
         }
         base.set(c.id, score)
       }
@@ -370,6 +413,7 @@ export class SearchService {
             speaker,
             feedback: c.feedback,
             cooccurrence: c.cooccurrence,
+            graph: graphScores.get(c.id) ?? 0,
             decay,
           },
         })
@@ -426,10 +470,47 @@ export class SearchService {
             ? { message: c.row as StoredMessage, conversationId: c.conversationId }
             : {}),
         ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as RecalledKnowledge } : {}),
+        ...(c.scope === 'GRAPH' ? (c.row as GraphRow) : {}),
       }),
     )
     if (options.track !== false) await this.recordAccess(scope, hits)
     return { hits, mmrLambda: request.mmrLambda }
+  }
+
+  /**
+   * The GRAPH scope's hits, whatever the strategy: the graph has no vectors, importance or
+   * dialogue, so a hit scores its lexical score as a share of the best GRAPH candidate's (0..1,
+   * comparable with the other scopes' HYBRID scores).
+   */
+  private async graphScope(
+    agentId: string,
+    query: string,
+    candidateLimit: number,
+  ): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
+    if (!this.graph) return []
+    const candidates = await graphScopeCandidates(this.graph, agentId, query, this.now(), candidateLimit)
+    const best = Math.max(0, ...candidates.map((c) => c.bm25))
+    const byRecency = [...candidates].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime())
+    const recencyRank = new Map(byRecency.map((c, i) => [c.id, 1 - i / candidateLimit]))
+    return candidates.map((c) => ({
+      candidate: c,
+      score: best > 0 ? c.bm25 / best : 0,
+      components: {
+        bm25: c.bm25,
+        vector: 0,
+        importance: c.importance,
+        recency: recencyRank.get(c.id) ?? 0,
+        confidence: c.confidence,
+        context: 0,
+        episode: 0,
+        time: 1,
+        speaker: 1,
+        feedback: 0,
+        cooccurrence: 0,
+        graph: 0,
+        decay: 1,
+      },
+    }))
   }
 
   /**

@@ -4,15 +4,21 @@ import {
   type KnowledgeCategory,
   type StoredMessage,
 } from '@engram/core'
+import type { RelationshipView } from '../graph/graph-service.ts'
 import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
+import type { GraphEntityRecord } from '../ports/graph.ts'
 import type { KnowledgeRecord } from '../ports/knowledge.ts'
 import type { RecalledKnowledge, RecalledMemoryItem } from '../ports/recall-sources.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 
+/** A relationship as a GRAPH hit shows it: the edge, its two ends and its sources (the GraphService's view). */
+export type GraphRelationshipHit = RelationshipView
+
 // What search takes and gives: scopes, strategies, weights and their defaults, hits and their
 // score components. The ranking itself is in search-service.ts.
 
-export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES'] as const
+/** GRAPH (issue 15): the knowledge graph's entities and relationships, all time. */
+export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES', 'GRAPH'] as const
 export type SearchScope = (typeof SEARCH_SCOPES)[number]
 
 export const SEARCH_STRATEGIES = [
@@ -47,6 +53,12 @@ export interface SearchWeights {
   feedback: number
   /** HYBRID: weight of the agent's co-occurring terms' BM25 in the lexical score. */
   cooccurrence: number
+  /**
+   * HYBRID over MESSAGES and MEMORIES: graph expansion (issue 15). Entities the query names pull
+   * in the turns and memories their neighbourhood's relationships were learnt from; each gains
+   * graph × its graph score (0..1). 0 turns it off.
+   */
+  graph: number
   /** WEIGHTED (spec 002): rank by recency, similarity and importance. */
   recency: number
   similarity: number
@@ -70,6 +82,10 @@ export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = {
   speaker: 0.5,
   feedback: 0,
   cooccurrence: 0,
+  // Graph expansion (issue 15): not better on both held-out LoCoMo dev conversations (+0.5 R@10
+  // on conv-30 tuned on conv-26, ±0.0 on conv-26 tuned on conv-30; the offline graph there is
+  // small), so off. docs/retrieval.md ("Knowledge graph") has the figures.
+  graph: 0,
   ...DEFAULT_WEIGHTED_STRATEGY_WEIGHTS,
 }
 /** Dialogue context reaches this many turns each side by default (1 to MAX_CONTEXT_TURNS). */
@@ -96,6 +112,8 @@ export interface ScoreComponents {
   feedback: number
   /** BM25 of the agent's co-occurring terms, each weighted by its association (before weighting). */
   cooccurrence: number
+  /** Graph expansion's score (0..1, before weighting): 0 when no named entity's neighbourhood reached the hit. */
+  graph: number
   /** The temporal decay factor applied (1 when none). */
   decay: number
 }
@@ -120,6 +138,10 @@ export interface SearchHit {
   memory?: RecalledMemoryItem
   message?: StoredMessage
   knowledge?: RecalledKnowledge
+  /** A GRAPH hit on an entity. */
+  entity?: GraphEntityRecord
+  /** A GRAPH hit on a relationship, with its two ends and where it was learnt. */
+  relationship?: GraphRelationshipHit
   /** An automatic summary (issue 13 §3), for a SUMMARIES hit that is not a [CONTEXT SUMMARY] message. */
   summary?: StoredSummary
   conversationId?: string
