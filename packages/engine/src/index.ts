@@ -106,6 +106,7 @@ export {
   type Paths,
   type RelationshipSource,
   type RelationshipView,
+  relationshipSourceReader,
   SOURCE_EXCERPT_CHARS,
 } from './graph/graph-service.ts'
 export {

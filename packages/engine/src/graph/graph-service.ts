@@ -188,6 +188,40 @@ function excerptOf(text: string): string {
   return chars.length <= SOURCE_EXCERPT_CHARS ? text : chars.slice(0, SOURCE_EXCERPT_CHARS).join('')
 }
 
+/**
+ * Reads the memories and turns behind a relationship's evidence in two batched reads, both scoped
+ * to the agent (an id of another agent's row resolves to nothing), and answers each source with
+ * its excerpt. Superseded and expired memories are read too: an edge may well outlive the
+ * memory's validity, and the operator wants to see what it said. Search's GRAPH hits use it too.
+ */
+export async function relationshipSourceReader(
+  recall: Pick<RecallSources, 'memoryItems' | 'messages'>,
+  agentId: string,
+  evidence: readonly GraphSource[],
+  now: Date,
+): Promise<(source: GraphSource) => RelationshipSource> {
+  const memoryIds = [...new Set(evidence.flatMap((e) => (e.memoryId ? [e.memoryId] : [])))]
+  const messageIds = [...new Set(evidence.flatMap((e) => (e.messageId ? [e.messageId] : [])))]
+  const [memories, messages] = await Promise.all([
+    memoryIds.length ? recall.memoryItems(agentId, memoryIds, { includeSuperseded: true, asOf: now }) : [],
+    messageIds.length ? recall.messages(agentId, messageIds, { set: 'messages' }) : [],
+  ])
+  const memoryById = new Map(memories.map((m) => [m.id, m]))
+  const messageById = new Map(messages.map((m) => [m.message.id, m]))
+  return ({ memoryId, messageId }) => {
+    const memory = memoryId ? memoryById.get(memoryId) : undefined
+    const message = messageId ? messageById.get(messageId) : undefined
+    const text = memory?.content ?? message?.message.content ?? null
+    return {
+      memoryId,
+      messageId,
+      conversationId: message?.conversationId ?? null,
+      excerpt: text === null ? null : excerptOf(text),
+      at: memory?.createdAt ?? message?.message.timestamp ?? null,
+    }
+  }
+}
+
 const byMentions = (a: GraphEntityRecord, b: GraphEntityRecord) =>
   b.mentionCount - a.mentionCount || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
@@ -795,7 +829,7 @@ export class GraphService {
     const missing = [...new Set(rows.flatMap((r) => [r.sourceId, r.targetId]))].filter((id) => !ends.has(id))
     for (const e of await this.graph.entitiesByIds(agentId, missing)) ends.set(e.id, e)
     const evidence = await this.graph.evidenceOf(agentId, { relationshipIds: rows.map((r) => r.id) })
-    const read = await this.readSources(agentId, evidence)
+    const read = await relationshipSourceReader(this.recall, agentId, evidence, this.clock.now())
     const sources = new Map<string, RelationshipSource[]>()
     for (const ev of evidence) {
       if (!ev.relationshipId) continue
@@ -810,40 +844,6 @@ export class GraphService {
         ? [{ relationship, source, target, sources: sources.get(relationship.id) ?? [] }]
         : []
     })
-  }
-
-  /**
-   * Reads the memories and turns behind the evidence in two batched reads, both scoped to the
-   * agent (an id of another agent's row resolves to nothing), and answers each source with its
-   * excerpt. Superseded and expired memories are read too: an edge may well outlive the memory's
-   * validity, and the operator wants to see what it said.
-   */
-  private async readSources(
-    agentId: string,
-    evidence: readonly GraphSource[],
-  ): Promise<(source: GraphSource) => RelationshipSource> {
-    const memoryIds = [...new Set(evidence.flatMap((e) => (e.memoryId ? [e.memoryId] : [])))]
-    const messageIds = [...new Set(evidence.flatMap((e) => (e.messageId ? [e.messageId] : [])))]
-    const [memories, messages] = await Promise.all([
-      memoryIds.length
-        ? this.recall.memoryItems(agentId, memoryIds, { includeSuperseded: true, asOf: this.clock.now() })
-        : [],
-      messageIds.length ? this.recall.messages(agentId, messageIds, { set: 'messages' }) : [],
-    ])
-    const memoryById = new Map(memories.map((m) => [m.id, m]))
-    const messageById = new Map(messages.map((m) => [m.message.id, m]))
-    return ({ memoryId, messageId }) => {
-      const memory = memoryId ? memoryById.get(memoryId) : undefined
-      const message = messageId ? messageById.get(messageId) : undefined
-      const text = memory?.content ?? message?.message.content ?? null
-      return {
-        memoryId,
-        messageId,
-        conversationId: message?.conversationId ?? null,
-        excerpt: text === null ? null : excerptOf(text),
-        at: memory?.createdAt ?? message?.message.timestamp ?? null,
-      }
-    }
   }
 
   /** After a merge: self-loops go, and edges that became one keep the earliest with every source. */
