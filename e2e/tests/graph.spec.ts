@@ -1,4 +1,5 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import { API_PORT } from '../playwright.config'
 import { createAgent, gql, shot, signedInPage } from './api'
 import { expect, test } from './fixtures'
 
@@ -7,9 +8,24 @@ import { expect, test } from './fixtures'
 // through the API (graphRelationship), as an operator's script would see them.
 const AGENT = 'graph-agent'
 const EMPTY_AGENT = 'graph-empty-agent'
+/** An agent whose graph forms from a real memory (through the API's job worker). */
+const SOURCE_AGENT = 'graph-source-agent'
 /** More neighbours than a neighbourhood answers by default (50), so the API says it cut the hub. */
 const HUB_EMPLOYEES = 55
 const ALIASES_PER_REQUEST = 20
+
+const GRAPHQL = `http://127.0.0.1:${API_PORT}/graphql`
+
+/** One GraphQL call with an agent's key (as the agent itself would write a memory). */
+async function asAgent(request: APIRequestContext, key: string, query: string, variables = {}) {
+  const response = await request.post(GRAPHQL, {
+    data: { query, variables },
+    headers: { authorization: `Bearer ${key}` },
+  })
+  const body = await response.json()
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined()
+  return body.data
+}
 
 const RELATIONSHIP_FIELDS =
   'id relation confidence validFrom validUntil learntAt retiredAt retiredReason current'
@@ -351,4 +367,86 @@ test('a hub cut by the neighbourhood’s limit is drawn with the API’s truncat
   await expect(page.getByTestId('graph-truncation')).toBeVisible()
   await expect(page.getByTestId('graph-truncation')).toContainText('Not everything is drawn')
   await shot(page, 'graph-hub-truncated')
+})
+
+test('an edge formed from a memory says why: its excerpt, a link to the memory, and "known at" before its retirement', async ({
+  request,
+}) => {
+  await createAgent(request, SOURCE_AGENT)
+  const created = await gql(
+    request,
+    `mutation($a: ID!) { createApiKey(agentId: $a, label: "graph-sources") { ... on CreatedApiKey { key } } }`,
+    { a: SOURCE_AGENT },
+  )
+  const key = created.createApiKey.key as string
+  const wrote = await asAgent(
+    request,
+    key,
+    `mutation { createMemory(input: { content: "Dana Kim works at Acme.", category: FACT }) {
+      __typename ... on MemoryWrite { outcome memory { id } } ... on Error { message } } }`,
+  )
+  expect(wrote.createMemory.outcome, wrote.createMemory.message).toBe('STORED')
+  const memoryId = wrote.createMemory.memory.id as string
+
+  // The graph forms on the API's job worker: poll, bounded, until the edge is there.
+  let edge:
+    | { id: string; learntAt: string; target: { name: string }; sources: { memoryId: string | null }[] }
+    | undefined
+  await expect
+    .poll(
+      async () => {
+        const data = await gql(
+          request,
+          `query($a: ID) { graphRelationships(agentId: $a, name: "Dana Kim", relation: "works at") {
+            ... on GraphRelationshipPage { relationships { id learntAt target { name } sources { memoryId } } } } }`,
+          { a: SOURCE_AGENT },
+        )
+        edge = data.graphRelationships.relationships?.[0]
+        return edge ? `works at ${edge.target.name}` : null
+      },
+      { timeout: 30_000, message: 'graph formation makes "Dana Kim works at Acme"' },
+    )
+    .toBe('works at Acme')
+  const formed = edge as NonNullable<typeof edge>
+  expect(formed.sources).toEqual([{ memoryId }])
+
+  await page.goto(`/graph?agent=${SOURCE_AGENT}`)
+  await page.getByRole('button', { name: /^Draw Dana Kim/ }).click()
+  const relationships = page.getByRole('region', { name: 'Relationships drawn' })
+  await relationships.getByRole('button', { name: 'Dana Kim works at Acme' }).click()
+  const panel = page.getByRole('region', { name: 'Dana Kim works at Acme' })
+  await expect(panel.getByTestId('source-excerpt')).toHaveText('Dana Kim works at Acme.')
+  await expect(panel.getByTestId('relationship-source')).toContainText(' UTC')
+  await shot(page, 'graph-edge-sources')
+
+  // The link lands on that memory, whatever page of the list it would be on.
+  await panel.getByRole('link', { name: `memory #${memoryId}` }).click()
+  await expect(page).toHaveURL(new RegExp(`/memories\\?.*id=${memoryId}`))
+  await expect(page.getByTestId('memory-by-id')).toBeVisible()
+  await expect(page.getByTestId(`memory-${memoryId}`)).toContainText('Dana Kim works at Acme.')
+
+  // Retired after a moment Engram still believed it: "known at" that moment still draws it.
+  const believed = new Date(Math.floor(new Date(formed.learntAt).getTime() / 1000) * 1000 + 1000)
+  await expect.poll(() => Date.now() > believed.getTime() + 1000).toBe(true)
+  const retired = await gql(
+    request,
+    `mutation($input: RetireGraphRelationshipInput!) { retireGraphRelationship(input: $input) {
+      __typename ... on GraphRelationship { retiredAt } ... on Error { message } } }`,
+    { input: { agentId: SOURCE_AGENT, id: formed.id, reason: 'checking known at' } },
+  )
+  expect(retired.retireGraphRelationship.__typename, retired.retireGraphRelationship.message).toBe(
+    'GraphRelationship',
+  )
+  expect(new Date(retired.retireGraphRelationship.retiredAt).getTime()).toBeGreaterThan(believed.getTime())
+
+  await page.goto(`/graph?agent=${SOURCE_AGENT}`)
+  await page.getByRole('button', { name: /^Draw Dana Kim/ }).click()
+  await expect(page.getByTestId('graph-node-Dana Kim')).toBeVisible()
+  const worksAt = relationships.getByRole('button', { name: 'Dana Kim works at Acme' })
+  await expect(worksAt).toHaveCount(0)
+  const knownAt = believed.toISOString().slice(0, 19)
+  await page.getByRole('form', { name: 'Graph filters' }).getByLabel('Known at').fill(knownAt)
+  await expect(worksAt).toBeVisible()
+  await expect(page.getByTestId('graph-counts')).toContainText(`known at ${knownAt}`)
+  await shot(page, 'graph-known-at')
 })

@@ -8,7 +8,7 @@ import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename
   ... on SearchResult { hits { id scope text components { graph }
     entity { id name type aliases }
-    relationship { id relation current validFrom validUntil source { name type } target { name } sources { messageId } }
+    relationship { id relation current validFrom validUntil source { name type } target { name } sources { messageId conversationId excerpt at } }
     message { id } } }
   ... on Error { message } } }`
 const CONTEXT = `query($input: MemoryContextInput!) { memoryContext(input: $input) { __typename
@@ -115,7 +115,13 @@ describe('the knowledge graph in search and memoryContext', () => {
       },
     })
     expect(hits.find((h) => h.id === `relationship:${ids.movedTo}`)?.relationship.sources).toEqual([
-      { messageId: ids.moved },
+      // Why it is believed: the turn's words and date, and its conversation to link to.
+      {
+        messageId: ids.moved,
+        conversationId: 'c1',
+        excerpt: 'She finally packed up and headed to Lisbon last spring.',
+        at: new Date(Date.UTC(2025, 0, 3)).toISOString(),
+      },
     ])
     expect(hits.find((h) => h.id === `entity:${ids.dana}`)?.entity).toMatchObject({
       name: 'Dana Kim',

@@ -258,6 +258,59 @@ describe('the knowledge graph over GraphQL', () => {
     await t.app.services.graph.deleteEntity('agent-g', hub.id)
   })
 
+  it('answers each source with its excerpt as stored (redacted), its date and its conversation', async () => {
+    const sourceKey = await createAgentKey(t, 'agent-src')
+    const wrote = await t.gql(
+      `mutation($input: CreateMemoryInput!) { createMemory(input: $input) {
+        ... on MemoryWrite { outcome memory { id content createdAt } } ... on Error { message } } }`,
+      { input: { content: 'Dana Kim works at Acme. Her SSN is 123-45-6789.', category: 'FACT' } },
+      sourceKey,
+    )
+    const memory = wrote.data.createMemory.memory
+    expect(memory.content).toContain('[REDACTED:ssn]')
+    const said = await t.gql(
+      `mutation { addMessage(input: { conversationId: "conv-src", role: USER, speaker: "dana",
+        content: "I moved to Lisbon in 2025." }) { ... on Message { id timestamp } ... on Error { message } } }`,
+      {},
+      sourceKey,
+    )
+    const turn = said.data.addMessage
+    await t.app.services.engine.syncMemory('agent-src')
+    await t.app.services.jobs.drain()
+    const r = await t.gql(
+      `{ graphRelationships(name: "Dana Kim") { ... on GraphRelationshipPage { relationships {
+        relation target { name } sources { memoryId messageId conversationId excerpt at } } } } }`,
+      {},
+      sourceKey,
+    )
+    const byRelation = new Map(
+      r.data.graphRelationships.relationships.map((e: any) => [`${e.relation} ${e.target.name}`, e.sources]),
+    )
+    // A memory written directly: its content as stored, no turn behind it.
+    expect(byRelation.get('works at Acme')).toEqual([
+      {
+        memoryId: memory.id,
+        messageId: null,
+        conversationId: null,
+        excerpt: 'Dana Kim works at Acme. Her SSN is [REDACTED:ssn].',
+        at: memory.createdAt,
+      },
+    ])
+    // A memory formed from a turn: the turn's conversation, so the link can land on the message.
+    expect(byRelation.get('lives in Lisbon')).toEqual([
+      expect.objectContaining({
+        messageId: turn.id,
+        conversationId: 'conv-src',
+        excerpt: expect.any(String),
+      }),
+    ])
+    // Agent A's key never sees agent-src's sources (its graph holds no such edge).
+    const other = await read(
+      `{ graphRelationships(name: "Dana Kim", includeHistory: true) { ... on GraphRelationshipPage { relationships { sources { excerpt } } } } }`,
+    )
+    expect(JSON.stringify(other)).not.toContain('REDACTED')
+  })
+
   it('bad variables: typed errors naming the field and the limit, and nothing written', async () => {
     const count = async () =>
       (await t.gql(`{ graphEntities(agentId: "agent-g") { ... on GraphEntityPage { totalCount } } }`)).data

@@ -5,6 +5,8 @@ import {
   EMPTY_GRAPH,
   type GraphEntity,
   type GraphRelationship,
+  knownAtFromField,
+  memorySourceHref,
   mergeNeighbourhood,
   type Neighbourhood,
   toElements,
@@ -196,5 +198,26 @@ describe('dates', () => {
     ).toBe('from 2026-03-01 10:00 UTC until 2026-05-05 00:00 UTC')
     expect(dateTimeFieldValue('2026-03-01T10:00:00.000Z')).toBe('2026-03-01T10:00')
     expect(dateTimeFieldValue(null)).toBe('')
+  })
+})
+
+describe('source links', () => {
+  it('land on the one memory whatever page it is on, superseded or not, scrolled to its row', () => {
+    const href = memorySourceHref('agent a&b', '42')
+    const url = new URL(href, 'http://dashboard')
+    expect(url.pathname).toBe('/memories')
+    expect(url.searchParams.get('agent')).toBe('agent a&b')
+    expect(url.searchParams.get('id')).toBe('42')
+    expect(url.searchParams.get('superseded')).toBe('1')
+    expect(url.hash).toBe('#memory-42')
+  })
+})
+
+describe('known at', () => {
+  it('reads a date and time (seconds optional) as UTC, refusing what is not one', () => {
+    expect(knownAtFromField('2026-03-01T10:00')).toBe('2026-03-01T10:00:00.000Z')
+    expect(knownAtFromField('2026-03-01T10:00:07')).toBe('2026-03-01T10:00:07.000Z')
+    expect(knownAtFromField('')).toBeNull()
+    expect(knownAtFromField('yesterday')).toBeUndefined()
   })
 })

@@ -1,3 +1,5 @@
+import { parseUtcDateTime } from './format'
+
 // The graph explorer's data (issue 15): the GraphQL selections it asks for, the shapes they answer,
 // and the pure steps between them and the drawing (merging expanded neighbourhoods, filtering by
 // entity type), kept here so they are tested without a browser.
@@ -52,9 +54,15 @@ export interface GraphEntityRef {
   type: string
 }
 
+/** Where an edge was learnt, read back by the API: the text as stored (redacted), its date, its conversation. */
 export interface GraphSource {
   memoryId: string | null
   messageId: string | null
+  /** The message's conversation; null for a memory alone or a message deleted since. */
+  conversationId: string | null
+  /** The memory's content, else the message's text (first 240 characters); null when deleted since. */
+  excerpt: string | null
+  at: string | null
 }
 
 export interface GraphRelationship {
@@ -91,7 +99,7 @@ export interface Neighbourhood {
 
 export const ENTITY_FIELDS = 'id agentId type name aliases summary mentionCount origin'
 export const RELATIONSHIP_FIELDS = `id agentId relation confidence validFrom validUntil learntAt retiredAt retiredReason supersededById current origin
-  source { id name type } target { id name type } sources { memoryId messageId }`
+  source { id name type } target { id name type } sources { memoryId messageId conversationId excerpt at }`
 export const NEIGHBOURHOOD_FIELDS = `center { ${ENTITY_FIELDS} } nodes { depth entity { ${ENTITY_FIELDS} } }
   relationships { ${RELATIONSHIP_FIELDS} } truncated truncation`
 
@@ -192,6 +200,23 @@ export function asOfFromDate(value: string): string | null | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined
   const date = new Date(`${value}T23:59:59.999Z`)
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
+}
+
+/**
+ * The memories page showing this one memory (whatever page it would be on), scrolled to its row;
+ * superseded ones too, since an edge may outlive the memory's validity.
+ */
+export function memorySourceHref(agentId: string, memoryId: string): string {
+  return `/memories?${new URLSearchParams({ agent: agentId, id: memoryId, superseded: '1' })}#memory-${encodeURIComponent(memoryId)}`
+}
+
+/**
+ * A "known at" field's value ("2026-03-01T10:00" or with seconds), read as UTC, as an ISO instant;
+ * null when empty, undefined when it is not a date and time.
+ */
+export function knownAtFromField(value: string): string | null | undefined {
+  const date = parseUtcDateTime(value)
+  return date === undefined ? undefined : (date?.toISOString() ?? null)
 }
 
 /** A validity span in words: "from 1 Mar 2026 until 5 May 2026", "always (no bounds known)". */

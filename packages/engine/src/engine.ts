@@ -329,6 +329,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const graph = new GraphService({
     repository: storage.graph,
     clock,
+    recall: storage.recall,
     ...(deps.graphLimits ? { limits: deps.graphLimits } : {}),
   })
   const lifecycle = new AgentLifecycle({

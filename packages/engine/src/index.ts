@@ -104,7 +104,10 @@ export {
   type Neighbourhood,
   type NeighbourhoodRequest,
   type Paths,
+  type RelationshipSource,
   type RelationshipView,
+  relationshipSourceReader,
+  SOURCE_EXCERPT_CHARS,
 } from './graph/graph-service.ts'
 export {
   DEFAULT_JOB_POLL_INTERVAL_MS,

@@ -58,6 +58,21 @@ const GraphSourceRef = builder.objectRef<Relationship['sources'][number]>('Graph
   fields: (t) => ({
     memoryId: t.exposeString('memoryId', { nullable: true }),
     messageId: t.exposeString('messageId', { nullable: true }),
+    conversationId: t.exposeString('conversationId', {
+      nullable: true,
+      description:
+        'The conversation the message belongs to (null for a memory alone or a message deleted since).',
+    }),
+    excerpt: t.exposeString('excerpt', {
+      nullable: true,
+      description:
+        'The memory’s content, else the message’s text, as stored (after the privacy guard’s redaction): its first 240 characters. Null when the row was deleted since.',
+    }),
+    at: t.expose('at', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the memory was created, else when the message was said.',
+    }),
   }),
 })
 

@@ -154,9 +154,19 @@ export const GraphEntitySchema = z.object({
 })
 /** An end of a relationship, enough to draw and name it. */
 export const GraphEntityRefSchema = z.object({ id: z.string(), name: z.string(), type: EntityTypeSchema })
+/**
+ * A memory and/or a message a relationship was learnt from, read back so an operator sees why it
+ * is believed. A row deleted since answers with its ids alone (null excerpt and date).
+ */
 export const GraphSourceSchema = z.object({
   memoryId: z.string().nullable(),
   messageId: z.string().nullable(),
+  /** The conversation the message belongs to (null for a memory alone or a message gone). */
+  conversationId: z.string().nullable(),
+  /** The memory's content, else the message's text, as stored (after redaction): its first 240 characters. */
+  excerpt: z.string().nullable(),
+  /** When the memory was created, else when the message was said. */
+  at: date.nullable(),
 })
 export const GraphRelationshipSchema = z.object({
   id: z.string(),

@@ -8,8 +8,9 @@ import {
 import { describe, expect, it } from 'vitest'
 import type { GraphEntityRecord, GraphRepository } from '../ports/graph.ts'
 import { InMemoryGraph } from '../testing/in-memory-graph.ts'
+import { InMemoryRecallSources } from '../testing/in-memory-recall-sources.ts'
 import { entityMatchScore, spellingSimilarity } from './entity-match.ts'
-import { GraphService } from './graph-service.ts'
+import { GraphService, SOURCE_EXCERPT_CHARS } from './graph-service.ts'
 
 const A = 'agent-a'
 const B = 'agent-b'
@@ -49,17 +50,19 @@ function counting(repository: GraphRepository) {
 function setup(limits: Partial<GraphLimits> = {}, start = '2026-03-01T12:00:00.000Z') {
   const time = handClock(start)
   const memory = new InMemoryGraph()
+  const recall = new InMemoryRecallSources()
   const { wrapped, reads } = counting(memory.repository)
   const graph = new GraphService({
     repository: wrapped,
     clock: time.clock,
+    recall,
     limits: { ...DEFAULT_GRAPH_LIMITS, ...limits },
   })
   const entity = (name: string, type: EntityType = 'PERSON', aliases: string[] = [], agentId = A) =>
     graph.createEntity(agentId, { type, name, aliases })
   const link = (source: GraphEntityRecord, relation: string, target: GraphEntityRecord, extra = {}) =>
     graph.createRelationship(source.agentId, { sourceId: source.id, relation, targetId: target.id, ...extra })
-  return { graph, repository: memory.repository, reads, time, entity, link }
+  return { graph, repository: memory.repository, recall, reads, time, entity, link }
 }
 
 async function issuesOf(promise: Promise<unknown>) {
@@ -227,7 +230,109 @@ describe('relationships as of a time (bi-temporal)', () => {
     const view = await graph.relationship(A, edge.relationship.id)
     expect(view.source.name).toBe('Dana')
     expect(view.target.name).toBe('Acme')
-    expect(view.sources).toEqual([{ memoryId: 'm1', messageId: '42' }])
+    // Neither row exists (deleted meanwhile): the ids alone.
+    expect(view.sources).toEqual([
+      { memoryId: 'm1', messageId: '42', conversationId: null, excerpt: null, at: null },
+    ])
+  })
+
+  it("reads each source's excerpt, date and conversation, and never another agent's row", async () => {
+    const { graph, entity, link, repository, recall } = setup()
+    const said = new Date('2026-02-27T09:30:00.000Z')
+    const formed = new Date('2026-02-27T09:31:00.000Z')
+    const long = `Dana Kim works at Acme. ${'She leads the payments team there. '.repeat(10)}`
+    recall.addTurn(A, 'conv-7', {
+      id: '42',
+      sessionId: 's7',
+      role: 'user',
+      speaker: 'Dana',
+      content: 'I started at Acme last week, [REDACTED:email] is my new address',
+      tokenCount: 12,
+      isCompressed: false,
+      timestamp: said,
+      metadata: {},
+    })
+    recall.addTurn(B, 'conv-b', {
+      id: '43',
+      sessionId: 'sb',
+      role: 'user',
+      speaker: null,
+      content: "agent B's secret turn",
+      tokenCount: 4,
+      isCompressed: false,
+      timestamp: said,
+      metadata: {},
+    })
+    const memory = (id: string, agentId: string, content: string, extra = {}) =>
+      recall.addMemoryItem({
+        id,
+        agentId,
+        userId: null,
+        content,
+        category: 'fact',
+        tags: [],
+        importance: 0.5,
+        confidence: 1,
+        pinned: false,
+        sourceConversationId: null,
+        sourceMessageId: null,
+        accessCount: 0,
+        lastAccessedAt: null,
+        validFrom: formed,
+        validUntil: null,
+        supersededById: null,
+        metadata: {},
+        tokenCount: 10,
+        createdAt: formed,
+        updatedAt: formed,
+        ...extra,
+      })
+    memory('7', A, long)
+    // Superseded since: the edge still came from it, so it still reads.
+    memory('8', A, 'Dana moved to Lisbon', { validUntil: said, supersededById: '7' })
+    memory('9', B, "agent B's secret memory")
+    const dana = await entity('Dana')
+    const acme = await entity('Acme', 'COMPANY')
+    const edge = await link(dana, 'works at', acme)
+    const source = (memoryId: string | null, messageId: string | null) => ({
+      entityId: null,
+      relationshipId: edge.relationship.id,
+      memoryId,
+      messageId,
+    })
+    await repository.addEvidence(
+      A,
+      [source('7', '42'), source(null, '42'), source('8', null), source('9', '43')],
+      new Date(),
+    )
+    const { sources } = await graph.relationship(A, edge.relationship.id)
+    const byKey = new Map(sources.map((s) => [`${s.memoryId}/${s.messageId}`, s]))
+    // A memory formed from a turn: the memory's words and date, the turn's conversation.
+    expect(byKey.get('7/42')).toEqual({
+      memoryId: '7',
+      messageId: '42',
+      conversationId: 'conv-7',
+      excerpt: [...long].slice(0, SOURCE_EXCERPT_CHARS).join(''),
+      at: formed,
+    })
+    expect(byKey.get('7/42')?.excerpt).toHaveLength(SOURCE_EXCERPT_CHARS)
+    // A turn alone: its text as stored (already redacted by the privacy guard).
+    expect(byKey.get('null/42')).toEqual({
+      memoryId: null,
+      messageId: '42',
+      conversationId: 'conv-7',
+      excerpt: 'I started at Acme last week, [REDACTED:email] is my new address',
+      at: said,
+    })
+    expect(byKey.get('8/null')?.excerpt).toBe('Dana moved to Lisbon')
+    // Ids of agent B's rows in agent A's evidence resolve to nothing.
+    expect(byKey.get('9/43')).toEqual({
+      memoryId: '9',
+      messageId: '43',
+      conversationId: null,
+      excerpt: null,
+      at: null,
+    })
   })
 
   it("never reads or changes another agent's graph", async () => {
@@ -338,6 +443,7 @@ describe('neighbourhood (iterative breadth-first walk)', () => {
     const capped = new GraphService({
       repository,
       clock: { now: () => new Date('2026-03-01T12:00:00.000Z') },
+      recall: new InMemoryRecallSources(),
       limits: { ...DEFAULT_GRAPH_LIMITS, maxEdgesPerLevel: 100, maxFrontier: 10 },
     })
     const cut = await capped.neighbourhood(A, { entityId: hub.id, limit: 500 })
@@ -548,7 +654,9 @@ describe("an operator's corrections", () => {
     ])
     const work = edges.relationships.find((r) => r.relationship.relation === 'works at')
     expect(work?.relationship).toMatchObject({ id: kept.relationship.id, confidence: 0.9 })
-    expect(work?.sources).toEqual([{ memoryId: 'm7', messageId: null }])
+    expect(work?.sources).toEqual([
+      { memoryId: 'm7', messageId: null, conversationId: null, excerpt: null, at: null },
+    ])
     expect((await graph.searchEntities(A, { name: 'danny' })).matches[0]?.entity.id).toBe(dana.id)
     expect(await issuesOf(graph.mergeEntities(A, dana.id, dana.id))).toEqual([
       expect.objectContaining({ field: 'fromId' }),

@@ -25,6 +25,7 @@ import type {
   GraphRepository,
   GraphSource,
 } from '../ports/graph.ts'
+import type { RecallSources } from '../ports/recall-sources.ts'
 import { entityMatchScore, namedIn } from './entity-match.ts'
 
 /** An entity named by id or by a (fuzzy) name; an id wins when both are given. */
@@ -53,12 +54,27 @@ export interface EntitySearch {
   limit?: number
 }
 
+/**
+ * One memory or message a relationship was learnt from, read back so an operator sees why Engram
+ * believes it: the text as stored (already through the privacy guard) cut to an excerpt, when it
+ * was written, and the conversation a message belongs to. A row deleted since reads as its ids
+ * alone (null excerpt and date).
+ */
+export interface RelationshipSource extends GraphSource {
+  /** The conversation of the message (null for a memory alone, or a message gone). */
+  conversationId: string | null
+  /** The memory's content, else the message's text, first SOURCE_EXCERPT_CHARS characters. */
+  excerpt: string | null
+  /** When the memory was created, else when the message was said. */
+  at: Date | null
+}
+
 /** A relationship with its two ends and the memories and messages it was learnt from. */
 export interface RelationshipView {
   relationship: GraphRelationshipRecord
   source: GraphEntityRecord
   target: GraphEntityRecord
-  sources: GraphSource[]
+  sources: RelationshipSource[]
 }
 
 export interface RelationshipSearch extends EntityRef, GraphReadTime {
@@ -149,6 +165,8 @@ export interface RelationshipChangesInput {
 export interface GraphServiceDeps {
   repository: GraphRepository
   clock: Clock
+  /** Reads a relationship's source memories and turns by id (agent-scoped) for their excerpts. */
+  recall: Pick<RecallSources, 'memoryItems' | 'messages'>
   limits?: GraphLimits
   /** Relations holding for one counterpart at a time (a new one ends the old one's validity). */
   exclusiveRelations?: readonly ExclusiveRelation[]
@@ -161,6 +179,48 @@ const SPELLING_SCAN = 2_000
 const MANUAL_CONFIDENCE = 1
 /** Entities fetched per read while a level's neighbours are gathered. */
 const FETCH_CHUNK = 256
+/** How much of a source's text a relationship shows: enough to read the sentence it came from. */
+export const SOURCE_EXCERPT_CHARS = 240
+
+/** The first SOURCE_EXCERPT_CHARS characters, whole code points (never half an emoji). */
+function excerptOf(text: string): string {
+  const chars = [...text]
+  return chars.length <= SOURCE_EXCERPT_CHARS ? text : chars.slice(0, SOURCE_EXCERPT_CHARS).join('')
+}
+
+/**
+ * Reads the memories and turns behind a relationship's evidence in two batched reads, both scoped
+ * to the agent (an id of another agent's row resolves to nothing), and answers each source with
+ * its excerpt. Superseded and expired memories are read too: an edge may well outlive the
+ * memory's validity, and the operator wants to see what it said. Search's GRAPH hits use it too.
+ */
+export async function relationshipSourceReader(
+  recall: Pick<RecallSources, 'memoryItems' | 'messages'>,
+  agentId: string,
+  evidence: readonly GraphSource[],
+  now: Date,
+): Promise<(source: GraphSource) => RelationshipSource> {
+  const memoryIds = [...new Set(evidence.flatMap((e) => (e.memoryId ? [e.memoryId] : [])))]
+  const messageIds = [...new Set(evidence.flatMap((e) => (e.messageId ? [e.messageId] : [])))]
+  const [memories, messages] = await Promise.all([
+    memoryIds.length ? recall.memoryItems(agentId, memoryIds, { includeSuperseded: true, asOf: now }) : [],
+    messageIds.length ? recall.messages(agentId, messageIds, { set: 'messages' }) : [],
+  ])
+  const memoryById = new Map(memories.map((m) => [m.id, m]))
+  const messageById = new Map(messages.map((m) => [m.message.id, m]))
+  return ({ memoryId, messageId }) => {
+    const memory = memoryId ? memoryById.get(memoryId) : undefined
+    const message = messageId ? messageById.get(messageId) : undefined
+    const text = memory?.content ?? message?.message.content ?? null
+    return {
+      memoryId,
+      messageId,
+      conversationId: message?.conversationId ?? null,
+      excerpt: text === null ? null : excerptOf(text),
+      at: memory?.createdAt ?? message?.message.timestamp ?? null,
+    }
+  }
+}
 
 const byMentions = (a: GraphEntityRecord, b: GraphEntityRecord) =>
   b.mentionCount - a.mentionCount || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -175,12 +235,14 @@ const byMentions = (a: GraphEntityRecord, b: GraphEntityRecord) =>
 export class GraphService {
   private readonly graph: GraphRepository
   private readonly clock: Clock
+  private readonly recall: GraphServiceDeps['recall']
   readonly limits: GraphLimits
   private readonly exclusive: readonly ExclusiveRelation[]
 
   constructor(deps: GraphServiceDeps) {
     this.graph = deps.repository
     this.clock = deps.clock
+    this.recall = deps.recall
     this.limits = deps.limits ?? DEFAULT_GRAPH_LIMITS
     this.exclusive = deps.exclusiveRelations ?? DEFAULT_EXCLUSIVE_RELATIONS
   }
@@ -767,11 +829,12 @@ export class GraphService {
     const missing = [...new Set(rows.flatMap((r) => [r.sourceId, r.targetId]))].filter((id) => !ends.has(id))
     for (const e of await this.graph.entitiesByIds(agentId, missing)) ends.set(e.id, e)
     const evidence = await this.graph.evidenceOf(agentId, { relationshipIds: rows.map((r) => r.id) })
-    const sources = new Map<string, GraphSource[]>()
+    const read = await relationshipSourceReader(this.recall, agentId, evidence, this.clock.now())
+    const sources = new Map<string, RelationshipSource[]>()
     for (const ev of evidence) {
       if (!ev.relationshipId) continue
       const list = sources.get(ev.relationshipId) ?? []
-      list.push({ memoryId: ev.memoryId, messageId: ev.messageId })
+      list.push(read(ev))
       sources.set(ev.relationshipId, list)
     }
     return rows.flatMap((relationship) => {

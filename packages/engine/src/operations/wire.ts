@@ -465,7 +465,13 @@ export function graphRelationshipOut(v: RelationshipView, now: Date): GraphRelat
     supersededById: r.supersededById,
     current: edgeHoldsAt(r, { asOf: now, knownAt: now }),
     origin: r.origin,
-    sources: v.sources.map((s) => ({ memoryId: s.memoryId, messageId: s.messageId })),
+    sources: v.sources.map((s) => ({
+      memoryId: s.memoryId,
+      messageId: s.messageId,
+      conversationId: s.conversationId,
+      excerpt: s.excerpt,
+      at: isoOrNull(s.at),
+    })),
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
   }

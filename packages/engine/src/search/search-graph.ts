@@ -9,7 +9,9 @@ import {
   relationshipLine,
   sourcesOf,
 } from '../graph/graph-recall.ts'
+import { relationshipSourceReader } from '../graph/graph-service.ts'
 import type { GraphEntityRecord, GraphRepository } from '../ports/graph.ts'
+import type { RecallSources } from '../ports/recall-sources.ts'
 import type { Candidate } from './search-candidates.ts'
 import type { GraphRelationshipHit } from './search-types.ts'
 
@@ -72,6 +74,7 @@ export async function graphExpansionScores(
  */
 export async function graphScopeCandidates(
   graph: GraphRepository,
+  recall: Pick<RecallSources, 'memoryItems' | 'messages'>,
   agentId: string,
   query: string,
   now: Date,
@@ -126,12 +129,24 @@ export async function graphScopeCandidates(
         score * (0.5 + 0.5 * r.confidence),
         relationshipLine(r, source, target),
         r.validFrom ?? r.learntAt,
-        { relationship: { relationship: r, source, target, sources: sources.get(r.id) ?? [] } },
+        { relationship: { relationship: r, source, target, sources: [] } },
         r.confidence,
       ),
     )
   }
-  return out.sort((a, b) => b.bm25 - a.bm25).slice(0, limit)
+  const kept = out.sort((a, b) => b.bm25 - a.bm25).slice(0, limit)
+  // The kept edges' sources with their excerpts (why each is believed), read for these alone.
+  const shown = kept.flatMap((c) =>
+    isGraphRow(c.row) && 'relationship' in c.row ? [c.row.relationship] : [],
+  )
+  const read = await relationshipSourceReader(
+    recall,
+    agentId,
+    shown.flatMap((v) => sources.get(v.relationship.id) ?? []),
+    now,
+  )
+  for (const view of shown) view.sources = (sources.get(view.relationship.id) ?? []).map(read)
+  return kept
 }
 
 function graphCandidate(

@@ -488,7 +488,14 @@ export class SearchService {
     candidateLimit: number,
   ): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
     if (!this.graph) return []
-    const candidates = await graphScopeCandidates(this.graph, agentId, query, this.now(), candidateLimit)
+    const candidates = await graphScopeCandidates(
+      this.graph,
+      this.recall,
+      agentId,
+      query,
+      this.now(),
+      candidateLimit,
+    )
     const best = Math.max(0, ...candidates.map((c) => c.bm25))
     const byRecency = [...candidates].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime())
     const recencyRank = new Map(byRecency.map((c, i) => [c.id, 1 - i / candidateLimit]))

@@ -62,23 +62,27 @@ export async function searchEntities(
   })
 }
 
-/** The neighbourhood of one entity to a depth, as of a time (valid time; null: now). */
+/**
+ * The neighbourhood of one entity to a depth, as of a time (valid time) as Engram believed it at
+ * another (system time: `knownAt` before a retirement still sees the retired edge); null: now.
+ */
 export async function loadNeighbourhood(
   agentId: string,
   entityId: string,
   depth: number,
   asOf: string | null,
+  knownAt: string | null = null,
 ): Promise<Answer<Neighbourhood>> {
   return attempt(async () => {
     const { graphNeighbourhood } = await gql<{ graphNeighbourhood: Payload }>(
-      `query($a: ID, $id: ID, $depth: Int, $asOf: DateTime) {
-        graphNeighbourhood(agentId: $a, entityId: $id, depth: $depth, asOf: $asOf) {
+      `query($a: ID, $id: ID, $depth: Int, $asOf: DateTime, $knownAt: DateTime) {
+        graphNeighbourhood(agentId: $a, entityId: $id, depth: $depth, asOf: $asOf, knownAt: $knownAt) {
           __typename
           ... on ${GRAPH_TYPENAMES.neighbourhood} { ${NEIGHBOURHOOD_FIELDS} }
           ${ERROR_FIELDS}
         }
       }`,
-      { a: agentId, id: entityId, depth, asOf },
+      { a: agentId, id: entityId, depth, asOf, knownAt },
     )
     return answer(graphNeighbourhood, GRAPH_TYPENAMES.neighbourhood, 'Loading the neighbourhood')
   })

@@ -10,6 +10,7 @@ import {
   ENTITY_TYPES,
   type GraphEntity,
   type GraphRelationship,
+  knownAtFromField,
   mergeNeighbourhood,
   toElements,
   visibleGraph,
@@ -36,21 +37,30 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
   const [expanded, setExpanded] = useState<string[]>([])
   const [depth, setDepth] = useState(2)
   const [asOfField, setAsOfField] = useState('')
+  const [knownAtField, setKnownAtField] = useState('')
   const [shownTypes, setShownTypes] = useState<Set<string>>(new Set(ENTITY_TYPES))
   const [selected, setSelected] = useState<GraphRelationship | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [pending, startTransition] = useTransition()
 
   const asOf = asOfFromDate(asOfField)
+  // System time: the graph as Engram believed it at that instant. A date and time, not a day: an
+  // edge is often learnt and retired on the same day, and "before the retirement" is within it.
+  const knownAt = knownAtFromField(knownAtField)
   const visible = useMemo(() => visibleGraph(drawn, shownTypes), [drawn, shownTypes])
   const elements = useMemo(() => toElements(visible), [visible])
   const entityNames = new Map(drawn.nodes.map((n) => [n.entity.id, n.entity.name]))
 
   /** Reads the neighbourhoods of `centres` in order into one drawing; the first refusal stops it. */
-  async function readAll(centres: string[], atDepth: number, at: string | null): Promise<DrawnGraph | null> {
+  async function readAll(
+    centres: string[],
+    atDepth: number,
+    at: string | null,
+    known: string | null,
+  ): Promise<DrawnGraph | null> {
     let next = EMPTY_GRAPH
     for (const centre of centres) {
-      const answer = await loadNeighbourhood(agentId, centre, atDepth, at)
+      const answer = await loadNeighbourhood(agentId, centre, atDepth, at, known)
       if (!answer.ok) {
         setError(answer.message)
         return null
@@ -61,13 +71,17 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
     return next
   }
 
-  function redraw(centres: string[], atDepth = depth, at = asOf) {
+  function redraw(centres: string[], atDepth = depth, at = asOf, known = knownAt) {
     if (at === undefined) {
       setError('As of must be a date.')
       return
     }
+    if (known === undefined) {
+      setError('Known at must be a date and time.')
+      return
+    }
     startTransition(async () => {
-      const next = await readAll(centres, atDepth, at)
+      const next = await readAll(centres, atDepth, at, known)
       if (!next) return
       setDrawn(next)
       setExpanded(centres)
@@ -199,6 +213,24 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
           What was true at the end of that day (empty: now).
         </span>
         <label>
+          Known at
+          <input
+            type="datetime-local"
+            step={1}
+            name="knownAt"
+            value={knownAtField}
+            aria-describedby="known-at-help"
+            onChange={(event) => {
+              setKnownAtField(event.target.value)
+              const known = knownAtFromField(event.target.value)
+              if (expanded.length && known !== undefined) redraw(expanded, depth, asOf, known)
+            }}
+          />
+        </label>
+        <span id="known-at-help" className="muted">
+          As Engram believed it at that time (UTC), before later retirements (empty: now).
+        </span>
+        <label>
           Depth
           <select
             name="depth"
@@ -247,6 +279,7 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
             <p className="muted" data-testid="graph-counts">
               {visible.nodes.length} entities · {visible.relationships.length} relationships
               {asOf ? ` · as of ${asOfField}` : ''}
+              {knownAt ? ` · known at ${knownAtField}` : ''}
             </p>
           </div>
           <div className="graph-side">

@@ -4,7 +4,15 @@ import Link from 'next/link'
 import { useState, useTransition } from 'react'
 import { ConfirmActions } from '../../../components/confirm-actions'
 import { FieldError, FormError } from '../../../components/form-fields'
-import { dateTimeFieldValue, dayText, type GraphRelationship, validityText } from '../../../lib/graph'
+import {
+  dateTimeFieldValue,
+  dayText,
+  type GraphRelationship,
+  type GraphSource,
+  memorySourceHref,
+  validityText,
+} from '../../../lib/graph'
+import { sourceHref } from '../../../lib/memories'
 import { type Answer, correctRelationship, retireRelationship } from './actions'
 
 type FormState = { ok?: boolean; message?: string; issues?: { field: string; message: string }[] }
@@ -13,6 +21,44 @@ function stateOf(answer: Answer<GraphRelationship>, success: string): FormState 
   return answer.ok
     ? { ok: true, message: success }
     : { ok: false, message: answer.message, issues: answer.issues ?? undefined }
+}
+
+/**
+ * Why Engram believes an edge: the memory's or message's words as stored (already redacted), when
+ * they were written, and links to the exact place (the memory's row; the message in its
+ * conversation). A row deleted since shows its ids alone.
+ */
+function SourceItem({ agentId, source }: { agentId: string; source: GraphSource }) {
+  const { memoryId, messageId, conversationId } = source
+  return (
+    <li data-testid="relationship-source">
+      {source.excerpt === null ? (
+        <span className="muted">deleted since: </span>
+      ) : (
+        <blockquote className="source-excerpt" data-testid="source-excerpt">
+          {source.excerpt}
+        </blockquote>
+      )}
+      {source.at && <span className="muted">{dayText(source.at)} · </span>}
+      {memoryId &&
+        (source.excerpt === null ? (
+          `memory #${memoryId}`
+        ) : (
+          <Link href={memorySourceHref(agentId, memoryId)} prefetch={false}>
+            memory #{memoryId}
+          </Link>
+        ))}
+      {memoryId && messageId ? ' · ' : null}
+      {messageId &&
+        (conversationId ? (
+          <Link href={sourceHref(agentId, conversationId, messageId)} prefetch={false}>
+            message #{messageId} in {conversationId}
+          </Link>
+        ) : (
+          `message #${messageId}`
+        ))}
+    </li>
+  )
 }
 
 /**
@@ -68,23 +114,13 @@ export function RelationshipPanel({
           {r.sources.length === 0 ? (
             'none recorded'
           ) : (
-            <ul className="plain-list" aria-label="Sources">
+            <ul className="plain-list relationship-sources" aria-label="Sources">
               {r.sources.map((source) => (
-                <li key={`${source.memoryId}-${source.messageId}`}>
-                  {source.memoryId && (
-                    <Link
-                      href={`/memories?${new URLSearchParams({ agent: r.agentId, superseded: '1' })}#memory-${source.memoryId}`}
-                    >
-                      memory {source.memoryId}
-                    </Link>
-                  )}
-                  {source.memoryId && source.messageId ? ' · ' : null}
-                  {source.messageId && (
-                    <Link href={`/sessions?${new URLSearchParams({ agent: r.agentId })}`}>
-                      message {source.messageId}
-                    </Link>
-                  )}
-                </li>
+                <SourceItem
+                  key={`${source.memoryId}-${source.messageId}`}
+                  agentId={r.agentId}
+                  source={source}
+                />
               ))}
             </ul>
           )}

@@ -31,6 +31,8 @@ type Search = {
   asOf?: string
   sort?: string
   page?: string
+  /** One memory by id, whatever page it would be on (the graph explorer's source links land here). */
+  id?: string
 }
 
 interface Stats {
@@ -80,7 +82,9 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
   const asOf = parseUtcDateTime(params.asOf)
   if (asOf === undefined) filterErrors.push('As of must be a date and time.')
 
-  const [overview, list] = await Promise.all([
+  const onlyId = params.id?.trim() || null
+
+  const [overview, list, one] = await Promise.all([
     gql<{ memoryStats: Stats & ErrorPayload; embeddingStatus: EmbeddingProgress }>(
       `query($a: ID) {
         memoryStats(agentId: $a) { __typename ... on MemoryStats { total current superseded pinned storageBytes vectorBytes embeddingModel embedded embeddingCoverage byCategory { category count } coverage { kind total embedded queued failed } } ... on Error { message } }
@@ -88,7 +92,7 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
       }`,
       { a: agentId },
     ),
-    filterErrors.length
+    filterErrors.length || onlyId
       ? null
       : gql<{ memories: Connection & ErrorPayload }>(
           `query($a: ID, $f: MemoryFilterInput, $o: MemoryOrder, $first: Int, $after: String) {
@@ -113,14 +117,29 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
             after,
           },
         ),
+    onlyId
+      ? gql<{ memory: MemoryRow & ErrorPayload }>(
+          `query($a: ID, $id: ID!) {
+            memory(agentId: $a, id: $id) { __typename ... on MemoryItem { ${MEMORY_ROW_FIELDS} } ... on Error { message } }
+          }`,
+          { a: agentId, id: onlyId },
+        )
+      : null,
   ])
   const stats = overview.memoryStats
   if (stats.__typename !== 'MemoryStats') throw new Error(stats.message ?? 'memoryStats failed')
   const memories = list?.memories
   if (memories && memories.__typename !== 'QueryMemoriesConnection')
     filterErrors.push(memories.message ?? 'The filters were refused.')
-  const rows = memories?.__typename === 'QueryMemoriesConnection' ? memories.edges.map((e) => e.node) : []
-  const totalCount = memories?.__typename === 'QueryMemoriesConnection' ? memories.totalCount : 0
+  // One memory asked by id: it alone (superseded or not), or why it is not there.
+  const found = one?.memory.__typename === 'MemoryItem' ? one.memory : null
+  if (one && !found) filterErrors.push(`Memory #${onlyId} was not found for this agent (deleted since?).`)
+  const rows = found
+    ? [found]
+    : memories?.__typename === 'QueryMemoriesConnection'
+      ? memories.edges.map((e) => e.node)
+      : []
+  const totalCount = found ? 1 : memories?.__typename === 'QueryMemoriesConnection' ? memories.totalCount : 0
   const pages = Math.max(1, Math.ceil(totalCount / PAGE_SIZE))
   const chartData = stats.byCategory
     .filter((c) => c.count > 0)
@@ -226,6 +245,12 @@ export default async function MemoriesPage({ searchParams }: { searchParams: Pro
           {error}
         </p>
       ))}
+      {onlyId && (
+        <p className="notice" role="status" data-testid="memory-by-id">
+          Showing memory #{onlyId} only.{' '}
+          <Link href={link({ id: undefined, page: undefined })}>Show all memories</Link>
+        </p>
+      )}
       <p className="muted" data-testid="memory-count">
         {totalCount} {totalCount === 1 ? 'memory' : 'memories'}
         {includeSuperseded ? ' (superseded included)' : ''} · page {page} of {pages}
