@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js'
+import { CALENDAR_WORDS } from './calendar-words.ts'
 import type { EntityType } from './graph.ts'
 
 /**
@@ -371,25 +372,7 @@ const OBJECT_STOPS = new Set([
   'such',
   'named',
   'called',
-  'monday',
-  'tuesday',
-  'wednesday',
-  'thursday',
-  'friday',
-  'saturday',
-  'sunday',
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
+  ...CALENDAR_WORDS,
 ])
 /** Who someone does something with ("volunteered with her family at a shelter"): not the object. */
 const COMPANIONS = new Set([

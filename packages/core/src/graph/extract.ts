@@ -5,6 +5,7 @@ import { englishNlp } from '../formation/language.ts'
 import { displayName, toThirdPerson } from '../formation/perspective.ts'
 import { extractValidity } from '../formation/temporal.ts'
 import { type ActivityCandidate, activityCandidates, type MaskedToken } from './activities.ts'
+import { CALENDAR_WORDS } from './calendar-words.ts'
 import { type EntityType, normalizeEntityName, normalizeRelation } from './graph.ts'
 
 /**
@@ -66,25 +67,7 @@ const NOT_NAMES = new Set([
   'today',
   'tomorrow',
   'tonight',
-  'monday',
-  'tuesday',
-  'wednesday',
-  'thursday',
-  'friday',
-  'saturday',
-  'sunday',
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
+  ...CALENDAR_WORDS,
   'last',
   'next',
   'hey',

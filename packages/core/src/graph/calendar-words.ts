@@ -1,0 +1,22 @@
+/** Week days and months: capitalised in English, yet never a name nor the thing a sentence is about. */
+export const CALENDAR_WORDS = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+] as const
