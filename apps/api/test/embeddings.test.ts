@@ -68,7 +68,8 @@ describe('persisted embeddings with a remote provider', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ embedder: providerA, env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' } })
+    // The graph's jobs (issue 15) would share the queue these tests count: this file is about vectors.
+    t = await createTestApp({ embedder: providerA, env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off', ENGRAM_GRAPH: 'off' } })
     keyOne = await createAgentKey(t, 'agent-e1')
     keyTwo = await createAgentKey(t, 'agent-e2')
   })
@@ -226,7 +227,7 @@ describe('persisted embeddings with a remote provider', () => {
         sameStoreAs: t,
         embedder: providerB,
         clock: t.clock,
-        env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+        env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off', ENGRAM_GRAPH: 'off' },
       })
     })
     afterAll(() => t2.close())
@@ -370,7 +371,7 @@ describe('persisted embeddings with a remote provider', () => {
     beforeAll(async () => {
       t3 = await createTestApp({
         embedder: providerC,
-        env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off' },
+        env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off', ENGRAM_GRAPH: 'off' },
       })
       await createAgentKey(t3, 'agent-good')
       await createAgentKey(t3, 'agent-bad')

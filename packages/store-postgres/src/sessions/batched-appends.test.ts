@@ -56,7 +56,17 @@ afterAll(async () => {
 })
 beforeEach(async () => {
   batches = []
-  await db.$executeRawUnsafe(`TRUNCATE "Agent", "Session", "Message", "Job" RESTART IDENTITY CASCADE`)
+  // TRUNCATE … CASCADE locks every table that references Agent (the graph's four since issue 15);
+  // a fresh-clone CI run once saw Postgres pick it as a deadlock victim (40P01), whose documented
+  // remedy is to run the statement again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.$executeRawUnsafe(`TRUNCATE "Agent", "Session", "Message", "Job" RESTART IDENTITY CASCADE`)
+      break
+    } catch (error) {
+      if (attempt >= 3 || !String((error as Error).message).includes('40P01')) throw error
+    }
+  }
   await db.agent.create({ data: { id: 'agent-a', name: 'a' } })
 })
 
