@@ -314,14 +314,15 @@ export const catalog = {
   graphEntities: operation({
     kind: 'query',
     description:
-      'Entities of the agent’s knowledge graph (people, companies, places, projects, tools, concepts, events), by name (fuzzy: exact names and aliases first, then shared words and close spellings) and type.',
+      'Entities of the agent’s knowledge graph (people, companies, places, projects, tools, concepts, events), by name (fuzzy: exact names and aliases first, then shared words and close spellings) and type; those Engram had learnt by knownAt (default now). No asOf: an entity has no validity of its own, ask its relationships.',
     input: s.GraphEntitiesInputSchema,
     output: s.GraphEntityPageSchema,
     graphql: { field: 'graphEntities' },
   }),
   graphEntity: operation({
     kind: 'query',
-    description: 'One entity of the knowledge graph by id.',
+    description:
+      'One entity of the knowledge graph by id, as Engram knew it at knownAt (default now): NOT_FOUND when it was learnt later.',
     input: s.GraphEntityByIdInputSchema,
     output: s.GraphEntitySchema,
     graphql: { field: 'graphEntity' },

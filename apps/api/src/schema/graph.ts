@@ -265,12 +265,16 @@ builder.queryFields((t) => ({
     type: GraphEntityPageRef,
     errors: {},
     description:
-      'Entities of the agent’s knowledge graph by name (fuzzy: exact names and aliases first, then shared words, then close spellings) and type; most mentioned first without a name.',
+      'Entities of the agent’s knowledge graph by name (fuzzy: exact names and aliases first, then shared words, then close spellings) and type; most mentioned first without a name. Only those Engram had learnt by knownAt; no asOf, as an entity has no validity of its own (its relationships do).',
     args: {
       agentId: t.arg.id(),
       name: t.arg.string(),
       type: t.arg({ type: EntityTypeEnum }),
       userId: t.arg.string(),
+      knownAt: t.arg({
+        type: 'DateTime',
+        description: 'System time: entities learnt (createdAt) after it are left out; now when not given.',
+      }),
       offset: t.arg.int(),
       limit: t.arg.int({ description: '1-500, 50 when not given.' }),
     },
@@ -279,8 +283,16 @@ builder.queryFields((t) => ({
   graphEntity: t.field({
     type: GraphEntityRef,
     errors: {},
-    description: 'One entity of the knowledge graph by id.',
-    args: { agentId: t.arg.id(), id: t.arg.id({ required: true }) },
+    description:
+      'One entity of the knowledge graph by id, as Engram knew it at knownAt (default now): NOT_FOUND when it was learnt later.',
+    args: {
+      agentId: t.arg.id(),
+      id: t.arg.id({ required: true }),
+      knownAt: t.arg({
+        type: 'DateTime',
+        description: 'System time: an entity learnt (createdAt) after it is NOT_FOUND; now when not given.',
+      }),
+    },
     resolve: graphOperation('graphEntity'),
   }),
   graphRelationships: t.field({

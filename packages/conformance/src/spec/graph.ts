@@ -169,6 +169,23 @@ export function describeGraph(initializer: StorageInitializer): void {
       expect([ada.id, adam.id, acme.id, theirs.id].every((id) => typeof id === 'string')).toBe(true)
     })
 
+    it('answers only the entities learnt by learntBy (createdAt ≤ learntBy, the bound included)', async () => {
+      const graph = await twoAgents(fixture().storage)
+      const T1 = at('2026-02-01T00:00:00.000Z')
+      await graph.createEntity('agent-a', entity('Ada Lovelace', { mentionCount: 3 }))
+      await graph.createEntity('agent-a', entity('Adam Smith', { mentionCount: 2, createdAt: T1 }))
+      await graph.createEntity('agent-b', entity('Ada Byron', { createdAt: T0 }))
+      const before = new Date(T1.getTime() - 1)
+      expect(names(await graph.searchEntities('agent-a', { learntBy: before }, 0, 10))).toEqual(['Ada Lovelace'])
+      expect(await graph.countEntities('agent-a', { learntBy: before })).toBe(1)
+      expect(
+        names(await graph.searchEntities('agent-a', { learntBy: T1, nameContains: 'ada' }, 0, 10)),
+      ).toEqual(['Ada Lovelace', 'Adam Smith'])
+      expect(await graph.countEntities('agent-a', { learntBy: T1 })).toBe(2)
+      expect(await graph.countEntities('agent-a', { learntBy: new Date(T0.getTime() - 1) })).toBe(0)
+      expect(await graph.countEntities(null, { learntBy: before })).toBe(2)
+    })
+
     it("never reaches another agent's entities, relationships or evidence, and changes nothing of theirs", async () => {
       const graph = await twoAgents(fixture().storage)
       const b1 = await graph.createEntity('agent-b', entity('Bea Secret', { aliases: ['Bea'] }))

@@ -36,7 +36,14 @@ const offset = z.number().int().min(0).max(1_000_000)
 
 // --- inputs ------------------------------------------------------------------------------------
 
-export const GraphEntityByIdInputSchema = z.object({ ...agent, id: IdSchema })
+/**
+ * When an entity read is made: system time only. An entity has no validity of its own (its
+ * relationships do), so there is no asOf: `knownAt` (default now) hides entities Engram learnt
+ * after it.
+ */
+const entityTime = { knownAt: DateTimeSchema.optional() }
+
+export const GraphEntityByIdInputSchema = z.object({ ...agent, id: IdSchema, ...entityTime })
 export const GraphRelationshipByIdInputSchema = z.object({ ...agent, id: IdSchema })
 
 export const GraphEntitiesInputSchema = z.object({
@@ -45,6 +52,7 @@ export const GraphEntitiesInputSchema = z.object({
   name: entityName.optional(),
   type: EntityTypeSchema.optional(),
   userId: userId.optional(),
+  ...entityTime,
   offset: offset.optional(),
   limit: resultSize.optional(),
 })

@@ -17,6 +17,7 @@ import {
 } from '@engram/core'
 import type {
   GraphEntityChanges,
+  GraphEntityQuery,
   GraphEntityRecord,
   GraphEvidenceRecord,
   GraphRelationshipChanges,
@@ -46,7 +47,18 @@ export interface EntityMatch {
   score: number
 }
 
-export interface EntitySearch {
+/**
+ * When an entity read is made. Entities have system time only (createdAt, when Engram learnt
+ * them), not valid time: `knownAt` (default now) hides those learnt after it. There is no asOf:
+ * whether an entity "existed" at a valid time would mean keeping only entities with a
+ * relationship holding then, which the repository cannot page or count (a scan of the agent's
+ * edges per page); relationship reads answer that question.
+ */
+export interface EntityReadTime {
+  knownAt?: Date | null
+}
+
+export interface EntitySearch extends EntityReadTime {
   name?: string | null
   type?: EntityType | null
   userId?: string | null
@@ -249,9 +261,11 @@ export class GraphService {
 
   // --- reads -----------------------------------------------------------------------------------
 
-  async entity(agentId: string, id: string): Promise<GraphEntityRecord> {
+  /** NOT_FOUND for another agent's id, and for one learnt after `knownAt` (it was not known then). */
+  async entity(agentId: string, id: string, read: EntityReadTime = {}): Promise<GraphEntityRecord> {
     const found = await this.graph.findEntity(agentId, id)
-    if (!found) throw new NotFoundError('GraphEntity', id)
+    if (!found || (read.knownAt && found.createdAt.getTime() > read.knownAt.getTime()))
+      throw new NotFoundError('GraphEntity', id)
     return found
   }
 
@@ -268,7 +282,11 @@ export class GraphService {
   ): Promise<{ totalCount: number; matches: EntityMatch[] }> {
     const offset = search.offset ?? 0
     const limit = this.resultSize(search.limit, 'limit')
-    const query = { type: search.type ?? undefined, userId: search.userId ?? undefined }
+    const query: GraphEntityQuery = {
+      type: search.type ?? undefined,
+      userId: search.userId ?? undefined,
+      ...(search.knownAt ? { learntBy: search.knownAt } : {}),
+    }
     if (!search.name) {
       const [entities, totalCount] = await Promise.all([
         this.graph.searchEntities(agentId, query, offset, limit),
@@ -732,7 +750,7 @@ export class GraphService {
   private async matchesOf(
     agentId: string,
     name: string,
-    query: { type?: EntityType; userId?: string | null },
+    query: GraphEntityQuery,
   ): Promise<EntityMatch[]> {
     const normalized = normalizeEntityName(name)
     if (normalized.length === 0) return []
@@ -757,6 +775,8 @@ export class GraphService {
     for (const entity of candidates.values()) {
       if (query.type && entity.type !== query.type) continue
       if (query.userId !== undefined && entity.userId !== query.userId) continue
+      // The name and token lookups take no query: a knownAt read drops what was learnt later here.
+      if (query.learntBy && entity.createdAt.getTime() > query.learntBy.getTime()) continue
       const score = entityMatchScore(name, entity)
       if (score > 0) matches.push({ entity, score })
     }

@@ -427,7 +427,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     // Knowledge graph --------------------------------------------------------------------------
     async graphEntities(call, input) {
       const scope = await call.agentScope(input.agentId)
-      const page = await engine.graph.searchEntities(scope, input)
+      const page = await engine.graph.searchEntities(scope, { ...input, knownAt: date(input.knownAt) })
       return {
         totalCount: page.totalCount,
         matches: page.matches.map((m) => ({ entity: wire.graphEntityOut(m.entity), score: m.score })),
@@ -435,7 +435,9 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async graphEntity(call, input) {
       const scope = await call.agentScope(input.agentId)
-      return wire.graphEntityOut(await engine.graph.entity(scope, input.id))
+      return wire.graphEntityOut(
+        await engine.graph.entity(scope, input.id, { knownAt: date(input.knownAt) }),
+      )
     },
     async graphRelationships(call, input) {
       const scope = await call.agentScope(input.agentId)

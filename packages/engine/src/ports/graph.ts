@@ -138,6 +138,8 @@ export interface GraphEntityQuery {
   type?: EntityType
   /** A user's entities; null: those learnt with no user; absent: all. */
   userId?: string | null
+  /** Only entities Engram had learnt by then (createdAt ≤ learntBy): a read's knownAt. */
+  learntBy?: Date
 }
 
 export interface GraphForgetResult {

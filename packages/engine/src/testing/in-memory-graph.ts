@@ -85,6 +85,7 @@ export class InMemoryGraph {
       (agentId == null || e.agentId === agentId) &&
       (!q.type || e.type === q.type) &&
       (q.userId === undefined || e.userId === q.userId) &&
+      (!q.learntBy || e.createdAt.getTime() <= q.learntBy.getTime()) &&
       (!q.nameContains || namesOf(e).some((n) => n.includes(q.nameContains as string)))
     const edgeMatches =
       (agentId: string | null, f: GraphRelationshipFilter) => (r: GraphRelationshipRecord) =>

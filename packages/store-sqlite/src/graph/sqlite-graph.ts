@@ -137,6 +137,7 @@ function entityWhere(
     ...(agentId ? { agentId } : {}),
     ...(query.type ? { type: query.type } : {}),
     ...(query.userId !== undefined ? { userId: query.userId } : {}),
+    ...(query.learntBy ? { createdAt: { lte: query.learntBy } } : {}),
     // The NAME terms hold the normalised name and every normalised alias.
     ...(query.nameContains
       ? { terms: { some: { kind: 'NAME', term: dialect.ignoringCase({ contains: query.nameContains }) } } }
