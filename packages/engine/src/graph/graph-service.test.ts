@@ -111,6 +111,30 @@ describe('fuzzy entity search', () => {
     ])
   })
 
+  it('reads entities as Engram knew them at knownAt: one learnt later is not answered', async () => {
+    const { graph, entity, time } = setup()
+    const dana = await entity('Dana Kim')
+    time.set('2026-03-05T12:00:00.000Z')
+    const later = await entity('Dana Lee')
+    const before = new Date('2026-03-03T00:00:00.000Z')
+    // Every path of the search: the list, an exact name, shared words, a close spelling.
+    const listed = await graph.searchEntities(A, { knownAt: before })
+    expect(listed.matches.map((m) => m.entity.id)).toEqual([dana.id])
+    expect(listed.totalCount).toBe(1)
+    expect((await graph.searchEntities(A, { name: 'Dana Lee', knownAt: before })).matches).toEqual([
+      expect.objectContaining({ entity: expect.objectContaining({ id: dana.id }) }),
+    ])
+    expect(
+      (await graph.searchEntities(A, { name: 'Dnaa', knownAt: before })).matches.map((m) => m.entity.id),
+    ).toEqual([dana.id])
+    // Learnt exactly at knownAt counts as known; now (the default) knows both.
+    expect((await graph.searchEntities(A, { knownAt: later.createdAt })).totalCount).toBe(2)
+    expect((await graph.searchEntities(A, {})).totalCount).toBe(2)
+    expect((await graph.entity(A, dana.id, { knownAt: before })).id).toBe(dana.id)
+    await expect(graph.entity(A, later.id, { knownAt: before })).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    expect((await graph.entity(A, later.id)).id).toBe(later.id)
+  })
+
   it('scores as documented', () => {
     const e = {
       normalizedName: 'dana kim',
