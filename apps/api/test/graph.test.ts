@@ -120,6 +120,36 @@ describe('the knowledge graph over GraphQL', () => {
     expect(typo.matches[0].score).toBeLessThan(0.5)
   })
 
+  it('reads entities as known at knownAt: one learnt later is left out of the list and NOT_FOUND by id', async () => {
+    t.clock.set('2026-02-02T09:00:00.000Z')
+    const zurich = await admin(ENTITY, { name: 'Zurich', type: 'PLACE' })
+    const ENTITIES = `query($name: String, $knownAt: DateTime) { graphEntities(name: $name, knownAt: $knownAt) {
+      __typename ... on GraphEntityPage { totalCount matches { entity { name } } } ${ERR} } }`
+    const ONE = `query($id: ID!, $knownAt: DateTime) { graphEntity(id: $id, knownAt: $knownAt) {
+      __typename ... on GraphEntity { name createdAt } ... on NotFoundError { resource } ${ERR} } }`
+    const before = '2026-02-01T12:00:00.000Z'
+    const then = await read(ENTITIES, { knownAt: before })
+    expect(then.totalCount).toBe(5)
+    expect(then.matches.map((m: any) => m.entity.name)).not.toContain('Zurich')
+    expect((await read(ENTITIES, { name: 'Zurich', knownAt: before })).matches).toEqual([])
+    expect((await read(ENTITIES, { name: 'Zurich' })).matches).toEqual([{ entity: { name: 'Zurich' } }])
+    expect((await read(ENTITIES, {})).totalCount).toBe(6)
+    expect(await read(ONE, { id: zurich.id, knownAt: before })).toMatchObject({
+      __typename: 'NotFoundError',
+      code: 'NOT_FOUND',
+    })
+    expect(await read(ONE, { id: zurich.id, knownAt: '2026-02-02T09:00:00.000Z' })).toEqual({
+      __typename: 'GraphEntity',
+      name: 'Zurich',
+      createdAt: '2026-02-02T09:00:00.000Z',
+    })
+    expect(await read(ONE, { id: id['Dana Kim'], knownAt: before })).toMatchObject({ name: 'Dana Kim' })
+    // The rest of the file reads the five entities of beforeAll.
+    await t.gql(`mutation($id: ID!) { deleteGraphEntity(agentId: "agent-g", id: $id) { __typename } }`, {
+      id: zurich.id,
+    })
+  })
+
   it('walks the neighbourhood to a depth, filters by type, and finds the shortest paths', async () => {
     const around = await read(NEIGHBOURHOOD, { name: 'Lee Park' })
     expect(around.center).toEqual({ name: 'Lee Park' })
