@@ -323,7 +323,7 @@ export const catalog = {
     kind: 'query',
     description:
       'One entity of the knowledge graph by id, as Engram knew it at knownAt (default now): NOT_FOUND when it was learnt later.',
-    input: s.GraphEntityByIdInputSchema,
+    input: s.GraphEntityReadInputSchema,
     output: s.GraphEntitySchema,
     graphql: { field: 'graphEntity' },
   }),

@@ -43,7 +43,9 @@ const offset = z.number().int().min(0).max(1_000_000)
  */
 const entityTime = { knownAt: DateTimeSchema.optional() }
 
-export const GraphEntityByIdInputSchema = z.object({ ...agent, id: IdSchema, ...entityTime })
+export const GraphEntityByIdInputSchema = z.object({ ...agent, id: IdSchema })
+/** graphEntity's read: the by-id input and when it is read (deleteGraphEntity takes no time). */
+export const GraphEntityReadInputSchema = GraphEntityByIdInputSchema.extend(entityTime)
 export const GraphRelationshipByIdInputSchema = z.object({ ...agent, id: IdSchema })
 
 export const GraphEntitiesInputSchema = z.object({
