@@ -176,7 +176,9 @@ export function describeGraph(initializer: StorageInitializer): void {
       await graph.createEntity('agent-a', entity('Adam Smith', { mentionCount: 2, createdAt: T1 }))
       await graph.createEntity('agent-b', entity('Ada Byron', { createdAt: T0 }))
       const before = new Date(T1.getTime() - 1)
-      expect(names(await graph.searchEntities('agent-a', { learntBy: before }, 0, 10))).toEqual(['Ada Lovelace'])
+      expect(names(await graph.searchEntities('agent-a', { learntBy: before }, 0, 10))).toEqual([
+        'Ada Lovelace',
+      ])
       expect(await graph.countEntities('agent-a', { learntBy: before })).toBe(1)
       expect(
         names(await graph.searchEntities('agent-a', { learntBy: T1, nameContains: 'ada' }, 0, 10)),

@@ -747,11 +747,7 @@ export class GraphService {
 
   // --- inside ----------------------------------------------------------------------------------
 
-  private async matchesOf(
-    agentId: string,
-    name: string,
-    query: GraphEntityQuery,
-  ): Promise<EntityMatch[]> {
+  private async matchesOf(agentId: string, name: string, query: GraphEntityQuery): Promise<EntityMatch[]> {
     const normalized = normalizeEntityName(name)
     if (normalized.length === 0) return []
     const tokens = [...new Set(nameTokens(name))]

@@ -435,9 +435,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async graphEntity(call, input) {
       const scope = await call.agentScope(input.agentId)
-      return wire.graphEntityOut(
-        await engine.graph.entity(scope, input.id, { knownAt: date(input.knownAt) }),
-      )
+      return wire.graphEntityOut(await engine.graph.entity(scope, input.id, { knownAt: date(input.knownAt) }))
     },
     async graphRelationships(call, input) {
       const scope = await call.agentScope(input.agentId)
