@@ -69,7 +69,10 @@ describe('persisted embeddings with a remote provider', () => {
 
   beforeAll(async () => {
     // The graph's jobs (issue 15) would share the queue these tests count: this file is about vectors.
-    t = await createTestApp({ embedder: providerA, env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off', ENGRAM_GRAPH: 'off' } })
+    t = await createTestApp({
+      embedder: providerA,
+      env: { ENGRAM_SUMMARIES: 'off', ENGRAM_PROFILE: 'off', ENGRAM_GRAPH: 'off' },
+    })
     keyOne = await createAgentKey(t, 'agent-e1')
     keyTwo = await createAgentKey(t, 'agent-e2')
   })
