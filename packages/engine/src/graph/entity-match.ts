@@ -1,5 +1,6 @@
 import { nameSimilarity, nameTokens, normalizeEntityName, type ResolutionReason } from '@engram/core'
-import type { GraphEntityRecord } from '../ports/graph.ts'
+import type { GraphEntityQuery, GraphEntityRecord, GraphRepository } from '../ports/graph.ts'
+import type { EntityMatch } from './graph-views.ts'
 
 /**
  * How well an entity answers a name typed by a person or a model, in three bands so an exact name
@@ -62,4 +63,45 @@ export function namedIn(textTokens: readonly string[], entity: GraphEntityRecord
       if (words.every((w, k) => textTokens[start + k] === w)) return true
     return false
   })
+}
+
+/** Candidates a fuzzy name is scored against: words shared, then a scan of the most mentioned. */
+export const TOKEN_CANDIDATES = 1_000
+export const SPELLING_SCAN = 2_000
+
+/** Most mentioned first, ties by id: the order every list of entities answers in. */
+export const byMentions = (a: GraphEntityRecord, b: GraphEntityRecord) =>
+  b.mentionCount - a.mentionCount || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+/** Every entity a typed name may mean, scored by entityMatchScore, best first (exact names, shared words, close spellings). */
+export async function fuzzyEntityMatches(
+  graph: GraphRepository,
+  agentId: string,
+  name: string,
+  query: GraphEntityQuery,
+): Promise<EntityMatch[]> {
+  const normalized = normalizeEntityName(name)
+  if (normalized.length === 0) return []
+  const tokens = [...new Set(nameTokens(name))]
+  const candidates = new Map<string, GraphEntityRecord>()
+  const add = (entities: GraphEntityRecord[]) => {
+    for (const e of entities) candidates.set(e.id, e)
+  }
+  add(await graph.entitiesByName(agentId, normalized))
+  add(await graph.entitiesByTokens(agentId, tokens, TOKEN_CANDIDATES))
+  for (const token of tokens.filter((t) => t.length >= 4))
+    add(
+      await graph.searchEntities(agentId, { ...query, nameContains: token.slice(0, 3) }, 0, TOKEN_CANDIDATES),
+    )
+  add(await graph.searchEntities(agentId, query, 0, SPELLING_SCAN))
+  const matches: EntityMatch[] = []
+  for (const entity of candidates.values()) {
+    if (query.type && entity.type !== query.type) continue
+    if (query.userId !== undefined && entity.userId !== query.userId) continue
+    // The name and token lookups take no query: a knownAt read drops what was learnt later here.
+    if (query.learntBy && entity.createdAt.getTime() > query.learntBy.getTime()) continue
+    const score = entityMatchScore(name, entity)
+    if (score > 0) matches.push({ entity, score })
+  }
+  return matches.sort((a, b) => b.score - a.score || byMentions(a.entity, b.entity))
 }

@@ -5,13 +5,11 @@ import {
   type EntityType,
   type ExclusiveRelation,
   edgesContradictedBy,
-  type FieldIssue,
   type GraphLimits,
   type GraphTime,
   NotFoundError,
   nameTokens,
   normalizeEntityName,
-  normalizeRelation,
   reinforcedConfidence,
   ValidationError,
 } from '@engram/core'
@@ -24,218 +22,39 @@ import type {
   GraphRelationshipFilter,
   GraphRelationshipRecord,
   GraphRepository,
-  GraphSource,
 } from '../ports/graph.ts'
-import type { RecallSources } from '../ports/recall-sources.ts'
-import { entityMatchScore, namedIn } from './entity-match.ts'
+import { byMentions, fuzzyEntityMatches, namedIn, TOKEN_CANDIDATES } from './entity-match.ts'
+import { foldMergedEdges } from './entity-merge.ts'
+import { GraphInputRules, uniqueNames } from './graph-input.ts'
+import type {
+  EntityChangesInput,
+  EntityMatch,
+  EntityReadTime,
+  EntityRef,
+  EntitySearch,
+  GraphReadTime,
+  GraphServiceDeps,
+  Neighbourhood,
+  NeighbourhoodRequest,
+  NewEntityInput,
+  NewRelationshipInput,
+  Paths,
+  PathsRequest,
+  RelationshipChangesInput,
+  RelationshipSearch,
+  RelationshipSource,
+  RelationshipView,
+} from './graph-views.ts'
+import { chainsTo, uniqueById, unseenEnds, walkSide } from './graph-walk.ts'
+import { relationshipSourceReader } from './relationship-sources.ts'
 
-/** An entity named by id or by a (fuzzy) name; an id wins when both are given. */
-export interface EntityRef {
-  entityId?: string | null
-  name?: string | null
-}
+export type * from './graph-views.ts'
+export { relationshipSourceReader, SOURCE_EXCERPT_CHARS } from './relationship-sources.ts'
 
-/** When a read is made; each clock defaults to now (see core's GraphTime). */
-export interface GraphReadTime {
-  asOf?: Date | null
-  knownAt?: Date | null
-}
-
-export interface EntityMatch {
-  entity: GraphEntityRecord
-  /** See entityMatchScore: 1 exact, 0.5-0.95 shared words, below 0.5 a close spelling. */
-  score: number
-}
-
-/**
- * When an entity read is made. Entities have system time only (createdAt, when Engram learnt
- * them), not valid time: `knownAt` (default now) hides those learnt after it. There is no asOf:
- * whether an entity "existed" at a valid time would mean keeping only entities with a
- * relationship holding then, which the repository cannot page or count (a scan of the agent's
- * edges per page); relationship reads answer that question.
- */
-export interface EntityReadTime {
-  knownAt?: Date | null
-}
-
-export interface EntitySearch extends EntityReadTime {
-  name?: string | null
-  type?: EntityType | null
-  userId?: string | null
-  offset?: number
-  limit?: number
-}
-
-/**
- * One memory or message a relationship was learnt from, read back so an operator sees why Engram
- * believes it: the text as stored (already through the privacy guard) cut to an excerpt, when it
- * was written, and the conversation a message belongs to. A row deleted since reads as its ids
- * alone (null excerpt and date).
- */
-export interface RelationshipSource extends GraphSource {
-  /** The conversation of the message (null for a memory alone, or a message gone). */
-  conversationId: string | null
-  /** The memory's content, else the message's text, first SOURCE_EXCERPT_CHARS characters. */
-  excerpt: string | null
-  /** When the memory was created, else when the message was said. */
-  at: Date | null
-}
-
-/** A relationship with its two ends and the memories and messages it was learnt from. */
-export interface RelationshipView {
-  relationship: GraphRelationshipRecord
-  source: GraphEntityRecord
-  target: GraphEntityRecord
-  sources: RelationshipSource[]
-}
-
-export interface RelationshipSearch extends EntityRef, GraphReadTime {
-  relation?: string | null
-  minConfidence?: number | null
-  /** Also edges that do not hold at the read's time (ended by a newer fact, retired, not yet valid). */
-  includeHistory?: boolean | null
-  offset?: number
-  limit?: number
-}
-
-export interface NeighbourhoodRequest extends EntityRef, GraphReadTime {
-  depth?: number | null
-  types?: readonly EntityType[] | null
-  relations?: readonly string[] | null
-  minConfidence?: number | null
-  limit?: number | null
-}
-
-export interface Neighbourhood {
-  center: GraphEntityRecord | null
-  /** The centre first (depth 0), then each level in the order it was reached. */
-  nodes: { entity: GraphEntityRecord; depth: number }[]
-  /** The edges between answered nodes that hold at the read's time. */
-  relationships: RelationshipView[]
-  truncated: boolean
-  truncation: string | null
-  time: GraphTime
-}
-
-export interface PathsRequest extends GraphReadTime {
-  from: EntityRef
-  to: EntityRef
-  maxDepth?: number | null
-  limit?: number | null
-}
-
-export interface GraphPath {
-  /** From the first entity to the second. */
-  entities: GraphEntityRecord[]
-  /** entities[i] — relationships[i] — entities[i+1], in either direction. */
-  relationships: RelationshipView[]
-}
-
-export interface Paths {
-  from: GraphEntityRecord | null
-  to: GraphEntityRecord | null
-  paths: GraphPath[]
-  truncated: boolean
-  truncation: string | null
-}
-
-export interface NewEntityInput {
-  type: EntityType
-  name: string
-  aliases?: readonly string[] | null
-  summary?: string | null
-  userId?: string | null
-}
-
-export interface EntityChangesInput {
-  type?: EntityType | null
-  name?: string | null
-  aliases?: readonly string[] | null
-  /** null clears it. */
-  summary?: string | null
-}
-
-export interface NewRelationshipInput {
-  sourceId: string
-  relation: string
-  targetId: string
-  confidence?: number | null
-  validFrom?: Date | null
-  validUntil?: Date | null
-}
-
-export interface RelationshipChangesInput {
-  sourceId?: string
-  relation?: string
-  targetId?: string
-  confidence?: number
-  /** null: unbounded on that side; absent: unchanged. */
-  validFrom?: Date | null
-  validUntil?: Date | null
-}
-
-export interface GraphServiceDeps {
-  repository: GraphRepository
-  clock: Clock
-  /** Reads a relationship's source memories and turns by id (agent-scoped) for their excerpts. */
-  recall: Pick<RecallSources, 'memoryItems' | 'messages'>
-  limits?: GraphLimits
-  /** Relations holding for one counterpart at a time (a new one ends the old one's validity). */
-  exclusiveRelations?: readonly ExclusiveRelation[]
-}
-
-/** Candidates a fuzzy name is scored against: words shared, then a scan of the most mentioned. */
-const TOKEN_CANDIDATES = 1_000
-const SPELLING_SCAN = 2_000
 /** An operator's relationship is taken as certain unless they say otherwise. */
 const MANUAL_CONFIDENCE = 1
 /** Entities fetched per read while a level's neighbours are gathered. */
 const FETCH_CHUNK = 256
-/** How much of a source's text a relationship shows: enough to read the sentence it came from. */
-export const SOURCE_EXCERPT_CHARS = 240
-
-/** The first SOURCE_EXCERPT_CHARS characters, whole code points (never half an emoji). */
-function excerptOf(text: string): string {
-  const chars = [...text]
-  return chars.length <= SOURCE_EXCERPT_CHARS ? text : chars.slice(0, SOURCE_EXCERPT_CHARS).join('')
-}
-
-/**
- * Reads the memories and turns behind a relationship's evidence in two batched reads, both scoped
- * to the agent (an id of another agent's row resolves to nothing), and answers each source with
- * its excerpt. Superseded and expired memories are read too: an edge may well outlive the
- * memory's validity, and the operator wants to see what it said. Search's GRAPH hits use it too.
- */
-export async function relationshipSourceReader(
-  recall: Pick<RecallSources, 'memoryItems' | 'messages'>,
-  agentId: string,
-  evidence: readonly GraphSource[],
-  now: Date,
-): Promise<(source: GraphSource) => RelationshipSource> {
-  const memoryIds = [...new Set(evidence.flatMap((e) => (e.memoryId ? [e.memoryId] : [])))]
-  const messageIds = [...new Set(evidence.flatMap((e) => (e.messageId ? [e.messageId] : [])))]
-  const [memories, messages] = await Promise.all([
-    memoryIds.length ? recall.memoryItems(agentId, memoryIds, { includeSuperseded: true, asOf: now }) : [],
-    messageIds.length ? recall.messages(agentId, messageIds, { set: 'messages' }) : [],
-  ])
-  const memoryById = new Map(memories.map((m) => [m.id, m]))
-  const messageById = new Map(messages.map((m) => [m.message.id, m]))
-  return ({ memoryId, messageId }) => {
-    const memory = memoryId ? memoryById.get(memoryId) : undefined
-    const message = messageId ? messageById.get(messageId) : undefined
-    const text = memory?.content ?? message?.message.content ?? null
-    return {
-      memoryId,
-      messageId,
-      conversationId: message?.conversationId ?? null,
-      excerpt: text === null ? null : excerptOf(text),
-      at: memory?.createdAt ?? message?.message.timestamp ?? null,
-    }
-  }
-}
-
-const byMentions = (a: GraphEntityRecord, b: GraphEntityRecord) =>
-  b.mentionCount - a.mentionCount || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
 /**
  * The knowledge graph's reads and an operator's corrections (issue 15): fuzzy entity search,
@@ -250,6 +69,7 @@ export class GraphService {
   private readonly recall: GraphServiceDeps['recall']
   readonly limits: GraphLimits
   private readonly exclusive: readonly ExclusiveRelation[]
+  private readonly input: GraphInputRules
 
   constructor(deps: GraphServiceDeps) {
     this.graph = deps.repository
@@ -257,6 +77,7 @@ export class GraphService {
     this.recall = deps.recall
     this.limits = deps.limits ?? DEFAULT_GRAPH_LIMITS
     this.exclusive = deps.exclusiveRelations ?? DEFAULT_EXCLUSIVE_RELATIONS
+    this.input = new GraphInputRules(this.limits)
   }
 
   // --- reads -----------------------------------------------------------------------------------
@@ -281,7 +102,7 @@ export class GraphService {
     search: EntitySearch,
   ): Promise<{ totalCount: number; matches: EntityMatch[] }> {
     const offset = search.offset ?? 0
-    const limit = this.resultSize(search.limit, 'limit')
+    const limit = this.input.resultSize(search.limit, 'limit')
     const query: GraphEntityQuery = {
       type: search.type ?? undefined,
       userId: search.userId ?? undefined,
@@ -294,7 +115,7 @@ export class GraphService {
       ])
       return { totalCount, matches: entities.map((entity) => ({ entity, score: 1 })) }
     }
-    const matches = await this.matchesOf(agentId, search.name, query)
+    const matches = await fuzzyEntityMatches(this.graph, agentId, search.name, query)
     return { totalCount: matches.length, matches: matches.slice(offset, offset + limit) }
   }
 
@@ -305,7 +126,7 @@ export class GraphService {
       // An exact name or alias scores 1 and wins (most mentioned first): no need to score the rest.
       const exact = await this.graph.entitiesByName(agentId, normalizeEntityName(ref.name))
       if (exact.length > 0) return [...exact].sort(byMentions)[0] as GraphEntityRecord
-      return (await this.matchesOf(agentId, ref.name, {}))[0]?.entity ?? null
+      return (await fuzzyEntityMatches(this.graph, agentId, ref.name, {}))[0]?.entity ?? null
     }
     throw new ValidationError([{ field, message: 'give an entity id or a name' }])
   }
@@ -341,9 +162,9 @@ export class GraphService {
     search: RelationshipSearch,
   ): Promise<{ totalCount: number; relationships: RelationshipView[]; time: GraphTime }> {
     const time = this.timeOf(search)
-    const limit = this.resultSize(search.limit, 'limit')
+    const limit = this.input.resultSize(search.limit, 'limit')
     const filter: GraphRelationshipFilter = {
-      ...(search.relation ? { relations: [this.relationOf(search.relation, 'relation')] } : {}),
+      ...(search.relation ? { relations: [this.input.relationOf(search.relation, 'relation')] } : {}),
       ...(search.minConfidence != null ? { minConfidence: search.minConfidence } : {}),
       ...(search.includeHistory ? {} : { at: time }),
     }
@@ -377,8 +198,8 @@ export class GraphService {
    */
   async neighbourhood(agentId: string, request: NeighbourhoodRequest): Promise<Neighbourhood> {
     const time = this.timeOf(request)
-    const depth = this.depthOf(request.depth, 'depth')
-    const limit = this.resultSize(request.limit, 'limit')
+    const depth = this.input.depthOf(request.depth, 'depth')
+    const limit = this.input.resultSize(request.limit, 'limit')
     const center = await this.resolve(agentId, request)
     if (!center)
       return { center: null, nodes: [], relationships: [], truncated: false, truncation: null, time }
@@ -435,9 +256,9 @@ export class GraphService {
    */
   async paths(agentId: string, request: PathsRequest): Promise<Paths> {
     const time = this.timeOf(request)
-    const maxDepth = this.depthOf(request.maxDepth ?? this.limits.maxDepth, 'maxDepth')
+    const maxDepth = this.input.depthOf(request.maxDepth ?? this.limits.maxDepth, 'maxDepth')
     const limit = request.limit ?? this.limits.defaultPaths
-    if (limit > this.limits.maxPaths) throw this.tooMany('limit', this.limits.maxPaths)
+    if (limit > this.limits.maxPaths) throw this.input.tooMany('limit', this.limits.maxPaths)
     const [from, to] = await Promise.all([
       this.resolve(agentId, request.from, 'fromId'),
       this.resolve(agentId, request.to, 'toId'),
@@ -533,9 +354,9 @@ export class GraphService {
   // --- an operator's writes --------------------------------------------------------------------
 
   async createEntity(agentId: string, input: NewEntityInput): Promise<GraphEntityRecord> {
-    const name = this.entityNameOf(input.name, 'name')
-    const aliases = this.aliasesOf(input.aliases ?? [], name)
-    const summary = this.summaryOf(input.summary ?? null)
+    const name = this.input.entityNameOf(input.name, 'name')
+    const aliases = this.input.aliasesOf(input.aliases ?? [], name)
+    const summary = this.input.summaryOf(input.summary ?? null)
     return this.graph.transaction(async (graph) => {
       const count = await graph.countEntities(agentId, {})
       if (count >= this.limits.maxEntitiesPerAgent) {
@@ -569,14 +390,14 @@ export class GraphService {
     return this.graph.transaction(async (graph) => {
       const entity = await graph.findEntity(agentId, id)
       if (!entity) throw new NotFoundError('GraphEntity', id)
-      const name = input.name != null ? this.entityNameOf(input.name, 'name') : entity.name
+      const name = input.name != null ? this.input.entityNameOf(input.name, 'name') : entity.name
       const type = input.type ?? entity.type
       const changes: GraphEntityChanges = { updatedAt: this.clock.now() }
       if (input.name != null) changes.name = name
       if (input.type != null) changes.type = type
       if (input.aliases != null || input.name != null)
-        changes.aliases = this.aliasesOf(input.aliases ?? entity.aliases, name)
-      if (input.summary !== undefined) changes.summary = this.summaryOf(input.summary)
+        changes.aliases = this.input.aliasesOf(input.aliases ?? entity.aliases, name)
+      if (input.summary !== undefined) changes.summary = this.input.summaryOf(input.summary)
       if (changes.name !== undefined || changes.type !== undefined)
         await this.refuseNameTaken(graph, agentId, type, name, id)
       return graph.updateEntity(agentId, id, changes)
@@ -600,21 +421,21 @@ export class GraphService {
       if (!into) throw new NotFoundError('GraphEntity', intoId)
       const aliases = uniqueNames([...into.aliases, from.name, ...from.aliases], into.name)
       if (aliases.length > this.limits.maxAliasesPerEntity)
-        throw this.tooMany(
+        throw this.input.tooMany(
           'aliases',
           this.limits.maxAliasesPerEntity,
           `the merged entity would have ${aliases.length} aliases`,
         )
       const edges = (await graph.countEdgesOf(agentId, fromId)) + (await graph.countEdgesOf(agentId, intoId))
       if (edges > this.limits.maxEdgesPerEntity)
-        throw this.tooMany(
+        throw this.input.tooMany(
           'intoId',
           this.limits.maxEdgesPerEntity,
           `the merged entity would have ${edges} relationships`,
         )
       const now = this.clock.now()
       await graph.reassignEntity(agentId, fromId, intoId, now)
-      await this.foldEdges(graph, agentId, intoId)
+      await foldMergedEdges(graph, agentId, intoId, this.limits.maxEdgesPerEntity * 2, this.clock.now())
       return graph.updateEntity(agentId, intoId, {
         aliases,
         summary: into.summary ?? from.summary,
@@ -637,10 +458,10 @@ export class GraphService {
    * (validUntil in the past) is history and ends nothing, and neither does it end a newer fact.
    */
   async createRelationship(agentId: string, input: NewRelationshipInput): Promise<RelationshipView> {
-    const relation = this.relationOf(input.relation, 'relation')
+    const relation = this.input.relationOf(input.relation, 'relation')
     if (input.sourceId === input.targetId)
       throw new ValidationError([{ field: 'targetId', message: 'must differ from sourceId' }])
-    this.assertValidity(input.validFrom ?? null, input.validUntil ?? null)
+    this.input.assertValidity(input.validFrom ?? null, input.validUntil ?? null)
     const created = await this.graph.transaction(async (graph) => {
       for (const id of [input.sourceId, input.targetId])
         if (!(await graph.findEntity(agentId, id))) throw new NotFoundError('GraphEntity', id)
@@ -702,7 +523,7 @@ export class GraphService {
       const edge = await graph.findRelationship(agentId, id)
       if (!edge) throw new NotFoundError('GraphRelationship', id)
       const changes: GraphRelationshipChanges = { updatedAt: this.clock.now() }
-      if (input.relation !== undefined) changes.relation = this.relationOf(input.relation, 'relation')
+      if (input.relation !== undefined) changes.relation = this.input.relationOf(input.relation, 'relation')
       if (input.confidence !== undefined) changes.confidence = input.confidence
       if (input.validFrom !== undefined) changes.validFrom = input.validFrom
       if (input.validUntil !== undefined) changes.validUntil = input.validUntil
@@ -717,7 +538,7 @@ export class GraphService {
       }
       if ((changes.sourceId ?? edge.sourceId) === (changes.targetId ?? edge.targetId))
         throw new ValidationError([{ field: 'targetId', message: 'must differ from sourceId' }])
-      this.assertValidity(
+      this.input.assertValidity(
         changes.validFrom !== undefined ? changes.validFrom : edge.validFrom,
         changes.validUntil !== undefined ? changes.validUntil : edge.validUntil,
       )
@@ -746,38 +567,6 @@ export class GraphService {
   }
 
   // --- inside ----------------------------------------------------------------------------------
-
-  private async matchesOf(agentId: string, name: string, query: GraphEntityQuery): Promise<EntityMatch[]> {
-    const normalized = normalizeEntityName(name)
-    if (normalized.length === 0) return []
-    const tokens = [...new Set(nameTokens(name))]
-    const candidates = new Map<string, GraphEntityRecord>()
-    const add = (entities: GraphEntityRecord[]) => {
-      for (const e of entities) candidates.set(e.id, e)
-    }
-    add(await this.graph.entitiesByName(agentId, normalized))
-    add(await this.graph.entitiesByTokens(agentId, tokens, TOKEN_CANDIDATES))
-    for (const token of tokens.filter((t) => t.length >= 4))
-      add(
-        await this.graph.searchEntities(
-          agentId,
-          { ...query, nameContains: token.slice(0, 3) },
-          0,
-          TOKEN_CANDIDATES,
-        ),
-      )
-    add(await this.graph.searchEntities(agentId, query, 0, SPELLING_SCAN))
-    const matches: EntityMatch[] = []
-    for (const entity of candidates.values()) {
-      if (query.type && entity.type !== query.type) continue
-      if (query.userId !== undefined && entity.userId !== query.userId) continue
-      // The name and token lookups take no query: a knownAt read drops what was learnt later here.
-      if (query.learntBy && entity.createdAt.getTime() > query.learntBy.getTime()) continue
-      const score = entityMatchScore(name, entity)
-      if (score > 0) matches.push({ entity, score })
-    }
-    return matches.sort((a, b) => b.score - a.score || byMentions(a.entity, b.entity))
-  }
 
   /** One level of a walk: the frontier cut to maxFrontier, then at most maxEdgesPerLevel edges. */
   private async readLevel(
@@ -818,7 +607,7 @@ export class GraphService {
     return {
       at: time,
       ...(request.relations?.length
-        ? { relations: request.relations.map((r, i) => this.relationOf(r, `relations.${i}`)) }
+        ? { relations: request.relations.map((r, i) => this.input.relationOf(r, `relations.${i}`)) }
         : {}),
       ...(request.minConfidence != null ? { minConfidence: request.minConfidence } : {}),
     }
@@ -862,52 +651,6 @@ export class GraphService {
     })
   }
 
-  /** After a merge: self-loops go, and edges that became one keep the earliest with every source. */
-  private async foldEdges(graph: GraphRepository, agentId: string, entityId: string): Promise<void> {
-    const edges = await graph.relationships(
-      agentId,
-      { entityIds: [entityId] },
-      0,
-      this.limits.maxEdgesPerEntity * 2,
-    )
-    const kept = new Map<string, GraphRelationshipRecord>()
-    const now = this.clock.now()
-    for (const edge of [...edges].sort(
-      (a, b) => a.learntAt.getTime() - b.learntAt.getTime() || (a.id < b.id ? -1 : 1),
-    )) {
-      if (edge.sourceId === edge.targetId) {
-        await graph.deleteRelationship(agentId, edge.id)
-        continue
-      }
-      // Only edges still believed and open fold: history keeps its own rows.
-      if (edge.retiredAt || edge.validUntil) continue
-      const key = `${edge.sourceId}\u0000${edge.relation}\u0000${edge.targetId}`
-      const first = kept.get(key)
-      if (!first) {
-        kept.set(key, edge)
-        continue
-      }
-      const evidence = await graph.evidenceOf(agentId, { relationshipIds: [edge.id] })
-      if (evidence.length > 0)
-        await graph.addEvidence(
-          agentId,
-          evidence.map((ev) => ({
-            entityId: null,
-            relationshipId: first.id,
-            memoryId: ev.memoryId,
-            messageId: ev.messageId,
-          })),
-          now,
-        )
-      const confidence = Math.max(first.confidence, edge.confidence)
-      if (confidence !== first.confidence) {
-        await graph.updateRelationship(agentId, first.id, { confidence, updatedAt: now })
-        first.confidence = confidence
-      }
-      await graph.deleteRelationship(agentId, edge.id)
-    }
-  }
-
   private async refuseNameTaken(
     graph: GraphRepository,
     agentId: string,
@@ -931,7 +674,7 @@ export class GraphService {
   private async assertRoomForEdge(graph: GraphRepository, agentId: string, entityId: string, field: string) {
     const edges = await graph.countEdgesOf(agentId, entityId)
     if (edges >= this.limits.maxEdgesPerEntity)
-      throw this.tooMany(
+      throw this.input.tooMany(
         field,
         this.limits.maxEdgesPerEntity,
         `entity ${entityId} already has ${edges} relationships`,
@@ -942,143 +685,4 @@ export class GraphService {
     const now = this.clock.now()
     return { asOf: read.asOf ?? now, knownAt: read.knownAt ?? now }
   }
-
-  private depthOf(depth: number | null | undefined, field: string): number {
-    const value = depth ?? this.limits.defaultDepth
-    if (!Number.isInteger(value) || value < 1 || value > this.limits.maxDepth)
-      throw new ValidationError([
-        {
-          field,
-          message: `must be a whole number from 1 to ${this.limits.maxDepth}`,
-          limit: this.limits.maxDepth,
-        },
-      ])
-    return value
-  }
-
-  private resultSize(size: number | null | undefined, field: string): number {
-    const value = size ?? this.limits.defaultResultSize
-    if (!Number.isInteger(value) || value < 1 || value > this.limits.maxResultSize)
-      throw new ValidationError([
-        {
-          field,
-          message: `must be a whole number from 1 to ${this.limits.maxResultSize}`,
-          limit: this.limits.maxResultSize,
-        },
-      ])
-    return value
-  }
-
-  private tooMany(field: string, limit: number, what?: string): ValidationError {
-    return new ValidationError([
-      { field, message: `${what ? `${what}: ` : ''}at most ${limit} allowed`, limit },
-    ])
-  }
-
-  private entityNameOf(name: string, field: string): string {
-    const trimmed = name.trim()
-    const issues: FieldIssue[] = []
-    if (trimmed.length > this.limits.maxEntityNameChars)
-      issues.push({
-        field,
-        message: `must be at most ${this.limits.maxEntityNameChars} characters`,
-        limit: this.limits.maxEntityNameChars,
-      })
-    else if (normalizeEntityName(trimmed).length === 0)
-      issues.push({ field, message: 'must contain a letter or a digit', limit: 1 })
-    if (issues.length > 0) throw new ValidationError(issues)
-    return trimmed
-  }
-
-  private aliasesOf(aliases: readonly string[], name: string): string[] {
-    if (aliases.length > this.limits.maxAliasesPerEntity)
-      throw this.tooMany('aliases', this.limits.maxAliasesPerEntity)
-    return uniqueNames(
-      aliases.map((a, i) => this.entityNameOf(a, `aliases.${i}`)),
-      name,
-    )
-  }
-
-  private summaryOf(summary: string | null): string | null {
-    if (summary == null) return null
-    if (summary.length > this.limits.maxEntitySummaryChars)
-      throw new ValidationError([
-        {
-          field: 'summary',
-          message: `must be at most ${this.limits.maxEntitySummaryChars} characters`,
-          limit: this.limits.maxEntitySummaryChars,
-        },
-      ])
-    return summary.trim().length > 0 ? summary : null
-  }
-
-  private relationOf(relation: string, field: string): string {
-    const normalized = normalizeRelation(relation)
-    if (relation.length > this.limits.maxRelationChars)
-      throw new ValidationError([
-        {
-          field,
-          message: `must be at most ${this.limits.maxRelationChars} characters`,
-          limit: this.limits.maxRelationChars,
-        },
-      ])
-    if (normalized.length === 0)
-      throw new ValidationError([{ field, message: 'must contain a letter or a digit', limit: 1 }])
-    return normalized
-  }
-
-  private assertValidity(validFrom: Date | null, validUntil: Date | null): void {
-    if (validFrom && validUntil && validUntil <= validFrom)
-      throw new ValidationError([{ field: 'validUntil', message: 'must be after validFrom' }])
-  }
-}
-
-interface WalkSide {
-  distance: Map<string, number>
-  parents: Map<string, { from: string; edge: GraphRelationshipRecord }[]>
-  frontier: GraphEntityRecord[]
-  depth: number
-}
-
-function walkSide(origin: GraphEntityRecord): WalkSide {
-  return { distance: new Map([[origin.id, 0]]), parents: new Map(), frontier: [origin], depth: 0 }
-}
-
-/** The chains from a side's origin to `id` along its parents, at most `limit` (depth is at most maxDepth). */
-function chainsTo(
-  side: WalkSide,
-  id: string,
-  limit: number,
-): { ids: string[]; edges: GraphRelationshipRecord[] }[] {
-  if (side.distance.get(id) === 0) return [{ ids: [id], edges: [] }]
-  const out: { ids: string[]; edges: GraphRelationshipRecord[] }[] = []
-  for (const parent of side.parents.get(id) ?? []) {
-    for (const chain of chainsTo(side, parent.from, limit)) {
-      out.push({ ids: [...chain.ids, id], edges: [...chain.edges, parent.edge] })
-      if (out.length >= limit) return out
-    }
-  }
-  return out
-}
-
-/** The ends of `edges` not yet answered, in edge order (the most confident edges' first). */
-function unseenEnds(edges: readonly GraphRelationshipRecord[], seen: (id: string) => boolean): string[] {
-  const out = new Set<string>()
-  for (const edge of edges) for (const id of [edge.sourceId, edge.targetId]) if (!seen(id)) out.add(id)
-  return [...out]
-}
-
-function uniqueById(edges: readonly GraphRelationshipRecord[]): GraphRelationshipRecord[] {
-  return [...new Map(edges.map((e) => [e.id, e])).values()]
-}
-
-/** Names deduplicated by their normalised form, without the canonical name. */
-function uniqueNames(names: readonly string[], canonical: string): string[] {
-  const seen = new Set([normalizeEntityName(canonical)])
-  return names.filter((n) => {
-    const key = normalizeEntityName(n)
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
 }
