@@ -1,4 +1,5 @@
-import type { EntityType, GraphOrigin, Metadata, PrivacyMode, PrivacyPattern } from '@engram/core'
+import type { Metadata, PrivacyMode, PrivacyPattern } from '@engram/core'
+import type { GraphEntityRecord, GraphRelationshipRecord } from './graph.ts'
 
 /**
  * The AgentArchive port: an agent's whole memory read in one piece (export) and written back row by
@@ -125,43 +126,20 @@ export interface ArchivedPrivacyPolicy {
   patterns: PrivacyPattern[]
 }
 
-/** A knowledge-graph entity (issue 15); `id` links it to the graph's relationships and evidence. */
-export interface ArchivedGraphEntity {
-  id: string
-  userId: string | null
-  type: EntityType
-  name: string
-  aliases: string[]
-  summary: string | null
-  /** The name's embedding as float32 bytes, null when none was computed. */
+/**
+ * A knowledge-graph entity (issue 15) as the graph stores it, without its agent and derived name
+ * key; `id` links it to the graph's relationships and evidence, and the name's embedding travels
+ * as float32 bytes (null when none was computed).
+ */
+export type ArchivedGraphEntity = Omit<GraphEntityRecord, 'agentId' | 'normalizedName' | 'embedding'> & {
   embedding: Uint8Array | null
-  mentionCount: number
-  origin: GraphOrigin
-  firstSeenAt: Date
-  lastSeenAt: Date
-  createdAt: Date
-  updatedAt: Date
 }
 
-/** A relationship between two entities of the same graph, named by their `id`. */
-export interface ArchivedGraphRelationship {
-  id: string
-  userId: string | null
-  sourceId: string
-  relation: string
-  targetId: string
-  confidence: number
-  validFrom: Date | null
-  validUntil: Date | null
-  learntAt: Date
-  retiredAt: Date | null
-  retiredReason: string | null
-  /** The `id` of the relationship of this graph that ended this one's validity. */
-  supersededById: string | null
-  origin: GraphOrigin
-  createdAt: Date
-  updatedAt: Date
-}
+/**
+ * A relationship between two entities of the same graph, named by their `id`
+ * (`supersededById`: the relationship of this graph that ended this one's validity).
+ */
+export type ArchivedGraphRelationship = Omit<GraphRelationshipRecord, 'agentId'>
 
 /** Where an entity or relationship (exactly one) was learnt: the agent's memory and/or message ids. */
 export interface ArchivedGraphEvidence {

@@ -29,20 +29,8 @@ export interface GraphEntityRecord {
   updatedAt: Date
 }
 
-export interface NewGraphEntity {
-  userId: string | null
-  type: EntityType
-  name: string
-  aliases: string[]
-  summary: string | null
-  embedding: Float32Array | null
-  mentionCount: number
-  origin: GraphOrigin
-  firstSeenAt: Date
-  lastSeenAt: Date
-  /** From the engine's clock. */
-  createdAt: Date
-}
+/** An entity to create: its record without what the store gives it (ids, the name key, updatedAt = createdAt). */
+export type NewGraphEntity = Omit<GraphEntityRecord, 'id' | 'agentId' | 'normalizedName' | 'updatedAt'>
 
 export interface GraphEntityChanges {
   type?: EntityType
@@ -80,18 +68,11 @@ export interface GraphRelationshipRecord {
   updatedAt: Date
 }
 
-export interface NewGraphRelationship {
-  userId: string | null
-  sourceId: string
-  relation: string
-  targetId: string
-  confidence: number
-  validFrom: Date | null
-  validUntil: Date | null
-  learntAt: Date
-  origin: GraphOrigin
-  createdAt: Date
-}
+/** A relationship to create: believed, current and unsuperseded until something changes it. */
+export type NewGraphRelationship = Omit<
+  GraphRelationshipRecord,
+  'id' | 'agentId' | 'retiredAt' | 'retiredReason' | 'supersededById' | 'updatedAt'
+>
 
 export interface GraphRelationshipChanges {
   relation?: string
