@@ -1,8 +1,10 @@
 import {
   AGENT_ID_PATTERN as CORE_AGENT_ID_PATTERN,
   CONVERSATION_ID_PATTERN as CORE_CONVERSATION_ID_PATTERN,
+  RUN_ID_PATTERN as CORE_RUN_ID_PATTERN,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
+  DEFAULT_TRAJECTORY_LIMITS,
   MAX_AGENT_ID_LENGTH,
   MAX_CONTEXT_BUDGET_TOKENS,
   MAX_CONVERSATION_ID_LENGTH,
@@ -10,7 +12,7 @@ import {
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { describeFailure } from './errors.ts'
-import { AGENT_ID_PATTERN, CONTRACT_LIMITS, CONVERSATION_ID_PATTERN } from './limits.ts'
+import { AGENT_ID_PATTERN, CONTRACT_LIMITS, CONVERSATION_ID_PATTERN, RUN_ID_PATTERN } from './limits.ts'
 import { parseInput } from './validate.ts'
 
 describe('the catalog’s limits are the API’s', () => {
@@ -25,6 +27,20 @@ describe('the catalog’s limits are the API’s', () => {
     expect(CONTRACT_LIMITS.maxSnapshotHistory).toBe(DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit)
     expect(CONVERSATION_ID_PATTERN.source).toBe(CORE_CONVERSATION_ID_PATTERN.source)
     expect(AGENT_ID_PATTERN.source).toBe(CORE_AGENT_ID_PATTERN.source)
+  })
+
+  it('restates trajectory memory’s limits as core defines them', () => {
+    const {
+      maxListLimit,
+      defaultListLimit: _d,
+      maxExtraBytes: _e,
+      maxTrajectoriesPerDomain: _t,
+      ...shared
+    } = DEFAULT_TRAJECTORY_LIMITS
+    for (const [name, value] of Object.entries(shared))
+      expect(CONTRACT_LIMITS[name as keyof typeof CONTRACT_LIMITS], name).toBe(value)
+    expect(CONTRACT_LIMITS.maxRunListLimit).toBe(maxListLimit)
+    expect(RUN_ID_PATTERN.source).toBe(CORE_RUN_ID_PATTERN.source)
   })
 })
 

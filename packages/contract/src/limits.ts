@@ -53,10 +53,36 @@ export const CONTRACT_LIMITS = {
   maxGraphResultSize: 500,
   maxGraphPaths: 20,
   maxRetiredReasonChars: 500,
+  // Trajectory memory (core's DEFAULT_TRAJECTORY_LIMITS).
+  maxRunIdChars: 128,
+  maxGoalChars: 2_000,
+  maxDomainChars: 253,
+  maxUrlChars: 2_048,
+  maxOutcomeChars: 10_000,
+  maxStepsPerTrajectory: 500,
+  maxActionChars: 64,
+  maxSelectorChars: 1_000,
+  maxStepValueChars: 10_000,
+  maxElementChars: 500,
+  maxFactKeyChars: 200,
+  maxFactValueChars: 2_000,
+  maxFactsPerCall: 100,
+  maxSelectorsPerCall: 200,
+  maxHintChars: 20_000,
+  maxArtifactPaths: 100,
+  maxTurns: 1_000_000,
+  maxModelChars: 200,
+  maxScopeChars: 140,
+  maxRunListLimit: 200,
+  maxLineageRuns: 500,
+  maxImportFiles: 20_000,
+  maxImportBytes: 50_000_000,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS
 
 // Same patterns as core's limits.ts: ids from agents' own systems, lowercase agent slugs.
 export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/
+/** Run and session ids, memory scopes (core's RUN_ID_PATTERN / RUN_SCOPE_PATTERN). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/
 export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/

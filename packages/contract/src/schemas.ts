@@ -15,3 +15,4 @@ export {
 export * from './schemas/graph.ts'
 export * from './schemas/inputs.ts'
 export * from './schemas/outputs.ts'
+export * from './schemas/runs.ts'

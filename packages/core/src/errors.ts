@@ -54,6 +54,16 @@ export class ForbiddenError extends EngramError {
   }
 }
 
+/** The request collides with what is stored (an id already taken, a run already ended). */
+export class ConflictError extends EngramError {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(ERROR_CODES.CONFLICT, message)
+  }
+}
+
 /**
  * The store cannot be reached (a Postgres server down or restarting, its connections all gone):
  * nothing was written, and the same request may succeed in a moment. Adapters raise it in place

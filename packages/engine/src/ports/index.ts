@@ -149,6 +149,31 @@ export type {
   SummaryRepository,
   SummaryWriter,
 } from './summaries.ts'
+export type {
+  AppFactRecord,
+  Extra,
+  HintRecord,
+  ListWindow,
+  NewAppFact,
+  NewHint,
+  NewRun,
+  NewRunSession,
+  NewSelector,
+  NewTrajectory,
+  RunChanges,
+  RunCursor,
+  RunDomainSummary,
+  RunFilter,
+  RunRecord,
+  RunSessionRecord,
+  SelectorRecord,
+  TrajectoryCandidate,
+  TrajectoryForgetResult,
+  TrajectoryMemoryRepository,
+  TrajectoryMemorySnapshot,
+  TrajectoryRecord,
+  TrajectoryStep,
+} from './trajectories.ts'
 export type { TransactionOptions, UnitOfWork } from './unit-of-work.ts'
 export type {
   SearchableVectors,

@@ -16,6 +16,7 @@ import type { ProfileRepository } from './profiles.ts'
 import type { RecallSources } from './recall-sources.ts'
 import type { Repositories, SessionRepository } from './repositories.ts'
 import type { SummaryRepository } from './summaries.ts'
+import type { TrajectoryMemoryRepository } from './trajectories.ts'
 import type { UnitOfWork } from './unit-of-work.ts'
 import type { VectorStore } from './vector-store.ts'
 
@@ -50,6 +51,8 @@ export interface Storage {
   knowledge: KnowledgeRepository
   /** The knowledge graph: entities, bi-temporal relationships and where each was learnt (issue 15). */
   graph: GraphRepository
+  /** Trajectory memory (spec 004, issue 16): the run registry, trajectories, run sessions, app facts, selectors, hints. */
+  trajectories: TrajectoryMemoryRepository
   /** Each agent's sensitive-data policy (spec 001). */
   privacyPolicies: PrivacyPolicyRepository
   /** API keys (agents themselves are in `repositories.agents`). */

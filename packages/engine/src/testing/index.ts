@@ -20,11 +20,13 @@ import { InMemoryAgentRecords } from './in-memory-agent-records.ts'
 import { InMemoryGraph } from './in-memory-graph.ts'
 import { InMemoryKnowledge } from './in-memory-knowledge.ts'
 import { InMemoryMemoryItems } from './in-memory-memory-items.ts'
+import { InMemoryTrajectories } from './in-memory-trajectories.ts'
 
 export { InMemoryAgentRecords } from './in-memory-agent-records.ts'
 export { InMemoryGraph } from './in-memory-graph.ts'
 export { InMemoryKnowledge } from './in-memory-knowledge.ts'
 export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
+export { InMemoryTrajectories } from './in-memory-trajectories.ts'
 
 import { InMemoryAgentData } from './in-memory-agent-data.ts'
 import { InMemoryContextSources } from './in-memory-context-sources.ts'
@@ -59,6 +61,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const memoryItems = new InMemoryMemoryItems(agents)
   const knowledge = new InMemoryKnowledge(agents, () => clock.now())
   const graph = new InMemoryGraph()
+  const trajectories = new InMemoryTrajectories()
   const formation = new InMemoryFormation(sessions, jobs)
   const summaries = new InMemorySummaries(jobs)
   const profiles = new InMemoryProfiles()
@@ -67,7 +70,16 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   agents.delete = async (id) => {
     const deleted = await deleteAgent(id)
     if (deleted)
-      for (const owner of [agentRecords, memoryItems, knowledge, graph, formation, summaries, profiles])
+      for (const owner of [
+        agentRecords,
+        memoryItems,
+        knowledge,
+        graph,
+        trajectories,
+        formation,
+        summaries,
+        profiles,
+      ])
         owner.forgetAgent(id)
     return deleted
   }
@@ -90,6 +102,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     memoryItems: memoryItems.repository,
     knowledge: knowledge.repository,
     graph: graph.repository,
+    trajectories: trajectories.repository,
     privacyPolicies: agentRecords.privacyPolicies,
     apiKeys: agentRecords.apiKeys,
     optimizer,
@@ -102,6 +115,12 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
       { store: 'graph entities', count: async (agentId) => graph.owned(agentId).entities },
       { store: 'graph relationships', count: async (agentId) => graph.owned(agentId).relationships },
       { store: 'graph evidence', count: async (agentId) => graph.owned(agentId).evidence },
+      ...(
+        ['runs', 'runSessions', 'trajectories', 'facts', 'selectors', 'hints', 'contributions'] as const
+      ).map((kind) => ({
+        store: `trajectory memory ${kind}`,
+        count: async (agentId: string) => trajectories.owned(agentId)[kind],
+      })),
     ]),
     close: async () => {},
   }

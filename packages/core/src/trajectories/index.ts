@@ -1,0 +1,5 @@
+export * from './app-facts.ts'
+export * from './domains.ts'
+export * from './rules.ts'
+export * from './selectors.ts'
+export * from './similarity.ts'
