@@ -11,9 +11,12 @@ import {
 import type { Engine } from '../engine.ts'
 import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
 import { offsetConnection } from '../paging/offset-connection.ts'
+import { agentMemoryHandlers } from './agent-memory-handlers.ts'
 import { type GuardedMessage, guardMessages } from './guard-messages.ts'
 import { type Principal, scopeOf } from './principal.ts'
 import { rememberThisMemory, searchOptionsOf } from './requests.ts'
+import { runContextHandlers } from './run-context-handlers.ts'
+import { runHandlers } from './run-handlers.ts'
 import { eventStream } from './streams.ts'
 import * as wire from './wire.ts'
 
@@ -628,5 +631,9 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     watchEmbeddingProgress() {
       return eventStream(engine, 'embedding:progress', Promise.resolve(null), wire.embeddingProgressOut)
     },
+    // Trajectory memory (issue 16): in their own files.
+    ...runHandlers(engine),
+    ...runContextHandlers(engine),
+    ...agentMemoryHandlers(engine),
   }
 }

@@ -36,6 +36,19 @@ export interface CacheInvalidateEvent {
 }
 
 /**
+ * A run of the registry started, reported progress or ended (issue 16). It carries ids and an ISO
+ * time only, so it crosses Redis as JSON unchanged; a subscriber reads the run itself, scoped to
+ * its agent, and sees its state as stored.
+ */
+export interface RunEvent {
+  agentId: string
+  runId: string
+  domain: string
+  kind: 'STARTED' | 'PROGRESS' | 'COMPLETED' | 'FAILED'
+  at: string
+}
+
+/**
  * Every event the engine publishes, by topic. `cache:invalidate` exists because each in-process
  * cache (term statistics, vector indexes, sessions) goes stale once replicas share one database:
  * a write announces the agent whose derived state other processes must drop.
@@ -48,6 +61,8 @@ export type EngramEvents = {
   /** A key was revoked, an agent deleted, a backup restored: open subscriptions check their access. */
   'access:changed': [event: Record<string, never>]
   'cache:invalidate': [event: CacheInvalidateEvent]
+  /** A run started, progressed or ended (the runEvents subscription). */
+  'run:event': [event: RunEvent]
 }
 
 /**

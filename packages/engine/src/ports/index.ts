@@ -48,6 +48,7 @@ export type {
   EmbeddingProgressEvent,
   EngramEvents,
   EventBus,
+  RunEvent,
   SnapshotEvent,
 } from './event-bus.ts'
 export {
