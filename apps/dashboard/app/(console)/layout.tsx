@@ -10,6 +10,7 @@ const PAGES = [
   ['/memory', 'Memory'],
   ['/memories', 'Memories'],
   ['/graph', 'Graph'],
+  ['/runs', 'Runs'],
   ['/profile', 'Profile'],
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],
