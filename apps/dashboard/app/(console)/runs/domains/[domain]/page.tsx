@@ -120,7 +120,7 @@ export default async function DomainPage({
       ) : (
         <ul className="plain-list" aria-labelledby="trajectories-heading">
           {trajectories.trajectories.map((t) => (
-            <li key={t.id} className="card" data-testid={`trajectory-${t.id}`}>
+            <li key={t.id} className="card" data-testid="trajectory-card" data-trajectory-id={t.id}>
               <details>
                 <summary>
                   <strong>{t.goal}</strong>{' '}
