@@ -190,6 +190,11 @@ test('the runs page lists the runs with their status and filters them as the API
   await expect(table.getByTestId('run-e2e-search')).toBeVisible()
   await expect(table.getByTestId('run-e2e-resume')).toBeVisible()
 
+  // A filter the API refuses is shown with the field it names; the form stays.
+  await filters.getByLabel('Run session').fill('not an id')
+  await filters.getByRole('button', { name: 'Apply' }).click()
+  await expect(page.getByTestId('runs-refused')).toContainText('sessionId')
+
   await filters.getByLabel('Run session').fill('')
   // Typed as a URL: the API keeps the host.
   await filters.getByLabel('Domain').fill(`https://${DOCS}/reference`)

@@ -38,7 +38,10 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
     scope: given(params.scope),
   }
   const [runs, domains] = await Promise.all([readRuns(agentId, filter), readRunDomains(agentId, null)])
-  if (!runs.ok) throw new Error(runs.message)
+  // A filter the API refuses (a malformed session id, say) is shown beside the form; the rest is the
+  // route's error state.
+  const refused = !runs.ok && runs.issues?.length ? runs : null
+  if (!runs.ok && !refused) throw new Error(runs.message)
   if (!domains.ok) throw new Error(domains.message)
   return (
     <section aria-labelledby="runs-heading">
@@ -75,17 +78,33 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
         <button type="submit">Apply</button>{' '}
         <Link href={`/runs?agent=${encodeURIComponent(agentId)}`}>Clear</Link>
       </form>
-      <p className="muted" data-testid="runs-count">
-        {runs.value.totalCount} {runs.value.totalCount === 1 ? 'run' : 'runs'}
-      </p>
-      <RunsTable
-        // A new filter or agent starts a fresh list and subscription.
-        key={JSON.stringify([agentId, filter])}
-        agentId={agentId}
-        filter={filter}
-        initial={runs.value}
-        renderedAt={new Date().toISOString()}
-      />
+      {runs.ok ? (
+        <>
+          <p className="muted" data-testid="runs-count">
+            {runs.value.totalCount} {runs.value.totalCount === 1 ? 'run' : 'runs'}
+          </p>
+          <RunsTable
+            // A new filter or agent starts a fresh list and subscription.
+            key={JSON.stringify([agentId, filter])}
+            agentId={agentId}
+            filter={filter}
+            initial={runs.value}
+            renderedAt={new Date().toISOString()}
+          />
+        </>
+      ) : (
+        <div className="field-error" role="alert" data-testid="runs-refused">
+          {refused?.message}
+          <ul>
+            {refused?.issues?.map((issue) => (
+              <li key={`${issue.field}:${issue.message}`}>
+                {issue.field}: {issue.message}
+                {issue.limit ? ` (limit ${issue.limit})` : ''}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
 
       <h2 id="domains-heading">Domains</h2>
       {domains.value.length === 0 ? (
