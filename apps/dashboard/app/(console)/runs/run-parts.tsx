@@ -44,7 +44,7 @@ export function LineageTree({
         </p>
       )}
       <ul className="lineage-tree" aria-label="Lineage">
-        <LineageItem agentId={agentId} node={root} currentRunId={currentRunId} />
+        <LineageItem agentId={agentId} node={root} currentRunId={currentRunId} nested={false} />
       </ul>
     </div>
   )
@@ -54,15 +54,22 @@ function LineageItem({
   agentId,
   node,
   currentRunId,
+  nested,
 }: {
   agentId: string
   node: LineageTreeNode
   currentRunId: string
+  nested: boolean
 }) {
   const { run } = node
   const current = run.id === currentRunId
   return (
     <li className="lineage-node">
+      {nested && (
+        <span className="muted" aria-hidden="true">
+          ↳{' '}
+        </span>
+      )}
       <span className={current ? 'lineage-run current' : 'lineage-run'} data-testid={`lineage-${run.id}`}>
         <span className="tag muted-tag">{RUN_KIND_LABELS[run.kind] ?? run.kind}</span>{' '}
         {current ? (
@@ -76,7 +83,13 @@ function LineageItem({
       {node.children.length > 0 && (
         <ul className="lineage-children">
           {node.children.map((child) => (
-            <LineageItem key={child.run.id} agentId={agentId} node={child} currentRunId={currentRunId} />
+            <LineageItem
+              key={child.run.id}
+              agentId={agentId}
+              node={child}
+              currentRunId={currentRunId}
+              nested
+            />
           ))}
         </ul>
       )}
