@@ -37,12 +37,15 @@ const RUN = 'id status kind sessionId parentRunId domain scope turnCount current
 
 /** A registry mutation with its input inline; a typed error fails the test with its message. */
 async function runMutation(request: APIRequestContext, field: string, input: Record<string, unknown>) {
+  // Ending a run answers what it recorded (RunEnd); the others answer the run.
+  const selection =
+    field === 'completeRun' || field === 'failRun'
+      ? `... on RunEnd { trajectoryId factsRecorded selectorsRecorded sessionRecorded run { ${RUN} } }`
+      : `... on Run { ${RUN} }`
   const data = await gql(
     request,
     `mutation { ${field}(input: ${literal({ agentId: AGENT, ...input })}) {
-      __typename ... on Error { message }
-      ... on Run { ${RUN} }
-      ... on RunEnd { trajectoryId factsRecorded selectorsRecorded sessionRecorded run { ${RUN} } }
+      __typename ... on Error { message } ${selection}
     } }`,
   )
   const result = data[field]
@@ -290,7 +293,7 @@ test('the domain page shows sessions, trajectories, facts with confidence and ra
   await page.goto(`/runs?agent=${AGENT}`)
   await page.getByTestId(`domain-${SHOP}`).getByRole('link', { name: SHOP }).click()
   await expect(page.getByRole('heading', { name: SHOP, exact: true })).toBeVisible()
-  await expect(page.getByLabel('Scope')).toHaveValue('default')
+  await expect(page.getByLabel('Scope', { exact: true })).toHaveValue('default')
 
   // Session history, newest first: the failed checkout ended after the search.
   const sessions = page.getByTestId('session-row')
