@@ -364,3 +364,21 @@ test('deleting a run in the browser removes it through the API; its resume shows
     page.getByTestId('trajectory-card').filter({ hasText: 'search for running shoes' }),
   ).toHaveCount(0)
 })
+
+test('clearing a scope in the browser removes its hints through the API', async ({ request }) => {
+  const added = await gql(
+    request,
+    `mutation { addRunHint(input: ${literal({ agentId: AGENT, scope: 'eval-b', text: 'close cookie banners before searching' })}) { __typename ... on RunHint { id } ... on Error { message } } }`,
+  )
+  expect(added.addRunHint.message).toBeUndefined()
+  await page.goto(`/runs/domains/${DOCS}?agent=${AGENT}&scope=eval-b`)
+  await expect(page.getByTestId('hint')).toContainText('close cookie banners before searching')
+  await page.getByRole('button', { name: 'Clear scope eval-b' }).click()
+  await page.getByRole('button', { name: 'Confirm delete' }).click()
+  await expect(page.getByRole('heading', { name: 'Runs', exact: true })).toBeVisible()
+  const hints = await gql(
+    request,
+    `query { runHints(agentId: ${literal(AGENT)}, scope: "eval-b") { __typename ... on QueryRunHintsSuccess { data { id } } ... on Error { message } } }`,
+  )
+  expect(hints.runHints.data).toEqual([])
+})

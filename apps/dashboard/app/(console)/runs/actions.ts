@@ -236,6 +236,17 @@ export async function deleteRunDomain(
   })
 }
 
+/** Clears a whole memory scope (an evaluation track, a PER_RUN run's scope): every domain's memory and its hints. */
+export async function clearRunMemoryScope(agentId: string, scope: string): Promise<Answer<RunDeletion>> {
+  return attempt(async () => {
+    const { clearRunMemoryScope } = await gql<{ clearRunMemoryScope: Payload }>(
+      `mutation($a: ID, $scope: ${RUN_ID_TYPE}!) { clearRunMemoryScope(agentId: $a, scope: $scope) { __typename ... on ${RUN_TYPENAMES.deletion} { ${RUN_DELETION_FIELDS} } ${ERROR_FIELDS} } }`,
+      { a: agentId, scope },
+    )
+    return answer<RunDeletion>(clearRunMemoryScope, RUN_TYPENAMES.deletion, 'Clearing the scope')
+  })
+}
+
 /** The catalog's one-record deletions of trajectory memory, by the kind of record. */
 const RECORD_DELETIONS = {
   trajectory: 'deleteTrajectory',

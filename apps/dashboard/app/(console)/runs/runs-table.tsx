@@ -150,7 +150,7 @@ export function RunsTable({
                   <Link href={domainHref(agentId, run.domain, run.scope)}>{run.domain}</Link>
                 </td>
                 <td className="clip-cell">
-                  <span className="clip" data-testid="run-where" title={runWhere(run) ?? ''}>
+                  <span className="clip short-clip" data-testid="run-where" title={runWhere(run) ?? ''}>
                     {runWhere(run) ?? '—'}
                   </span>
                 </td>

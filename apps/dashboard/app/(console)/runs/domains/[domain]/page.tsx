@@ -12,7 +12,13 @@ import {
   rankSelectorsByElement,
   runHref,
 } from '../../../../../lib/runs'
-import { deleteMemoryRecord, deleteRunDomain, readDomainMemory, readRunDomains } from '../../actions'
+import {
+  clearRunMemoryScope,
+  deleteMemoryRecord,
+  deleteRunDomain,
+  readDomainMemory,
+  readRunDomains,
+} from '../../actions'
 import { ConfirmDelete } from '../../confirm-delete'
 import { TrajectorySteps } from '../../run-parts'
 import { ConfidenceChart } from './confidence-chart'
@@ -90,7 +96,7 @@ export default async function DomainPage({
           <tbody>
             {newestFirst(sessions).map((s) => (
               <tr key={s.id} data-testid="session-row">
-                <td>{s.endedAt.slice(0, 19).replace('T', ' ')}</td>
+                <td className="nowrap">{s.endedAt.slice(0, 19).replace('T', ' ')}</td>
                 <td>{s.goal}</td>
                 <td>
                   <span className={s.success ? 'tag ok-tag' : 'tag bad'}>
@@ -98,12 +104,14 @@ export default async function DomainPage({
                   </span>
                 </td>
                 <td className="clip-cell">
-                  <span className="clip" title={s.outcome}>
+                  <span className="clip short-clip" title={s.outcome}>
                     {s.outcome || '—'}
                   </span>
                 </td>
                 <td className="clip-cell">
-                  <span className="clip">{s.finalUrl ?? '—'}</span>
+                  <span className="clip short-clip" title={s.finalUrl ?? undefined}>
+                    {s.finalUrl ?? '—'}
+                  </span>
                 </td>
                 <td className="num">{s.turnsUsed}</td>
                 <td className="num">{formatDuration(s.durationMs)}</td>
@@ -302,6 +310,19 @@ export default async function DomainPage({
           label={`Delete the memory of ${domain}`}
           what={`the memory of ${domain} in scope ${scope}`}
           action={deleteRunDomain.bind(null, agentId, domain, scope)}
+          then={back}
+        />
+      </div>
+      <div className="card">
+        <h2>Clear scope {scope}</h2>
+        <p className="muted">
+          Deletes the memory of every domain in scope {scope} and its hints, as an evaluation starting clean
+          would. The runs stay in the registry.
+        </p>
+        <ConfirmDelete
+          label={`Clear scope ${scope}`}
+          what={`every domain’s memory and the hints of scope ${scope}`}
+          action={clearRunMemoryScope.bind(null, agentId, scope)}
           then={back}
         />
       </div>
