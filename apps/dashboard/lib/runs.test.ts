@@ -71,7 +71,7 @@ describe('the runs list', () => {
       { kind: 'PROGRESS', run: progressed, at: progressed.updatedAt },
       NO_FILTER,
     )
-    expect(next.known).toBe(true)
+    expect(next.reread).toBe(false)
     expect(next.runs.map((r) => [r.id, r.turnCount])).toEqual([
       ['r1', 0],
       ['r2', 3],
@@ -86,7 +86,7 @@ describe('the runs list', () => {
     expect(next.runs[0]?.turnCount).toBe(6)
   })
 
-  it('drops a run that no longer matches the filter, and reports a run it does not list', () => {
+  it('drops a run that no longer matches the filter, and asks for a read for a matching run it does not list', () => {
     const completed = run('r1', { status: 'COMPLETED', updatedAt: '2026-01-01T10:05:00.000Z' })
     const running: RunFilter = { ...NO_FILTER, status: 'RUNNING' }
     const dropped = applyRunEvent(
@@ -94,10 +94,20 @@ describe('the runs list', () => {
       { kind: 'COMPLETED', run: completed, at: completed.updatedAt },
       running,
     )
-    expect(dropped).toEqual({ runs: [], known: true })
+    expect(dropped).toEqual({ runs: [], reread: false })
     const unknown = applyRunEvent([run('r1')], { kind: 'STARTED', run: run('r9'), at: 'x' }, NO_FILTER)
-    expect(unknown.known).toBe(false)
+    expect(unknown.reread).toBe(true)
     expect(unknown.runs.map((r) => r.id)).toEqual(['r1'])
+    // A run outside the filter is none of the list's business: no read.
+    const elsewhere = applyRunEvent(
+      [],
+      { kind: 'STARTED', run: run('r9', { domain: 'other.test' }), at: 'x' },
+      {
+        ...NO_FILTER,
+        domain: 'shop.example.com',
+      },
+    )
+    expect(elsewhere).toEqual({ runs: [], reread: false })
   })
 
   it('times a running run against now and an ended one by its duration', () => {

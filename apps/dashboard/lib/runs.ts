@@ -249,21 +249,24 @@ export function normalizeDomain(value: string): string {
 /**
  * A live event folded into the list on screen: a run it shows is replaced by the event's newer
  * state (kept in place, or dropped when it no longer matches the filter, e.g. a RUNNING filter once
- * it completes); a run it does not show is not added here (`known: false`), since its place in the
- * API's order and the total count are the API's to say: the caller reads the page again.
+ * it completes). A run it does not show but that matches the filter (just started, or now matching)
+ * is not added here: its place in the API's order and the total count are the API's to say, so
+ * `reread` asks the caller to read the page again. Other agents' runs never arrive (the
+ * subscription is the agent's); runs outside the filter are ignored.
  */
 export function applyRunEvent(
   runs: readonly Run[],
   event: RunEvent,
   filter: RunFilter,
-): { runs: Run[]; known: boolean } {
+): { runs: Run[]; reread: boolean } {
   const index = runs.findIndex((r) => r.id === event.run.id)
-  if (index < 0) return { runs: [...runs], known: false }
+  if (index < 0) return { runs: [...runs], reread: runMatches(event.run, filter) }
   const current = runs[index] as Run
   // Events can cross on the bus: an older state never overwrites a newer one.
-  if (current.updatedAt > event.run.updatedAt) return { runs: [...runs], known: true }
-  if (!runMatches(event.run, filter)) return { runs: runs.filter((r) => r.id !== event.run.id), known: true }
-  return { runs: runs.map((r) => (r.id === event.run.id ? event.run : r)), known: true }
+  if (current.updatedAt > event.run.updatedAt) return { runs: [...runs], reread: false }
+  if (!runMatches(event.run, filter))
+    return { runs: runs.filter((r) => r.id !== event.run.id), reread: false }
+  return { runs: runs.map((r) => (r.id === event.run.id ? event.run : r)), reread: false }
 }
 
 /** How long a run took, or has been going (a running run against `now`). */

@@ -34,8 +34,8 @@ export function useNow(renderedAt: string): Date {
 
 /**
  * The agent's runs, kept current by the runEvents subscription: a listed run's progress (URL,
- * turns, status) changes in place; a run the list does not hold yet (just started, or now matching
- * the filter) makes it read the page again, as the API orders and counts it.
+ * turns, status) changes in place; a matching run the list does not hold yet (just started, or
+ * now matching the filter) makes it read the page again, as the API orders and counts it.
  */
 export function RunsTable({
   agentId,
@@ -78,7 +78,7 @@ export function RunsTable({
     tokenAgentId: agentId,
     onData: ({ runEvents: event }) => {
       const next = applyRunEvent(shown.current.runs, event, filter)
-      if (!next.known) {
+      if (next.reread) {
         void refresh()
         return
       }
