@@ -75,9 +75,11 @@ export class InputCheck {
     return value
   }
 
-  count(field: string, value: number | null | undefined, max: number): number | null {
+  /** A whole number from `min` (0 unless said) to `max`. */
+  count(field: string, value: number | null | undefined, max: number, min = 0): number | null {
     if (value == null) return null
-    if (!Number.isInteger(value) || value < 0) this.fail(field, 'must be a whole number, 0 or more', 0)
+    if (!Number.isInteger(value) || value < min)
+      this.fail(field, `must be a whole number, ${min} or more`, min)
     else if (value > max) this.fail(field, `must be at most ${max}`, max)
     return value
   }

@@ -96,8 +96,8 @@ export class RunMemory {
 
   private window(check: InputCheck, page: PageRequest): ListWindow {
     const offset = check.count('offset', page.offset, 10_000_000) ?? 0
-    const limit = check.count('limit', page.limit, this.limits.maxListLimit) ?? this.limits.defaultListLimit
-    if (limit === 0) check.size('limit', 0, this.limits.maxListLimit, 1)
+    const limit =
+      check.count('limit', page.limit, this.limits.maxListLimit, 1) ?? this.limits.defaultListLimit
     return { offset, limit }
   }
 

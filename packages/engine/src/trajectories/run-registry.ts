@@ -189,8 +189,7 @@ export class RunRegistry {
       ...(filter.parentRunId != null ? { parentRunId: check.id('parentRunId', filter.parentRunId) } : {}),
       ...(filter.scope != null ? { scope: check.scope('scope', filter.scope) } : {}),
     }
-    const limit = check.count('limit', page.limit, L.maxListLimit) ?? L.defaultListLimit
-    if (limit === 0) check.size('limit', 0, L.maxListLimit, 1)
+    const limit = check.count('limit', page.limit, L.maxListLimit, 1) ?? L.defaultListLimit
     check.done()
     const after = page.after != null ? decodeRunCursor(page.after, 'after') : null
     const [totalCount, rows] = await Promise.all([
@@ -212,8 +211,7 @@ export class RunRegistry {
     const check = this.memory.check()
     const L = this.memory.limits
     check.id('runId', runId)
-    const most = check.count('limit', limit, L.maxLineageRuns) ?? L.maxLineageRuns
-    if (most === 0) check.size('limit', 0, L.maxLineageRuns, 1)
+    const most = check.count('limit', limit, L.maxLineageRuns, 1) ?? L.maxLineageRuns
     check.done()
     const asked = await this.repository.findRun(agentId, runId)
     if (!asked) throw new NotFoundError('Run', runId)
