@@ -381,6 +381,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     rules: parseWith(TrajectoryRulesSchema, deps.trajectoryRules ?? {}, 'trajectoryRules'),
     limits: parseWith(TrajectoryLimitsSchema, deps.trajectoryLimits ?? {}, 'trajectoryLimits'),
     random,
+    // What an acting agent types (passwords into login forms) passes its sensitive-data policy.
+    guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
   })
   const runs = new RunRegistry({ repository: storage.trajectories, memory: runMemory, clock, events, random })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).

@@ -145,18 +145,20 @@ export function runHandlers(engine: Engine): Pick<OperationHandlers, RunHandlerN
 
     // Hints ------------------------------------------------------------------------------------
     async runHints(call, input) {
-      return (await runMemory.hints(await call.agentScope(input.agentId), input.scope)).map(wire.runHintOut)
+      return (await runMemory.hints.list(await call.agentScope(input.agentId), input.scope)).map(
+        wire.runHintOut,
+      )
     },
     async addRunHint(call, input) {
       const { agentId, ...hint } = input
-      return wire.runHintOut(await runMemory.addHint(await call.agentScope(agentId), hint))
+      return wire.runHintOut(await runMemory.hints.add(await call.agentScope(agentId), hint))
     },
     async updateRunHint(call, input) {
       const scope = await call.agentScope(input.agentId)
-      return wire.runHintOut(await runMemory.updateHint(scope, input.id, input.text))
+      return wire.runHintOut(await runMemory.hints.update(scope, input.id, input.text))
     },
     async deleteRunHint(call, input) {
-      const deleted = await runMemory.deleteHint(await call.agentScope(input.agentId), input.id)
+      const deleted = await runMemory.hints.delete(await call.agentScope(input.agentId), input.id)
       return { id: input.id, deleted }
     },
 

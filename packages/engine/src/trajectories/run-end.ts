@@ -1,5 +1,12 @@
 import type { RunRecord } from '../ports/trajectories.ts'
-import { type InputCheck, MAX_DURATION_MS } from './run-input.ts'
+import {
+  factTexts,
+  guardedFacts,
+  guardedSteps,
+  type InputCheck,
+  MAX_DURATION_MS,
+  stepTexts,
+} from './run-input.ts'
 import type { RunMemory } from './run-memory.ts'
 import type { RunEnd, RunEndInput, StepInput } from './run-types.ts'
 
@@ -28,6 +35,34 @@ export function checkRunEnd(
   for (const [i, p] of paths.entries()) check.text(`artifactPaths.${i}`, p, L.maxUrlChars)
   if (input.model != null) check.text('model', input.model, L.maxModelChars)
   check.done()
+}
+
+/** A run's end with its free texts through the agent's sensitive-data policy (see RunMemory.guard). */
+export async function guardRunEnd<I extends RunEndInput>(
+  memory: RunMemory,
+  agentId: string,
+  input: I,
+  steps: readonly StepInput[],
+  reason: string | null,
+): Promise<{ input: I; steps: StepInput[]; reason: string | null }> {
+  const facts = input.facts ?? []
+  const texts = await memory.guard(agentId, {
+    outcome: input.outcome,
+    result: input.result,
+    reason,
+    ...stepTexts('steps', steps),
+    ...factTexts('facts', facts),
+  })
+  return {
+    input: {
+      ...input,
+      outcome: texts.outcome ?? null,
+      result: texts.result ?? null,
+      facts: guardedFacts(texts, 'facts', facts),
+    },
+    steps: guardedSteps(texts, 'steps', steps),
+    reason: texts.reason ?? null,
+  }
 }
 
 /**

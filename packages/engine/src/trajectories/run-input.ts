@@ -1,4 +1,5 @@
 import {
+  DEFAULT_RUN_SCOPE,
   type FieldIssue,
   normalizeRunDomain,
   RUN_ID_PATTERN,
@@ -58,6 +59,11 @@ export class InputCheck {
     return value
   }
 
+  /** The scope a call names, or the default one ("default"). */
+  scopeOrDefault(scope: string | null | undefined): string {
+    return scope != null ? this.scope('scope', scope) : DEFAULT_RUN_SCOPE
+  }
+
   /** A domain as given (a host, a URL, a name), normalised: it must not normalise to nothing. */
   domain(field: string, value: string): string {
     const domain = normalizeRunDomain(value)
@@ -82,6 +88,13 @@ export class InputCheck {
       this.fail(field, `must be a whole number, ${min} or more`, min)
     else if (value > max) this.fail(field, `must be at most ${max}`, max)
     return value
+  }
+
+  /** A list read's window: from `offset` (0), `limit` items (the limits' default, at most their maximum). */
+  window(page: { offset?: number | null; limit?: number | null }): { offset: number; limit: number } {
+    const offset = this.count('offset', page.offset, 10_000_000) ?? 0
+    const limit = this.count('limit', page.limit, this.limits.maxListLimit, 1) ?? this.limits.defaultListLimit
+    return { offset, limit }
   }
 
   /** A list's length. */
@@ -152,3 +165,35 @@ export const stepOf = (s: StepInput): TrajectoryStep => ({
   durationMs: s.durationMs ?? null,
   extra: null,
 })
+
+/**
+ * Applies an agent's sensitive-data policy (spec 001) to the free texts of one write, all at once:
+ * the texts to store (redacted where the policy says so), or a ValidationError naming each field
+ * it refuses. The engine passes its PrivacyService; a pass-through when none is given.
+ */
+export type TextGuard = (agentId: string, texts: { field: string; text: string }[]) => Promise<string[]>
+
+/** Free texts of a write by field; absent ones (null, undefined) are left as they are. */
+export type GuardedTexts = Record<string, string | null | undefined>
+
+export const stepTexts = (field: string, steps: readonly StepInput[]): GuardedTexts =>
+  Object.fromEntries(steps.map((s, i) => [`${field}.${i}.value`, s.value]))
+
+export const factTexts = (field: string, facts: readonly FactInput[]): GuardedTexts =>
+  Object.fromEntries(
+    facts.flatMap((f, i) => [
+      [`${field}.${i}.key`, f.key],
+      [`${field}.${i}.value`, f.value],
+    ]),
+  )
+
+/** The steps with their typed values as the guard let them through (a password redacted). */
+export const guardedSteps = (texts: GuardedTexts, field: string, steps: readonly StepInput[]): StepInput[] =>
+  steps.map((s, i) => ({ ...s, value: texts[`${field}.${i}.value`] ?? null }))
+
+export const guardedFacts = (texts: GuardedTexts, field: string, facts: readonly FactInput[]): FactInput[] =>
+  facts.map((f, i) => ({
+    ...f,
+    key: texts[`${field}.${i}.key`] ?? f.key,
+    value: texts[`${field}.${i}.value`] ?? f.value,
+  }))

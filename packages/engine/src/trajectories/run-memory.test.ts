@@ -137,25 +137,25 @@ describe('memory records without the registry', () => {
 
   it('hints: added, listed oldest first per scope, rewritten and deleted, each agent its own', async () => {
     const t = await trajectoryEngine()
-    const first = await t.memory.addHint(A, { text: 'Close cookie banners first' })
+    const first = await t.memory.hints.add(A, { text: 'Close cookie banners first' })
     t.advance(1_000)
-    const second = await t.memory.addHint(A, { text: 'Prefer site search' })
-    await t.memory.addHint(A, { scope: 'track-1', text: 'Only in the track' })
-    expect((await t.memory.hints(A)).map((h) => h.text)).toEqual([
+    const second = await t.memory.hints.add(A, { text: 'Prefer site search' })
+    await t.memory.hints.add(A, { scope: 'track-1', text: 'Only in the track' })
+    expect((await t.memory.hints.list(A)).map((h) => h.text)).toEqual([
       'Close cookie banners first',
       'Prefer site search',
     ])
     t.advance(1_000)
-    const rewritten = await t.memory.updateHint(A, first.id, 'Dismiss cookie banners first')
+    const rewritten = await t.memory.hints.update(A, first.id, 'Dismiss cookie banners first')
     expect(rewritten.updatedAt.getTime() - rewritten.createdAt.getTime()).toBe(2_000)
-    await expect(t.memory.updateHint(B, first.id, 'mine now')).rejects.toMatchObject({ code: 'NOT_FOUND' })
-    await expect(t.memory.updateHint(A, first.id, ' ')).rejects.toMatchObject({
+    await expect(t.memory.hints.update(B, first.id, 'mine now')).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(t.memory.hints.update(A, first.id, ' ')).rejects.toMatchObject({
       issues: [expect.objectContaining({ field: 'text', limit: 1 })],
     })
-    expect(await t.memory.deleteHint(B, second.id)).toBe(false)
-    expect(await t.memory.deleteHint(A, second.id)).toBe(true)
-    expect((await t.memory.hints(A)).map((h) => h.text)).toEqual(['Dismiss cookie banners first'])
-    expect(await t.memory.hints(B)).toEqual([])
+    expect(await t.memory.hints.delete(B, second.id)).toBe(false)
+    expect(await t.memory.hints.delete(A, second.id)).toBe(true)
+    expect((await t.memory.hints.list(A)).map((h) => h.text)).toEqual(['Dismiss cookie banners first'])
+    expect(await t.memory.hints.list(B)).toEqual([])
   })
 })
 
@@ -168,7 +168,7 @@ describe('domains and scopes', () => {
     t.advance(1_000)
     await t.memory.recordKnowledge(A, { domain: 'docs.example', facts })
     await t.memory.recordKnowledge(A, { domain: SHOP, scope: 'track-1', facts })
-    await t.memory.addHint(A, { scope: 'track-1', text: 'hint' })
+    await t.memory.hints.add(A, { scope: 'track-1', text: 'hint' })
     await t.memory.recordKnowledge(B, { domain: SHOP, facts })
     const domains = await t.memory.domains(A)
     expect(domains.map((d) => [d.scope, d.domain, d.runs, d.trajectories, d.runSessions, d.facts])).toEqual([

@@ -11,8 +11,6 @@ import {
 } from '@engram/core'
 import type {
   AppFactRecord,
-  HintRecord,
-  ListWindow,
   NewRunSession,
   RunDomainSummary,
   RunSessionRecord,
@@ -21,7 +19,19 @@ import type {
   TrajectoryMemoryRepository,
   TrajectoryRecord,
 } from '../ports/trajectories.ts'
-import { InputCheck, MAX_DURATION_MS, originOf, stepOf } from './run-input.ts'
+import { RunHints } from './run-hints.ts'
+import {
+  factTexts,
+  type GuardedTexts,
+  guardedFacts,
+  guardedSteps,
+  InputCheck,
+  MAX_DURATION_MS,
+  originOf,
+  stepOf,
+  stepTexts,
+  type TextGuard,
+} from './run-input.ts'
 import type {
   FactInput,
   Page,
@@ -39,6 +49,8 @@ export interface RunMemoryDeps {
   limits: TrajectoryLimits
   /** Generated ids (trajectories) draw their suffix from it; seeded in tests. */
   random: () => number
+  /** The agents' sensitive-data policy over what is written; nothing guarded when absent. */
+  guard?: TextGuard
 }
 
 /**
@@ -53,8 +65,13 @@ export class RunMemory {
   readonly rules: TrajectoryRules
   readonly limits: TrajectoryLimits
   private readonly random: () => number
+  private readonly textGuard: TextGuard
+  /** Cross-domain hints (spec 004's hints.json). */
+  readonly hints: RunHints
 
   constructor(deps: RunMemoryDeps) {
+    this.hints = new RunHints({ repository: deps.repository, clock: deps.clock, memory: this })
+    this.textGuard = deps.guard ?? (async (_agentId, texts) => texts.map((t) => t.text))
     this.repository = deps.repository
     this.clock = deps.clock
     this.rules = deps.rules
@@ -64,6 +81,21 @@ export class RunMemory {
 
   check(): InputCheck {
     return new InputCheck(this.limits)
+  }
+
+  /**
+   * The free texts of one write (goal, outcome, typed values, facts, hints) through the agent's
+   * sensitive-data policy, in one call so a refusal names every field and nothing is written.
+   */
+  async guard(agentId: string, texts: GuardedTexts): Promise<GuardedTexts> {
+    const present = Object.entries(texts).flatMap(([field, text]) => (text == null ? [] : [{ field, text }]))
+    if (present.length === 0) return texts
+    const guarded = await this.textGuard(agentId, present)
+    const out: GuardedTexts = { ...texts }
+    present.forEach((p, i) => {
+      out[p.field] = guarded[i]
+    })
+    return out
   }
 
   /**
@@ -92,17 +124,6 @@ export class RunMemory {
         { field: 'scope', message: `must be the run's scope (${run.scope}) or left out` },
       ])
     return { scope: run.scope, domain, runId }
-  }
-
-  private window(check: InputCheck, page: PageRequest): ListWindow {
-    const offset = check.count('offset', page.offset, 10_000_000) ?? 0
-    const limit =
-      check.count('limit', page.limit, this.limits.maxListLimit, 1) ?? this.limits.defaultListLimit
-    return { offset, limit }
-  }
-
-  private readScope(check: InputCheck, scope: string | null | undefined): string {
-    return scope != null ? check.scope('scope', scope) : DEFAULT_RUN_SCOPE
   }
 
   // --- trajectories ------------------------------------------------------------------------------
@@ -147,16 +168,21 @@ export class RunMemory {
     check.optionalText('outcome', input.outcome, L.maxOutcomeChars)
     if (input.model != null) check.text('model', input.model, L.maxModelChars)
     const { scope, domain, runId } = await this.target(agentId, check, input)
+    const texts = await this.guard(agentId, {
+      goal: input.goal,
+      outcome: input.outcome,
+      ...stepTexts('steps', input.steps),
+    })
     return this.storeTrajectory(agentId, {
       scope,
       domain,
-      goal: input.goal,
-      steps: input.steps,
+      goal: texts.goal as string,
+      steps: guardedSteps(texts, 'steps', input.steps),
       origin: input.origin ? originOf([input.origin]) : null,
       runId,
       turns: input.turns ?? 0,
       durationMs: input.durationMs ?? 0,
-      outcome: input.outcome ?? null,
+      outcome: texts.outcome ?? null,
       model: input.model ?? null,
     })
   }
@@ -173,7 +199,7 @@ export class RunMemory {
       ...(filter.domain != null ? { domain: check.domain('domain', filter.domain) } : {}),
       ...(filter.runId != null ? { runId: check.id('runId', filter.runId) } : {}),
     }
-    const window = this.window(check, page)
+    const window = check.window(page)
     check.done()
     const [totalCount, items] = await Promise.all([
       this.repository.countTrajectories(agentId, where),
@@ -201,7 +227,7 @@ export class RunMemory {
   async runSessions(agentId: string, where: { domain: string; scope?: string | null }) {
     const check = this.check()
     const domain = check.domain('domain', where.domain)
-    const scope = this.readScope(check, where.scope)
+    const scope = check.scopeOrDefault(where.scope)
     check.done()
     return this.repository.runSessions(agentId, scope, domain, this.rules.sessionHistoryLimit)
   }
@@ -238,7 +264,12 @@ export class RunMemory {
     const check = this.check()
     check.facts('facts', input.facts, 1)
     const { scope, domain, runId } = await this.target(agentId, check, input)
-    return this.observeFacts(agentId, { scope, domain }, input.facts, runId)
+    const facts = guardedFacts(
+      await this.guard(agentId, factTexts('facts', input.facts)),
+      'facts',
+      input.facts,
+    )
+    return this.observeFacts(agentId, { scope, domain }, facts, runId)
   }
 
   async appFacts(
@@ -253,12 +284,12 @@ export class RunMemory {
   ): Promise<Page<AppFactRecord>> {
     const check = this.check()
     const where = {
-      scope: this.readScope(check, filter.scope),
+      scope: check.scopeOrDefault(filter.scope),
       ...(filter.domain != null ? { domain: check.domain('domain', filter.domain) } : {}),
       ...(filter.type != null ? { type: filter.type } : {}),
       ...(filter.minConfidence != null ? { minConfidence: filter.minConfidence } : {}),
     }
-    const window = this.window(check, page)
+    const window = check.window(page)
     check.done()
     const [totalCount, items] = await Promise.all([
       this.repository.countFacts(agentId, where),
@@ -316,13 +347,13 @@ export class RunMemory {
   ): Promise<Page<SelectorRecord>> {
     const check = this.check()
     const where = {
-      scope: this.readScope(check, filter.scope),
+      scope: check.scopeOrDefault(filter.scope),
       ...(filter.domain != null ? { domain: check.domain('domain', filter.domain) } : {}),
       ...(filter.element != null
         ? { element: check.text('element', filter.element, this.limits.maxElementChars) }
         : {}),
     }
-    const window = this.window(check, page)
+    const window = check.window(page)
     check.done()
     const [totalCount, items] = await Promise.all([
       this.repository.countSelectors(agentId, where),
@@ -333,42 +364,6 @@ export class RunMemory {
 
   deleteKnownSelector(agentId: string, id: string): Promise<boolean> {
     return this.repository.deleteSelector(agentId, id)
-  }
-
-  // --- hints -------------------------------------------------------------------------------------
-
-  async hints(agentId: string, scope?: string | null): Promise<HintRecord[]> {
-    const check = this.check()
-    const read = this.readScope(check, scope)
-    check.done()
-    return this.repository.listHints(agentId, read)
-  }
-
-  async addHint(agentId: string, input: { scope?: string | null; text: string }): Promise<HintRecord> {
-    const check = this.check()
-    const scope = this.readScope(check, input.scope)
-    check.text('text', input.text, this.limits.maxHintChars)
-    check.done()
-    const now = this.clock.now()
-    return this.repository.addHint(agentId, {
-      scope,
-      text: input.text,
-      createdAt: now,
-      updatedAt: now,
-      extra: null,
-    })
-  }
-
-  /** NOT_FOUND when the agent has no such hint. */
-  async updateHint(agentId: string, id: string, text: string): Promise<HintRecord> {
-    const check = this.check()
-    check.text('text', text, this.limits.maxHintChars)
-    check.done()
-    return this.repository.updateHint(agentId, id, { text, updatedAt: this.clock.now() })
-  }
-
-  deleteHint(agentId: string, id: string): Promise<boolean> {
-    return this.repository.deleteHint(agentId, id)
   }
 
   // --- domains and scopes ------------------------------------------------------------------------
@@ -388,7 +383,7 @@ export class RunMemory {
   ): Promise<TrajectoryForgetResult> {
     const check = this.check()
     const domain = check.domain('domain', where.domain)
-    const scope = this.readScope(check, where.scope)
+    const scope = check.scopeOrDefault(where.scope)
     check.done()
     return this.repository.forgetDomain(agentId, scope, domain)
   }

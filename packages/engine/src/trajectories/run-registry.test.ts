@@ -440,3 +440,36 @@ describe('bad input: typed errors naming the field and the limit', () => {
     })
   })
 })
+
+describe('the sensitive-data policy (spec 001) over what runs write', () => {
+  it('redacts what the agent typed by default, and a reject policy refuses the end naming the field', async () => {
+    const t = await trajectoryEngine()
+    const card = '4111 1111 1111 1111'
+    const run = await t.runs.startRun(A, { goal: 'Pay for the watch', domain: SHOP })
+    const ended = await t.runs.completeRun(A, run.id, {
+      outcome: `paid with ${card}`,
+      steps: [{ action: 'type', selector: '#card', value: card }],
+      facts: [{ type: 'PATTERN', key: 'payment', value: `card ${card} works` }],
+    })
+    const stored = JSON.stringify([
+      ended.trajectory,
+      await t.memory.appFacts(A, {}),
+      await t.memory.runSessions(A, { domain: SHOP }),
+      await t.runs.run(A, run.id),
+    ])
+    expect(stored).not.toContain(card)
+    expect(ended.trajectory?.steps[0]?.value).toMatch(/REDACTED/)
+    await t.engine.privacy.setPolicy(B, 'reject', [])
+    const theirs = await t.runs.startRun(B, { goal: 'Pay for the watch', domain: SHOP })
+    await expect(
+      t.runs.completeRun(B, theirs.id, { steps: [{ action: 'type', value: card }] }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION',
+      issues: [expect.objectContaining({ field: 'steps.0.value' })],
+    })
+    expect((await t.runs.run(B, theirs.id))?.status).toBe('RUNNING')
+    await expect(t.memory.hints.add(B, { text: `use ${card}` })).rejects.toMatchObject({
+      issues: [expect.objectContaining({ field: 'text' })],
+    })
+  })
+})

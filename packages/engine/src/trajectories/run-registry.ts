@@ -18,7 +18,7 @@ import type {
   TrajectoryForgetResult,
   TrajectoryMemoryRepository,
 } from '../ports/trajectories.ts'
-import { checkRunEnd, recordRunEnd } from './run-end.ts'
+import { checkRunEnd, guardRunEnd, recordRunEnd } from './run-end.ts'
 import type { InputCheck } from './run-input.ts'
 import { decodeRunCursor, walkLineage } from './run-lineage.ts'
 import type { RunMemory } from './run-memory.ts'
@@ -98,6 +98,7 @@ export class RunRegistry {
           limit: L.maxScopeChars - 4,
         },
       ])
+    const { goal } = await this.memory.guard(agentId, { goal: input.goal })
     return this.insert(agentId, {
       id,
       sessionId: givenSession ?? newRunId(now.getTime(), this.random, 'session'),
@@ -105,7 +106,7 @@ export class RunRegistry {
       kind: 'START',
       isolation,
       scope: memoryScope,
-      goal: input.goal,
+      goal: goal as string,
       domain,
       startUrl,
       model: input.model ?? null,
@@ -122,12 +123,13 @@ export class RunRegistry {
     check.count('turnCount', input.turnCount, L.maxTurns)
     check.optionalText('summary', input.summary, L.maxOutcomeChars)
     check.done()
+    const { summary } = await this.memory.guard(agentId, { summary: input.summary })
     return this.serially(agentId, runId, async () => {
       await this.running(agentId, runId)
       const updated = await this.repository.updateRun(agentId, runId, {
         currentUrl: input.currentUrl ?? undefined,
         turnCount: input.turnCount ?? undefined,
-        summary: input.summary ?? undefined,
+        summary: summary ?? undefined,
         updatedAt: this.clock.now(),
       })
       this.publish(agentId, updated, 'PROGRESS')
@@ -290,6 +292,7 @@ export class RunRegistry {
     check.done()
     const parent = await this.repository.findRun(agentId, parentId)
     if (!parent) throw new NotFoundError('Run', parentId)
+    const { goal } = await this.memory.guard(agentId, { goal: input.goal })
     const now = this.clock.now()
     return this.insert(agentId, {
       id: givenId ?? newRunId(now.getTime(), this.random),
@@ -300,7 +303,7 @@ export class RunRegistry {
       // The parent's memory, a PER_RUN parent's own scope included: the new run continues it.
       isolation: parent.isolation,
       scope: parent.scope,
-      goal: input.goal ?? parent.goal,
+      goal: goal ?? parent.goal,
       domain: parent.domain,
       startUrl: parent.finalUrl ?? parent.currentUrl ?? parent.startUrl,
       model: parent.model,
@@ -312,11 +315,18 @@ export class RunRegistry {
     agentId: string,
     runId: string,
     status: Exclude<RunStatus, 'RUNNING'>,
-    input: RunEndInput,
-    steps: readonly StepInput[],
-    reason: string | null,
+    given: RunEndInput,
+    givenSteps: readonly StepInput[],
+    givenReason: string | null,
   ): Promise<RunEnd> {
-    checkRunEnd(this.memory.check(), runId, input, steps, status === 'FAILED' ? (reason ?? '') : null)
+    checkRunEnd(
+      this.memory.check(),
+      runId,
+      given,
+      givenSteps,
+      status === 'FAILED' ? (givenReason ?? '') : null,
+    )
+    const { input, steps, reason } = await guardRunEnd(this.memory, agentId, given, givenSteps, givenReason)
     return this.serially(agentId, runId, async () => {
       const run = await this.running(agentId, runId)
       const now = this.clock.now()
