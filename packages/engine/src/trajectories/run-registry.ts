@@ -331,6 +331,8 @@ export class RunRegistry {
       const run = await this.running(agentId, runId)
       const now = this.clock.now()
       const success = status === 'COMPLETED'
+      // The manifest ends first, so a second end (here or on another replica) meets CONFLICT as
+      // early as it can; what the run learnt follows (no transaction of the port spans both).
       const ended = await this.repository.updateRun(agentId, runId, {
         status,
         success,
