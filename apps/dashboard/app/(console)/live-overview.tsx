@@ -2,6 +2,7 @@
 
 import { useCallback, useMemo, useState } from 'react'
 import { EntriesChart } from '../../components/entries-chart'
+import { LiveStatusLine } from '../../components/live-status-line'
 import { ParameterChart } from '../../components/parameter-chart'
 import { SavingsChart } from '../../components/savings-chart'
 import { AgentTokensChart, TokensChart } from '../../components/tokens-chart'
@@ -101,9 +102,7 @@ export function LiveOverview({
   const average = report.totalOptimizations === 0 ? 0 : report.totalTokensSaved / report.totalOptimizations
   return (
     <>
-      <p className={`live-status ${status}`} data-testid="live-status" aria-live="polite">
-        {status === 'live' ? '● live' : status === 'connecting' ? '○ connecting…' : '○ offline (retrying)'}
-      </p>
+      <LiveStatusLine status={status} />
       <section className="cards" aria-label="Efficiency report">
         <div className="card stat">
           <span className="muted">Optimizer runs</span>

@@ -1,7 +1,9 @@
 'use client'
 
-import { useCallback, useRef, useState, useTransition } from 'react'
+import { useCallback, useState, useTransition } from 'react'
+import { LiveStatusLine } from '../../../components/live-status-line'
 import { TimeAgo } from '../../../components/time-ago'
+import { useCoalescedRead } from '../../../components/use-coalesced-read'
 import { useLiveSubscription } from '../../../components/use-live-subscription'
 import { formatAverage } from '../../../lib/format'
 import {
@@ -41,24 +43,16 @@ export function ActivityPanel({
   const [refreshError, setRefreshError] = useState<string | null>(null)
   const [sync, setSync] = useState<{ result?: SyncResult; error?: string } | null>(null)
   const [syncing, startSync] = useTransition()
-  // A burst of events asks for one read at a time, and one more if events came in meanwhile.
-  const reading = useRef<'idle' | 'reading' | 'again'>('idle')
-  const refresh = useCallback(async () => {
-    if (reading.current !== 'idle') {
-      reading.current = 'again'
-      return
+  const read = useCallback(async () => {
+    const next = await readActivity(agentId)
+    if ('error' in next) setRefreshError(next.error)
+    else {
+      setRefreshError(null)
+      setState(next)
     }
-    do {
-      reading.current = 'reading'
-      const next = await readActivity(agentId)
-      if ('error' in next) setRefreshError(next.error)
-      else {
-        setRefreshError(null)
-        setState(next)
-      }
-    } while ((reading.current as string) === 'again')
-    reading.current = 'idle'
   }, [agentId])
+  // A burst of events reads the counters once (and once more if events came in meanwhile).
+  const refresh = useCoalescedRead(read)
   const status = useLiveSubscription<{ formationActivityEvents: FormationEvent }>({
     query: EVENTS,
     variables: { a: agentId },
@@ -83,9 +77,7 @@ export function ActivityPanel({
   return (
     <section aria-labelledby="activity-heading">
       <h2 id="activity-heading">Activity</h2>
-      <p className={`live-status ${status}`} data-testid="live-status" aria-live="polite">
-        {status === 'live' ? '● live' : status === 'connecting' ? '○ connecting…' : '○ offline (retrying)'}
-      </p>
+      <LiveStatusLine status={status} />
       <section className="cards" aria-label="Extractor and circuit">
         <div className="card stat">
           <span className="muted">Extractor</span>

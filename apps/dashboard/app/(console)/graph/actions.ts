@@ -1,6 +1,7 @@
 'use server'
 
-import { ApiError, ERROR_FIELDS, type ErrorPayload, gql } from '../../../lib/api'
+import { type Answer, answer, attempt, type Payload } from '../../../lib/answers'
+import { ERROR_FIELDS, gql } from '../../../lib/api'
 import { parseUtcDateTime } from '../../../lib/format'
 import {
   ENTITY_FIELDS,
@@ -15,26 +16,7 @@ import {
 // The explorer's calls to the API, as the signed-in operator. They answer data or a refusal the
 // panel shows in place (never throw), so a bad search or a refused correction keeps the drawing.
 
-export type Answer<T> =
-  | { ok: true; value: T }
-  | { ok: false; message: string; issues?: ErrorPayload['issues'] }
-
-type Payload = ErrorPayload & Record<string, unknown>
-
-function answer<T>(payload: Payload, typename: string, what: string): Answer<T> {
-  if (payload.__typename === typename) return { ok: true, value: payload as unknown as T }
-  return { ok: false, message: payload.message ?? `${what} failed`, issues: payload.issues }
-}
-
-/** Runs one call; an unreachable API or a GraphQL error becomes a refusal with its message. */
-async function attempt<T>(call: () => Promise<Answer<T>>): Promise<Answer<T>> {
-  try {
-    return await call()
-  } catch (error) {
-    if (error instanceof ApiError) return { ok: false, message: error.message }
-    throw error
-  }
-}
+export type { Answer }
 
 export interface EntityMatch {
   entity: GraphEntity

@@ -1,6 +1,7 @@
 'use server'
 
-import { ApiError, ERROR_FIELDS, type ErrorPayload, gql } from '../../../lib/api'
+import { type Answer, answer, attempt, type Payload } from '../../../lib/answers'
+import { ERROR_FIELDS, gql } from '../../../lib/api'
 import {
   APP_FACT_FIELDS,
   type AppFact,
@@ -30,27 +31,7 @@ import {
 // refusal (never throw), so a page can show a failed call in place; the pages' first reads turn a
 // refusal into the route's error state.
 
-export type Answer<T> =
-  | { ok: true; value: T }
-  | { ok: false; message: string; issues?: ErrorPayload['issues'] }
-
-type Payload = ErrorPayload & Record<string, unknown>
-
-function answer<T>(payload: Payload | null, typename: string, what: string, pick?: (p: Payload) => T) {
-  if (payload?.__typename === typename)
-    return { ok: true, value: pick ? pick(payload) : (payload as unknown as T) } as Answer<T>
-  return { ok: false, message: payload?.message ?? `${what} failed`, issues: payload?.issues } as Answer<T>
-}
-
-/** Runs one call; an unreachable API or a GraphQL error becomes a refusal with its message. */
-async function attempt<T>(call: () => Promise<Answer<T>>): Promise<Answer<T>> {
-  try {
-    return await call()
-  } catch (error) {
-    if (error instanceof ApiError) return { ok: false, message: error.message }
-    throw error
-  }
-}
+export type { Answer }
 
 /** Runs shown on a page; the API's most: maxRunListLimit. */
 const RUNS_PAGE_SIZE = 100

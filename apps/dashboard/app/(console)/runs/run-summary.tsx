@@ -2,6 +2,7 @@
 
 import Link from 'next/link'
 import { type ReactNode, useState } from 'react'
+import { LiveStatusLine } from '../../../components/live-status-line'
 import { TimeAgo } from '../../../components/time-ago'
 import { useLiveSubscription } from '../../../components/use-live-subscription'
 import {
@@ -98,9 +99,7 @@ export function RunSummary({
   if (run.model) rows.push(['Model', run.model])
   return (
     <div className="card">
-      <p className={`live-status ${status}`} data-testid="live-status" aria-live="polite">
-        {status === 'live' ? '● live' : status === 'connecting' ? '○ connecting…' : '○ offline (retrying)'}
-      </p>
+      <LiveStatusLine status={status} />
       <dl className="facts" aria-label="Run">
         {rows.map(([term, value]) => (
           <div key={term} style={{ display: 'contents' }}>

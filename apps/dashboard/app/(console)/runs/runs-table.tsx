@@ -2,7 +2,9 @@
 
 import Link from 'next/link'
 import { useCallback, useEffect, useRef, useState } from 'react'
+import { LiveStatusLine } from '../../../components/live-status-line'
 import { TimeAgo } from '../../../components/time-ago'
+import { useCoalescedRead } from '../../../components/use-coalesced-read'
 import { useLiveSubscription } from '../../../components/use-live-subscription'
 import {
   applyRunEvent,
@@ -55,23 +57,16 @@ export function RunsTable({
   shown.current = page
   const [refreshError, setRefreshError] = useState<string | null>(null)
   const now = useNow(renderedAt)
-  // A burst of new runs asks for one read at a time, and one more if events came in meanwhile.
-  const reading = useRef<'idle' | 'reading' | 'again'>('idle')
-  const refresh = useCallback(async () => {
-    if (reading.current !== 'idle') {
-      reading.current = 'again'
-      return
-    }
-    do {
-      reading.current = 'reading'
-      const next = await readRuns(agentId, filter)
-      if (next.ok) {
-        setRefreshError(null)
-        setPage(next.value)
-      } else setRefreshError(next.message)
-    } while ((reading.current as string) === 'again')
-    reading.current = 'idle'
+  const read = useCallback(async () => {
+    const next = await readRuns(agentId, filter)
+    if (next.ok) {
+      setRefreshError(null)
+      shown.current = next.value
+      setPage(next.value)
+    } else setRefreshError(next.message)
   }, [agentId, filter])
+  // A burst of new runs reads the page once (and once more if events came in meanwhile).
+  const refresh = useCoalescedRead(read)
   const status = useLiveSubscription<{ runEvents: RunEvent }>({
     query: EVENTS,
     variables: { a: agentId, domain: filter.domain },
@@ -89,9 +84,7 @@ export function RunsTable({
 
   return (
     <>
-      <p className={`live-status ${status}`} data-testid="live-status" aria-live="polite">
-        {status === 'live' ? '● live' : status === 'connecting' ? '○ connecting…' : '○ offline (retrying)'}
-      </p>
+      <LiveStatusLine status={status} />
       {refreshError && (
         <p className="field-error" role="alert">
           {refreshError}
