@@ -721,5 +721,39 @@ export function describeTrajectories(initializer: StorageInitializer): void {
       expect(await repo.countFacts('agent-c', { scope: 'default' })).toBe(1)
       expect(await repo.snapshot('agent-a')).toEqual(await repo.snapshot('agent-b'))
     })
+
+    it('rolls back with its unit of work: a failed import writes none of it, a failed clear keeps it', async () => {
+      const { storage } = fixture()
+      const repo = await twoAgents(storage)
+      await repo.insertRun('agent-a', run('r1'))
+      await repo.insertTrajectory('agent-a', trajectory('t1', 'search red shoes', { runId: 'r1' }), KEEP_ALL)
+      await repo.observeFact('agent-a', fact('#q'), T0, RULES, 'r1')
+      await repo.addHint('agent-a', {
+        scope: 'default',
+        text: 'hint',
+        createdAt: T0,
+        updatedAt: T0,
+        extra: null,
+      })
+      const before = await repo.snapshot('agent-a')
+      const failed = storage.unitOfWork.transaction(async (tx) => {
+        await tx.archive.clear('agent-a')
+        await tx.archive.addTrajectoryMemory('agent-b', before)
+        throw new Error('the import failed part-way')
+      })
+      await expect(failed).rejects.toThrow('the import failed part-way')
+      expect(await repo.snapshot('agent-a')).toEqual(before)
+      expect((await repo.snapshot('agent-b')).trajectories).toEqual([])
+      expect(await repo.findRun('agent-b', 'r1')).toBeNull()
+      // The same writes committed: the records move as they are.
+      await storage.unitOfWork.transaction(async (tx) => {
+        await tx.archive.addTrajectoryMemory('agent-b', before)
+      })
+      const moved = (
+        await storage.repositories.archive.read('agent-b', { vectorModel: 'm', includeSnapshots: false })
+      )?.trajectories
+      expect(moved?.runs.map((r) => [r.id, r.agentId])).toEqual([['r1', 'agent-b']])
+      expect(moved?.trajectories.map((t) => t.id)).toEqual(['t1'])
+    })
   })
 }
