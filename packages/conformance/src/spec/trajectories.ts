@@ -294,6 +294,21 @@ export function describeTrajectories(initializer: StorageInitializer): void {
       await repo.observeSelector('agent-a', selector('button.go', 'SUCCESS'), later(1), null)
       await repo.observeSelector('agent-a', selector('button.go', 'SUCCESS'), later(1), null)
       await repo.observeSelector('agent-a', selector('form > button', 'SUCCESS'), later(5), null)
+      // Observations at once (concurrent writers on Postgres) are each counted.
+      await Promise.all(
+        Array.from({ length: 6 }, () =>
+          repo.observeSelector('agent-b', selector('#race', 'SUCCESS'), T0, null),
+        ),
+      )
+      await Promise.all(
+        Array.from({ length: 6 }, () => repo.observeFact('agent-b', fact('#race', 'race'), T0, RULES, null)),
+      )
+      expect(
+        (await repo.listSelectors('agent-b', { scope: 'default' }, WINDOW)).map((s) => s.successCount),
+      ).toEqual([6])
+      expect((await repo.listFacts('agent-b', { scope: 'default' }, WINDOW)).map((f) => f.sources)).toEqual([
+        6,
+      ])
       const ranked = await repo.listSelectors('agent-a', { scope: 'default' }, WINDOW)
       expect(ranked.map((s) => s.selector)).toEqual(['button.go', '@e12', '#search', 'form > button'])
       expect(
@@ -303,7 +318,7 @@ export function describeTrajectories(initializer: StorageInitializer): void {
       ).toEqual(['@e12', '#search'])
       expect(await repo.countSelectors('agent-a', { scope: 'default', element: 'button "Search"' })).toBe(4)
       expect(await repo.countSelectors('agent-a', { scope: 'default', element: 'link' })).toBe(0)
-      expect(await repo.countSelectors('agent-b', { scope: 'default' })).toBe(0)
+      expect(await repo.countSelectors('agent-b', { scope: 'default', element: 'button "Search"' })).toBe(1)
       expect(await repo.deleteSelector('agent-b', reset.id)).toBe(false)
       const put = await repo.putSelector('agent-a', {
         scope: 'default',

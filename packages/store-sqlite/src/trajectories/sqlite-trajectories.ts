@@ -267,10 +267,18 @@ export function sqliteTrajectories(db: Database): TrajectoryMemoryRepository {
     db.$transaction((tx) => fn(trajectoriesIn(tx)))
   const repository = trajectoriesIn(db)
   const atomic = <K extends (typeof SEVERAL_STATEMENTS)[number]>(name: K) =>
-    ((...args: unknown[]) =>
-      inTransaction((inner) =>
-        (inner[name] as (...a: unknown[]) => Promise<unknown>)(...args),
-      )) as TrajectoryMemoryRepository[K]
+    (async (...args: unknown[]) => {
+      const run = () =>
+        inTransaction((inner) => (inner[name] as (...a: unknown[]) => Promise<unknown>)(...args))
+      try {
+        return await run()
+      } catch (error) {
+        // Two first observations of one fact or selector at once (Postgres writers run together):
+        // the loser's insert meets the winner's row, and its second attempt confirms that row.
+        if (!FIRST_SIGHTINGS.has(name) || (error as { code?: string }).code !== 'P2002') throw error
+        return run()
+      }
+    }) as TrajectoryMemoryRepository[K]
   return {
     ...repository,
     ...(Object.fromEntries(SEVERAL_STATEMENTS.map((name) => [name, atomic(name)])) as Pick<
@@ -279,6 +287,9 @@ export function sqliteTrajectories(db: Database): TrajectoryMemoryRepository {
     >),
   }
 }
+
+/** Writes that create a row on first sight, so may meet a concurrent creation of the same one. */
+const FIRST_SIGHTINGS = new Set<string>(['observeFact', 'observeSelector', 'putFact', 'putSelector'])
 
 /** The writes of several statements: each runs in one transaction. */
 const SEVERAL_STATEMENTS = [
@@ -582,9 +593,14 @@ export function trajectoriesIn(db: Database | Transaction): TrajectoryMemoryRepo
 
     // --- app knowledge ------------------------------------------------------------------------
     observeFact: async (agentId, o, at, rules, runId) => {
+      const sameKey = { agentId, scope: o.scope, domain: o.domain, type: o.type, key: o.key }
+      // A write that changes nothing, to lock the key's rows first: concurrent observations of the
+      // same key (Postgres runs writers together) then read and write one after the other, so no
+      // confirmation is lost. SQLite's single writer already orders them.
+      await db.appFact.updateMany({ where: sameKey, data: { sources: { increment: 0 } } })
       const known = (
         await db.appFact.findMany({
-          where: { agentId, scope: o.scope, domain: o.domain, type: o.type, key: o.key },
+          where: sameKey,
           orderBy: { id: 'asc' },
         })
       ).map(toAppFact)
@@ -671,6 +687,11 @@ export function trajectoriesIn(db: Database | Transaction): TrajectoryMemoryRepo
           selector: o.selector,
         },
       }
+      // Locks the entry first (a write that changes nothing), as observeFact does its key's.
+      await db.knownSelector.updateMany({
+        where: unique.agentId_scope_domain_element_selector,
+        data: { successCount: { increment: 0 } },
+      })
       const row = await db.knownSelector.findUnique({ where: unique })
       const current: SelectorRecord = row
         ? toSelector(row)
