@@ -57,6 +57,7 @@ import { ProfileService, registerProfileJobs } from './profile/profile-service.t
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
+import { AgentMemoryTransfer } from './trajectories/agent-memory-transfer.ts'
 import { TransferService } from './transfer/transfer-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
@@ -361,6 +362,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       if ((await storage.graph.countEntities(scope, {})) === 0) await forming.formAgent(scope)
     },
   })
+  // Spec 004's `.agent-memory/` directories into and out of a memory scope (issue 16).
+  const agentMemory = new AgentMemoryTransfer({ repository: storage.trajectories, clock })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
   const replicas = deps.replicas?.invalidateCaches
     ? new ReplicaCaches(
@@ -432,6 +435,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     graph,
     lifecycle,
     transfer,
+    agentMemory,
     summaries,
     profiles,
     formationSettings,
