@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { AgentMemoryExportSchema, AgentMemoryImportSchema } from '@engram/contract'
 import {
   type AgentMemoryFile,
   type Clock,
@@ -73,6 +74,9 @@ describe('the .agent-memory migration', () => {
       skipped: [{ path: SUITE_SUMMARY, reason: expect.stringContaining('suite result summary') }],
     })
     const exported = await ops.exportAgentMemory(agentA, {})
+    // The answers are the catalog's output shapes exactly.
+    expect(AgentMemoryImportSchema.strict().parse(report)).toEqual(report)
+    expect(AgentMemoryExportSchema.strict().parse(exported)).toEqual(exported)
     const expected = parsedByPath(fixture.filter((f) => f.path !== SUITE_SUMMARY))
     expect(Object.keys(parsedByPath(exported.files)).sort()).toEqual(Object.keys(expected).sort())
     expect(parsedByPath(exported.files)).toStrictEqual(expected)
