@@ -202,6 +202,12 @@ export {
   SummaryService,
   type SummaryServiceDeps,
 } from './summaries/summary-service.ts'
+export {
+  type AgentMemoryExport,
+  type AgentMemoryImportReport,
+  AgentMemoryTransfer,
+  type AgentMemoryTransferDeps,
+} from './trajectories/agent-memory-transfer.ts'
 export type {
   TransferEmbeddings,
   TransferLifecycle,
