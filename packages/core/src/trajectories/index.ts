@@ -1,5 +1,6 @@
 export * from './app-facts.ts'
 export * from './domains.ts'
 export * from './rules.ts'
+export * from './run-context.ts'
 export * from './selectors.ts'
 export * from './similarity.ts'
