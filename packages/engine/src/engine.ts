@@ -14,6 +14,8 @@ import {
   parseWith,
   summarizeMessages,
   type TokenCounter,
+  type TrajectoryRules,
+  TrajectoryRulesSchema,
 } from '@engram/core'
 import { AgentLifecycle } from './agents/agent-lifecycle.ts'
 import { AgentService } from './agents/agent-service.ts'
@@ -57,6 +59,7 @@ import { ProfileService, registerProfileJobs } from './profile/profile-service.t
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
+import { RunContextService } from './trajectories/run-context.ts'
 import { TransferService } from './transfer/transfer-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
@@ -107,6 +110,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   graphLimits?: GraphLimits
   /** What several replicas on one database share beside it (issue 14); nothing when absent. */
   replicas?: ReplicaOptions
+  /** Trajectory memory's rules (spec 004's numbers: similarity threshold, trace scoring, TTL, priorities...); core's defaults when not given. */
+  trajectoryRules?: Partial<TrajectoryRules>
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -361,6 +366,14 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       if ((await storage.graph.countEntities(scope, {})) === 0) await forming.formAgent(scope)
     },
   })
+  // Trajectory memory's run context and reference matching (issue 16, spec 004).
+  const trajectoryRules = parseWith(TrajectoryRulesSchema, deps.trajectoryRules ?? {}, 'trajectoryRules')
+  const runContext = new RunContextService({
+    repository: storage.trajectories,
+    clock,
+    tokenCounter,
+    rules: trajectoryRules,
+  })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
   const replicas = deps.replicas?.invalidateCaches
     ? new ReplicaCaches(
@@ -435,6 +448,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
     formationSettings,
+    /** What an acting agent's next decision needs from trajectory memory (issue 16). */
+    runContext,
     /** Knowledge-graph formation from every memory written (issue 15). */
     graphFormation: forming,
     /** Cross-replica cache invalidation when configured (stop it when the engine is closed). */
