@@ -388,7 +388,8 @@ async function seedCorpus(engine: Engine, clock: BenchClock, agentId: string, pe
       )
   }
   for (const domain of domains) {
-    const batch = 5_000
+    // An import-sized batch: one restore is one transaction, within Prisma's interactive timeout.
+    const batch = 1_000
     for (let start = 0; start < perDomain; start += batch) {
       const trajectories: TrajectoryRecord[] = []
       for (let i = start; i < Math.min(perDomain, start + batch); i++) {
@@ -495,116 +496,124 @@ export async function trajectoryBenchmarks({ quick }: BenchOptions): Promise<Ben
       continue
     }
     try {
-      const f = await replay(opened.engine, clock, runCount)
-      // Counts: every backend must give the in-memory reference's figures exactly.
-      const summary = JSON.stringify({ ...f, tokensWithMemory: null, tokensUntrimmed: null })
-      if (reference === null) {
-        reference = summary
-        const repeatedRuns = Object.values(f.repeated).reduce((s, b) => s + b.runs, 0)
-        const repeatedOffered = Object.values(f.repeated).reduce((s, b) => s + b.offered, 0)
-        const repeatedSameTask = Object.values(f.repeated).reduce((s, b) => s + b.sameTask, 0)
-        const askedOrLight = f.repeated.repeat.runs + f.repeated['light paraphrase'].runs
-        const askedOrLightOffered = f.repeated.repeat.offered + f.repeated['light paraphrase'].offered
-        rows.push(
-          {
-            name: 'reference hit rate: repeated goal as asked',
-            value: share(f.repeated.repeat.offered, f.repeated.repeat.runs),
-            unit: '%',
-            better: 'higher',
-            note: `${f.repeated.repeat.offered}/${f.repeated.repeat.runs} runs whose task has a live trajectory; for that task: ${f.repeated.repeat.sameTask}`,
-          },
-          {
-            name: 'reference hit rate: light paraphrase (a filler or one synonym)',
-            value: share(f.repeated['light paraphrase'].offered, f.repeated['light paraphrase'].runs),
-            unit: '%',
-            better: 'higher',
-            note: `${f.repeated['light paraphrase'].offered}/${f.repeated['light paraphrase'].runs}; for that task: ${f.repeated['light paraphrase'].sameTask}`,
-          },
-          {
-            name: 'reference hit rate: heavy paraphrase (two synonyms, fillers)',
-            value: share(f.repeated['heavy paraphrase'].offered, f.repeated['heavy paraphrase'].runs),
-            unit: '%',
-            note: `${f.repeated['heavy paraphrase'].offered}/${f.repeated['heavy paraphrase'].runs}; for that task: ${f.repeated['heavy paraphrase'].sameTask}; word overlap is not meant to catch these`,
-          },
-          {
-            name: 'reference hit rate: repeated, as asked or lightly paraphrased',
-            value: share(askedOrLightOffered, askedOrLight),
-            unit: '%',
-            better: 'higher',
-            note: `all repeated incl. heavy: ${repeatedOffered}/${repeatedRuns} (${share(repeatedOffered, repeatedRuns).toFixed(1)}%)`,
-          },
-          {
-            name: 'reference precision (offered reference is for the same task)',
-            value: share(f.offeredSameTask, f.offered),
-            unit: '%',
-            better: 'higher',
-            note: `${f.offeredSameTask}/${f.offered} offered; near-miss tasks share words on purpose`,
-          },
-          {
-            name: 'reference precision when the task was done before',
-            value: share(repeatedSameTask, repeatedOffered),
-            unit: '%',
-            better: 'higher',
-            note: `${repeatedSameTask}/${repeatedOffered}: the right trajectory exists and outranks its siblings`,
-          },
-          {
-            name: 'unrelated goals given a reference',
-            value: share(f.unrelatedOffered, f.unrelatedRuns),
-            unit: '%',
-            better: 'lower',
-            note: `${f.unrelatedOffered}/${f.unrelatedRuns}; first-time tasks given another task's: ${f.firstTimeOffered}/${f.firstTimeRuns}`,
-          },
-          {
-            name: 'context tokens per run with memory (SHARED), mean',
-            value: mean(f.tokensWithMemory),
-            unit: 'tokens',
-            note: `p95 ${percentile(f.tokensWithMemory, 95)}, budget ${DEFAULT_TRAJECTORY_RULES.defaultContextBudgetTokens}; untrimmed mean ${Math.round(mean(f.tokensUntrimmed))}`,
-          },
-          {
-            name: 'context tokens per run without memory (OFF), mean',
-            value: mean(f.tokensOff),
-            unit: 'tokens',
-            note: `max ${Math.max(...f.tokensOff)}: an OFF run's context is empty`,
-          },
-          {
-            name: 'reference steps offered, median',
-            value: median(f.referenceSteps),
-            unit: 'steps',
-            note: `${runCount} runs on 4 domains × 12 tasks, 15% failing`,
-          },
-        )
-      } else {
-        rows.push({
-          name: `replay figures identical on ${backend.name}`,
-          value: summary === reference ? 1 : 0,
-          unit: 'yes=1',
-          note: 'hit, precision and OFF counts against the in-memory reference',
-        })
-      }
-
-      const measured = await latency(opened.engine, clock, perDomain, queries)
-      rows.push(
-        {
-          name: `runContext p50, ${perDomain.toLocaleString('en-US')} trajectories/domain: ${backend.name}`,
-          value: percentile(measured.timings, 50),
-          unit: 'ms',
-          better: 'lower',
-          note: `${measured.timings.length} queries; ${measured.offered} got a reference; mean ${Math.round(measured.meanTokens)} tokens`,
-        },
-        {
-          name: `runContext p95, ${perDomain.toLocaleString('en-US')} trajectories/domain: ${backend.name}`,
-          value: percentile(measured.timings, 95),
-          unit: 'ms',
-          better: 'lower',
-          note: `seeded ${(2 * perDomain).toLocaleString('en-US')} trajectories in ${measured.seedSeconds.toFixed(1)} s`,
-        },
-      )
+      await measureBackend(backend, opened, clock)
+    } catch (error) {
+      // One backend failing leaves the others' figures in the report, with why.
+      const reason = (error instanceof Error ? error.message : String(error)).trim().split('\n').at(-1)
+      skipped.push(`${backend.name} failed: ${reason}`)
     } finally {
       await opened.close()
     }
   }
   for (const reason of skipped) rows.push({ name: `skipped: ${reason}`, value: 0, unit: '-' })
   return rows
+
+  async function measureBackend(backend: Backend, opened: OpenedBackend, clock: BenchClock) {
+    const f = await replay(opened.engine, clock, runCount)
+    // Counts: every backend must give the in-memory reference's figures exactly.
+    const summary = JSON.stringify({ ...f, tokensWithMemory: null, tokensUntrimmed: null })
+    if (reference === null) {
+      reference = summary
+      const repeatedRuns = Object.values(f.repeated).reduce((s, b) => s + b.runs, 0)
+      const repeatedOffered = Object.values(f.repeated).reduce((s, b) => s + b.offered, 0)
+      const repeatedSameTask = Object.values(f.repeated).reduce((s, b) => s + b.sameTask, 0)
+      const askedOrLight = f.repeated.repeat.runs + f.repeated['light paraphrase'].runs
+      const askedOrLightOffered = f.repeated.repeat.offered + f.repeated['light paraphrase'].offered
+      rows.push(
+        {
+          name: 'reference hit rate: repeated goal as asked',
+          value: share(f.repeated.repeat.offered, f.repeated.repeat.runs),
+          unit: '%',
+          better: 'higher',
+          note: `${f.repeated.repeat.offered}/${f.repeated.repeat.runs} runs whose task has a live trajectory; for that task: ${f.repeated.repeat.sameTask}`,
+        },
+        {
+          name: 'reference hit rate: light paraphrase (a filler or one synonym)',
+          value: share(f.repeated['light paraphrase'].offered, f.repeated['light paraphrase'].runs),
+          unit: '%',
+          better: 'higher',
+          note: `${f.repeated['light paraphrase'].offered}/${f.repeated['light paraphrase'].runs}; for that task: ${f.repeated['light paraphrase'].sameTask}`,
+        },
+        {
+          name: 'reference hit rate: heavy paraphrase (two synonyms, fillers)',
+          value: share(f.repeated['heavy paraphrase'].offered, f.repeated['heavy paraphrase'].runs),
+          unit: '%',
+          note: `${f.repeated['heavy paraphrase'].offered}/${f.repeated['heavy paraphrase'].runs}; for that task: ${f.repeated['heavy paraphrase'].sameTask}; word overlap is not meant to catch these`,
+        },
+        {
+          name: 'reference hit rate: repeated, as asked or lightly paraphrased',
+          value: share(askedOrLightOffered, askedOrLight),
+          unit: '%',
+          better: 'higher',
+          note: `all repeated incl. heavy: ${repeatedOffered}/${repeatedRuns} (${share(repeatedOffered, repeatedRuns).toFixed(1)}%)`,
+        },
+        {
+          name: 'reference precision (offered reference is for the same task)',
+          value: share(f.offeredSameTask, f.offered),
+          unit: '%',
+          better: 'higher',
+          note: `${f.offeredSameTask}/${f.offered} offered; near-miss tasks share words on purpose`,
+        },
+        {
+          name: 'reference precision when the task was done before',
+          value: share(repeatedSameTask, repeatedOffered),
+          unit: '%',
+          better: 'higher',
+          note: `${repeatedSameTask}/${repeatedOffered}: the right trajectory exists and outranks its siblings`,
+        },
+        {
+          name: 'unrelated goals given a reference',
+          value: share(f.unrelatedOffered, f.unrelatedRuns),
+          unit: '%',
+          better: 'lower',
+          note: `${f.unrelatedOffered}/${f.unrelatedRuns}; first-time tasks given another task's: ${f.firstTimeOffered}/${f.firstTimeRuns}`,
+        },
+        {
+          name: 'context tokens per run with memory (SHARED), mean',
+          value: mean(f.tokensWithMemory),
+          unit: 'tokens',
+          note: `p95 ${percentile(f.tokensWithMemory, 95)}, budget ${DEFAULT_TRAJECTORY_RULES.defaultContextBudgetTokens}; untrimmed mean ${Math.round(mean(f.tokensUntrimmed))}`,
+        },
+        {
+          name: 'context tokens per run without memory (OFF), mean',
+          value: mean(f.tokensOff),
+          unit: 'tokens',
+          note: `max ${Math.max(...f.tokensOff)}: an OFF run's context is empty`,
+        },
+        {
+          name: 'reference steps offered, median',
+          value: median(f.referenceSteps),
+          unit: 'steps',
+          note: `${runCount} runs on 4 domains × 12 tasks, 15% failing`,
+        },
+      )
+    } else {
+      rows.push({
+        name: `replay figures identical on ${backend.name}`,
+        value: summary === reference ? 1 : 0,
+        unit: 'yes=1',
+        note: 'hit, precision and OFF counts against the in-memory reference',
+      })
+    }
+
+    const measured = await latency(opened.engine, clock, perDomain, queries)
+    rows.push(
+      {
+        name: `runContext p50, ${perDomain.toLocaleString('en-US')} trajectories/domain: ${backend.name}`,
+        value: percentile(measured.timings, 50),
+        unit: 'ms',
+        better: 'lower',
+        note: `${measured.timings.length} queries; ${measured.offered} got a reference; mean ${Math.round(measured.meanTokens)} tokens`,
+      },
+      {
+        name: `runContext p95, ${perDomain.toLocaleString('en-US')} trajectories/domain: ${backend.name}`,
+        value: percentile(measured.timings, 95),
+        unit: 'ms',
+        better: 'lower',
+        note: `seeded ${(2 * perDomain).toLocaleString('en-US')} trajectories in ${measured.seedSeconds.toFixed(1)} s`,
+      },
+    )
+  }
 }
 
 // Run on its own: `tsx apps/api/bench/trajectories.ts [--quick]` (the harness imports the function).

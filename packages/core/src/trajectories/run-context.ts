@@ -291,10 +291,9 @@ function drafts(
  * section still in it (its oldest session, last step, weakest fact...), and a section left with
  * no item is dropped whole; a higher section loses nothing while a lower one still has something.
  *
- * A section's cost is counted on its own text (a binary search over how many items it keeps);
- * a tokenizer may count a joined text a little differently from its parts, so the joined text is
- * counted again and trimmed one more item at a time while over: `totalTokens` is exactly
- * `countTokens(text)` and never above the budget.
+ * What is counted is the joined text (a tokenizer merges across the separator, so the sections'
+ * own counts do not add up exactly), with a binary search over how many items the section being
+ * trimmed keeps: `totalTokens` is exactly `countTokens(text)` and never above the budget.
  */
 export function assembleRunContext(
   input: {
@@ -349,9 +348,7 @@ export function assembleRunContext(
   const last = ordered.length - 1
 
   // Lowest priority first: keep the most items of the lowest section that fit with everything
-  // above it whole; when none of it fits, it is dropped and the next one up is trimmed. The
-  // joined text is what is counted (a tokenizer merges across the separator, so parts do not add
-  // up exactly), with a binary search over how many items the section keeps.
+  // above it whole; when none of it fits, it is dropped and the next one up is trimmed.
   for (let i = last; i >= 0; i--) {
     if (count(joined(last, shown[last] as number)) <= budgetTokens) break
     let low = 0
