@@ -19,6 +19,7 @@ import { describeRecallSources } from './recall-sources.ts'
 import { describeRepositories } from './repositories.ts'
 import { describeSummaryAndProfileStores } from './summaries-profiles.ts'
 import { describeTextFilters } from './text-filters.ts'
+import { describeTrajectories } from './trajectories.ts'
 import { describeTransactions } from './transactions.ts'
 import { describeVectors } from './vectors.ts'
 
@@ -37,6 +38,7 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeMemoryItems(initializer)
   describeKnowledge(initializer)
   describeGraph(initializer)
+  describeTrajectories(initializer)
   describeAgentRecords(initializer)
   describeOptimizer(initializer)
   describeAgentData(initializer)

@@ -1,47 +1,16 @@
 import type { OperationName, OutputOf } from '@engram/contract'
 import type { Engine } from '../engine.ts'
-import type { TrajectoryRecord } from '../ports/trajectories.ts'
 import type { RunContextResult, TrajectoryMatch } from '../trajectories/run-context.ts'
 import type { OperationHandlers } from './handlers.ts'
+import { trajectoryOut } from './run-wire.ts'
 
 // The run context and reference matching (issue 16).
 export type RunContextHandlerName = 'runContext' | 'matchTrajectories'
 
 type Out<N extends OperationName> = OutputOf<N>
 
-/**
- * A stored trajectory in the catalog's shape (dates as ISO strings, `extra` never sent). The runs
- * part shapes trajectories for its own operations too; this is the narrowest copy the matches need.
- */
 export function trajectoryMatchOut(m: TrajectoryMatch): Out<'matchTrajectories'>[number] {
-  return { trajectory: trajectoryShape(m.trajectory), similarity: m.similarity, score: m.score }
-}
-
-function trajectoryShape(t: TrajectoryRecord): Out<'matchTrajectories'>[number]['trajectory'] {
-  return {
-    id: t.id,
-    scope: t.scope,
-    domain: t.domain,
-    origin: t.origin,
-    goal: t.goal,
-    runId: t.runId,
-    steps: t.steps.map((s) => ({
-      action: s.action,
-      selector: s.selector,
-      value: s.value,
-      url: s.url,
-      verified: s.verified,
-      durationMs: s.durationMs,
-    })),
-    stepCount: t.stepCount,
-    verifiedCount: t.verifiedCount,
-    success: t.success,
-    turns: t.turns,
-    durationMs: t.durationMs,
-    outcome: t.outcome,
-    model: t.model,
-    recordedAt: t.recordedAt.toISOString(),
-  }
+  return { trajectory: trajectoryOut(m.trajectory), similarity: m.similarity, score: m.score }
 }
 
 export function runContextOut(c: RunContextResult): Out<'runContext'> {
