@@ -3,6 +3,7 @@
 import type { StorageInitializer } from '../types.ts'
 import { describeAgentArchive } from './agent-archive.ts'
 import { describeAgentData } from './agent-data.ts'
+import { describeAgentMemoryTransfer } from './agent-memory.ts'
 import { describeAgentRecords } from './agent-records.ts'
 import { describeConcurrentAppends } from './appends.ts'
 import { describeBackups } from './backups.ts'
@@ -46,4 +47,5 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeBackups(initializer)
   describeSummaryAndProfileStores(initializer)
   describeTextFilters(initializer)
+  describeAgentMemoryTransfer(initializer)
 }
