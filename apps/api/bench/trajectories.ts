@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { type Clock, createTokenCounter, DEFAULT_TRAJECTORY_RULES, goalWords } from '@engram/core'
 import { createEngine, createOperations, type Engine, type Principal } from '@engram/engine'
-import type { NewRun, TrajectoryMemoryRepository, TrajectoryRecord } from '@engram/engine/ports'
+import type { TrajectoryMemoryRepository, TrajectoryRecord } from '@engram/engine/ports'
 import { createInMemoryStorage } from '@engram/engine/testing'
 import { createSqliteEngine } from '@engram/store-sqlite'
 import { startPostgres } from '@engram/test-servers'
@@ -23,7 +23,6 @@ import {
 import { openStore } from '../src/store.ts'
 import {
   corpusGoal,
-  type DomainSpec,
   type Phrasing,
   paraphrase,
   taskSteps,
@@ -132,35 +131,6 @@ function backends(): Backend[] {
   ]
 }
 
-function offRun(id: string, domain: string, at: Date): NewRun {
-  return {
-    id,
-    sessionId: `session_${id}`,
-    parentRunId: null,
-    kind: 'START',
-    isolation: 'OFF',
-    scope: null,
-    status: 'RUNNING',
-    goal: 'baseline without memory',
-    domain,
-    startUrl: null,
-    currentUrl: null,
-    finalUrl: null,
-    turnCount: 0,
-    success: null,
-    summary: null,
-    result: null,
-    reason: null,
-    artifactPaths: [],
-    model: null,
-    durationMs: null,
-    extra: null,
-    startedAt: at,
-    updatedAt: at,
-    completedAt: null,
-  }
-}
-
 /** What the replay measured: counts, so any backend must give the same. */
 interface ReplayFigures {
   runs: number
@@ -180,24 +150,20 @@ interface ReplayFigures {
 }
 
 /**
- * Replays the workload through the engine: each run asks for its context (with memory, and as an
- * OFF run of the same domain), then its outcome is recorded as completeRun would record it (a
- * trajectory when it succeeded, the session entry, facts and selectors).
+ * Replays the workload through the engine's operations, as an orchestrator drives them: each run
+ * is started (SHARED), asks for its context by run id, and ends with completeRun (its steps, facts
+ * and selectors) or failRun (a failed selector); beside it an OFF run of the same goal asks for its
+ * context too (the no-memory baseline). Unrelated goals complete without steps: they leave a
+ * session entry but no trajectory, so they stay unrelated.
  */
 async function replay(engine: Engine, clock: BenchClock, count: number): Promise<ReplayFigures> {
   const random = seededRandom(404)
   const ops = createOperations(engine)
   const agentId = 'bench-replay'
   await ops.createAgent(operator, { id: agentId })
-  const repo = engine.storage.trajectories
+  const agent: Principal = { kind: 'agent', agentId }
   const domains = workloadDomains()
   const runs = workloadRuns(domains, count, random)
-  const offRuns = new Map<DomainSpec, string>()
-  for (const [i, d] of domains.entries()) {
-    const id = `run_off_${i}`
-    await repo.insertRun(agentId, offRun(id, d.domain, clock.now()))
-    offRuns.set(d, id)
-  }
   const taskOf = new Map<string, string>()
   const recorded = new Set<string>()
   const figures: ReplayFigures = {
@@ -220,11 +186,12 @@ async function replay(engine: Engine, clock: BenchClock, count: number): Promise
   }
   for (const [i, run] of runs.entries()) {
     clock.advance(HOUR)
-    const context = await engine.runContext.build(agentId, { domain: run.domain.domain, goal: run.goal })
-    const off = await engine.runContext.build(agentId, {
-      runId: offRuns.get(run.domain) as string,
-      goal: run.goal,
-    })
+    const where = run.domain.origin ? { startUrl: `${run.domain.origin}/` } : { domain: run.domain.domain }
+    const runId = `run_replay_${i}`
+    await ops.startRun(agent, { runId, sessionId: `session_${i % 7}`, goal: run.goal, ...where })
+    await ops.startRun(agent, { runId: `${runId}_off`, goal: run.goal, isolation: 'OFF', ...where })
+    const context = await ops.runContext(agent, { runId })
+    const off = await ops.runContext(agent, { runId: `${runId}_off` })
     figures.tokensWithMemory.push(context.totalTokens)
     figures.tokensUntrimmed.push(context.sections.reduce((sum, s) => sum + s.fullTokens, 0))
     figures.tokensOff.push(off.totalTokens)
@@ -249,80 +216,52 @@ async function replay(engine: Engine, clock: BenchClock, count: number): Promise
       if (reference) figures.firstTimeOffered++
     }
 
-    // The run's end, as completeRun / failRun record it with memory on.
-    const at = clock.now()
-    const scope = 'default'
-    const domain = run.domain.domain
-    const succeeded = !run.fails && run.task !== null
-    if (succeeded && run.task) {
-      const steps = taskSteps(run.task, run.domain.origin, random)
-      const stored: TrajectoryRecord = await repo.insertTrajectory(
-        agentId,
-        {
-          id: `traj_replay_${i}`,
-          scope,
-          domain,
-          origin: run.domain.origin,
-          goal: run.goal,
-          words: goalWords(run.goal),
-          runId: null,
-          steps,
-          stepCount: steps.length,
-          verifiedCount: steps.filter((s) => s.verified).length,
-          success: true,
-          turns: steps.length + 1,
-          durationMs: steps.reduce((sum, s) => sum + s.durationMs, 0),
-          outcome: `done: ${run.goal}`,
-          model: null,
-          recordedAt: at,
-          extra: null,
-        },
-        100_000,
-      )
-      taskOf.set(stored.id, run.task.id)
-      recorded.add(run.task.id)
-      for (const selector of run.task.selectors)
-        await repo.observeSelector(
-          agentId,
-          { scope, domain, element: `element for ${selector}`, selector, outcome: 'SUCCESS' },
-          at,
-          null,
-        )
-      for (const fact of run.domain.facts)
-        await repo.observeFact(
-          agentId,
-          { scope, domain, type: fact.type, key: fact.key, value: random() < 0.9 ? fact.value : fact.other },
-          at,
-          DEFAULT_TRAJECTORY_RULES,
-          null,
-        )
-    } else if (run.task) {
-      const selector = run.task.selectors.at(-1) as string
-      await repo.observeSelector(
-        agentId,
-        { scope, domain, element: `element for ${selector}`, selector, outcome: 'FAILURE' },
-        at,
-        null,
-      )
+    clock.advance(20_000 + (i % 13) * 1_000)
+    const ending = {
+      runId,
+      finalUrl: run.domain.origin ? `${run.domain.origin}/after/${i}` : undefined,
+      turnCount: 4 + (i % 9),
     }
-    await repo.insertRunSession(
-      agentId,
-      {
-        scope,
-        domain,
-        sessionId: `session_${i % 7}`,
-        runId: null,
-        goal: run.goal,
-        outcome: succeeded ? `Finished: ${run.goal}` : 'Gave up: the page never showed the expected state',
-        success: succeeded,
-        finalUrl: run.domain.origin ? `${run.domain.origin}/after/${i}` : null,
-        turnsUsed: 4 + (i % 9),
-        durationMs: 20_000 + (i % 13) * 1_000,
-        endedAt: at,
-        extra: null,
-      },
-      DEFAULT_TRAJECTORY_RULES.sessionHistoryLimit,
-    )
+    if (run.fails && run.task) {
+      await ops.failRun(agent, {
+        ...ending,
+        reason: 'the page never showed the expected state',
+        selectors: [
+          {
+            element: `element for ${run.task.selectors.at(-1)}`,
+            selector: run.task.selectors.at(-1) as string,
+            outcome: 'FAILURE',
+          },
+        ],
+      })
+    } else if (run.task) {
+      const steps = taskSteps(run.task, run.domain.origin, random).map(({ extra: _, ...step }) => ({
+        action: step.action,
+        ...(step.selector ? { selector: step.selector } : {}),
+        ...(step.value ? { value: step.value } : {}),
+        ...(step.url ? { url: step.url } : {}),
+        verified: step.verified,
+        durationMs: step.durationMs,
+      }))
+      const end = await ops.completeRun(agent, {
+        ...ending,
+        outcome: `Finished: ${run.goal}`,
+        steps,
+        facts: run.domain.facts.map((f) => ({
+          type: f.type,
+          key: f.key,
+          value: random() < 0.9 ? f.value : f.other,
+        })),
+        selectors: run.task.selectors.map((selector) => ({ element: `element for ${selector}`, selector })),
+      })
+      if (end.trajectoryId) {
+        taskOf.set(end.trajectoryId, run.task.id)
+        recorded.add(run.task.id)
+      }
+    } else {
+      await ops.completeRun(agent, { ...ending, outcome: `Looked into: ${run.goal}` })
+    }
+    await ops.failRun(agent, { runId: `${runId}_off`, reason: 'baseline only asks for its context' })
   }
   return figures
 }
