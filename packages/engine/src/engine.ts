@@ -63,6 +63,7 @@ import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
 import { AgentMemoryTransfer } from './trajectories/agent-memory-transfer.ts'
 import { RunContextService } from './trajectories/run-context.ts'
+import type { TextGuard } from './trajectories/run-input.ts'
 import { RunMemory } from './trajectories/run-memory.ts'
 import { RunRegistry } from './trajectories/run-registry.ts'
 import { TransferService } from './transfer/transfer-service.ts'
@@ -379,14 +380,16 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const random = deps.random ?? Math.random
   const trajectoryRules = parseWith(TrajectoryRulesSchema, deps.trajectoryRules ?? {}, 'trajectoryRules')
   const trajectoryLimits = parseWith(TrajectoryLimitsSchema, deps.trajectoryLimits ?? {}, 'trajectoryLimits')
+  // What an acting agent types (passwords into login forms) passes its sensitive-data policy,
+  // whether it arrives from a run or from an imported `.agent-memory/` directory.
+  const runTextGuard: TextGuard = async (agentId, texts) => (await privacy.guard(agentId, texts)).texts
   const runMemory = new RunMemory({
     repository: storage.trajectories,
     clock,
     rules: trajectoryRules,
     limits: trajectoryLimits,
     random,
-    // What an acting agent types (passwords into login forms) passes its sensitive-data policy.
-    guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
+    guard: runTextGuard,
   })
   const runs = new RunRegistry({ repository: storage.trajectories, memory: runMemory, clock, events, random })
   // Spec 004's `.agent-memory/` directories into and out of a memory scope (issue 16).
@@ -395,6 +398,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     clock,
     rules: trajectoryRules,
     limits: trajectoryLimits,
+    guard: runTextGuard,
   })
   // What an acting agent's next decision needs from that memory, and reference matching.
   const runContext = new RunContextService({
