@@ -62,6 +62,7 @@ import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
 import { AgentMemoryTransfer } from './trajectories/agent-memory-transfer.ts'
+import { RunContextService } from './trajectories/run-context.ts'
 import type { TextGuard } from './trajectories/run-input.ts'
 import { RunMemory } from './trajectories/run-memory.ts'
 import { RunRegistry } from './trajectories/run-registry.ts'
@@ -399,6 +400,13 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits: trajectoryLimits,
     guard: runTextGuard,
   })
+  // What an acting agent's next decision needs from that memory, and reference matching.
+  const runContext = new RunContextService({
+    repository: storage.trajectories,
+    clock,
+    tokenCounter,
+    rules: trajectoryRules,
+  })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
   const replicas = deps.replicas?.invalidateCaches
     ? new ReplicaCaches(
@@ -484,5 +492,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     runs,
     /** Trajectory memory's records: trajectories, session history, app facts, selectors, hints. */
     runMemory,
+    /** What an acting agent's next decision needs from trajectory memory (issue 16). */
+    runContext,
   }
 }
