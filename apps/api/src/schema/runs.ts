@@ -1,10 +1,15 @@
 // The run registry of trajectory memory (spec 004, issue 16): start, progress, complete, fail,
 // resume, fork, lineage, the runs list, deletion, and runEvents (live starts, progress and ends).
 // Every field answers through the operations layer, as the SDK's embedded client and MCP do.
-
-import type { OutputOf } from '@engram/contract'
-import { parseInput } from '@engram/contract'
-import { ConflictError, ForbiddenError, MEMORY_ISOLATIONS, RUN_KINDS, RUN_STATUSES, ValidationError } from '@engram/core'
+import { type OutputOf, parseInput } from '@engram/contract'
+import {
+  ConflictError,
+  ForbiddenError,
+  MEMORY_ISOLATIONS,
+  RUN_KINDS,
+  RUN_STATUSES,
+  ValidationError,
+} from '@engram/core'
 import type { Principal, QueryOrMutationName } from '@engram/engine'
 import { principalOf } from '../auth.ts'
 import { builder, ErrorInterface } from '../builder.ts'
