@@ -318,6 +318,99 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(deep.stderr).toMatch(/^engram: VALIDATION: depth: .*\(limit 4\)\n$/)
   })
 
+  it('runs: list, show, lineage, context and delete an agent’s runs', async () => {
+    const key = (await engram(['keys', 'create', 'cli-runs'])).stdout.trim()
+    // The runs themselves through the SDK, as an acting agent records them.
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const agent = Engram.connect({ url: server.url, apiKey: key })
+    unwrap(
+      await agent.startRun({
+        runId: 'cli-run-1',
+        sessionId: 'cli-proj',
+        goal: 'Build a todo app',
+        startUrl: 'https://todo.example.com/',
+      }),
+    )
+    unwrap(
+      await agent.completeRun({
+        runId: 'cli-run-1',
+        outcome: 'Created the project with a TaskList component',
+        finalUrl: 'https://todo.example.com/project/123',
+        turnCount: 8,
+        steps: [{ action: 'click', selector: 'button "New project"', verified: true }],
+        facts: [{ type: 'QUIRK', key: 'modals', value: 'uses shadow DOM for modals' }],
+      }),
+    )
+    const resumed = unwrap(await agent.resumeRun({ runId: 'cli-run-1', goal: 'Add auth to the app' }))
+    const forked = unwrap(await agent.forkRun({ runId: 'cli-run-1', goal: 'Build auth instead' }))
+    await agent.close()
+
+    const listed = await engram(['runs', 'list', '--domain', 'todo.example.com'], key)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout.trim().split('\n')).toHaveLength(3)
+    expect(listed.stdout).toContain('cli-run-1\tcompleted\ttodo.example.com\tBuild a todo app\t(8 turns)\n')
+    const running = JSON.parse(
+      (await engram(['--json', 'runs', 'list', '--status', 'running'], key)).stdout,
+    ) as { totalCount: number; runs: { id: string }[] }
+    expect(running.runs.map((r) => r.id).sort()).toEqual([forked.id, resumed.id].sort())
+    const session = await engram(['runs', 'list', '--session-id', 'cli-proj'], key)
+    expect(session.stdout).toContain(`${resumed.id}\trunning\ttodo.example.com\tAdd auth to the app`)
+    expect(session.stdout).not.toContain(forked.id)
+
+    const shown = await engram(['runs', 'show', resumed.id], key)
+    expect(shown.stdout).toContain('kind        resume')
+    expect(shown.stdout).toContain('parent      cli-run-1')
+    expect(shown.stdout).toContain('start url   https://todo.example.com/project/123')
+    expect((await engram(['runs', 'show', 'no-such-run'], key)).stdout).toBe('no run no-such-run\n')
+
+    const lineage = await engram(['runs', 'lineage', forked.id], key)
+    const lines = lineage.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^cli-run-1\t/)
+    expect(lines.slice(1).every((line) => line.startsWith('  '))).toBe(true)
+    expect(lines.find((line) => line.includes(forked.id))).toMatch(/ {2}←$/)
+
+    const context = await engram(['runs', 'context', resumed.id, '--report'], key)
+    expect(context.code, context.stderr).toBe(0)
+    expect(context.stdout).toContain('SESSION HISTORY')
+    expect(context.stdout).toContain('Created the project with a TaskList component')
+    expect(context.stdout).toContain('uses shadow DOM for modals')
+    expect(context.stdout).toMatch(/\nsession-history\t\d+\/\d+ tokens\t1\/1 items/)
+    const limited = await engram(
+      [
+        'runs',
+        'context',
+        '--domain',
+        'todo.example.com',
+        '--goal',
+        'Build a todo app',
+        '--section',
+        'reference-trajectory',
+      ],
+      key,
+    )
+    expect(limited.stdout).toContain('REFERENCE TRAJECTORY')
+    expect(limited.stdout).not.toContain('SESSION HISTORY')
+
+    // Bad input names the field and the limit; another agent's key sees none of it.
+    const tooMany = await engram(['runs', 'list', '--limit', '201'], key)
+    expect(tooMany.code).toBe(1)
+    expect(tooMany.stderr).toMatch(/^engram: VALIDATION: limit: .*\(limit 200\)\n$/)
+    const badId = await engram(['runs', 'show', 'has spaces'], key)
+    expect(badId.stderr).toMatch(/^engram: VALIDATION: runId: /)
+    const other = (await engram(['keys', 'create', 'cli-runs-other'])).stdout.trim()
+    expect((await engram(['runs', 'list'], other)).stdout).toBe('no runs\n')
+    expect((await engram(['runs', 'show', 'cli-run-1'], other)).stdout).toBe('no run cli-run-1\n')
+    // The operator names the agent.
+    expect((await engram(['runs', 'show', 'cli-run-1', '--agent', 'cli-runs'])).stdout).toContain(
+      'goal        Build a todo app',
+    )
+
+    const deleted = await engram(['runs', 'delete', 'cli-run-1'], key)
+    expect(deleted.stdout).toMatch(/^deleted run cli-run-1: 1 trajectories, 1 session entries/)
+    const after = await engram(['runs', 'lineage', forked.id], key)
+    expect(after.stdout).toMatch(/^\(the root’s parent was deleted\)\n/)
+  })
+
   it('export → import into another agent, backup and restore', async () => {
     const key = (await engram(['keys', 'create', 'cli-source'])).stdout.trim()
     const { Engram, unwrap } = await import('@engram/sdk')
