@@ -477,8 +477,6 @@ describe.skipIf(TEST_BACKEND === 'postgres')('deleted data does not stay on disk
     await t.gql(CREATE, { input: { content: preference, category: 'PREFERENCE' } }, key)
     texts.push(preference)
     await fillGraph(t, agentId, marker(agentId))
-    // Trajectory memory holding the marker in its domains, goals, steps, facts, selectors and hint.
-    await fillRuns(t, key, marker(agentId))
     expect((await t.app.services.summaries.summarize(agentId, 'c'))?.content).toContain(marker(agentId))
     expect((await t.app.services.profiles.regenerate(agentId, null)).content).toContain(marker(agentId))
     // A search embeds what is missing and loads the indexes; above 40 vectors they become HNSW
@@ -720,7 +718,6 @@ describe.runIf(TEST_BACKEND === 'postgres')('deleted data does not stay in Postg
       key,
     )
     await fillGraph(t, agentId, marker(agentId))
-    await fillRuns(t, key, marker(agentId))
     await t.gql(SEARCH, { q: `${marker(agentId)} garden` }, key)
     await t.app.services.embeddings.settled()
     return key
