@@ -10,16 +10,17 @@ import { createAgentKey, createTestApp, publishUntil, type TestApp } from './hel
 
 const RUN = `id sessionId parentRunId kind isolation scope status goal domain startUrl currentUrl finalUrl
   turnCount success summary result reason durationMs startedAt updatedAt completedAt`
-const ERRORS = `... on Error { __typename code message } ... on ValidationError { issues { field message limit } }
-  ... on ConflictError { field }`
+const ERRORS = `... on Error { __typename code message } ... on ValidationError { issues { field message limit } }`
+/** The registry's mutations also answer CONFLICT (a run id taken, a run already ended). */
+const RUN_ERRORS = `${ERRORS} ... on ConflictError { field }`
 
-const START = `mutation($input: StartRunInput!) { startRun(input: $input) { __typename ... on Run { ${RUN} } ${ERRORS} } }`
-const PROGRESS = `mutation($input: RunProgressInput!) { reportRunProgress(input: $input) { __typename ... on Run { ${RUN} } ${ERRORS} } }`
-const END_FIELDS = `__typename ... on RunEnd { run { ${RUN} } trajectoryId factsRecorded selectorsRecorded sessionRecorded } ${ERRORS}`
+const START = `mutation($input: StartRunInput!) { startRun(input: $input) { __typename ... on Run { ${RUN} } ${RUN_ERRORS} } }`
+const PROGRESS = `mutation($input: RunProgressInput!) { reportRunProgress(input: $input) { __typename ... on Run { ${RUN} } ${RUN_ERRORS} } }`
+const END_FIELDS = `__typename ... on RunEnd { run { ${RUN} } trajectoryId factsRecorded selectorsRecorded sessionRecorded } ${RUN_ERRORS}`
 const COMPLETE = `mutation($input: CompleteRunInput!) { completeRun(input: $input) { ${END_FIELDS} } }`
 const FAIL = `mutation($input: FailRunInput!) { failRun(input: $input) { ${END_FIELDS} } }`
-const RESUME = `mutation($input: ResumeRunInput!) { resumeRun(input: $input) { __typename ... on Run { ${RUN} } ${ERRORS} } }`
-const FORK = `mutation($input: ForkRunInput!) { forkRun(input: $input) { __typename ... on Run { ${RUN} } ${ERRORS} } }`
+const RESUME = `mutation($input: ResumeRunInput!) { resumeRun(input: $input) { __typename ... on Run { ${RUN} } ${RUN_ERRORS} } }`
+const FORK = `mutation($input: ForkRunInput!) { forkRun(input: $input) { __typename ... on Run { ${RUN} } ${RUN_ERRORS} } }`
 const GET_RUN = `query($runId: String!) { run(runId: $runId) { __typename ... on Run { ${RUN} } ${ERRORS} } }`
 const LIST = `query($domain: String, $status: RunStatus, $sessionId: String, $parentRunId: String, $scope: String, $limit: Int, $after: String) {
   runs(domain: $domain, status: $status, sessionId: $sessionId, parentRunId: $parentRunId, scope: $scope, limit: $limit, after: $after) {
@@ -396,8 +397,8 @@ describe('trajectory memory through GraphQL: registry, memory, context, lineage,
       })
     ).data.completeRun
     expect(ended).toMatchObject({ factsRecorded: 1, sessionRecorded: true })
-    // Not in the shared scope...
-    const shared = (await gql(MEMORY, { domain: DOMAIN })).data
+    // Not in the shared scope (lists without a scope read every scope)...
+    const shared = (await gql(MEMORY, { domain: DOMAIN, scope: 'default' })).data
     expect(JSON.stringify(shared)).not.toMatch(/per-run/i)
     // ...in its own, and a resume of it continues there.
     const own = (await gql(MEMORY, { domain: DOMAIN, scope: `run:${perRun.id}` })).data
