@@ -14,7 +14,11 @@ import {
   parseWith,
   summarizeMessages,
   type TokenCounter,
+  type TrajectoryLimits,
+  TrajectoryLimitsSchema,
+  TrajectoryRulesSchema,
 } from '@engram/core'
+import type { z } from 'zod'
 import { AgentLifecycle } from './agents/agent-lifecycle.ts'
 import { AgentService } from './agents/agent-service.ts'
 import { AgentWrites } from './agents/agent-writes.ts'
@@ -57,6 +61,8 @@ import { ProfileService, registerProfileJobs } from './profile/profile-service.t
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
+import { RunMemory } from './trajectories/run-memory.ts'
+import { RunRegistry } from './trajectories/run-registry.ts'
 import { TransferService } from './transfer/transfer-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
@@ -107,6 +113,12 @@ export interface EngineDeps<S extends Storage = Storage> {
   graphLimits?: GraphLimits
   /** What several replicas on one database share beside it (issue 14); nothing when absent. */
   replicas?: ReplicaOptions
+  /** Trajectory memory's rules (spec 004's numbers by default; any subset, nested ones too). */
+  trajectoryRules?: z.input<typeof TrajectoryRulesSchema>
+  /** Trajectory memory's size limits (core's defaults when not given). */
+  trajectoryLimits?: Partial<TrajectoryLimits>
+  /** Where generated ids (runs, run sessions, trajectories) draw their suffix; Math.random when none. */
+  random?: () => number
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -361,6 +373,18 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       if ((await storage.graph.countEntities(scope, {})) === 0) await forming.formAgent(scope)
     },
   })
+  // Trajectory memory (spec 004, issue 16): the run registry records a run's end in its memory.
+  const random = deps.random ?? Math.random
+  const runMemory = new RunMemory({
+    repository: storage.trajectories,
+    clock,
+    rules: parseWith(TrajectoryRulesSchema, deps.trajectoryRules ?? {}, 'trajectoryRules'),
+    limits: parseWith(TrajectoryLimitsSchema, deps.trajectoryLimits ?? {}, 'trajectoryLimits'),
+    random,
+    // What an acting agent types (passwords into login forms) passes its sensitive-data policy.
+    guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
+  })
+  const runs = new RunRegistry({ repository: storage.trajectories, memory: runMemory, clock, events, random })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
   const replicas = deps.replicas?.invalidateCaches
     ? new ReplicaCaches(
@@ -441,5 +465,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     replicas,
     /** Spec 002's L2 episodic layer when configured. */
     episodic,
+    /** Spec 004's run registry (start, progress, end, resume, fork, lineage). */
+    runs,
+    /** Trajectory memory's records: trajectories, session history, app facts, selectors, hints. */
+    runMemory,
   }
 }

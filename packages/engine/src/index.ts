@@ -202,6 +202,12 @@ export {
   SummaryService,
   type SummaryServiceDeps,
 } from './summaries/summary-service.ts'
+export { RunHints } from './trajectories/run-hints.ts'
+export { InputCheck as TrajectoryInputCheck, originOf, type TextGuard } from './trajectories/run-input.ts'
+export { decodeRunCursor } from './trajectories/run-lineage.ts'
+export { RunMemory, type RunMemoryDeps } from './trajectories/run-memory.ts'
+export { RunRegistry, type RunRegistryDeps } from './trajectories/run-registry.ts'
+export type * from './trajectories/run-types.ts'
 export type {
   TransferEmbeddings,
   TransferLifecycle,

@@ -12,6 +12,7 @@ import {
   ProfileSettingsSchema,
   SUMMARY_STRATEGIES,
   SummarySettingsSchema,
+  seededRandom,
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../engine.ts'
@@ -23,6 +24,20 @@ const clock: Clock = { now: () => new Date('2026-01-15T10:00:00.000Z') }
 const operator: Principal = { kind: 'operator' }
 const agentA = { kind: 'agent', agentId: 'agent-a' } as const satisfies Principal
 const agentB = { kind: 'agent', agentId: 'agent-b' } as const satisfies Principal
+/** Each agent's running run: the ids differ, so A naming B's finds nothing of its own by chance. */
+const runIdOf = (agentId: string) => `${agentId}-run`
+const SHOP = 'shop.example.com'
+
+// FOUNDATION PLACEHOLDERS (issue 16): these handlers throw until the run context's and the
+// migration's parts replace them; those parts remove this exception (and the lead checks it).
+const PLACEHOLDERS: readonly OperationName[] = [
+  'runContext',
+  'matchTrajectories',
+  'importAgentMemory',
+  'exportAgentMemory',
+]
+const isPlaceholder = (name: OperationName, result: Result<unknown>) =>
+  PLACEHOLDERS.includes(name) && !result.ok && result.error.message === `${name} is being built (issue 16)`
 
 /** The engine on the in-memory storage, agents A and B with a conversation, a memory and a fact each. */
 async function seeded() {
@@ -32,11 +47,23 @@ async function seeded() {
     tokenCounter: createTokenCounter(),
     log: { info() {}, warn() {}, error() {} },
     optimizer: { intervalMs: 0 },
+    random: seededRandom(16),
   })
   const ops = createOperations(engine)
   const records: Record<
     string,
-    { memoryId: string; knowledgeId: string; entityId: string; placeId: string; relationshipId: string }
+    {
+      memoryId: string
+      knowledgeId: string
+      entityId: string
+      placeId: string
+      relationshipId: string
+      runId: string
+      trajectoryId: string
+      factId: string
+      selectorId: string
+      hintId: string
+    }
   > = {}
   for (const principal of [agentA, agentB] as const) {
     const agentId = principal.agentId
@@ -71,7 +98,39 @@ async function seeded() {
       relation: 'lives in',
       targetId: berlin.id,
     })
+    // Trajectory memory: a running run on the shop, which recorded a trajectory, a fact and a
+    // selector, and a hint of the default scope.
+    const run = await ops.startRun(principal, {
+      runId: runIdOf(agentId),
+      goal: 'Search for smart watch reviews',
+      startUrl: `https://${SHOP}/`,
+    })
+    const trajectory = await ops.recordTrajectory(principal, {
+      domain: SHOP,
+      runId: run.id,
+      goal: 'Search for smart watch reviews',
+      steps: [
+        { action: 'click', selector: '#search', url: `https://${SHOP}/`, verified: true },
+        { action: 'type', selector: '#search', value: 'smart watch', verified: true },
+      ],
+    })
+    const [shopFact] = await ops.recordKnowledge(principal, {
+      domain: SHOP,
+      runId: run.id,
+      facts: [{ type: 'QUIRK', key: 'modals', value: `${agentId} sees modals in shadow DOM` }],
+    })
+    const [selector] = await ops.recordSelector(principal, {
+      domain: SHOP,
+      runId: run.id,
+      selectors: [{ element: 'button "Search"', selector: '#search' }],
+    })
+    const hint = await ops.addRunHint(principal, { text: `${agentId}: close cookie banners first` })
     records[agentId] = {
+      runId: run.id,
+      trajectoryId: trajectory.id,
+      factId: (shopFact as { id: string }).id,
+      selectorId: (selector as { id: string }).id,
+      hintId: hint.id,
       memoryId: memory.memory.id,
       knowledgeId: fact.id,
       entityId: lena.id,
@@ -165,6 +224,59 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     watchOptimizerSnapshots: {},
     watchEmbeddingProgress: {},
     formationActivityEvents: {},
+    // Trajectory memory (issue 16), on A's running run and records.
+    startRun: { goal: 'Compare smart watch prices', startUrl: `https://${SHOP}/deals`, sessionId: 'proj_1' },
+    reportRunProgress: { runId: mine.runId, currentUrl: `https://${SHOP}/search?q=watch`, turnCount: 3 },
+    completeRun: {
+      runId: mine.runId,
+      outcome: 'Found three reviews',
+      steps: [{ action: 'click', selector: '@e12', url: `https://${SHOP}/search`, verified: true }],
+      facts: [{ type: 'TIMING', key: 'search', value: 'results take 2s' }],
+      selectors: [{ element: 'link "Reviews"', selector: 'a.reviews' }],
+    },
+    failRun: { runId: mine.runId, reason: 'a captcha blocked the search' },
+    resumeRun: { runId: mine.runId, goal: 'Now compare their prices' },
+    forkRun: { runId: mine.runId, goal: 'Search for headphones instead' },
+    run: { runId: mine.runId },
+    runs: { domain: `https://${SHOP}/anything`, status: 'RUNNING', limit: 5 },
+    runLineage: { runId: mine.runId },
+    deleteRun: { runId: mine.runId },
+    runContext: { runId: mine.runId },
+    matchTrajectories: { domain: SHOP, goal: 'search for smart watch reviews' },
+    recordTrajectory: {
+      domain: SHOP,
+      runId: mine.runId,
+      goal: 'Open the cart',
+      steps: [{ action: 'click', selector: '#cart' }],
+    },
+    trajectories: { domain: SHOP, runId: mine.runId },
+    trajectory: { id: mine.trajectoryId },
+    deleteTrajectory: { id: mine.trajectoryId },
+    runSessions: { domain: SHOP },
+    recordKnowledge: {
+      domain: SHOP,
+      runId: mine.runId,
+      facts: [{ type: 'PATTERN', key: 'login', value: 'click login, fill email, submit' }],
+    },
+    appFacts: { domain: SHOP, minConfidence: 0.5 },
+    deleteAppFact: { id: mine.factId },
+    recordSelector: {
+      domain: SHOP,
+      runId: mine.runId,
+      selectors: [{ element: 'button "Search"', selector: '#search', outcome: 'FAILURE' }],
+    },
+    knownSelectors: { domain: SHOP, element: 'button "Search"' },
+    deleteKnownSelector: { id: mine.selectorId },
+    runHints: {},
+    addRunHint: { text: 'Prefer the site search to the menus' },
+    updateRunHint: { id: mine.hintId, text: 'Close cookie banners before anything else' },
+    deleteRunHint: { id: mine.hintId },
+    runDomains: {},
+    deleteRunDomain: { domain: SHOP },
+    clearRunMemoryScope: { scope: 'default' },
+    importAgentMemory: { files: [] },
+    exportAgentMemory: {},
+    runEvents: { runId: mine.runId },
   }
 }
 
@@ -184,6 +296,9 @@ async function run(
   if (name === 'watchEmbeddingProgress') s.engine.embeddings.reembed()
   // Formation work of the agent: the seeded conversation's turns extracted now.
   if (name === 'formationActivityEvents') await s.ops.syncMemory(runner, {})
+  // A progress report of the agent's own running run.
+  if (name === 'runEvents')
+    await s.ops.reportRunProgress(runner, { runId: runIdOf(runner.agentId), turnCount: 1 })
   const step = await first
   await stream.return?.()
   return step.done ? { ok: false, error: { code: 'INTERNAL', message: 'the stream ended' } } : step.value
@@ -204,6 +319,7 @@ describe('the operations layer (createOperations)', () => {
     expect(missing).not.toHaveProperty('addMessage')
   })
 
+  // A fresh seeded engine per operation (about a hundred of them): seconds on a loaded machine.
   it('answers every operation in exactly the catalog output shape', async () => {
     for (const name of OPERATION_NAMES) {
       const s = await seeded()
@@ -219,6 +335,7 @@ describe('the operations layer (createOperations)', () => {
         expect(result.error.code, `${name}: ${result.error.message}`).not.toBe('INTERNAL')
         continue
       }
+      if (isPlaceholder(name, result)) continue
       expect(result.ok, `${name}: ${JSON.stringify(result)}`).toBe(true)
       if (!result.ok) continue
       const output = catalog[name].output
@@ -226,7 +343,7 @@ describe('the operations layer (createOperations)', () => {
       // Nothing beyond the catalog's fields: parsing (which drops unknown keys) changes nothing.
       expect(output.parse(result.data), name).toEqual(result.data)
     }
-  })
+  }, 30_000)
 
   it('checks input against the catalog: VALIDATION naming the field and the limit', async () => {
     const { ops } = await seeded()
@@ -285,6 +402,7 @@ describe('the operations layer (createOperations)', () => {
       return
     }
     const result = await run(s, name, agentA, { ...input, agentId: 'agent-b' })
+    if (isPlaceholder(name, result)) return
     expect(!result.ok && result.error.code, name).toBe('FORBIDDEN')
   })
 
@@ -698,5 +816,127 @@ describe('the user profile through the operations (issue 13 §4)', () => {
     })
     const bad = await s.ops.call('profileVersions', agentA, { limit: 101 })
     expect(!bad.ok && bad.error.issues).toEqual([expect.objectContaining({ field: 'limit', limit: 100 })])
+  })
+})
+
+describe('trajectory memory through the operations (issue 16)', () => {
+  /** What B's seeded trajectory memory looks like, read as B. */
+  async function bAsSeeded(s: Seeded) {
+    const run = await s.ops.run(agentB, { runId: s.b.runId })
+    expect(run).toMatchObject({ status: 'RUNNING', turnCount: 0, currentUrl: null, kind: 'START' })
+    expect((await s.ops.runs(agentB, {})).runs.map((r) => r.id)).toEqual([s.b.runId])
+    expect((await s.ops.trajectory(agentB, { id: s.b.trajectoryId }))?.runId).toBe(s.b.runId)
+    const facts = await s.ops.appFacts(agentB, {})
+    expect(facts.facts.map((f) => [f.id, f.confidence, f.sources])).toEqual([[s.b.factId, 0.6, 1]])
+    const selectors = await s.ops.knownSelectors(agentB, {})
+    expect(selectors.selectors.map((x) => [x.id, x.successCount, x.failureCount])).toEqual([
+      [s.b.selectorId, 1, 0],
+    ])
+    expect((await s.ops.runHints(agentB, {})).map((h) => [h.id, h.text])).toEqual([
+      [s.b.hintId, 'agent-b: close cookie banners first'],
+    ])
+    expect(await s.ops.runSessions(agentB, { domain: SHOP })).toEqual([])
+  }
+
+  it.each([
+    'reportRunProgress',
+    'completeRun',
+    'failRun',
+    'resumeRun',
+    'forkRun',
+    'runLineage',
+    'deleteRun',
+    'recordTrajectory',
+    'recordKnowledge',
+    'recordSelector',
+    'updateRunHint',
+  ] as const)(
+    "%s naming agent B's run or record, as agent A, is NOT_FOUND and changes nothing",
+    async (name) => {
+      const s = await seeded()
+      const result = await s.ops.call(name, agentA, samples(s.b, s.document)[name])
+      expect(!result.ok && result.error, name).toMatchObject({ code: 'NOT_FOUND' })
+      await bAsSeeded(s)
+      // A's own run is as seeded too: nothing was written on A's side by mistake.
+      expect(await s.ops.run(agentA, { runId: s.a.runId })).toMatchObject({ status: 'RUNNING', turnCount: 0 })
+      expect((await s.ops.runs(agentA, {})).totalCount).toBe(1)
+    },
+  )
+
+  it.each([
+    'run',
+    'trajectory',
+    'deleteTrajectory',
+    'deleteAppFact',
+    'deleteKnownSelector',
+    'deleteRunHint',
+  ] as const)("%s of agent B's id, as agent A, finds nothing and leaves it", async (name) => {
+    const s = await seeded()
+    const answer = (await s.ops.call(name, agentA, samples(s.b, s.document)[name])) as Result<unknown>
+    expect(answer.ok && answer.data, name).toEqual(
+      name === 'run' || name === 'trajectory' ? null : { id: expect.any(String), deleted: false },
+    )
+    await bAsSeeded(s)
+  })
+
+  it("lists only the agent's own runs and memory; the operator names the agent", async () => {
+    const s = await seeded()
+    expect((await s.ops.runs(agentA, {})).runs.map((r) => r.id)).toEqual([s.a.runId])
+    expect((await s.ops.trajectories(agentA, {})).trajectories.map((t) => t.id)).toEqual([s.a.trajectoryId])
+    expect((await s.ops.appFacts(agentA, {})).facts.map((f) => f.value)).toEqual([
+      'agent-a sees modals in shadow DOM',
+    ])
+    expect((await s.ops.knownSelectors(agentA, {})).selectors.map((x) => x.id)).toEqual([s.a.selectorId])
+    expect((await s.ops.runHints(agentA, {})).map((h) => h.id)).toEqual([s.a.hintId])
+    expect(await s.ops.runDomains(agentA, {})).toEqual([
+      expect.objectContaining({ scope: 'default', domain: SHOP, runs: 1, trajectories: 1, facts: 1 }),
+    ])
+    // Clearing A's scope and deleting A's domain leave B's.
+    await s.ops.clearRunMemoryScope(agentA, { scope: 'default' })
+    await s.ops.deleteRunDomain(agentA, { domain: SHOP })
+    expect((await s.ops.runs(agentA, {})).totalCount).toBe(0)
+    await bAsSeeded(s)
+    expect((await s.ops.runs(operator, { agentId: 'agent-b' })).runs.map((r) => r.id)).toEqual([s.b.runId])
+    const unnamed = await s.ops.call('runs', operator, {})
+    expect(!unnamed.ok && unnamed.error.issues).toEqual([expect.objectContaining({ field: 'agentId' })])
+  })
+
+  it("streams an agent its own runs' events, re-read as stored; the operator every agent's", async () => {
+    const s = await seeded()
+    const mine = s.ops.stream('runEvents', agentA, {})
+    const all = s.ops.stream('runEvents', operator, {})
+    const first = mine.next()
+    const firstOfAll = all.next()
+    await s.ops.reportRunProgress(agentB, { runId: s.b.runId, turnCount: 3 })
+    await s.ops.reportRunProgress(agentA, { runId: s.a.runId, turnCount: 4, currentUrl: `https://${SHOP}/x` })
+    const step = await first
+    expect(!step.done && step.value.ok && step.value.data).toMatchObject({
+      kind: 'PROGRESS',
+      run: { id: s.a.runId, turnCount: 4, currentUrl: `https://${SHOP}/x` },
+    })
+    const any = await firstOfAll
+    expect(!any.done && any.value.ok && any.value.data.run.id).toBe(s.b.runId)
+    await mine.return?.()
+    await all.return?.()
+    const refused = s.ops.stream('runEvents', agentA, { agentId: 'agent-b' })
+    const no = await refused.next()
+    expect(!no.done && !no.value.ok && no.value.error.code).toBe('FORBIDDEN')
+  })
+
+  it('checks run inputs against the catalog: VALIDATION naming the field and the limit', async () => {
+    const s = await seeded()
+    const steps = Array.from({ length: CONTRACT_LIMITS.maxStepsPerTrajectory + 1 }, () => ({
+      action: 'click',
+    }))
+    const long = await s.ops.call('completeRun', agentA, { runId: s.a.runId, steps })
+    expect(!long.ok && long.error.issues).toEqual([
+      expect.objectContaining({ field: 'steps', limit: CONTRACT_LIMITS.maxStepsPerTrajectory }),
+    ])
+    const badId = await s.ops.call('startRun', agentA, { goal: 'g', domain: SHOP, runId: 'has spaces' })
+    expect(!badId.ok && badId.error.issues).toEqual([expect.objectContaining({ field: 'runId' })])
+    const noDomain = await s.ops.call('startRun', agentA, { goal: 'Find the docs' })
+    expect(!noDomain.ok && noDomain.error.issues).toEqual([expect.objectContaining({ field: 'domain' })])
+    // The run is still running: nothing was written.
+    expect(await s.ops.run(agentA, { runId: s.a.runId })).toMatchObject({ status: 'RUNNING' })
   })
 })

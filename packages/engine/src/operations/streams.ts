@@ -102,3 +102,31 @@ export function eventStream<Topic extends keyof EngramEvents & string, Out>(
   }
   return stream
 }
+
+/**
+ * A stream whose events are shaped asynchronously (a subscriber that re-reads what an event
+ * names): each event in order, those `shape` answers null for skipped. Ending it ends the source.
+ */
+export function shapeEach<In, Out>(
+  source: AsyncIterableIterator<In>,
+  shape: (event: In) => Promise<Out | null>,
+): AsyncIterableIterator<Out> {
+  const stream: AsyncIterableIterator<Out> = {
+    async next() {
+      for (;;) {
+        const step = await source.next()
+        if (step.done) return { done: true, value: undefined }
+        const shaped = await shape(step.value)
+        if (shaped !== null) return { done: false, value: shaped }
+      }
+    },
+    async return() {
+      await source.return?.()
+      return { done: true, value: undefined }
+    },
+    [Symbol.asyncIterator]() {
+      return stream
+    },
+  }
+  return stream
+}
