@@ -342,10 +342,7 @@ export const TOOLS: MemoryTool[] = [
     description:
       'Call this when you begin a task that acts in the world (browsing a site, changing a repository, driving a tool) so what you learn is kept for next time. Give the goal and the domain (a host such as "shop.example.com") or the startUrl. Then call run_context before your first action, report_run_progress every few turns, and complete_run or fail_run at the end. sessionId groups runs of one project; isolation PER_RUN starts with clean memory, OFF uses none. Answers the run (its runId).',
     input: withoutAgent(catalog.startRun.input),
-    run: async (client, input) => {
-      const result = await client.startRun(input)
-      return result.ok ? { ok: true, data: compactRun(result.data) } : result
-    },
+    run: async (client, input) => shaped(await client.startRun(input), compactRun),
   },
   {
     name: 'run_context',
@@ -386,10 +383,7 @@ export const TOOLS: MemoryTool[] = [
     description:
       'Tell the orchestrator where a running run is: the current URL, the turns taken so far and, in a sentence, what you are doing now. Call it every 3 turns or so; people watching the run see it live.',
     input: withoutAgent(catalog.reportRunProgress.input),
-    run: async (client, input) => {
-      const result = await client.reportRunProgress(input)
-      return result.ok ? { ok: true, data: compactRun(result.data) } : result
-    },
+    run: async (client, input) => shaped(await client.reportRunProgress(input), compactRun),
   },
   {
     name: 'complete_run',
@@ -398,10 +392,7 @@ export const TOOLS: MemoryTool[] = [
     description:
       'End a run that reached its goal. Send steps (each action you took: action such as click/type/navigate, selector, value, url, verified) so the next similar goal on this domain gets them as a reference; outcome in your own words ("Created the project with a TaskList component"); finalUrl; facts you learnt about the site (type TIMING, SELECTOR, PATTERN or QUIRK, a key and a value); and selectors that found elements (element like `button "Search"`, selector, outcome).',
     input: withoutAgent(catalog.completeRun.input),
-    run: async (client, input) => {
-      const result = await client.completeRun(input)
-      return result.ok ? { ok: true, data: compactRunEnd(result.data) } : result
-    },
+    run: async (client, input) => shaped(await client.completeRun(input), compactRunEnd),
   },
   {
     name: 'fail_run',
@@ -410,10 +401,7 @@ export const TOOLS: MemoryTool[] = [
     description:
       'End a run that did not reach its goal, with the reason. It enters the domain’s session history as a failure so the next run knows; facts learnt and selectors that failed (outcome FAILURE) are still worth sending. No steps are kept.',
     input: withoutAgent(catalog.failRun.input),
-    run: async (client, input) => {
-      const result = await client.failRun(input)
-      return result.ok ? { ok: true, data: compactRunEnd(result.data) } : result
-    },
+    run: async (client, input) => shaped(await client.failRun(input), compactRunEnd),
   },
   {
     name: 'record_knowledge',
@@ -489,10 +477,7 @@ export const TOOLS: MemoryTool[] = [
     description:
       'For an orchestrator: start a new run that continues a previous one ("now add dark mode" after "build the app"): same session, starting where it ended (its final URL), with the same memory. goal defaults to the previous one’s. Answers the new run; hand its runId to the agent.',
     input: withoutAgent(catalog.resumeRun.input),
-    run: async (client, input) => {
-      const result = await client.resumeRun(input)
-      return result.ok ? { ok: true, data: compactRun(result.data) } : result
-    },
+    run: async (client, input) => shaped(await client.resumeRun(input), compactRun),
   },
   {
     name: 'fork_run',
@@ -501,14 +486,16 @@ export const TOOLS: MemoryTool[] = [
     description:
       'For an orchestrator: start a new run that branches off a previous one ("build auth instead"), in a new session, starting where it ended. Answers the new run; hand its runId to the agent.',
     input: withoutAgent(catalog.forkRun.input),
-    run: async (client, input) => {
-      const result = await client.forkRun(input)
-      return result.ok ? { ok: true, data: compactRun(result.data) } : result
-    },
+    run: async (client, input) => shaped(await client.forkRun(input), compactRun),
   },
 ]
 
 type RunOut = OutputOf<'startRun'>
+
+/** A successful answer reshaped for the model; a failure passed on as it is. */
+function shaped<T, U>(result: Result<T>, shape: (data: T) => U): Result<U> {
+  return result.ok ? { ok: true, data: shape(result.data) } : result
+}
 
 /** A run as a model or an orchestrator needs it: which, where, how far, how it ended. */
 function compactRun(r: RunOut) {
