@@ -443,6 +443,60 @@ describe('trajectory memory through GraphQL: registry, memory, context, lineage,
     expect((await gql(GET_RUN, { runId: perRun.id })).data.run.id).toBe(perRun.id)
   })
 
+  it('a dashboard’s live token watches one agent’s runs over graphql-ws, filtered by domain', async () => {
+    const issued = await t.gql(
+      `mutation { createLiveToken(agentId: "runner") { ... on LiveToken { token } } }`,
+    )
+    const token = issued.data.createLiveToken.token as string
+    const watched = await start({ goal: 'Watched from a dashboard', domain: 'live.example.com' })
+    const elsewhere = await start({ goal: 'Another domain', domain: 'elsewhere.example.com' })
+    const client = createClient({
+      url: `ws://127.0.0.1:${server.port}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    })
+    const received: { kind: string; run: { id: string; turnCount: number } }[] = []
+    client.subscribe(
+      // A URL is taken by its host, as everywhere a domain is given.
+      {
+        query: `subscription { runEvents(domain: "https://LIVE.example.com/board") { kind run { id turnCount } } }`,
+      },
+      {
+        next: (value) => received.push(value.data?.runEvents as (typeof received)[number]),
+        error: () => {},
+        complete: () => {},
+      },
+    )
+    let turn = 0
+    await publishUntil(
+      () => received.length > 0,
+      async () => {
+        turn++
+        await gql(PROGRESS, { input: { runId: elsewhere.id, turnCount: turn } })
+        await gql(PROGRESS, { input: { runId: watched.id, turnCount: turn } })
+      },
+    )
+    await client.dispose()
+    expect(received.length).toBeGreaterThan(0)
+    expect(received.every((e) => e.run.id === watched.id && e.kind === 'PROGRESS')).toBe(true)
+
+    // A token for another agent cannot name this one.
+    const theirs = await t.gql(
+      `mutation { createLiveToken(agentId: "other-runner") { ... on LiveToken { token } } }`,
+    )
+    const refused = await t.app.yoga.fetch('http://yoga/graphql', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${theirs.data.createLiveToken.token}`,
+      },
+      body: JSON.stringify({ query: `subscription { runEvents(agentId: "runner") { kind } }` }),
+    })
+    expect(await refused.text()).toContain('"code":"FORBIDDEN"')
+  })
+
   it('bad input: the typed VALIDATION error names the field and the limit', async () => {
     const issues = async (query: string, variables: Record<string, unknown>, field: string) => {
       const r = await gql(query, variables)
