@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Embedder } from '@engram/core'
+import { DEFAULT_TRAJECTORY_RULES, type Embedder, goalWords } from '@engram/core'
 import { contentHash } from '@engram/engine'
 import { type RedisServer, startRedis } from '@engram/test-servers'
 import Database3 from 'better-sqlite3'
@@ -25,6 +25,115 @@ const TURNS = `query($c: String!) { memoryContext(input: { conversationId: $c, s
   __typename ... on MemoryContext { text } ... on Error { message } } }`
 const REPORT = `query($a: ID!) { deletionReport(agentId: $a) {
   __typename ... on DeletionReport { agentId remaining stores { store kind count } } ... on Error { message } } }`
+
+/**
+ * A run of the agent with what it left in trajectory memory (issue 16), the text in its goal: the
+ * manifest, a trajectory (its goal words indexed), a run session entry, a fact and a selector the
+ * run contributed to, and a hint, through the storage's repository.
+ */
+async function fillTrajectoryMemory(t: TestApp, agentId: string, text: string) {
+  const memory = t.app.services.engine.storage.trajectories
+  const at = new Date()
+  const runId = `${agentId}-run`
+  const place = { scope: 'default', domain: 'shop.example' }
+  await memory.insertRun(agentId, {
+    id: runId,
+    sessionId: 'session',
+    parentRunId: null,
+    kind: 'START',
+    isolation: 'SHARED',
+    scope: 'default',
+    status: 'COMPLETED',
+    goal: `find ${text}`,
+    domain: place.domain,
+    startUrl: 'https://shop.example/',
+    currentUrl: null,
+    finalUrl: null,
+    turnCount: 2,
+    success: true,
+    summary: `found ${text}`,
+    result: null,
+    reason: null,
+    artifactPaths: [],
+    model: null,
+    durationMs: 10,
+    extra: null,
+    startedAt: at,
+    updatedAt: at,
+    completedAt: at,
+  })
+  await memory.insertTrajectory(
+    agentId,
+    {
+      id: `${agentId}-trajectory`,
+      ...place,
+      origin: 'https://shop.example',
+      goal: `find ${text}`,
+      words: goalWords(`find ${text}`),
+      runId,
+      steps: [
+        {
+          action: 'type',
+          selector: '#q',
+          value: text,
+          url: null,
+          verified: true,
+          durationMs: 5,
+          extra: null,
+        },
+      ],
+      stepCount: 1,
+      verifiedCount: 1,
+      success: true,
+      turns: 2,
+      durationMs: 10,
+      outcome: `found ${text}`,
+      model: null,
+      recordedAt: at,
+      extra: null,
+    },
+    100,
+  )
+  await memory.insertRunSession(
+    agentId,
+    {
+      ...place,
+      sessionId: 'session',
+      runId,
+      goal: `find ${text}`,
+      outcome: `found ${text}`,
+      success: true,
+      finalUrl: null,
+      turnsUsed: 2,
+      durationMs: 10,
+      endedAt: at,
+      extra: null,
+    },
+    5,
+  )
+  const rules = DEFAULT_TRAJECTORY_RULES
+  await memory.observeFact(
+    agentId,
+    { ...place, type: 'PATTERN', key: 'search', value: text },
+    at,
+    rules,
+    runId,
+  )
+  await memory.observeSelector(
+    agentId,
+    { ...place, element: text, selector: '#q', outcome: 'SUCCESS' },
+    at,
+    runId,
+  )
+  await memory.addHint(agentId, {
+    scope: 'default',
+    text: `search for ${text}`,
+    createdAt: at,
+    updatedAt: at,
+    extra: null,
+  })
+  expect(await memory.countTrajectories(agentId, {})).toBe(1)
+}
 
 const VAULT = 'Pinned: the vault code of the old owner is 4711'
 
@@ -477,6 +586,7 @@ describe.skipIf(TEST_BACKEND === 'postgres')('deleted data does not stay on disk
     await t.gql(CREATE, { input: { content: preference, category: 'PREFERENCE' } }, key)
     texts.push(preference)
     await fillGraph(t, agentId, marker(agentId))
+    await fillTrajectoryMemory(t, agentId, marker(agentId))
     expect((await t.app.services.summaries.summarize(agentId, 'c'))?.content).toContain(marker(agentId))
     expect((await t.app.services.profiles.regenerate(agentId, null)).content).toContain(marker(agentId))
     // A search embeds what is missing and loads the indexes; above 40 vectors they become HNSW
@@ -540,6 +650,15 @@ describe.skipIf(TEST_BACKEND === 'postgres')('deleted data does not stay on disk
       'vector indexes in memory': expect.any(Number),
       // The conversation's L2 set and its meta hash.
       'Redis keys': 2,
+      // Trajectory memory (issue 16).
+      AgentRun: 1,
+      Trajectory: 1,
+      TrajectoryWord: expect.any(Number),
+      RunSession: 1,
+      AppFact: 1,
+      KnownSelector: 1,
+      RunHint: 1,
+      RunContribution: 2,
     })
     expect(await inRedis('disk-gone', [gone])).toHaveLength(2)
     const kept = await report(t, 'disk-keep')
@@ -718,6 +837,7 @@ describe.runIf(TEST_BACKEND === 'postgres')('deleted data does not stay in Postg
       key,
     )
     await fillGraph(t, agentId, marker(agentId))
+    await fillTrajectoryMemory(t, agentId, marker(agentId))
     await t.gql(SEARCH, { q: `${marker(agentId)} garden` }, key)
     await t.app.services.embeddings.settled()
     return key
@@ -731,6 +851,12 @@ describe.runIf(TEST_BACKEND === 'postgres')('deleted data does not stay in Postg
     expect(Object.keys(await rowsHolding(gone))).toEqual(expect.arrayContaining(['Message', 'MemoryItem']))
     // The graph's entities hold the marker in their names (whatever the adapter calls its tables).
     expect(Object.keys(await rowsHolding(gone)).some((table) => /graph/i.test(table))).toBe(true)
+    // So do trajectory memory's records (issue 16; the goal-word index holds the marker's parts,
+    // split at its hyphen, and is counted by the report below).
+    expect(nonZero(await report(t, 'pg-gone'))).toMatchObject({ TrajectoryWord: expect.any(Number) })
+    expect(Object.keys(await rowsHolding(gone))).toEqual(
+      expect.arrayContaining(['AgentRun', 'Trajectory', 'RunSession', 'AppFact', 'KnownSelector', 'RunHint']),
+    )
     expect(nonZero(await report(t, 'pg-gone'))).toMatchObject({ 'Message.searchVector': 20 })
     const vacuumedBefore = await t.db.$queryRawUnsafe<{ n: bigint }[]>(
       `SELECT coalesce(sum(vacuum_count), 0) AS n FROM pg_stat_user_tables WHERE relname = 'Message'`,
@@ -741,6 +867,7 @@ describe.runIf(TEST_BACKEND === 'postgres')('deleted data does not stay in Postg
     expect(nonZero(await report(t, 'pg-gone'))).toEqual({})
     expect(await rowsHolding(gone)).toEqual({})
     expect((await t.gql(GRAPH_COUNT, { a: 'pg-keep' })).data.graphRelationships.totalCount).toBe(1)
+    expect(await t.app.services.engine.storage.trajectories.countTrajectories('pg-keep', {})).toBe(1)
     // The other agent's data is all there.
     expect(Object.keys(await rowsHolding(marker('pg-keep')))).toEqual(
       expect.arrayContaining(['Message', 'MemoryItem', 'Knowledge']),

@@ -240,7 +240,7 @@ describe('export and import carry speakers', () => {
   afterAll(() => t.close())
 
   it('exports each message with its speaker, and an import brings the same document back', async () => {
-    expect(original.version).toBe(4)
+    expect(original.version).toBe(5)
     expect(original.sessions[0].messages.map((m: Doc) => m.speaker)).toEqual(['Caroline', 'Melanie', null])
     expect(await importInto('agent-copy', original)).toEqual({ __typename: 'ImportReport', messages: 3 })
     expect(await speakers('agent-copy')).toEqual(['Caroline', 'Melanie', null])

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import { DEFAULT_TRAJECTORY_RULES, goalWords } from '@engram/core'
 import { contentHash } from '@engram/engine'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
@@ -76,6 +77,9 @@ describe('export, import, backups, restore and clearing', () => {
       graphEntities: await t.db.graphEntity.count(where),
       graphRelationships: await t.db.graphRelationship.count(where),
       graphEvidence: await t.db.graphEvidence.count(where),
+      runs: await t.db.agentRun.count(where),
+      trajectories: await t.db.trajectory.count(where),
+      appFacts: await t.db.appFact.count(where),
     }
   }
 
@@ -145,6 +149,126 @@ describe('export, import, backups, restore and clearing', () => {
     )
   }
 
+  /**
+   * Trajectory memory for agent-src (issue 16), through the port as the run registry writes it: a
+   * completed run and its resume, the trajectory and run session the first left, a fact and a
+   * selector it contributed to, and a hint of an evaluation track's scope; `extra` on some.
+   */
+  async function seedTrajectoryMemory() {
+    const memory = t.app.services.engine.storage.trajectories
+    const at = new Date('2026-02-01T10:00:00.000Z')
+    const place = { scope: 'default', domain: 'shop.example' }
+    const manifest = {
+      sessionId: 'session-1',
+      parentRunId: null,
+      kind: 'START' as const,
+      isolation: 'SHARED' as const,
+      scope: 'default',
+      status: 'COMPLETED' as const,
+      goal: 'search for red shoes',
+      domain: place.domain,
+      startUrl: 'https://shop.example/',
+      currentUrl: 'https://shop.example/results',
+      finalUrl: 'https://shop.example/results',
+      turnCount: 4,
+      success: true,
+      summary: 'found them',
+      result: null,
+      reason: null,
+      artifactPaths: ['shot.png'],
+      model: 'model-x',
+      durationMs: 9_000,
+      extra: { orchestrator: 'ci' },
+      startedAt: at,
+      updatedAt: at,
+      completedAt: at,
+    }
+    await memory.insertRun('agent-src', { ...manifest, id: 'run-1' })
+    await memory.insertRun('agent-src', {
+      ...manifest,
+      id: 'run-2',
+      parentRunId: 'run-1',
+      kind: 'RESUME',
+      status: 'RUNNING',
+      success: null,
+      completedAt: null,
+      extra: null,
+    })
+    await memory.insertTrajectory(
+      'agent-src',
+      {
+        id: 'trajectory-1',
+        ...place,
+        origin: 'https://shop.example',
+        goal: 'search for red shoes',
+        words: goalWords('search for red shoes'),
+        runId: 'run-1',
+        steps: [
+          {
+            action: 'type',
+            selector: '#q',
+            value: 'red shoes',
+            url: null,
+            verified: true,
+            durationMs: 40,
+            extra: null,
+          },
+          {
+            action: 'click',
+            selector: 'button "Go"',
+            value: null,
+            url: null,
+            verified: null,
+            durationMs: null,
+            extra: { ref: '@e3' },
+          },
+        ],
+        stepCount: 2,
+        verifiedCount: 1,
+        success: true,
+        turns: 4,
+        durationMs: 9_000,
+        outcome: 'found them',
+        model: 'model-x',
+        recordedAt: at,
+        extra: { version: 2 },
+      },
+      100,
+    )
+    await memory.insertRunSession(
+      'agent-src',
+      {
+        ...place,
+        sessionId: 'session-1',
+        runId: 'run-1',
+        goal: 'search for red shoes',
+        outcome: 'found them',
+        success: true,
+        finalUrl: 'https://shop.example/results',
+        turnsUsed: 4,
+        durationMs: 9_000,
+        endedAt: at,
+        extra: null,
+      },
+      5,
+    )
+    const fact = { ...place, type: 'SELECTOR' as const, key: 'search box', value: '#q' }
+    await memory.observeFact('agent-src', fact, at, DEFAULT_TRAJECTORY_RULES, 'run-1')
+    await memory.observeSelector(
+      'agent-src',
+      { ...place, element: 'searchbox', selector: '#q', outcome: 'SUCCESS' },
+      at,
+      'run-1',
+    )
+    await memory.addHint('agent-src', {
+      scope: 'track-b',
+      text: 'prefer the search box',
+      createdAt: at,
+      updatedAt: at,
+      extra: null,
+    })
+  }
+
   beforeAll(async () => {
     t = await createTestApp()
     keySource = await createAgentKey(t, 'agent-src')
@@ -188,6 +312,7 @@ describe('export, import, backups, restore and clearing', () => {
     )
     expect(search.data.search.__typename).toBe('SearchResult')
     await seedGraph()
+    await seedTrajectoryMemory()
     original = (await exportOf('agent-src', keySource)).document
   })
   afterAll(() => t.close())
@@ -198,7 +323,7 @@ describe('export, import, backups, restore and clearing', () => {
     const doc = exported.document
     expect(doc).toMatchObject({
       format: 'engram.export',
-      version: 4,
+      version: 5,
       agent: { id: 'agent-src' },
       embeddingModel: t.app.services.embeddings.model,
     })
@@ -276,6 +401,66 @@ describe('export, import, backups, restore and clearing', () => {
     ])
   })
 
+  it('exports trajectory memory (version 5): runs, trajectories with their steps, sessions, facts, selectors, hints', async () => {
+    const memory = original.trajectoryMemory
+    expect(memory.runs.map((r: Doc) => [r.id, r.kind, r.parentRunId, r.status])).toEqual([
+      ['run-1', 'START', null, 'COMPLETED'],
+      ['run-2', 'RESUME', 'run-1', 'RUNNING'],
+    ])
+    expect(memory.runs[0]).toMatchObject({ extra: { orchestrator: 'ci' }, artifactPaths: ['shot.png'] })
+    expect(memory.runs[0].agentId).toBeUndefined()
+    expect(memory.trajectories).toEqual([
+      expect.objectContaining({
+        id: 'trajectory-1',
+        goal: 'search for red shoes',
+        runId: 'run-1',
+        recordedAt: '2026-02-01T10:00:00.000Z',
+        extra: { version: 2 },
+      }),
+    ])
+    expect(memory.trajectories[0].steps[1]).toEqual({
+      action: 'click',
+      selector: 'button "Go"',
+      value: null,
+      url: null,
+      verified: null,
+      durationMs: null,
+      extra: { ref: '@e3' },
+    })
+    expect(memory.runSessions.map((e: Doc) => [e.runId, e.outcome])).toEqual([['run-1', 'found them']])
+    expect(memory.facts.map((f: Doc) => [f.key, f.value, f.confidence, f.sources])).toEqual([
+      ['search box', '#q', 0.6, 1],
+    ])
+    expect(memory.selectors.map((s: Doc) => [s.element, s.selector, s.successCount])).toEqual([
+      ['searchbox', '#q', 1],
+    ])
+    expect(memory.hints.map((h: Doc) => [h.scope, h.text])).toEqual([['track-b', 'prefer the search box']])
+  })
+
+  it("imports a version 4 document (no trajectory memory); REPLACE clears the agent's, MERGE keeps it", async () => {
+    const { trajectoryMemory: _, ...older } = original
+    const memory = t.app.services.engine.storage.trajectories
+    await importInto('agent-copy', original)
+    expect(await memory.countTrajectories('agent-copy', {})).toBe(1)
+    // A merge of an older document (here with nothing else to add) leaves trajectory memory alone.
+    const nothing = {
+      ...older,
+      version: 4,
+      memories: [],
+      knowledge: [],
+      sessions: [],
+      vectors: [],
+      graph: undefined,
+    }
+    expect((await importInto('agent-copy', nothing, 'MERGE')).__typename).toBe('ImportReport')
+    expect(await memory.countTrajectories('agent-copy', {})).toBe(1)
+    expect((await importInto('agent-copy', { ...older, version: 4 })).__typename).toBe('ImportReport')
+    expect(await memory.countTrajectories('agent-copy', {})).toBe(0)
+    expect(await memory.findRun('agent-copy', 'run-1')).toBeNull()
+    // The source keeps its own.
+    expect(await memory.countTrajectories('agent-src', {})).toBe(1)
+  })
+
   it('imports into a fresh agent (REPLACE), whose export is the same document', async () => {
     const report = await importInto('agent-copy', original)
     expect(report).toEqual({
@@ -290,6 +475,20 @@ describe('export, import, backups, restore and clearing', () => {
     const copy = (await exportOf('agent-copy', keyCopy)).document
     expect(copy.agent).toEqual({ id: 'agent-copy', name: 'agent-copy' })
     expect({ ...copy, agent: null }).toEqual({ ...original, agent: null })
+    // Trajectory memory is the copy's own, ids kept: the run is found by its id, the trajectory by
+    // its goal words (recomputed and indexed on import), and deleting the run takes back its share.
+    const memory = t.app.services.engine.storage.trajectories
+    expect((await memory.findRun('agent-copy', 'run-1'))?.extra).toEqual({ orchestrator: 'ci' })
+    const query = {
+      scope: 'default',
+      domain: 'shop.example',
+      words: goalWords('red shoes'),
+      minShared: 2,
+      since: new Date(0),
+    }
+    expect((await memory.trajectoryCandidates('agent-copy', query, 5)).map((c) => c.id)).toEqual([
+      'trajectory-1',
+    ])
     // Its vectors carry the hash of the text they were embedded from, as the source's do.
     const hashes = async (agentId: string) =>
       (await t.db.embedding.findMany({ where: { agentId } })).map((e) => `${e.kind}/${e.contentHash}`).sort()
@@ -374,6 +573,10 @@ describe('export, import, backups, restore and clearing', () => {
       graphEntities: 3,
       graphRelationships: 2,
       graphEvidence: 5,
+      // Trajectory memory replaced too, ids kept.
+      runs: 2,
+      trajectories: 1,
+      appFacts: 1,
     })
   })
 
@@ -546,6 +749,24 @@ describe('export, import, backups, restore and clearing', () => {
       'document.sessions.0.messages.0.content',
     ],
   ]
+
+  // Trajectory memory (version 5): ids unique and well-formed.
+  const withRuns = (d: Doc, change: (runs: Doc[]) => Doc[]) => ({
+    ...d,
+    trajectoryMemory: { ...d.trajectoryMemory, runs: change(d.trajectoryMemory.runs) },
+  })
+  broken.push(
+    [
+      'the same run id twice',
+      (d) => withRuns(d, (runs) => [runs[0] as Doc, runs[0] as Doc]),
+      'document.trajectoryMemory.runs.1',
+    ],
+    [
+      'a run id with a space',
+      (d) => withRuns(d, (runs) => runs.map((r, i) => (i === 0 ? { ...r, id: 'run 1' } : r))),
+      'document.trajectoryMemory.runs.0.id',
+    ],
+  )
 
   // The graph (version 4): refs resolve within the document, names and relations are bounded.
   const withGraph = (d: Doc, change: (graph: Doc) => Doc) => ({ ...d, graph: change(d.graph) })
@@ -1010,8 +1231,9 @@ describe('export, import, backups, restore and clearing', () => {
 
     it("clears one agent's memory; the agent and its key stay, other agents keep theirs", async () => {
       const other = await fingerprint('agent-src')
-      // What is cleared was there: the graph too.
+      // What is cleared was there: the graph and trajectory memory too.
       expect((await rowCounts('agent-copy')).graphEntities).toBeGreaterThan(0)
+      expect((await rowCounts('agent-copy')).trajectories).toBeGreaterThan(0)
       const r = await t.gql(CLEAR, { a: 'agent-copy', c: 'CLEAR agent-copy' })
       expect(r.data.clearAll).toEqual({
         __typename: 'ClearAllPayload',
@@ -1029,6 +1251,9 @@ describe('export, import, backups, restore and clearing', () => {
         graphEntities: 0,
         graphRelationships: 0,
         graphEvidence: 0,
+        runs: 0,
+        trajectories: 0,
+        appFacts: 0,
       })
       expect(await t.db.agent.findUnique({ where: { id: 'agent-copy' } })).not.toBeNull()
       expect((await t.gql(`{ viewer { agentId } }`, {}, keyCopy)).data.viewer.agentId).toBe('agent-copy')

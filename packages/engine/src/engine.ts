@@ -61,6 +61,7 @@ import { ProfileService, registerProfileJobs } from './profile/profile-service.t
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
+import { AgentMemoryTransfer } from './trajectories/agent-memory-transfer.ts'
 import { RunMemory } from './trajectories/run-memory.ts'
 import { RunRegistry } from './trajectories/run-registry.ts'
 import { TransferService } from './transfer/transfer-service.ts'
@@ -375,16 +376,25 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   // Trajectory memory (spec 004, issue 16): the run registry records a run's end in its memory.
   const random = deps.random ?? Math.random
+  const trajectoryRules = parseWith(TrajectoryRulesSchema, deps.trajectoryRules ?? {}, 'trajectoryRules')
+  const trajectoryLimits = parseWith(TrajectoryLimitsSchema, deps.trajectoryLimits ?? {}, 'trajectoryLimits')
   const runMemory = new RunMemory({
     repository: storage.trajectories,
     clock,
-    rules: parseWith(TrajectoryRulesSchema, deps.trajectoryRules ?? {}, 'trajectoryRules'),
-    limits: parseWith(TrajectoryLimitsSchema, deps.trajectoryLimits ?? {}, 'trajectoryLimits'),
+    rules: trajectoryRules,
+    limits: trajectoryLimits,
     random,
     // What an acting agent types (passwords into login forms) passes its sensitive-data policy.
     guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
   })
   const runs = new RunRegistry({ repository: storage.trajectories, memory: runMemory, clock, events, random })
+  // Spec 004's `.agent-memory/` directories into and out of a memory scope (issue 16).
+  const agentMemory = new AgentMemoryTransfer({
+    repository: storage.trajectories,
+    clock,
+    rules: trajectoryRules,
+    limits: trajectoryLimits,
+  })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
   const replicas = deps.replicas?.invalidateCaches
     ? new ReplicaCaches(
@@ -456,6 +466,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     graph,
     lifecycle,
     transfer,
+    agentMemory,
     summaries,
     profiles,
     formationSettings,

@@ -202,6 +202,12 @@ export {
   SummaryService,
   type SummaryServiceDeps,
 } from './summaries/summary-service.ts'
+export {
+  type AgentMemoryExport,
+  type AgentMemoryImportReport,
+  AgentMemoryTransfer,
+  type AgentMemoryTransferDeps,
+} from './trajectories/agent-memory-transfer.ts'
 export { RunHints } from './trajectories/run-hints.ts'
 export { InputCheck as TrajectoryInputCheck, originOf, type TextGuard } from './trajectories/run-input.ts'
 export { decodeRunCursor } from './trajectories/run-lineage.ts'

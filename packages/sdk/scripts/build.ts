@@ -35,6 +35,19 @@ await build({
   legalComments: 'none',
 })
 
+// @engram/sdk/node: the file-system helpers (a `.agent-memory/` directory ⇄ files), on their own.
+await build({
+  entryPoints: [path.join(root, 'src/node.ts')],
+  outfile: path.join(dist, 'node.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: Object.keys(packageJson.dependencies),
+  sourcemap: true,
+  legalComments: 'none',
+})
+
 // @engram/sdk/embedded: the engine, the SQLite adapter and the GraphQL schema it executes in
 // process, bundled; native modules (better-sqlite3, hnswlib-node, Prisma's runtime) and the files
 // read at run time (tokenizer tables, WordNet) stay dependencies, the ONNX embedder an optional peer.
@@ -110,6 +123,7 @@ for (const file of walk(typesDir)) {
 fs.rmSync(path.join(typesDir, 'sdk', 'src', 'generated'), { recursive: true, force: true })
 fs.writeFileSync(path.join(dist, 'index.d.ts'), "export * from './types/sdk/src/index.js'\n")
 fs.writeFileSync(path.join(dist, 'embedded.d.ts'), "export * from './types/sdk/src/embedded/public.js'\n")
+fs.writeFileSync(path.join(dist, 'node.d.ts'), "export * from './types/sdk/src/node.js'\n")
 
 function* walk(dir: string): Generator<string> {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

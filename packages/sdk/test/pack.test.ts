@@ -55,11 +55,12 @@ describe('the published package', () => {
       types: './dist/embedded.d.ts',
       default: './dist/embedded.js',
     })
+    expect(manifest.exports['./node']).toEqual({ types: './dist/node.d.ts', default: './dist/node.js' })
     // npm packages only: the internal @engram/* ones are bundled.
     expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@engram/'))).toEqual([])
     expect(manifest.peerDependenciesMeta['@huggingface/transformers']).toEqual({ optional: true })
     expect(fs.existsSync(path.join(installed, 'src'))).toBe(false)
-    for (const file of ['index.js', 'embedded.js']) {
+    for (const file of ['index.js', 'embedded.js', 'node.js']) {
       const bundle = fs.readFileSync(path.join(installed, 'dist', file), 'utf8')
       expect(bundle, file).not.toMatch(/from ["']@engram\//)
     }

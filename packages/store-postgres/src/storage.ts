@@ -17,6 +17,7 @@ import {
   sqlitePrivacyPolicies,
   sqliteProfiles,
   sqliteSummaries,
+  sqliteTrajectories,
 } from '@engram/store-sqlite'
 import { PostgresAgentData } from './agents/postgres-agent-data.ts'
 import { type PostgresDatabase, sharedView } from './db/client.ts'
@@ -102,6 +103,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     memoryItems: sqliteMemoryItems(shared, postgresDialect),
     knowledge: sqliteKnowledge(shared, postgresDialect),
     graph: sqliteGraph(shared, postgresDialect),
+    trajectories: sqliteTrajectories(shared),
     privacyPolicies: sqlitePrivacyPolicies(shared),
     apiKeys: sqliteApiKeys(shared),
     optimizer: new SqliteOptimizerRepository(shared, postgresDialect),

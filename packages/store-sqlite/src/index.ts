@@ -69,6 +69,16 @@ export {
   type SqliteEngineOptions,
 } from './sqlite-engine.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
+export {
+  sqliteTrajectories,
+  toAppFact,
+  toHint,
+  toRun,
+  toRunSession,
+  toSelector,
+  toTrajectory,
+  trajectoriesIn,
+} from './trajectories/sqlite-trajectories.ts'
 export { BackupFolder } from './transfer/backup-folder.ts'
 export { agentArchiveIn } from './transfer/prisma-agent-archive.ts'
 export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'

@@ -19,6 +19,7 @@ import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
 import { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
+import { sqliteTrajectories } from './trajectories/sqlite-trajectories.ts'
 import { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'
 import { SqliteVectorStore, type VectorIndexOptions } from './vector/sqlite-vector-store.ts'
 
@@ -84,6 +85,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     memoryItems: sqliteMemoryItems(db),
     knowledge: sqliteKnowledge(db),
     graph: sqliteGraph(db),
+    trajectories: sqliteTrajectories(db),
     privacyPolicies: sqlitePrivacyPolicies(db),
     apiKeys: sqliteApiKeys(db),
     optimizer: new SqliteOptimizerRepository(db),

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { DEFAULT_TRAJECTORY_RULES, goalWords } from '@engram/core'
 import type { Storage } from '@engram/engine'
 import type { SqliteStorage } from '@engram/store-sqlite'
 import { describe, expect, it } from 'vitest'
@@ -25,6 +26,111 @@ async function agentWithRecords(storage: Storage, agentId: string, text: string,
   await parameters.put(agentId, 'minRelevance', 0.3)
   await storage.optimizer.applyRun(agentId, emptyRun(at), async () => {})
   await agentGraph(storage, agentId, text, at)
+  await agentTrajectoryMemory(storage, agentId, text, at)
+}
+
+/**
+ * A run with what it left in trajectory memory (issue 16): a trajectory (its goal words indexed),
+ * a run session entry, a fact and a selector it contributed to, and a hint; the text is the goal.
+ */
+async function agentTrajectoryMemory(
+  storage: Storage,
+  agentId: string,
+  text: string,
+  at: Date,
+): Promise<void> {
+  const memory = storage.trajectories
+  const runId = `${agentId}-run`
+  const place = { scope: 'default', domain: 'shop.example' }
+  await memory.insertRun(agentId, {
+    id: runId,
+    sessionId: 'session',
+    parentRunId: null,
+    kind: 'START',
+    isolation: 'SHARED',
+    scope: 'default',
+    status: 'COMPLETED',
+    goal: text,
+    domain: place.domain,
+    startUrl: null,
+    currentUrl: null,
+    finalUrl: null,
+    turnCount: 2,
+    success: true,
+    summary: text,
+    result: null,
+    reason: null,
+    artifactPaths: [],
+    model: null,
+    durationMs: 10,
+    extra: null,
+    startedAt: at,
+    updatedAt: at,
+    completedAt: at,
+  })
+  await memory.insertTrajectory(
+    agentId,
+    {
+      id: `${agentId}-trajectory`,
+      ...place,
+      origin: null,
+      goal: text,
+      words: goalWords(text),
+      runId,
+      steps: [
+        {
+          action: 'type',
+          selector: '#q',
+          value: text,
+          url: null,
+          verified: true,
+          durationMs: 5,
+          extra: null,
+        },
+      ],
+      stepCount: 1,
+      verifiedCount: 1,
+      success: true,
+      turns: 2,
+      durationMs: 10,
+      outcome: text,
+      model: null,
+      recordedAt: at,
+      extra: null,
+    },
+    100,
+  )
+  await memory.insertRunSession(
+    agentId,
+    {
+      ...place,
+      sessionId: 'session',
+      runId,
+      goal: text,
+      outcome: text,
+      success: true,
+      finalUrl: null,
+      turnsUsed: 2,
+      durationMs: 10,
+      endedAt: at,
+      extra: null,
+    },
+    5,
+  )
+  await memory.observeFact(
+    agentId,
+    { ...place, type: 'PATTERN', key: 'search', value: text },
+    at,
+    DEFAULT_TRAJECTORY_RULES,
+    runId,
+  )
+  await memory.observeSelector(
+    agentId,
+    { ...place, element: text, selector: '#q', outcome: 'SUCCESS' },
+    at,
+    runId,
+  )
+  await memory.addHint(agentId, { scope: 'default', text, createdAt: at, updatedAt: at, extra: null })
 }
 
 /** Two entities named by the text, an edge between them and the evidence of both (issue 15). */
@@ -179,6 +285,14 @@ export function describeSqlitePurge(initializer: StorageInitializer): void {
         GraphEntityTerm: expect.any(Number),
         GraphRelationship: 1,
         GraphEvidence: 2,
+        AgentRun: 1,
+        Trajectory: 1,
+        TrajectoryWord: expect.any(Number),
+        RunSession: 1,
+        AppFact: 1,
+        KnownSelector: 1,
+        RunHint: 1,
+        RunContribution: 2,
       })
       expect(filesHolding(files, gone)).not.toEqual([])
       const summaryVectors = () => db.embedding.count({ where: { agentId: 'agent-gone', kind: 'summary' } })

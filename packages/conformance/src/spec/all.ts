@@ -3,6 +3,7 @@
 import type { StorageInitializer } from '../types.ts'
 import { describeAgentArchive } from './agent-archive.ts'
 import { describeAgentData } from './agent-data.ts'
+import { describeAgentMemoryTransfer } from './agent-memory.ts'
 import { describeAgentRecords } from './agent-records.ts'
 import { describeConcurrentAppends } from './appends.ts'
 import { describeBackups } from './backups.ts'
@@ -19,6 +20,7 @@ import { describeRecallSources } from './recall-sources.ts'
 import { describeRepositories } from './repositories.ts'
 import { describeSummaryAndProfileStores } from './summaries-profiles.ts'
 import { describeTextFilters } from './text-filters.ts'
+import { describeTrajectories } from './trajectories.ts'
 import { describeTransactions } from './transactions.ts'
 import { describeVectors } from './vectors.ts'
 
@@ -37,6 +39,7 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeMemoryItems(initializer)
   describeKnowledge(initializer)
   describeGraph(initializer)
+  describeTrajectories(initializer)
   describeAgentRecords(initializer)
   describeOptimizer(initializer)
   describeAgentData(initializer)
@@ -44,4 +47,5 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeBackups(initializer)
   describeSummaryAndProfileStores(initializer)
   describeTextFilters(initializer)
+  describeAgentMemoryTransfer(initializer)
 }

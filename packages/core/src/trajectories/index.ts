@@ -1,3 +1,29 @@
+export { type AgentMemoryRecords, agentMemoryFiles } from './agent-memory-export.ts'
+export {
+  type AgentMemoryExtra,
+  type AgentMemoryFile,
+  type AgentMemoryImportPlan,
+  type AgentMemoryPlace,
+  agentMemoryPlace,
+  BOOKKEEPING_KEY,
+  type Bookkeeping,
+  bookkeepingOf,
+  type PlannedFact,
+  type PlannedHint,
+  type PlannedRun,
+  type PlannedRunSession,
+  type PlannedSelector,
+  type PlannedStep,
+  type PlannedTrajectory,
+  type SkippedAgentMemoryFile,
+  unknownFieldsOf,
+} from './agent-memory-format.ts'
+export {
+  ACTION_VALUE_FIELDS,
+  type AgentMemoryImportOptions,
+  actionValueField,
+  planAgentMemoryImport,
+} from './agent-memory-import.ts'
 export * from './app-facts.ts'
 export * from './domains.ts'
 export * from './rules.ts'

@@ -4,14 +4,15 @@ import type { OperationHandlers } from './handlers.ts'
 // The `.agent-memory/` migration (issue 16).
 export type AgentMemoryHandlerName = 'importAgentMemory' | 'exportAgentMemory'
 
-// FOUNDATION PLACEHOLDER (issue 16, replaced by the migration's part before the issue closes).
-export function agentMemoryHandlers(_engine: Engine): Pick<OperationHandlers, AgentMemoryHandlerName> {
+export function agentMemoryHandlers(engine: Engine): Pick<OperationHandlers, AgentMemoryHandlerName> {
   return {
-    importAgentMemory: async () => {
-      throw new Error('importAgentMemory is being built (issue 16)')
+    async importAgentMemory(call, input) {
+      const agentId = await call.agentScope(input.agentId)
+      return engine.agentMemory.importFiles(agentId, input.files, input.scope)
     },
-    exportAgentMemory: async () => {
-      throw new Error('exportAgentMemory is being built (issue 16)')
+    async exportAgentMemory(call, input) {
+      const agentId = await call.agentScope(input.agentId)
+      return engine.agentMemory.exportFiles(agentId, input.scope)
     },
   }
 }

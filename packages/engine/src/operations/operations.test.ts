@@ -28,14 +28,9 @@ const agentB = { kind: 'agent', agentId: 'agent-b' } as const satisfies Principa
 const runIdOf = (agentId: string) => `${agentId}-run`
 const SHOP = 'shop.example.com'
 
-// FOUNDATION PLACEHOLDERS (issue 16): these handlers throw until the run context's and the
-// migration's parts replace them; those parts remove this exception (and the lead checks it).
-const PLACEHOLDERS: readonly OperationName[] = [
-  'runContext',
-  'matchTrajectories',
-  'importAgentMemory',
-  'exportAgentMemory',
-]
+// FOUNDATION PLACEHOLDERS (issue 16): these handlers throw until the run context's part replaces
+// them; that part removes this exception (and the lead checks it).
+const PLACEHOLDERS: readonly OperationName[] = ['runContext', 'matchTrajectories']
 const isPlaceholder = (name: OperationName, result: Result<unknown>) =>
   PLACEHOLDERS.includes(name) && !result.ok && result.error.message === `${name} is being built (issue 16)`
 

@@ -1,5 +1,6 @@
 import type { Metadata, PrivacyMode, PrivacyPattern } from '@engram/core'
 import type { GraphEntityRecord, GraphRelationshipRecord } from './graph.ts'
+import type { TrajectoryMemorySnapshot } from './trajectories.ts'
 
 /**
  * The AgentArchive port: an agent's whole memory read in one piece (export) and written back row by
@@ -183,6 +184,11 @@ export interface AgentArchive {
   snapshots: ArchivedSnapshot[] | null
   /** The knowledge graph (its ids are the store's). */
   graph: ArchivedGraph
+  /**
+   * Trajectory memory (issue 16): the run registry and every scope's records, as the trajectory
+   * repository's snapshot gives them (its ids: run ids are the agent's own, the rest the store's).
+   */
+  trajectories: TrajectoryMemorySnapshot
 }
 
 /** What clearing removed, as the clearAll operation reports it. */
@@ -200,7 +206,8 @@ export interface AgentArchiveRepository {
   ): Promise<AgentArchive | null>
   /**
    * Deletes everything the agent remembers: memories, knowledge, conversations, entries, vectors
-   * and cached embeddings, optimizer runs and parameters, its knowledge graph, and its queued jobs
+   * and cached embeddings, optimizer runs and parameters, its knowledge graph, its trajectory
+   * memory (runs, trajectories, run sessions, app facts, selectors, hints), and its queued jobs
    * (their handlers would find nothing, but the queue's depth would report them). The agent, its
    * keys and settings stay.
    */
@@ -228,4 +235,9 @@ export interface AgentArchiveRepository {
    * rows get new ids); the evidence's memory and message ids are already the agent's.
    */
   addGraph(agentId: string, graph: ArchivedGraph): Promise<void>
+  /**
+   * Writes trajectory memory records as they are (the trajectory repository's restore: ids kept,
+   * a record with the same id or natural key replaced).
+   */
+  addTrajectoryMemory(agentId: string, memory: TrajectoryMemorySnapshot): Promise<void>
 }

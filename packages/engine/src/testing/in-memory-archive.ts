@@ -11,6 +11,7 @@ import type {
   StoredMemorySettings,
 } from '../ports/agent-archive.ts'
 import type { AgentRecord, EntryVector, EntryView } from '../ports/repositories.ts'
+import type { TrajectoryMemorySnapshot } from '../ports/trajectories.ts'
 
 /** What one agent remembers beyond its entries and parameters (those have their own repositories). */
 export interface AgentMemoryState {
@@ -23,7 +24,18 @@ export interface AgentMemoryState {
   snapshots: ArchivedSnapshot[]
   /** The knowledge graph as an import wrote it (the in-memory graph repository keeps its own). */
   graph: ArchivedGraph
+  /** Trajectory memory as an import wrote it (the in-memory trajectory repository keeps its own). */
+  trajectories: TrajectoryMemorySnapshot
 }
+
+const emptyTrajectoryMemory = (): TrajectoryMemorySnapshot => ({
+  runs: [],
+  runSessions: [],
+  trajectories: [],
+  facts: [],
+  selectors: [],
+  hints: [],
+})
 
 /** The part of the in-memory repositories' state the archive reads and writes. */
 export interface ArchiveState {
@@ -57,6 +69,7 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
         vectors: [],
         snapshots: [],
         graph: { entities: [], relationships: [], evidence: [] },
+        trajectories: emptyTrajectoryMemory(),
       }
       s.archives.set(agentId, memory)
     }
@@ -106,6 +119,7 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
           ),
           evidence: memory.graph.evidence,
         },
+        trajectories: memory.trajectories,
       }
     },
     clear: async (agentId) => {
@@ -124,6 +138,7 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
           vectors: [],
           snapshots: [],
           graph: { entities: [], relationships: [], evidence: [] },
+          trajectories: emptyTrajectoryMemory(),
         })
       for (const [id, entry] of s.entries)
         if (entry.agentId === agentId) {
@@ -193,6 +208,25 @@ export function inMemoryArchive(state: () => ArchiveState): AgentArchiveReposito
     },
     addSnapshots: async (agentId, snapshots) => {
       memoryOf(agentId).snapshots.push(...structuredClone([...snapshots]))
+    },
+    addTrajectoryMemory: async (agentId, memory) => {
+      const held = memoryOf(agentId).trajectories
+      // Records with the same id are replaced, as the trajectory repository's restore does.
+      const put = <T extends { id: string }>(list: T[], added: readonly T[]) => {
+        const ids = new Set(added.map((r) => r.id))
+        return [
+          ...list.filter((r) => !ids.has(r.id)),
+          ...structuredClone(added).map((r) => ({ ...r, agentId })),
+        ]
+      }
+      memoryOf(agentId).trajectories = {
+        runs: put(held.runs, memory.runs),
+        runSessions: put(held.runSessions, memory.runSessions),
+        trajectories: put(held.trajectories, memory.trajectories),
+        facts: put(held.facts, memory.facts),
+        selectors: put(held.selectors, memory.selectors),
+        hints: put(held.hints, memory.hints),
+      }
     },
     addGraph: async (agentId, graph) => {
       const held = memoryOf(agentId).graph

@@ -9,13 +9,15 @@ import {
 } from '@engram/core'
 import { z } from 'zod'
 import { PARAMETER_KEYS, STAT_KEYS } from '../parameters/parameter-store.ts'
+import { TrajectoryMemoryDocumentSchema } from './trajectory-document.ts'
 
 export const EXPORT_FORMAT = 'engram.export'
 // 2 adds the agent's settings, optimizer parameters, privacy policy and (when asked) snapshots;
-// 3 adds each message's speaker; 4 the knowledge graph. Older documents still import: they simply
-// carry none of those (their messages' speakers are taken from metadata, as a write takes them).
-export const EXPORT_VERSION = 4
-const IMPORTABLE_VERSIONS = [1, 2, 3, 4] as const
+// 3 adds each message's speaker; 4 the knowledge graph; 5 trajectory memory (issue 16). Older
+// documents still import: they simply carry none of those (their messages' speakers are taken from
+// metadata, as a write takes them).
+export const EXPORT_VERSION = 5
+const IMPORTABLE_VERSIONS = [1, 2, 3, 4, 5] as const
 /** Vector owners name one of the document's items as `kind:ref`. */
 export const VECTOR_KINDS = ['memory', 'message', 'knowledge'] as const
 export type VectorKind = (typeof VECTOR_KINDS)[number]
@@ -222,6 +224,8 @@ export const ExportDocumentSchema = z.object({
     .max(MAX_IMPORT_ITEMS * 3),
   /** Absent in documents before version 4. */
   graph: GraphDocumentSchema.optional(),
+  /** Runs and trajectory memory (trajectory-document.ts); absent in documents before version 5. */
+  trajectoryMemory: TrajectoryMemoryDocumentSchema.optional(),
 })
 /** The document as exported (dates as ISO strings) and as an import accepts it. */
 export type ExportDocument = z.input<typeof ExportDocumentSchema>

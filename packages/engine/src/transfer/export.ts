@@ -1,6 +1,7 @@
 import type { KNOWLEDGE_CATEGORIES, MEMORY_CATEGORIES, ROLES } from '@engram/core'
 import type { AgentArchive, ArchivedGraph } from '../ports/agent-archive.ts'
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument, type GraphDocument } from './document.ts'
+import { trajectoryMemoryDocument } from './trajectory-document.ts'
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
@@ -10,7 +11,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null)
  * rebuild the links (supersession, vector owners, a memory's source turn) without the old ids.
  */
 export function toExportDocument(archive: AgentArchive, embeddingModel: string): ExportDocument {
-  const { agent, memories, knowledge, sessions, vectors, parameters, snapshots, graph } = archive
+  const { agent, memories, knowledge, sessions, vectors, parameters, snapshots, graph, trajectories } =
+    archive
   const storedSettings = agent.memorySettings
   const policy = agent.privacyPolicy
   const memoryRef = new Map(memories.map((m, i) => [m.id, `m${i + 1}`]))
@@ -125,6 +127,7 @@ export function toExportDocument(archive: AgentArchive, embeddingModel: string):
       })
       .sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0)),
     graph: graphDocument(graph, memoryRef, messageRef),
+    trajectoryMemory: trajectoryMemoryDocument(trajectories),
   }
 }
 

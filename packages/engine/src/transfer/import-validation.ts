@@ -14,6 +14,7 @@ import { PARAMETER_KEYS } from '../parameters/parameter-store.ts'
 import type { StoredMemorySettings } from '../ports/agent-archive.ts'
 import type { TransferPrivacy, TransferPrivacyPolicy } from './collaborators.ts'
 import { type ParsedDocument, VECTOR_KINDS, type VectorKind } from './document.ts'
+import { assertTrajectoryMemory, trajectoryMemoryTexts } from './trajectory-document.ts'
 
 // The checks an import makes before it writes anything: every refusal is a ValidationError naming
 // the document's field, and none of them touches the store, so a refused document leaves nothing.
@@ -21,6 +22,7 @@ import { type ParsedDocument, VECTOR_KINDS, type VectorKind } from './document.t
 /** Refs unique and resolvable, contents within the limits, vectors of a real owner and their size. */
 export function assertReferences(doc: ParsedDocument, limits: Limits): void {
   assertGraphReferences(doc)
+  assertTrajectoryMemory(doc.trajectoryMemory)
   const refs = new Set<string>()
   for (const [i, m] of doc.memories.entries()) {
     if (refs.has(m.ref))
@@ -248,6 +250,8 @@ export async function guardDocument(
         set: (t) => (r.retiredReason = t),
       })
   }
+  // Trajectory memory's goals, outcomes, typed values, facts and hints are the agent's words too.
+  texts.push(...trajectoryMemoryTexts(doc.trajectoryMemory))
   const guarded = await privacy.guard(scope, texts, metadata)
   const redacted = new Set<string>()
   for (const [i, t] of texts.entries()) {

@@ -4,6 +4,7 @@ import type { NewArchivedVector, StoredMemorySettings } from '../ports/agent-arc
 import type { Repositories } from '../ports/repositories.ts'
 import type { TransferPrivacyPolicy } from './collaborators.ts'
 import type { ImportMode, ImportReport, ParsedDocument } from './document.ts'
+import { trajectoryMemoryRecords } from './trajectory-document.ts'
 
 /**
  * The hash an embedding row keeps of the text it was computed from. It must be the embedding
@@ -156,6 +157,10 @@ export async function writeImport(
         ]
       }),
     })
+  // Trajectory memory as it was (ids kept; REPLACE cleared the agent's first, MERGE replaces
+  // records with the same id).
+  if (doc.trajectoryMemory)
+    await archive.addTrajectoryMemory(scope, trajectoryMemoryRecords(scope, doc.trajectoryMemory))
   let vectors = 0
   if (sameModel && doc.embeddingModel) {
     const model = doc.embeddingModel

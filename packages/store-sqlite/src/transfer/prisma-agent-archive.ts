@@ -17,6 +17,7 @@ import type {
 import { entityTerms } from '../graph/sqlite-graph.ts'
 import { parseMetadata } from '../mappers.ts'
 import type { Executor } from '../repositories/prisma-repositories.ts'
+import { trajectoriesIn } from '../trajectories/sqlite-trajectories.ts'
 
 /** Ids the engine hands back are ours: a string that is no row id names nothing. */
 const rowId = (id: string) => {
@@ -55,24 +56,28 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
     read: async (agentId, { vectorModel, includeSnapshots }) => {
       const agent = await db.agent.findUnique({ where: { id: agentId } })
       if (!agent) return null
-      const [memories, knowledge, sessions, vectors, parameters, snapshots, graph] = await Promise.all([
-        db.memoryItem.findMany({ where: { agentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-        db.knowledge.findMany({ where: { agentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-        db.session.findMany({
-          where: { agentId },
-          orderBy: [{ createdAt: 'asc' }, { conversationId: 'asc' }],
-          include: { messages: { orderBy: [{ timestamp: 'asc' }, { id: 'asc' }], include: { entry: true } } },
-        }),
-        db.embedding.findMany({ where: { agentId, model: vectorModel } }),
-        db.adaptiveParameter.findMany({ where: { agentId }, orderBy: { key: 'asc' } }),
-        includeSnapshots
-          ? db.optimizationSnapshot.findMany({
-              where: { agentId },
-              orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
-            })
-          : Promise.resolve(null),
-        readGraph(db, agentId),
-      ])
+      const [memories, knowledge, sessions, vectors, parameters, snapshots, graph, trajectories] =
+        await Promise.all([
+          db.memoryItem.findMany({ where: { agentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+          db.knowledge.findMany({ where: { agentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+          db.session.findMany({
+            where: { agentId },
+            orderBy: [{ createdAt: 'asc' }, { conversationId: 'asc' }],
+            include: {
+              messages: { orderBy: [{ timestamp: 'asc' }, { id: 'asc' }], include: { entry: true } },
+            },
+          }),
+          db.embedding.findMany({ where: { agentId, model: vectorModel } }),
+          db.adaptiveParameter.findMany({ where: { agentId }, orderBy: { key: 'asc' } }),
+          includeSnapshots
+            ? db.optimizationSnapshot.findMany({
+                where: { agentId },
+                orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
+              })
+            : Promise.resolve(null),
+          readGraph(db, agentId),
+          trajectoriesIn(db).snapshot(agentId),
+        ])
       return {
         agent: {
           id: agent.id,
@@ -163,6 +168,7 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
             }))
           : null,
         graph,
+        trajectories,
       }
     },
 
@@ -187,6 +193,8 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
       // The knowledge graph: its terms and evidence go with the entities and relationships (cascade).
       await db.graphRelationship.deleteMany({ where: { agentId } })
       await db.graphEntity.deleteMany({ where: { agentId } })
+      // Trajectory memory: the run registry and every scope's records.
+      await trajectoriesIn(db).clear(agentId)
       return { memories: counts[0].count, knowledge: counts[1].count, sessions: counts[2].count }
     },
 
@@ -346,6 +354,8 @@ export function agentArchiveIn(db: Executor): AgentArchiveRepository {
     },
 
     addGraph: (agentId, graph) => addGraph(db, agentId, graph),
+
+    addTrajectoryMemory: (agentId, memory) => trajectoriesIn(db).restore(agentId, memory),
 
     addVectors: async (agentId, vectors) => {
       await db.embedding.createMany({
