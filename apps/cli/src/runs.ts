@@ -1,5 +1,9 @@
-import type { OutputOf } from '@engram/contract'
+import path from 'node:path'
+import { describeFailure, EngramError, type OutputOf } from '@engram/contract'
+import { readAgentMemoryDirectory, writeAgentMemoryDirectory } from '@engram/sdk/node'
 import { type Command, InvalidArgumentError, Option } from 'commander'
+import { progress } from './child.ts'
+import { CliError } from './errors.ts'
 import type { RunCall } from './graph.ts'
 
 type Run = OutputOf<'startRun'>
@@ -18,6 +22,17 @@ function whole(value: string): number {
   const parsed = Number(value)
   if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('must be a whole number')
   return parsed
+}
+
+/** A directory read or written: its typed refusal (a limit, a path leaving it) or the OS's error, on one line. */
+async function onDisk<T>(what: string, act: () => Promise<T>): Promise<T> {
+  try {
+    return await act()
+  } catch (error) {
+    throw new CliError(
+      `${what}: ${error instanceof EngramError ? describeFailure(error.failure) : (error as Error).message}`,
+    )
+  }
 }
 
 /** "run_1_abc  completed  shop.example.com  Search for reviews  (8 turns)": one line a run. */
@@ -63,7 +78,9 @@ function runDetails(r: Run): string {
 export function addRunCommands(program: Command, run: RunCall): Command {
   const runs = program
     .command('runs')
-    .description("the agent's runs (trajectory memory): list, show, lineage, context, delete")
+    .description(
+      "the agent's runs and trajectory memory: list, show, lineage, context, delete; import and export .agent-memory directories",
+    )
   const agentOption = () => new Option('--agent <id>', 'the agent (with the admin key)')
 
   runs
@@ -205,6 +222,56 @@ export function addRunCommands(program: Command, run: RunCall): Command {
           d.runs === 0
             ? `no run ${runId}`
             : `deleted run ${runId}: ${d.trajectories} trajectories, ${d.runSessions} session entries, ${d.facts} facts, ${d.selectors} selectors`,
+      )
+    })
+
+  runs
+    .command('import <dir>')
+    .description(
+      'import a .agent-memory directory (spec 004: domains/<domain>/{knowledge,selectors}.json, trajectories, agent-runs, hints.json) into a memory scope',
+    )
+    .addOption(agentOption())
+    .option('--scope <scope>', 'the memory scope it goes into (default "default")')
+    .action(async (dir: string, o: { agent?: string; scope?: string }) => {
+      const files = await onDisk(`cannot read ${dir}`, () => readAgentMemoryDirectory(dir))
+      const bar = progress(`importing ${files.length} files from ${path.basename(path.resolve(dir))}`)
+      try {
+        await run(
+          (engram) => engram.importAgentMemory({ agentId: o.agent, scope: o.scope, files }),
+          (r) =>
+            [
+              `imported into scope ${r.scope}: ${r.runs} runs, ${r.trajectories} trajectories, ${r.runSessions} session entries, ${r.facts} facts, ${r.selectors} selectors, ${r.hints} hints`,
+              ...r.skipped.map((s) => `skipped ${s.path}: ${s.reason}`),
+            ].join('\n'),
+        )
+      } finally {
+        bar.done()
+      }
+    })
+
+  runs
+    .command('export <dir>')
+    .description("write a memory scope as a .agent-memory directory in spec 004's formats")
+    .addOption(agentOption())
+    .option('--scope <scope>', 'the memory scope (default "default")')
+    .action(async (dir: string, o: { agent?: string; scope?: string }) => {
+      await run(
+        async (engram) => {
+          const exported = await engram.exportAgentMemory({ agentId: o.agent, scope: o.scope })
+          if (!exported.ok) return exported
+          // Written before anything is printed: a path the server sent that would leave the
+          // directory is refused by the helper, and the command fails instead of reporting success.
+          await onDisk(`cannot write ${dir}`, () => writeAgentMemoryDirectory(dir, exported.data.files))
+          return {
+            ok: true as const,
+            data: {
+              scope: exported.data.scope,
+              files: exported.data.files.length,
+              directory: path.resolve(dir),
+            },
+          }
+        },
+        (e) => `exported scope ${e.scope}: ${e.files} files to ${e.directory}`,
       )
     })
 

@@ -411,6 +411,40 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(after.stdout).toMatch(/^\(the root’s parent was deleted\)\n/)
   })
 
+  it('runs import | export: a .agent-memory directory in, the same files out', async () => {
+    const key = (await engram(['keys', 'create', 'cli-migrate'])).stdout.trim()
+    const fixture = path.join(appDir, '..', '..', 'packages', 'engine', 'test', 'fixtures', 'agent-memory')
+    const imported = await engram(['runs', 'import', fixture], key)
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stdout).toMatch(
+      /^imported into scope default: 5 runs, \d+ trajectories, \d+ session entries, \d+ facts, \d+ selectors, \d+ hints\n/,
+    )
+    expect((await engram(['runs', 'list', '--limit', '200'], key)).stdout.trim().split('\n')).toHaveLength(5)
+
+    const out = path.join(work, 'exported-memory')
+    const exported = await engram(['runs', 'export', out], key)
+    expect(exported.code, exported.stderr).toBe(0)
+    expect(exported.stdout).toMatch(/^exported scope default: \d+ files to /)
+    const written = fs
+      .readdirSync(out, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(out, path.join(entry.parentPath, entry.name)))
+    expect(written.length).toBeGreaterThanOrEqual(10)
+    // Every file written is the fixture's, field for field (unknown fields kept verbatim).
+    for (const file of written)
+      expect(JSON.parse(fs.readFileSync(path.join(out, file), 'utf8')), file).toEqual(
+        JSON.parse(fs.readFileSync(path.join(fixture, file), 'utf8')),
+      )
+    // Another agent's export holds none of it; a missing directory fails on one line.
+    const other = (await engram(['keys', 'create', 'cli-migrate-other'])).stdout.trim()
+    expect(
+      (await engram(['--json', 'runs', 'export', path.join(work, 'empty-memory')], other)).stdout,
+    ).toMatch(/"files": 0/)
+    const missing = await engram(['runs', 'import', path.join(work, 'no-such-dir')], key)
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^engram: cannot read .*no-such-dir: /)
+  })
+
   it('export → import into another agent, backup and restore', async () => {
     const key = (await engram(['keys', 'create', 'cli-source'])).stdout.trim()
     const { Engram, unwrap } = await import('@engram/sdk')
