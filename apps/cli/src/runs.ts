@@ -219,9 +219,8 @@ export function addRunCommands(program: Command, run: RunCall): Command {
       await run(
         (engram) => engram.deleteRun({ agentId: o.agent, runId }),
         (d) =>
-          d.runs === 0
-            ? `no run ${runId}`
-            : `deleted run ${runId}: ${d.trajectories} trajectories, ${d.runSessions} session entries, ${d.facts} facts, ${d.selectors} selectors`,
+          // An unknown run is NOT_FOUND (a failure line), so an answer always deleted one.
+          `deleted run ${runId}: ${d.trajectories} trajectories, ${d.runSessions} session entries, ${d.facts} facts, ${d.selectors} selectors`,
       )
     })
 

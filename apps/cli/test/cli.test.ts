@@ -407,6 +407,8 @@ describe('the engram command (built, as a child process, against a real server)'
 
     const deleted = await engram(['runs', 'delete', 'cli-run-1'], key)
     expect(deleted.stdout).toMatch(/^deleted run cli-run-1: 1 trajectories, 1 session entries/)
+    const again = await engram(['runs', 'delete', 'cli-run-1'], key)
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^engram: NOT_FOUND: /) })
     const after = await engram(['runs', 'lineage', forked.id], key)
     expect(after.stdout).toMatch(/^\(the root’s parent was deleted\)\n/)
   })
