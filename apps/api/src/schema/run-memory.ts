@@ -35,7 +35,7 @@ const TrajectoryStepRef = builder.objectRef<Trajectory['steps'][number]>('Trajec
   }),
 })
 
-export const TrajectoryRef = builder.objectRef<Trajectory>('Trajectory').implement({
+const TrajectoryRef = builder.objectRef<Trajectory>('Trajectory').implement({
   description:
     'A successful run’s action sequence for a goal on a domain, offered as a REFERENCE TRAJECTORY to the next run with a similar goal there (until it expires).',
   fields: (t) => ({

@@ -35,7 +35,7 @@ type RunEnd = OutputOf<'completeRun'>
 type RunLineage = OutputOf<'runLineage'>
 type RunEvent = OutputOf<'runEvents'>
 
-export const RunStatusEnum = builder.enumType('RunStatus', {
+const RunStatusEnum = builder.enumType('RunStatus', {
   description: 'RUNNING until completeRun (COMPLETED) or failRun (FAILED).',
   values: RUN_STATUSES,
 })
@@ -46,7 +46,7 @@ const RunKindEnum = builder.enumType('RunKind', {
   values: RUN_KINDS,
 })
 
-export const MemoryIsolationEnum = builder.enumType('MemoryIsolation', {
+const MemoryIsolationEnum = builder.enumType('MemoryIsolation', {
   description:
     'Spec 004’s benchmark isolation. SHARED: the run reads and writes its memory scope (default "default"). PER_RUN: a clean scope of its own (run:<runId>), shared with nobody. OFF: no memory (an empty context; its end records only the registry entry).',
   values: MEMORY_ISOLATIONS,
@@ -293,7 +293,7 @@ const ForkRunInput = builder.inputType('ForkRunInput', {
  * Drops nulls, nested ones too: GraphQL's optional fields may arrive as null, which the catalog's
  * optional fields (absent, never null) would refuse. No field of this family gives null a meaning.
  */
-export function withoutNulls(value: unknown): unknown {
+function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls)
   if (value === null || typeof value !== 'object') return value
   return Object.fromEntries(
