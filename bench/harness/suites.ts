@@ -130,6 +130,15 @@ export const SUITES: Suite[] = [
     run: async (c) => (await import('../../apps/api/bench/replicas.ts')).replicaBenchmarks(c),
   },
   {
+    id: 'trajectories',
+    title:
+      'Trajectory memory (issue 16): reference hit rate and precision on a spec 004-shaped workload, context tokens with and without memory, runContext p50/p95 at 10K trajectories per domain per backend',
+    seed: 41,
+    // Hit rate and precision are counts; the latency rows repeat 200 queries inside one run.
+    repetitions: { full: 1, quick: 1 },
+    run: async (c) => (await import('../../apps/api/bench/trajectories.ts')).trajectoryBenchmarks(c),
+  },
+  {
     id: 'load',
     title: 'Server under load (apps/api over HTTP on 127.0.0.1, autocannon)',
     seed: 23,

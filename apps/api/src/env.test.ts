@@ -16,6 +16,21 @@ describe('loadEnv', () => {
     })
   })
 
+  it('reads trajectory memory’s rules: the two named variables and a checked JSON object for the rest', () => {
+    const env = loadEnv({
+      ENGRAM_TRACE_SCORING: 'true',
+      ENGRAM_TRACE_TTL_DAYS: '14',
+      ENGRAM_TRAJECTORY_RULES: '{"similarityThreshold":0.6,"sessionHistoryLimit":8}',
+    })
+    expect(env.ENGRAM_TRACE_SCORING).toBe(true)
+    expect(env.ENGRAM_TRACE_TTL_DAYS).toBe(14)
+    expect(env.ENGRAM_TRAJECTORY_RULES).toEqual({ similarityThreshold: 0.6, sessionHistoryLimit: 8 })
+    expect(loadEnv({}).ENGRAM_TRAJECTORY_RULES).toBeUndefined()
+    for (const bad of ['{"similarityThreshold":2}', '{"noSuchRule":1}', 'not json'])
+      expect(() => loadEnv({ ENGRAM_TRAJECTORY_RULES: bad })).toThrow(/ENGRAM_TRAJECTORY_RULES/)
+    expect(() => loadEnv({ ENGRAM_TRACE_TTL_DAYS: '0' })).toThrow(/ENGRAM_TRACE_TTL_DAYS/)
+  })
+
   it('treats empty variables as unset', () => {
     expect(loadEnv({ API_PORT: '', ENGRAM_ADMIN_KEY: '' }).API_PORT).toBe(4000)
   })

@@ -1,6 +1,12 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_LEXICAL_PLAN, DEFAULT_OPTIMIZER_CONFIG, KEY_FACT_MODES, TOKENIZER_NAMES } from '@engram/core'
+import {
+  DEFAULT_LEXICAL_PLAN,
+  DEFAULT_OPTIMIZER_CONFIG,
+  KEY_FACT_MODES,
+  TOKENIZER_NAMES,
+  TrajectoryRulesSchema,
+} from '@engram/core'
 import {
   DEFAULT_FORMATION_CONFIG,
   DEFAULT_OPTIMIZER_LEASE_RENEW_MS,
@@ -102,6 +108,39 @@ export const EnvSchema = z
     ENGRAM_PROFILE: z.enum(['auto', 'off']).default('auto'),
     /** The knowledge graph (issue 15): `auto` formed from every memory written; `off` formed by nothing (deletions still leave it). */
     ENGRAM_GRAPH: z.enum(['auto', 'off']).default('auto'),
+    /** Trajectory memory (issue 16): rank reference trajectories by spec 004's 60/20/10/10 blend instead of similarity alone. */
+    ENGRAM_TRACE_SCORING: z.stringbool().optional(),
+    /** Days a recorded trajectory stays a candidate reference (spec 004's traceTtlDays: 30). */
+    ENGRAM_TRACE_TTL_DAYS: z.coerce.number().int().min(1).max(3_650).optional(),
+    /**
+     * Any other of trajectory memory's rules as a JSON object (core's TrajectoryRulesSchema:
+     * similarityThreshold, sessionHistoryLimit, factInitialConfidence, priorities, ...), checked at
+     * start-up; the two variables above win over the same keys here.
+     */
+    ENGRAM_TRAJECTORY_RULES: z
+      .string()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text.trim() === '') return undefined
+        let value: unknown
+        try {
+          value = JSON.parse(text)
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of trajectory rules' })
+          return z.NEVER
+        }
+        const parsed = TrajectoryRulesSchema.strict().safeParse(value)
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues)
+            ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'rules'}: ${issue.message}` })
+          return z.NEVER
+        }
+        // Only the rules given: the others keep the engine's defaults.
+        const given = new Set(Object.keys(value as object))
+        return Object.fromEntries(Object.entries(parsed.data).filter(([key]) => given.has(key))) as Partial<
+          typeof parsed.data
+        >
+      }),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
     ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),

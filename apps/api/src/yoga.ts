@@ -62,6 +62,9 @@ export interface AppOptions {
         | 'ENGRAM_SUMMARIES'
         | 'ENGRAM_PROFILE'
         | 'ENGRAM_GRAPH'
+        | 'ENGRAM_TRACE_SCORING'
+        | 'ENGRAM_TRACE_TTL_DAYS'
+        | 'ENGRAM_TRAJECTORY_RULES'
         | 'REDIS_URL'
         | 'ENGRAM_REDIS_PREFIX'
         | 'ENGRAM_L2_TTL_SECONDS'
@@ -140,6 +143,11 @@ export function createApp(options: AppOptions) {
     automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',
     automaticProfile: env.ENGRAM_PROFILE !== 'off',
     automaticGraph: env.ENGRAM_GRAPH !== 'off',
+    trajectoryRules: {
+      ...env.ENGRAM_TRAJECTORY_RULES,
+      ...(env.ENGRAM_TRACE_SCORING === undefined ? {} : { traceScoring: env.ENGRAM_TRACE_SCORING }),
+      ...(env.ENGRAM_TRACE_TTL_DAYS === undefined ? {} : { traceTtlDays: env.ENGRAM_TRACE_TTL_DAYS }),
+    },
     log,
     embedder: options.embedder,
     llm: options.llm,

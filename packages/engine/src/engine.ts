@@ -62,6 +62,8 @@ import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
 import { AgentMemoryTransfer } from './trajectories/agent-memory-transfer.ts'
+import { RunContextService } from './trajectories/run-context.ts'
+import type { TextGuard } from './trajectories/run-input.ts'
 import { RunMemory } from './trajectories/run-memory.ts'
 import { RunRegistry } from './trajectories/run-registry.ts'
 import { TransferService } from './transfer/transfer-service.ts'
@@ -378,14 +380,16 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const random = deps.random ?? Math.random
   const trajectoryRules = parseWith(TrajectoryRulesSchema, deps.trajectoryRules ?? {}, 'trajectoryRules')
   const trajectoryLimits = parseWith(TrajectoryLimitsSchema, deps.trajectoryLimits ?? {}, 'trajectoryLimits')
+  // What an acting agent types (passwords into login forms) passes its sensitive-data policy,
+  // whether it arrives from a run or from an imported `.agent-memory/` directory.
+  const runTextGuard: TextGuard = async (agentId, texts) => (await privacy.guard(agentId, texts)).texts
   const runMemory = new RunMemory({
     repository: storage.trajectories,
     clock,
     rules: trajectoryRules,
     limits: trajectoryLimits,
     random,
-    // What an acting agent types (passwords into login forms) passes its sensitive-data policy.
-    guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
+    guard: runTextGuard,
   })
   const runs = new RunRegistry({ repository: storage.trajectories, memory: runMemory, clock, events, random })
   // Spec 004's `.agent-memory/` directories into and out of a memory scope (issue 16).
@@ -394,6 +398,14 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     clock,
     rules: trajectoryRules,
     limits: trajectoryLimits,
+    guard: runTextGuard,
+  })
+  // What an acting agent's next decision needs from that memory, and reference matching.
+  const runContext = new RunContextService({
+    repository: storage.trajectories,
+    clock,
+    tokenCounter,
+    rules: trajectoryRules,
   })
   // Another replica's changes drop what this process holds (only when the bus crosses processes).
   const replicas = deps.replicas?.invalidateCaches
@@ -480,5 +492,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     runs,
     /** Trajectory memory's records: trajectories, session history, app facts, selectors, hints. */
     runMemory,
+    /** What an acting agent's next decision needs from trajectory memory (issue 16). */
+    runContext,
   }
 }

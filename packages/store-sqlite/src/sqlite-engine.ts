@@ -11,6 +11,7 @@ import {
 } from '@engram/core'
 import {
   createEngine,
+  type EngineDeps,
   type EventBus,
   embedJob,
   type FormationConfig,
@@ -57,6 +58,8 @@ export interface SqliteEngineOptions {
   automaticGraph?: boolean
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
+  /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
+  trajectoryRules?: EngineDeps['trajectoryRules']
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
@@ -135,6 +138,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     automaticSummaries: options.automaticSummaries,
     automaticProfile: options.automaticProfile,
     automaticGraph: options.automaticGraph,
+    ...(options.trajectoryRules ? { trajectoryRules: options.trajectoryRules } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
   })
 }

@@ -27,5 +27,6 @@ export {
 export * from './app-facts.ts'
 export * from './domains.ts'
 export * from './rules.ts'
+export * from './run-context.ts'
 export * from './selectors.ts'
 export * from './similarity.ts'

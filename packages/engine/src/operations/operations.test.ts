@@ -28,12 +28,6 @@ const agentB = { kind: 'agent', agentId: 'agent-b' } as const satisfies Principa
 const runIdOf = (agentId: string) => `${agentId}-run`
 const SHOP = 'shop.example.com'
 
-// FOUNDATION PLACEHOLDERS (issue 16): these handlers throw until the run context's part replaces
-// them; that part removes this exception (and the lead checks it).
-const PLACEHOLDERS: readonly OperationName[] = ['runContext', 'matchTrajectories']
-const isPlaceholder = (name: OperationName, result: Result<unknown>) =>
-  PLACEHOLDERS.includes(name) && !result.ok && result.error.message === `${name} is being built (issue 16)`
-
 /** The engine on the in-memory storage, agents A and B with a conversation, a memory and a fact each. */
 async function seeded() {
   const engine = createEngine({
@@ -330,7 +324,6 @@ describe('the operations layer (createOperations)', () => {
         expect(result.error.code, `${name}: ${result.error.message}`).not.toBe('INTERNAL')
         continue
       }
-      if (isPlaceholder(name, result)) continue
       expect(result.ok, `${name}: ${JSON.stringify(result)}`).toBe(true)
       if (!result.ok) continue
       const output = catalog[name].output
@@ -397,7 +390,6 @@ describe('the operations layer (createOperations)', () => {
       return
     }
     const result = await run(s, name, agentA, { ...input, agentId: 'agent-b' })
-    if (isPlaceholder(name, result)) return
     expect(!result.ok && result.error.code, name).toBe('FORBIDDEN')
   })
 

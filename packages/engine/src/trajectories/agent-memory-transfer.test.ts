@@ -402,4 +402,59 @@ describe('the .agent-memory migration', () => {
     ])
     expect(parsedByPath((await ops.exportAgentMemory(agentA, { scope: 'copy' })).files)).toStrictEqual(files)
   })
+  it('passes imported free text through the agent’s sensitive-data policy, as runs do', async () => {
+    const { engine, ops } = await setup()
+    const card = '4111 1111 1111 1111'
+    const trajectory = {
+      id: 'traj_1764000000000_pay001',
+      goal: 'Pay for the watch',
+      origin: 'https://shop.example.org',
+      steps: [
+        {
+          url: 'https://shop.example.org/pay',
+          action: { action: 'type', selector: '#card', text: card },
+          verified: true,
+        },
+      ],
+      success: true,
+      durationMs: 4000,
+      model: 'gpt-test',
+      timestamp: '2026-11-20T10:00:00.000Z',
+    }
+    const knowledge = {
+      domain: 'shop.example.org',
+      facts: [
+        {
+          type: 'pattern',
+          key: 'payment',
+          value: `card ${card} works`,
+          confidence: 0.8,
+          sources: 2,
+          lastSeen: '2026-11-20T10:00:00.000Z',
+        },
+      ],
+      sessions: [],
+      updatedAt: '2026-11-20T10:00:00.000Z',
+    }
+    const files = [
+      {
+        path: 'domains/shop.example.org/trajectories/traj_1764000000000_pay001.json',
+        content: JSON.stringify(trajectory),
+      },
+      { path: 'domains/shop.example.org/knowledge.json', content: JSON.stringify(knowledge) },
+      {
+        path: 'hints.json',
+        content: JSON.stringify({ hints: `pay with ${card}`, updatedAt: '2026-11-20T10:00:00.000Z' }),
+      },
+    ]
+    const report = await ops.importAgentMemory(agentA, { files })
+    expect(report).toMatchObject({ trajectories: 1, facts: 1, hints: 1 })
+    const exported = JSON.stringify((await ops.exportAgentMemory(agentA, {})).files)
+    expect(exported).not.toContain(card)
+    expect(exported).toMatch(/REDACTED/)
+    // A reject policy refuses the import naming the field; nothing of it is written.
+    await engine.privacy.setPolicy('agent-b', 'reject', [])
+    await expect(ops.importAgentMemory(agentB, { files })).rejects.toMatchObject({ code: 'VALIDATION' })
+    expect((await ops.exportAgentMemory(agentB, {})).files).toEqual([])
+  })
 })

@@ -16,6 +16,7 @@ import {
   ValidationError,
 } from '@engram/core'
 import type { TrajectoryMemoryRepository } from '../ports/trajectories.ts'
+import type { TextGuard } from './run-input.ts'
 
 export interface AgentMemoryImportReport {
   scope: string
@@ -38,6 +39,12 @@ export interface AgentMemoryTransferDeps {
   clock: Clock
   limits?: TrajectoryLimits
   rules?: TrajectoryRules
+  /**
+   * The agent's sensitive-data policy over imported free text (goals, outcomes, typed values,
+   * facts, hints), as the run registry applies it: a password typed into a login form in the old
+   * system is not stored verbatim here either. Nothing guarded when absent.
+   */
+  guard?: TextGuard
   /** Ids of imported trajectories (Engram's own: the file's id is kept among its fields). */
   newId?: () => string
 }
@@ -72,6 +79,7 @@ export class AgentMemoryTransfer {
   ): Promise<AgentMemoryImportReport> {
     this.checkScope(scope)
     const plan = planAgentMemoryImport(files, { limits: this.limits, now: this.deps.clock.now() })
+    await this.guardPlan(agentId, plan)
     const repo = this.deps.repository
     const report: AgentMemoryImportReport = {
       scope,
@@ -144,6 +152,41 @@ export class AgentMemoryTransfer {
   async exportFiles(agentId: string, scope: string = DEFAULT_RUN_SCOPE): Promise<AgentMemoryExport> {
     this.checkScope(scope)
     return { scope, files: agentMemoryFiles(await this.deps.repository.snapshot(agentId, scope)) }
+  }
+
+  /** Passes every free text of the plan through the guard in one call, writing the answers back. */
+  private async guardPlan(agentId: string, plan: ReturnType<typeof planAgentMemoryImport>): Promise<void> {
+    const guard = this.deps.guard
+    if (!guard) return
+    const texts: { field: string; text: string }[] = []
+    const writeBack: ((text: string) => void)[] = []
+    const add = (field: string, text: string | null | undefined, set: (text: string) => void) => {
+      if (text == null || text.length === 0) return
+      texts.push({ field, text })
+      writeBack.push(set)
+    }
+    plan.runs.forEach((r, i) => {
+      add(`runs.${i}.goal`, r.goal, (t) => (r.goal = t))
+      add(`runs.${i}.summary`, r.summary, (t) => (r.summary = t))
+      add(`runs.${i}.result`, r.result, (t) => (r.result = t))
+      add(`runs.${i}.reason`, r.reason, (t) => (r.reason = t))
+    })
+    plan.trajectories.forEach((tr, i) => {
+      add(`trajectories.${i}.goal`, tr.goal, (t) => (tr.goal = t))
+      add(`trajectories.${i}.outcome`, tr.outcome, (t) => (tr.outcome = t))
+      tr.steps.forEach((step, j) =>
+        add(`trajectories.${i}.steps.${j}.value`, step.value, (t) => (step.value = t)),
+      )
+    })
+    plan.runSessions.forEach((s, i) => {
+      add(`runSessions.${i}.goal`, s.goal, (t) => (s.goal = t))
+      add(`runSessions.${i}.outcome`, s.outcome, (t) => (s.outcome = t))
+    })
+    plan.facts.forEach((f, i) => add(`facts.${i}.value`, f.value, (t) => (f.value = t)))
+    plan.hints.forEach((h, i) => add(`hints.${i}.text`, h.text, (t) => (h.text = t)))
+    if (texts.length === 0) return
+    const guarded = await guard(agentId, texts)
+    guarded.forEach((text, i) => writeBack[i]?.(text))
   }
 
   private checkScope(scope: string): void {
