@@ -11,6 +11,38 @@ const GRAPH_OF_B = `{
   graphEntities(agentId: "agent-b", limit: 500) { ... on GraphEntityPage { totalCount matches { entity { id type name aliases summary mentionCount updatedAt } } } }
   graphRelationships(agentId: "agent-b", includeHistory: true, limit: 500) { ... on GraphRelationshipPage { totalCount relationships { id relation confidence validFrom validUntil retiredAt supersededById updatedAt source { id } target { id } } } }
 }`
+/** B's trajectory memory as the operator reads it (issue 16): runs, trajectories, facts, selectors, hints, domains, sessions. */
+const RUN_MEMORY_OF_B = `{
+  runs(agentId: "agent-b", limit: 200) { ... on RunPage { totalCount runs { id status goal turnCount currentUrl finalUrl summary updatedAt } } }
+  trajectories(agentId: "agent-b", limit: 200) { ... on TrajectoryPage { totalCount trajectories { id goal stepCount recordedAt } } }
+  appFacts(agentId: "agent-b", limit: 200) { ... on AppFactPage { totalCount facts { id key value confidence sources lastSeenAt } } }
+  knownSelectors(agentId: "agent-b", limit: 200) { ... on KnownSelectorPage { totalCount selectors { id selector successCount failureCount lastUsedAt } } }
+  runHints(agentId: "agent-b") { ... on QueryRunHintsSuccess { data { id text updatedAt } } }
+  runDomains(agentId: "agent-b") { ... on QueryRunDomainsSuccess { data { scope domain runs trajectories runSessions facts selectors lastActivityAt } } }
+  runSessions(agentId: "agent-b", domain: "b-secret.example") { ... on QueryRunSessionsSuccess { data { id runId outcome endedAt } } }
+  exportAgentMemory(agentId: "agent-b") { ... on AgentMemoryExport { files { path content } } }
+}`
+/** A valid `.agent-memory/` directory: one domain's knowledge (spec 004's knowledge.json). */
+const AGENT_MEMORY_FILES = [
+  {
+    path: 'domains/b-secret.example/knowledge.json',
+    content: JSON.stringify({
+      domain: 'b-secret.example',
+      facts: [
+        {
+          type: 'quirk',
+          key: 'injected',
+          value: 'injected fact',
+          confidence: 0.9,
+          sources: 1,
+          lastSeen: '2026-01-01T00:00:00.000Z',
+        },
+      ],
+      sessions: [],
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    }),
+  },
+]
 describe("an agent key never reads or changes another agent's data", () => {
   let t: TestApp
   let keyA: string
@@ -28,6 +60,10 @@ describe("an agent key never reads or changes another agent's data", () => {
     bEntity: '',
     bPlace: '',
     bRelationship: '',
+    bTrajectory: '',
+    bFact: '',
+    bSelector: '',
+    bHint: '',
   }
 
   const fingerprint = async () => ({
@@ -54,6 +90,8 @@ describe("an agent key never reads or changes another agent's data", () => {
     backups: fs.readdirSync(path.join(t.dir, 'backups')).sort(),
     // B's knowledge graph, read by the operator (its whole history, every field that can change).
     graph: (await t.gql(GRAPH_OF_B)).data,
+    // B's trajectory memory (issue 16), read by the operator.
+    runMemory: (await t.gql(RUN_MEMORY_OF_B)).data,
   })
 
   beforeAll(async () => {
@@ -138,6 +176,50 @@ describe("an agent key never reads or changes another agent's data", () => {
       `{ search(input: { query: "password", scopes: [MESSAGES, KNOWLEDGE] }) { __typename } }`,
       {},
       keyB,
+    )
+    // B's trajectory memory (issue 16): a completed run with its trajectory, facts and selectors,
+    // a running one, a hint. A keeps a run of its own on another domain.
+    const startB = (input: Record<string, unknown>) =>
+      t.gql(
+        `mutation($input: StartRunInput!) { startRun(input: $input) { __typename ... on Run { id } ... on Error { message } } }`,
+        { input },
+        keyB,
+      )
+    expect(
+      (await startB({ runId: 'b-run', goal: 'B hunter2 secret errand', domain: 'b-secret.example' })).data
+        .startRun.__typename,
+    ).toBe('Run')
+    const bEnd = await t.gql(
+      `mutation($input: CompleteRunInput!) { completeRun(input: $input) { ... on RunEnd { trajectoryId } ... on Error { message } } }`,
+      {
+        input: {
+          runId: 'b-run',
+          outcome: 'B hunter2 outcome',
+          finalUrl: 'https://b-secret.example/done',
+          steps: [{ action: 'type', selector: '#password', value: 'hunter2', verified: true }],
+          facts: [{ type: 'QUIRK', key: 'vault', value: 'B hunter2 quirk' }],
+          selectors: [{ element: 'input "Password"', selector: '#password' }],
+        },
+      },
+      keyB,
+    )
+    ids.bTrajectory = bEnd.data.completeRun.trajectoryId
+    expect(ids.bTrajectory, JSON.stringify(bEnd)).toEqual(expect.any(String))
+    await startB({ runId: 'b-running', goal: 'B hunter2 running errand', domain: 'b-secret.example' })
+    const runMemoryOfB = (await t.gql(RUN_MEMORY_OF_B)).data
+    ids.bFact = runMemoryOfB.appFacts.facts[0].id
+    ids.bSelector = runMemoryOfB.knownSelectors.selectors[0].id
+    ids.bHint = (
+      await t.gql(
+        `mutation { addRunHint(input: { text: "B hunter2 hint" }) { ... on RunHint { id } } }`,
+        {},
+        keyB,
+      )
+    ).data.addRunHint.id
+    await t.gql(
+      `mutation { startRun(input: { runId: "a-run", goal: "A's own errand", domain: "a.example" }) { __typename } }`,
+      {},
+      keyA,
     )
     ids.backup = (
       await t.gql(`mutation { backupDatabase { ... on Backup { name } } }`)
@@ -902,6 +984,240 @@ describe("an agent key never reads or changes another agent's data", () => {
       vars: () => ({ id: ids.bRelationship }),
       expect: (d) => expect(d.deleteGraphRelationship.__typename).toBe(forbidden),
     },
+    // Trajectory memory (issue 16): every operation of the registry and of run memory.
+    {
+      name: 'run of B by naming agent B',
+      query: `{ run(agentId: "agent-b", runId: "b-run") { __typename } }`,
+      expect: (d) => expect(d.run.__typename).toBe(forbidden),
+    },
+    {
+      name: "run with B's run id is absent for A",
+      query: `{ run(runId: "b-run") { __typename } }`,
+      expect: (d) => expect(d.run).toBeNull(),
+    },
+    {
+      name: "runs lists only A's",
+      query: `{ runs(limit: 200) { ... on RunPage { totalCount runs { id goal } } } }`,
+      expect: (d) => {
+        expect(d.runs.runs.map((r: any) => r.id)).toEqual(['a-run'])
+        expect(JSON.stringify(d)).not.toContain('hunter2')
+      },
+    },
+    {
+      name: "runs on B's domain finds none",
+      query: `{ runs(domain: "b-secret.example") { ... on RunPage { totalCount } } }`,
+      expect: (d) => expect(d.runs.totalCount).toBe(0),
+    },
+    {
+      name: "runLineage of B's run",
+      query: `{ runLineage(runId: "b-run") { __typename } }`,
+      expect: (d) => expect(d.runLineage.__typename).toBe(notFound),
+    },
+    {
+      name: 'runLineage naming B',
+      query: `{ runLineage(agentId: "agent-b", runId: "b-run") { __typename } }`,
+      expect: (d) => expect(d.runLineage.__typename).toBe(forbidden),
+    },
+    {
+      name: "startRun in B's registry",
+      query: `mutation { startRun(input: { agentId: "agent-b", goal: "injected", domain: "b-secret.example" }) { __typename } }`,
+      expect: (d) => expect(d.startRun.__typename).toBe(forbidden),
+    },
+    {
+      name: "reportRunProgress of B's run",
+      query: `mutation { reportRunProgress(input: { runId: "b-running", turnCount: 99, currentUrl: "https://evil.example" }) { __typename } }`,
+      expect: (d) => expect(d.reportRunProgress.__typename).toBe(notFound),
+    },
+    {
+      name: "completeRun of B's run",
+      query: `mutation { completeRun(input: { runId: "b-running", outcome: "hijacked", steps: [{ action: "click" }] }) { __typename } }`,
+      expect: (d) => expect(d.completeRun.__typename).toBe(notFound),
+    },
+    {
+      name: "failRun of B's run naming B",
+      query: `mutation { failRun(input: { agentId: "agent-b", runId: "b-running", reason: "hijacked" }) { __typename } }`,
+      expect: (d) => expect(d.failRun.__typename).toBe(forbidden),
+    },
+    {
+      name: "failRun of B's run",
+      query: `mutation { failRun(input: { runId: "b-running", reason: "hijacked" }) { __typename } }`,
+      expect: (d) => expect(d.failRun.__typename).toBe(notFound),
+    },
+    {
+      name: "resumeRun of B's run",
+      query: `mutation { resumeRun(input: { runId: "b-run" }) { __typename } }`,
+      expect: (d) => expect(d.resumeRun.__typename).toBe(notFound),
+    },
+    {
+      name: "forkRun of B's run",
+      query: `mutation { forkRun(input: { runId: "b-run", goal: "steal the trajectory" }) { __typename } }`,
+      expect: (d) => expect(d.forkRun.__typename).toBe(notFound),
+    },
+    {
+      name: "deleteRun of B's run",
+      query: `mutation { deleteRun(runId: "b-run") { __typename } }`,
+      expect: (d) => expect(d.deleteRun.__typename).toBe(notFound),
+    },
+    {
+      name: "runContext on B's domain and goal holds nothing of B's",
+      query: `{ runContext(domain: "b-secret.example", goal: "B hunter2 secret errand") { ... on RunContext { text reference { trajectory { id } } sections { availableItems } } } }`,
+      expect: (d) => {
+        expect(d.runContext.reference).toBeNull()
+        expect(d.runContext.sections.every((s: any) => s.availableItems === 0)).toBe(true)
+        expect(JSON.stringify(d)).not.toContain('hunter2')
+      },
+    },
+    {
+      name: "runContext of B's run",
+      query: `{ runContext(runId: "b-running") { __typename } }`,
+      expect: (d) => expect(d.runContext.__typename).toBe(notFound),
+    },
+    {
+      name: "matchTrajectories on B's domain finds none",
+      query: `{ matchTrajectories(domain: "b-secret.example", goal: "B hunter2 secret errand") { ... on QueryMatchTrajectoriesSuccess { data { trajectory { id } } } } }`,
+      expect: (d) => expect(d.matchTrajectories.data).toEqual([]),
+    },
+    {
+      name: "recordTrajectory with B's run id",
+      query: `mutation { recordTrajectory(input: { domain: "b-secret.example", goal: "injected", runId: "b-run", steps: [{ action: "click" }] }) { __typename } }`,
+      expect: (d) => expect(d.recordTrajectory.__typename).toBe(notFound),
+    },
+    {
+      name: "trajectories lists only A's (none)",
+      query: `{ trajectories(limit: 200) { ... on TrajectoryPage { totalCount } } }`,
+      expect: (d) => expect(d.trajectories.totalCount).toBe(0),
+    },
+    {
+      name: "trajectory of B's id",
+      query: `query($id: ID!) { trajectory(id: $id) { __typename } }`,
+      vars: () => ({ id: ids.bTrajectory }),
+      expect: (d) => expect(d.trajectory).toBeNull(),
+    },
+    {
+      name: "deleteTrajectory of B's",
+      query: `mutation($id: ID!) { deleteTrajectory(id: $id) { ... on RunMemoryDeleted { deleted } } }`,
+      vars: () => ({ id: ids.bTrajectory }),
+      expect: (d) => expect(d.deleteTrajectory.deleted).toBe(false),
+    },
+    {
+      name: "runSessions of B's domain are A's own (none)",
+      query: `{ runSessions(domain: "b-secret.example") { ... on QueryRunSessionsSuccess { data { id } } } }`,
+      expect: (d) => expect(d.runSessions.data).toEqual([]),
+    },
+    {
+      name: 'recordKnowledge naming B',
+      query: `mutation { recordKnowledge(input: { agentId: "agent-b", domain: "b-secret.example", facts: [{ type: QUIRK, key: "vault", value: "overwritten" }] }) { __typename } }`,
+      expect: (d) => expect(d.recordKnowledge.__typename).toBe(forbidden),
+    },
+    {
+      name: "recordKnowledge with B's run id",
+      query: `mutation { recordKnowledge(input: { domain: "b-secret.example", runId: "b-run", facts: [{ type: QUIRK, key: "vault", value: "overwritten" }] }) { __typename } }`,
+      expect: (d) => expect(d.recordKnowledge.__typename).toBe(notFound),
+    },
+    {
+      name: "appFacts lists only A's (none)",
+      query: `{ appFacts(limit: 200) { ... on AppFactPage { totalCount } } }`,
+      expect: (d) => expect(d.appFacts.totalCount).toBe(0),
+    },
+    {
+      name: "deleteAppFact of B's",
+      query: `mutation($id: ID!) { deleteAppFact(id: $id) { ... on RunMemoryDeleted { deleted } } }`,
+      vars: () => ({ id: ids.bFact }),
+      expect: (d) => expect(d.deleteAppFact.deleted).toBe(false),
+    },
+    {
+      name: "recordSelector with B's run id",
+      query: `mutation { recordSelector(input: { domain: "b-secret.example", runId: "b-run", selectors: [{ element: "input \\"Password\\"", selector: "#password", outcome: FAILURE }] }) { __typename } }`,
+      expect: (d) => expect(d.recordSelector.__typename).toBe(notFound),
+    },
+    {
+      name: "knownSelectors lists only A's (none)",
+      query: `{ knownSelectors(domain: "b-secret.example") { ... on KnownSelectorPage { totalCount } } }`,
+      expect: (d) => expect(d.knownSelectors.totalCount).toBe(0),
+    },
+    {
+      name: "deleteKnownSelector of B's",
+      query: `mutation($id: ID!) { deleteKnownSelector(id: $id) { ... on RunMemoryDeleted { deleted } } }`,
+      vars: () => ({ id: ids.bSelector }),
+      expect: (d) => expect(d.deleteKnownSelector.deleted).toBe(false),
+    },
+    {
+      name: "runHints lists only A's (none)",
+      query: `{ runHints { ... on QueryRunHintsSuccess { data { id } } } }`,
+      expect: (d) => expect(d.runHints.data).toEqual([]),
+    },
+    {
+      name: 'addRunHint naming B',
+      query: `mutation { addRunHint(input: { agentId: "agent-b", text: "injected" }) { __typename } }`,
+      expect: (d) => expect(d.addRunHint.__typename).toBe(forbidden),
+    },
+    {
+      name: "updateRunHint of B's hint",
+      query: `mutation($id: ID!) { updateRunHint(input: { id: $id, text: "rewritten" }) { __typename } }`,
+      vars: () => ({ id: ids.bHint }),
+      expect: (d) => expect(d.updateRunHint.__typename).toBe(notFound),
+    },
+    {
+      name: "deleteRunHint of B's hint",
+      query: `mutation($id: ID!) { deleteRunHint(id: $id) { ... on RunMemoryDeleted { deleted } } }`,
+      vars: () => ({ id: ids.bHint }),
+      expect: (d) => expect(d.deleteRunHint.deleted).toBe(false),
+    },
+    {
+      name: "runDomains lists only A's",
+      query: `{ runDomains { ... on QueryRunDomainsSuccess { data { domain } } } }`,
+      expect: (d) => expect(JSON.stringify(d)).not.toContain('b-secret'),
+    },
+    {
+      name: "deleteRunDomain of B's domain removes nothing of B's",
+      query: `mutation { deleteRunDomain(domain: "b-secret.example") { ... on RunDeletion { runs trajectories facts selectors runSessions } } }`,
+      expect: (d) =>
+        expect(d.deleteRunDomain).toEqual({
+          runs: 0,
+          trajectories: 0,
+          facts: 0,
+          selectors: 0,
+          runSessions: 0,
+        }),
+    },
+    {
+      name: 'deleteRunDomain naming B',
+      query: `mutation { deleteRunDomain(agentId: "agent-b", domain: "b-secret.example") { __typename } }`,
+      expect: (d) => expect(d.deleteRunDomain.__typename).toBe(forbidden),
+    },
+    {
+      name: 'clearRunMemoryScope naming B',
+      query: `mutation { clearRunMemoryScope(agentId: "agent-b", scope: "default") { __typename } }`,
+      expect: (d) => expect(d.clearRunMemoryScope.__typename).toBe(forbidden),
+    },
+    {
+      name: "clearRunMemoryScope of A's own scope leaves B's",
+      query: `mutation { clearRunMemoryScope(scope: "default") { ... on RunDeletion { trajectories facts hints } } }`,
+      expect: (d) => expect(d.clearRunMemoryScope).toEqual({ trajectories: 0, facts: 0, hints: 0 }),
+    },
+    {
+      name: 'importAgentMemory naming B',
+      query: `mutation($files: [AgentMemoryFileInput!]!) { importAgentMemory(input: { agentId: "agent-b", files: $files }) { __typename } }`,
+      vars: () => ({ files: AGENT_MEMORY_FILES }),
+      expect: (d) => expect(d.importAgentMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: 'exportAgentMemory naming B',
+      query: `{ exportAgentMemory(agentId: "agent-b") { __typename } }`,
+      expect: (d) => expect(d.exportAgentMemory.__typename).toBe(forbidden),
+    },
+    {
+      name: "exportAgentMemory holds only A's",
+      query: `{ exportAgentMemory { ... on AgentMemoryExport { files { path content } } } }`,
+      expect: (d) => expect(JSON.stringify(d)).not.toMatch(/hunter2|b-secret/),
+    },
+    {
+      // After the reads above: A's own import of a directory naming B's domain goes into A's memory.
+      name: "importAgentMemory of a directory about B's domain is A's own",
+      query: `mutation($files: [AgentMemoryFileInput!]!) { importAgentMemory(input: { files: $files }) { ... on AgentMemoryImport { facts } } }`,
+      vars: () => ({ files: AGENT_MEMORY_FILES }),
+      expect: (d) => expect(d.importAgentMemory.facts).toBe(1),
+    },
     {
       // Last: A then holds the same text as B (so no A view above may contain it).
       name: "createMemory with B's exact content is A's own, not a duplicate of B's",
@@ -964,6 +1280,16 @@ describe("an agent key never reads or changes another agent's data", () => {
       name: 'formationActivityEvents naming B',
       query: `subscription { formationActivityEvents(agentId: "agent-b") { agentId kind } }`,
       code: 'FORBIDDEN',
+    },
+    {
+      name: 'runEvents naming B',
+      query: `subscription { runEvents(agentId: "agent-b") { kind run { id goal } } }`,
+      code: 'FORBIDDEN',
+    },
+    {
+      name: 'runEvents with a bad run id',
+      query: `subscription { runEvents(runId: "not a run id") { kind } }`,
+      code: 'VALIDATION',
     },
   ]
 

@@ -163,6 +163,82 @@ async function fillGraph(t: TestApp, agentId: string, text: string) {
   expect((await t.gql(GRAPH_COUNT, { a: agentId })).data.graphRelationships.totalCount).toBe(1)
 }
 
+const RUN_START = `mutation($input: StartRunInput!) { startRun(input: $input) {
+  __typename ... on Run { id } ... on Error { message } } }`
+const RUN_COMPLETE = `mutation($input: CompleteRunInput!) { completeRun(input: $input) {
+  __typename ... on RunEnd { trajectoryId factsRecorded selectorsRecorded sessionRecorded } ... on Error { message } } }`
+const RUN_FAIL = `mutation($input: FailRunInput!) { failRun(input: $input) {
+  __typename ... on RunEnd { sessionRecorded } ... on Error { message } } }`
+const RUN_RESUME = `mutation($input: ResumeRunInput!) { resumeRun(input: $input) {
+  __typename ... on Run { id } ... on Error { message } } }`
+const RUN_HINT = `mutation($t: String!) { addRunHint(input: { text: $t }) { __typename ... on RunHint { id } ... on Error { message } } }`
+const RUN_MEMORY = `query($a: ID, $d: String!) {
+  runs(agentId: $a, domain: $d) { ... on RunPage { totalCount } }
+  trajectories(agentId: $a, domain: $d) { ... on TrajectoryPage { totalCount } }
+  runSessions(agentId: $a, domain: $d) { ... on QueryRunSessionsSuccess { data { id } } }
+  appFacts(agentId: $a, domain: $d) { ... on AppFactPage { totalCount } }
+  knownSelectors(agentId: $a, domain: $d) { ... on KnownSelectorPage { totalCount } }
+}`
+
+/**
+ * Trajectory memory naming `text` (issue 16), written with the agent's key: on `<text>.example` a
+ * completed run (trajectory, session entry, fact, selector) and its resume, still running; on
+ * `<text>-two.example` a failed run (session entry, fact, selector); a hint.
+ */
+async function fillRuns(t: TestApp, key: string, text: string) {
+  const domains = [`${text}.example`, `${text}-two.example`]
+  const ok = (r: { data: Record<string, { __typename: string }> }, name: string, typename: string) =>
+    expect(r.data[name]?.__typename, JSON.stringify(r)).toBe(typename)
+  ok(
+    await t.gql(RUN_START, { input: { goal: `Find the ${text} page`, domain: domains[0] } }, key),
+    'startRun',
+    'Run',
+  )
+  const first = (await t.gql(`{ runs(domain: "${domains[0]}") { ... on RunPage { runs { id } } } }`, {}, key))
+    .data.runs.runs[0].id as string
+  const completed = await t.gql(
+    RUN_COMPLETE,
+    {
+      input: {
+        runId: first,
+        outcome: `Found the ${text} page`,
+        finalUrl: `https://${domains[0]}/found`,
+        steps: [{ action: 'type', selector: '#q', value: `${text} query`, verified: true }],
+        facts: [{ type: 'QUIRK', key: 'search', value: `${text} search is slow` }],
+        selectors: [{ element: 'input "Search"', selector: `#${text}-q` }],
+      },
+    },
+    key,
+  )
+  expect(completed.data.completeRun, JSON.stringify(completed)).toMatchObject({
+    factsRecorded: 1,
+    selectorsRecorded: 1,
+    sessionRecorded: true,
+  })
+  const resumed = await t.gql(RUN_RESUME, { input: { runId: first, goal: `Bookmark the ${text} page` } }, key)
+  ok(resumed, 'resumeRun', 'Run')
+  const second = await t.gql(RUN_START, { input: { goal: `Log in to ${text}`, domain: domains[1] } }, key)
+  ok(second, 'startRun', 'Run')
+  ok(
+    await t.gql(
+      RUN_FAIL,
+      {
+        input: {
+          runId: second.data.startRun.id,
+          reason: `${text} login refused`,
+          facts: [{ type: 'TIMING', key: 'login', value: `${text} login takes 3s` }],
+          selectors: [{ element: 'button "Log in"', selector: `#${text}-login`, outcome: 'FAILURE' }],
+        },
+      },
+      key,
+    ),
+    'failRun',
+    'RunEnd',
+  )
+  ok(await t.gql(RUN_HINT, { t: `Prefer the ${text} sitemap` }, key), 'addRunHint', 'RunHint')
+  return { domains, first, resumed: resumed.data.resumeRun.id as string }
+}
+
 /** A provider with no `embedOne`: treated as remote, so texts go through the (per-agent) cache. */
 class RemoteTestEmbedder implements Embedder {
   readonly model = 'lifecycle-remote'
@@ -295,6 +371,113 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     // Keys stay as they are (restore keeps them); the agent is the backup's, without the memory.
     expect((await t.gql(`{ viewer { agentId } }`, {}, again)).data.viewer.agentId).toBe('rt-restore')
     await expectNothingServed(again)
+  })
+})
+
+// Issue 16: deleting a run, a domain or an agent removes its trajectories, knowledge, selectors and
+// run sessions from every store: read back through the API, and counted by the deletion report.
+describe('deleting a run, a domain or an agent removes its trajectory memory', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(() => t.close())
+
+  const memoryOf = async (agentId: string, domain: string) => {
+    const r = await t.gql(RUN_MEMORY, { a: agentId, d: domain })
+    expect(r.errors, JSON.stringify(r)).toBeUndefined()
+    return {
+      runs: r.data.runs.totalCount,
+      trajectories: r.data.trajectories.totalCount,
+      runSessions: r.data.runSessions.data.length,
+      facts: r.data.appFacts.totalCount,
+      selectors: r.data.knownSelectors.totalCount,
+    }
+  }
+  const none = { runs: 0, trajectories: 0, runSessions: 0, facts: 0, selectors: 0 }
+
+  it('deleteRun, then deleteRunDomain, leave the agent as it was before its runs; deleteAgent leaves nothing', async () => {
+    const key = await createAgentKey(t, 'traj-gone')
+    const before = nonZero(await report(t, 'traj-gone'))
+    const keeperKey = await createAgentKey(t, 'traj-keep')
+    const keeper = await fillRuns(t, keeperKey, 'keeper')
+    const kept = nonZero(await report(t, 'traj-keep'))
+    const keeperMemory = await memoryOf('traj-keep', keeper.domains[0] as string)
+
+    const gone = await fillRuns(t, key, 'doomed')
+    const [one, two] = gone.domains as [string, string]
+    expect(await memoryOf('traj-gone', one)).toEqual({
+      runs: 2,
+      trajectories: 1,
+      runSessions: 1,
+      facts: 1,
+      selectors: 1,
+    })
+    const filled = await report(t, 'traj-gone')
+    expect(filled.remaining).toBeGreaterThan(Object.values(before).reduce((a, b) => a + b, 0))
+
+    // The run: its trajectory, its session entry, and the fact and selector only it confirmed.
+    const deleted = await t.gql(
+      `mutation($r: String!) { deleteRun(runId: $r) { __typename ... on RunDeletion { runs trajectories runSessions facts selectors } } }`,
+      { r: gone.first },
+      key,
+    )
+    expect(deleted.data.deleteRun).toEqual({
+      __typename: 'RunDeletion',
+      runs: 1,
+      trajectories: 1,
+      runSessions: 1,
+      facts: 1,
+      selectors: 1,
+    })
+    expect(await memoryOf('traj-gone', one)).toEqual({ ...none, runs: 1 })
+    // Its resume stays, its parent now missing from the lineage.
+    const lineage = await t.gql(
+      `query($r: String!) { runLineage(runId: $r) { ... on RunLineage { rootRunId parentMissing } } }`,
+      { r: gone.resumed },
+      key,
+    )
+    expect(lineage.data.runLineage).toEqual({ rootRunId: gone.resumed, parentMissing: true })
+
+    // The domains: their runs and whatever memory is left of them.
+    for (const domain of [one, two]) {
+      const r = await t.gql(
+        `mutation($d: String!) { deleteRunDomain(domain: $d) { __typename ... on RunDeletion { runs } } }`,
+        { d: domain },
+        key,
+      )
+      expect(r.data.deleteRunDomain, JSON.stringify(r)).toEqual({ __typename: 'RunDeletion', runs: 1 })
+      expect(await memoryOf('traj-gone', domain)).toEqual(none)
+    }
+    // The hint is cross-domain: it goes with the scope.
+    const cleared = await t.gql(
+      `mutation { clearRunMemoryScope(scope: "default") { ... on RunDeletion { hints } } }`,
+      {},
+      key,
+    )
+    expect(cleared.data.clearRunMemoryScope.hints).toBe(1)
+    // Every store counts what it held before the runs: nothing of them is left anywhere.
+    expect(nonZero(await report(t, 'traj-gone'))).toEqual(before)
+
+    // Filled again, then the agent: nothing in any store; the other agent keeps all of its own.
+    await fillRuns(t, key, 'doomed')
+    expect((await t.gql(DELETE, { id: 'traj-gone' })).data.deleteAgent.__typename).toBe('Agent')
+    const after = await report(t, 'traj-gone')
+    expect(after.remaining).toBe(0)
+    expect(nonZero(after)).toEqual({})
+    expect(nonZero(await report(t, 'traj-keep'))).toEqual(kept)
+    expect(await memoryOf('traj-keep', keeper.domains[0] as string)).toEqual(keeperMemory)
+    // A new owner of the id starts with no runs and no memory of the old one's.
+    const newOwner = await createAgentKey(t, 'traj-gone')
+    const context = await t.gql(
+      `query($d: String!) { runContext(domain: $d, goal: "Find the doomed page") { ... on RunContext { text reference { trajectory { id } } } } }`,
+      { d: one },
+      newOwner,
+    )
+    expect(context.data.runContext).toEqual({ text: '', reference: null })
+    expect(
+      (await t.gql(`{ runs { ... on RunPage { totalCount } } }`, {}, newOwner)).data.runs.totalCount,
+    ).toBe(0)
   })
 })
 

@@ -318,6 +318,135 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(deep.stderr).toMatch(/^engram: VALIDATION: depth: .*\(limit 4\)\n$/)
   })
 
+  it('runs: list, show, lineage, context and delete an agent’s runs', async () => {
+    const key = (await engram(['keys', 'create', 'cli-runs'])).stdout.trim()
+    // The runs themselves through the SDK, as an acting agent records them.
+    const { Engram, unwrap } = await import('@engram/sdk')
+    const agent = Engram.connect({ url: server.url, apiKey: key })
+    unwrap(
+      await agent.startRun({
+        runId: 'cli-run-1',
+        sessionId: 'cli-proj',
+        goal: 'Build a todo app',
+        startUrl: 'https://todo.example.com/',
+      }),
+    )
+    unwrap(
+      await agent.completeRun({
+        runId: 'cli-run-1',
+        outcome: 'Created the project with a TaskList component',
+        finalUrl: 'https://todo.example.com/project/123',
+        turnCount: 8,
+        steps: [{ action: 'click', selector: 'button "New project"', verified: true }],
+        facts: [{ type: 'QUIRK', key: 'modals', value: 'uses shadow DOM for modals' }],
+      }),
+    )
+    const resumed = unwrap(await agent.resumeRun({ runId: 'cli-run-1', goal: 'Add auth to the app' }))
+    const forked = unwrap(await agent.forkRun({ runId: 'cli-run-1', goal: 'Build auth instead' }))
+    await agent.close()
+
+    const listed = await engram(['runs', 'list', '--domain', 'todo.example.com'], key)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout.trim().split('\n')).toHaveLength(3)
+    expect(listed.stdout).toContain('cli-run-1\tcompleted\ttodo.example.com\tBuild a todo app\t(8 turns)\n')
+    const running = JSON.parse(
+      (await engram(['--json', 'runs', 'list', '--status', 'running'], key)).stdout,
+    ) as { totalCount: number; runs: { id: string }[] }
+    expect(running.runs.map((r) => r.id).sort()).toEqual([forked.id, resumed.id].sort())
+    const session = await engram(['runs', 'list', '--session-id', 'cli-proj'], key)
+    expect(session.stdout).toContain(`${resumed.id}\trunning\ttodo.example.com\tAdd auth to the app`)
+    expect(session.stdout).not.toContain(forked.id)
+
+    const shown = await engram(['runs', 'show', resumed.id], key)
+    expect(shown.stdout).toContain('kind        resume')
+    expect(shown.stdout).toContain('parent      cli-run-1')
+    expect(shown.stdout).toContain('start url   https://todo.example.com/project/123')
+    expect((await engram(['runs', 'show', 'no-such-run'], key)).stdout).toBe('no run no-such-run\n')
+
+    const lineage = await engram(['runs', 'lineage', forked.id], key)
+    const lines = lineage.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^cli-run-1\t/)
+    expect(lines.slice(1).every((line) => line.startsWith('  '))).toBe(true)
+    expect(lines.find((line) => line.includes(forked.id))).toMatch(/ {2}←$/)
+
+    const context = await engram(['runs', 'context', resumed.id, '--report'], key)
+    expect(context.code, context.stderr).toBe(0)
+    expect(context.stdout).toContain('SESSION HISTORY')
+    expect(context.stdout).toContain('Created the project with a TaskList component')
+    expect(context.stdout).toContain('uses shadow DOM for modals')
+    expect(context.stdout).toMatch(/\nsession-history\t\d+\/\d+ tokens\t1\/1 items/)
+    const limited = await engram(
+      [
+        'runs',
+        'context',
+        '--domain',
+        'todo.example.com',
+        '--goal',
+        'Build a todo app',
+        '--section',
+        'reference-trajectory',
+      ],
+      key,
+    )
+    expect(limited.stdout).toContain('REFERENCE TRAJECTORY')
+    expect(limited.stdout).not.toContain('SESSION HISTORY')
+
+    // Bad input names the field and the limit; another agent's key sees none of it.
+    const tooMany = await engram(['runs', 'list', '--limit', '201'], key)
+    expect(tooMany.code).toBe(1)
+    expect(tooMany.stderr).toMatch(/^engram: VALIDATION: limit: .*\(limit 200\)\n$/)
+    const badId = await engram(['runs', 'show', 'has spaces'], key)
+    expect(badId.stderr).toMatch(/^engram: VALIDATION: runId: /)
+    const other = (await engram(['keys', 'create', 'cli-runs-other'])).stdout.trim()
+    expect((await engram(['runs', 'list'], other)).stdout).toBe('no runs\n')
+    expect((await engram(['runs', 'show', 'cli-run-1'], other)).stdout).toBe('no run cli-run-1\n')
+    // The operator names the agent.
+    expect((await engram(['runs', 'show', 'cli-run-1', '--agent', 'cli-runs'])).stdout).toContain(
+      'goal        Build a todo app',
+    )
+
+    const deleted = await engram(['runs', 'delete', 'cli-run-1'], key)
+    expect(deleted.stdout).toMatch(/^deleted run cli-run-1: 1 trajectories, 1 session entries/)
+    const again = await engram(['runs', 'delete', 'cli-run-1'], key)
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^engram: NOT_FOUND: /) })
+    const after = await engram(['runs', 'lineage', forked.id], key)
+    expect(after.stdout).toMatch(/^\(the root’s parent was deleted\)\n/)
+  })
+
+  it('runs import | export: a .agent-memory directory in, the same files out', async () => {
+    const key = (await engram(['keys', 'create', 'cli-migrate'])).stdout.trim()
+    const fixture = path.join(appDir, '..', '..', 'packages', 'engine', 'test', 'fixtures', 'agent-memory')
+    const imported = await engram(['runs', 'import', fixture], key)
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stdout).toMatch(
+      /^imported into scope default: 5 runs, \d+ trajectories, \d+ session entries, \d+ facts, \d+ selectors, \d+ hints\n/,
+    )
+    expect((await engram(['runs', 'list', '--limit', '200'], key)).stdout.trim().split('\n')).toHaveLength(5)
+
+    const out = path.join(work, 'exported-memory')
+    const exported = await engram(['runs', 'export', out], key)
+    expect(exported.code, exported.stderr).toBe(0)
+    expect(exported.stdout).toMatch(/^exported scope default: \d+ files to /)
+    const written = fs
+      .readdirSync(out, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(out, path.join(entry.parentPath, entry.name)))
+    expect(written.length).toBeGreaterThanOrEqual(10)
+    // Every file written is the fixture's, field for field (unknown fields kept verbatim).
+    for (const file of written)
+      expect(JSON.parse(fs.readFileSync(path.join(out, file), 'utf8')), file).toEqual(
+        JSON.parse(fs.readFileSync(path.join(fixture, file), 'utf8')),
+      )
+    // Another agent's export holds none of it; a missing directory fails on one line.
+    const other = (await engram(['keys', 'create', 'cli-migrate-other'])).stdout.trim()
+    expect(
+      (await engram(['--json', 'runs', 'export', path.join(work, 'empty-memory')], other)).stdout,
+    ).toMatch(/"files": 0/)
+    const missing = await engram(['runs', 'import', path.join(work, 'no-such-dir')], key)
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^engram: cannot read .*no-such-dir: /)
+  })
+
   it('export → import into another agent, backup and restore', async () => {
     const key = (await engram(['keys', 'create', 'cli-source'])).stdout.trim()
     const { Engram, unwrap } = await import('@engram/sdk')

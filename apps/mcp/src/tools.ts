@@ -333,7 +333,199 @@ export const TOOLS: MemoryTool[] = [
       }
     },
   },
+  // Trajectory memory (issue 16, spec 004): for an agent that acts (a browser, coding or tool-using
+  // agent) and for the orchestrator that runs it.
+  {
+    name: 'start_run',
+    title: 'Start a run',
+    operation: 'startRun',
+    description:
+      'Call this when you begin a task that acts in the world (browsing a site, changing a repository, driving a tool) so what you learn is kept for next time. Give the goal and the domain (a host such as "shop.example.com") or the startUrl. Then call run_context before your first action, report_run_progress every few turns, and complete_run or fail_run at the end. sessionId groups runs of one project; isolation PER_RUN starts with clean memory, OFF uses none. Answers the run (its runId).',
+    input: withoutAgent(catalog.startRun.input),
+    run: async (client, input) => shaped(await client.startRun(input), compactRun),
+  },
+  {
+    name: 'run_context',
+    title: 'Memory for the next action',
+    operation: 'runContext',
+    description:
+      'What memory knows that helps your next action in a run, as one text block to read before acting: SESSION HISTORY (what earlier runs on this domain did and where they ended), a REFERENCE TRAJECTORY (the steps of the most similar successful run: follow or adapt them instead of exploring), APP KNOWLEDGE (timings, patterns, quirks of the site), KNOWN SELECTORS (selectors that worked) and HINTS, within budgetTokens (default 2000). Give runId, or domain and goal.',
+    input: withoutAgent(catalog.runContext.input),
+    run: async (client, input) => {
+      const result = await client.runContext(input)
+      if (!result.ok) return result
+      const { text, totalTokens, budgetTokens, sections, reference } = result.data
+      return {
+        ok: true,
+        data: {
+          text,
+          totalTokens,
+          budgetTokens,
+          reference: reference && {
+            goal: reference.trajectory.goal,
+            similarity: Number(reference.similarity.toFixed(3)),
+            steps: reference.trajectory.stepCount,
+          },
+          sections: sections.map((s) => ({
+            section: s.section,
+            items: s.items,
+            available: s.availableItems,
+            truncated: s.truncated,
+          })),
+        },
+      }
+    },
+  },
+  {
+    name: 'report_run_progress',
+    title: 'Report run progress',
+    operation: 'reportRunProgress',
+    description:
+      'Tell the orchestrator where a running run is: the current URL, the turns taken so far and, in a sentence, what you are doing now. Call it every 3 turns or so; people watching the run see it live.',
+    input: withoutAgent(catalog.reportRunProgress.input),
+    run: async (client, input) => shaped(await client.reportRunProgress(input), compactRun),
+  },
+  {
+    name: 'complete_run',
+    title: 'Complete a run',
+    operation: 'completeRun',
+    description:
+      'End a run that reached its goal. Send steps (each action you took: action such as click/type/navigate, selector, value, url, verified) so the next similar goal on this domain gets them as a reference; outcome in your own words ("Created the project with a TaskList component"); finalUrl; facts you learnt about the site (type TIMING, SELECTOR, PATTERN or QUIRK, a key and a value); and selectors that found elements (element like `button "Search"`, selector, outcome).',
+    input: withoutAgent(catalog.completeRun.input),
+    run: async (client, input) => shaped(await client.completeRun(input), compactRunEnd),
+  },
+  {
+    name: 'fail_run',
+    title: 'Fail a run',
+    operation: 'failRun',
+    description:
+      'End a run that did not reach its goal, with the reason. It enters the domain’s session history as a failure so the next run knows; facts learnt and selectors that failed (outcome FAILURE) are still worth sending. No steps are kept.',
+    input: withoutAgent(catalog.failRun.input),
+    run: async (client, input) => shaped(await client.failRun(input), compactRunEnd),
+  },
+  {
+    name: 'record_knowledge',
+    title: 'Record app knowledge',
+    operation: 'recordKnowledge',
+    description:
+      'Keep facts about a site or tool as soon as you learn them, for every later run on that domain: TIMING ("results take 5 s to load after submit"), SELECTOR ("the search box is [data-testid=search]"), PATTERN ("login: click Sign in → email → password → submit") or QUIRK ("modals use shadow DOM"). Each fact has a short key; the same value again makes it more certain, a different value for the key makes the old one less so. Give runId when inside a run.',
+    input: withoutAgent(catalog.recordKnowledge.input),
+    run: async (client, input) => {
+      const result = await client.recordKnowledge(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          facts: result.data.map((f) => ({
+            type: f.type,
+            key: f.key,
+            value: f.value,
+            confidence: Number(f.confidence.toFixed(3)),
+          })),
+        },
+      }
+    },
+  },
+  {
+    name: 'record_selector',
+    title: 'Record a selector',
+    operation: 'recordSelector',
+    description:
+      'Remember which selector found an element on a domain (element is how you would name it, e.g. `button "Search"` or `input "Email"`), or that one failed (outcome FAILURE), so later runs skip trial and error. Snapshot references such as "@e12" change between page loads: prefer stable selectors.',
+    input: withoutAgent(catalog.recordSelector.input),
+    run: async (client, input) => {
+      const result = await client.recordSelector(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          selectors: result.data.map((s) => ({
+            element: s.element,
+            selector: s.selector,
+            successes: s.successCount,
+            failures: s.failureCount,
+            knownGood: s.knownGood,
+          })),
+        },
+      }
+    },
+  },
+  {
+    name: 'list_runs',
+    title: 'List runs',
+    operation: 'runs',
+    description:
+      'For an orchestrator: the runs of the registry, most recently updated first, filtered by domain, status (RUNNING, COMPLETED, FAILED), sessionId or parentRunId. Use it to find a run to inspect, resume or fork; give nextCursor as after for more.',
+    input: withoutAgent(catalog.runs.input),
+    run: async (client, input) => {
+      const result = await client.runs(input)
+      if (!result.ok) return result
+      return {
+        ok: true,
+        data: {
+          totalCount: result.data.totalCount,
+          nextCursor: result.data.nextCursor,
+          runs: result.data.runs.map(compactRun),
+        },
+      }
+    },
+  },
+  {
+    name: 'resume_run',
+    title: 'Resume a run',
+    operation: 'resumeRun',
+    description:
+      'For an orchestrator: start a new run that continues a previous one ("now add dark mode" after "build the app"): same session, starting where it ended (its final URL), with the same memory. goal defaults to the previous one’s. Answers the new run; hand its runId to the agent.',
+    input: withoutAgent(catalog.resumeRun.input),
+    run: async (client, input) => shaped(await client.resumeRun(input), compactRun),
+  },
+  {
+    name: 'fork_run',
+    title: 'Fork a run',
+    operation: 'forkRun',
+    description:
+      'For an orchestrator: start a new run that branches off a previous one ("build auth instead"), in a new session, starting where it ended. Answers the new run; hand its runId to the agent.',
+    input: withoutAgent(catalog.forkRun.input),
+    run: async (client, input) => shaped(await client.forkRun(input), compactRun),
+  },
 ]
+
+type RunOut = OutputOf<'startRun'>
+
+/** A successful answer reshaped for the model; a failure passed on as it is. */
+function shaped<T, U>(result: Result<T>, shape: (data: T) => U): Result<U> {
+  return result.ok ? { ok: true, data: shape(result.data) } : result
+}
+
+/** A run as a model or an orchestrator needs it: which, where, how far, how it ended. */
+function compactRun(r: RunOut) {
+  return {
+    runId: r.id,
+    sessionId: r.sessionId,
+    parentRunId: r.parentRunId,
+    kind: r.kind,
+    status: r.status,
+    goal: r.goal,
+    domain: r.domain,
+    url: r.finalUrl ?? r.currentUrl ?? r.startUrl,
+    turnCount: r.turnCount,
+    success: r.success,
+    summary: r.summary,
+    reason: r.reason,
+    memory: r.scope === null ? 'OFF' : r.scope,
+    updatedAt: r.updatedAt,
+  }
+}
+
+function compactRunEnd(end: OutputOf<'completeRun'>) {
+  return {
+    run: compactRun(end.run),
+    trajectoryKept: end.trajectoryId !== null,
+    factsRecorded: end.factsRecorded,
+    selectorsRecorded: end.selectorsRecorded,
+    sessionRecorded: end.sessionRecorded,
+  }
+}
 
 type GraphRelationshipOut = OutputOf<'graphRelationship'>
 

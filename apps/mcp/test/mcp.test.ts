@@ -134,11 +134,14 @@ describe.each<[Transport, Mode]>([
     await api?.close()
   })
 
-  it('lists the fourteen memory tools with their hints and the catalog’s limits in their schemas', async () => {
+  it('lists the twenty-four memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'add_messages',
+      'complete_run',
+      'fail_run',
       'forget',
+      'fork_run',
       'formation_activity',
       'get_context',
       'get_profile',
@@ -147,8 +150,15 @@ describe.each<[Transport, Mode]>([
       'graph_relationships',
       'graph_search',
       'list_memories',
+      'list_runs',
       'recall',
+      'record_knowledge',
+      'record_selector',
       'remember',
+      'report_run_progress',
+      'resume_run',
+      'run_context',
+      'start_run',
       'sync_memory',
       'update_memory',
     ])
@@ -178,6 +188,15 @@ describe.each<[Transport, Mode]>([
     }
     expect(around.properties.depth?.maximum).toBe(CONTRACT_LIMITS.maxGraphDepth)
     expect(around.properties).not.toHaveProperty('agentId')
+    expect(byName.run_context?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    expect(byName.complete_run?.annotations?.readOnlyHint).toBe(false)
+    const complete = byName.complete_run?.inputSchema as {
+      properties: Record<string, { maxItems?: number }>
+      required: string[]
+    }
+    expect(complete.properties.steps?.maxItems).toBe(CONTRACT_LIMITS.maxStepsPerTrajectory)
+    expect(complete.required).toEqual(['runId'])
+    expect(complete.properties).not.toHaveProperty('agentId')
   })
 
   it('graph tools: search, neighbourhood, relationships and paths of this key’s agent only', async () => {
@@ -264,6 +283,98 @@ describe.each<[Transport, Mode]>([
     expect(extraction.calls).toBeGreaterThanOrEqual(1)
     expect(Object.keys(activity.json.queued)).toEqual(['EXTRACTION', 'SUMMARY', 'PROFILE'])
     expect((await call('formation_activity', { agentId: 'agent-b' })).isError).toBe(true)
+  })
+
+  it('run tools: start, context, progress, knowledge, selectors, complete; the next run gets them; orchestrators list, resume, fork', async () => {
+    const domain = `app-${transport}-${mode}.example.com`
+    const started = await call('start_run', {
+      goal: 'Create a todo list called Groceries',
+      startUrl: `https://${domain}/`,
+      sessionId: 'proj-1',
+    })
+    expect(started.isError, started.text).toBe(false)
+    expect(started.json).toMatchObject({ status: 'RUNNING', domain, sessionId: 'proj-1', memory: 'default' })
+    const runId = started.json.runId as string
+    const cold = await call('run_context', { runId })
+    expect(cold.json.reference).toBeNull()
+    const progress = await call('report_run_progress', {
+      runId,
+      currentUrl: `https://${domain}/lists`,
+      turnCount: 3,
+      summary: 'Opening the lists page',
+    })
+    expect(progress.json).toMatchObject({ url: `https://${domain}/lists`, turnCount: 3 })
+    const knowledge = await call('record_knowledge', {
+      domain,
+      runId,
+      facts: [{ type: 'TIMING', key: 'save-delay', value: 'saving takes 2 s' }],
+    })
+    expect(knowledge.json.facts).toEqual([
+      { type: 'TIMING', key: 'save-delay', value: 'saving takes 2 s', confidence: 0.6 },
+    ])
+    const selector = await call('record_selector', {
+      domain,
+      runId,
+      selectors: [{ element: 'button "New list"', selector: '[data-testid=new-list]' }],
+    })
+    expect(selector.json.selectors[0]).toMatchObject({ successes: 1, knownGood: true })
+    const completed = await call('complete_run', {
+      runId,
+      outcome: 'Created the Groceries list',
+      finalUrl: `https://${domain}/lists/groceries`,
+      steps: [
+        { action: 'click', selector: '[data-testid=new-list]', verified: true },
+        { action: 'type', selector: 'input[name=title]', value: 'Groceries', verified: true },
+      ],
+    })
+    expect(completed.json).toMatchObject({ trajectoryKept: true, sessionRecorded: true })
+    expect(completed.json.run.status).toBe('COMPLETED')
+
+    // The next run on the domain with a similar goal gets all of it.
+    const next = await call('start_run', { goal: 'Create a todo list called Chores', domain })
+    const warm = await call('run_context', { runId: next.json.runId })
+    expect(warm.json.reference).toMatchObject({ goal: 'Create a todo list called Groceries', steps: 2 })
+    expect(warm.json.text).toContain('saving takes 2 s')
+    expect(warm.json.text).toContain('[data-testid=new-list]')
+    expect(warm.json.text).toContain('Created the Groceries list')
+    const failed = await call('fail_run', { runId: next.json.runId, reason: 'the page would not load' })
+    expect(failed.json.run).toMatchObject({ status: 'FAILED', success: false })
+
+    const resumed = await call('resume_run', { runId, goal: 'Add milk to Groceries' })
+    expect(resumed.json).toMatchObject({
+      kind: 'RESUME',
+      parentRunId: runId,
+      sessionId: 'proj-1',
+      url: `https://${domain}/lists/groceries`,
+    })
+    const forked = await call('fork_run', { runId, goal: 'Create a list called Chores instead' })
+    expect(forked.json).toMatchObject({ kind: 'FORK', parentRunId: runId })
+    expect(forked.json.sessionId).not.toBe('proj-1')
+    const listed = await call('list_runs', { domain, status: 'RUNNING' })
+    expect(listed.json.runs.map((r: { runId: string }) => r.runId).sort()).toEqual(
+      [resumed.json.runId, forked.json.runId].sort(),
+    )
+
+    // Typed errors naming the field and the limit; another agent's run is out of reach.
+    const tooMany = await call('complete_run', {
+      runId: resumed.json.runId,
+      steps: Array.from({ length: CONTRACT_LIMITS.maxStepsPerTrajectory + 1 }, () => ({ action: 'click' })),
+    })
+    expect(tooMany.text).toMatch(
+      new RegExp(`^VALIDATION: steps: .*\\(limit ${CONTRACT_LIMITS.maxStepsPerTrajectory}\\)`),
+    )
+    expect((await call('start_run', { goal: ' ', domain })).text).toMatch(/^VALIDATION: goal:/)
+    expect((await call('resume_run', { runId: 'has spaces' })).text).toMatch(/^VALIDATION: runId:/)
+    expect((await call('start_run', { runId, goal: 'again', domain })).text).toMatch(/^CONFLICT:/)
+    const b = await api.clientOf(agentB)
+    const theirs = unwrap(await b.startRun({ goal: 'B’s secret errand', domain }))
+    await b.close()
+    expect((await call('resume_run', { runId: theirs.id })).text).toMatch(/^NOT_FOUND:/)
+    expect((await call('report_run_progress', { runId: theirs.id, turnCount: 9 })).text).toMatch(
+      /^NOT_FOUND:/,
+    )
+    expect(JSON.stringify((await call('list_runs', { domain })).json)).not.toContain('secret errand')
+    expect((await call('list_runs', { agentId: agentB })).isError).toBe(true)
   })
 
   it('answers bad input with a typed tool error naming the field and the limit, and keeps serving', async () => {

@@ -15,12 +15,14 @@ import {
 } from '@engram/contract'
 import * as documents from './generated/graphql.ts'
 
-type ErrorTypename = 'ValidationError' | 'NotFoundError' | 'ForbiddenError'
+type ErrorTypename = 'ValidationError' | 'NotFoundError' | 'ForbiddenError' | 'ConflictError'
 
 const ERROR_TYPENAMES: Record<ErrorTypename, ErrorCode> = {
   ValidationError: ERROR_CODES.VALIDATION,
   NotFoundError: ERROR_CODES.NOT_FOUND,
   ForbiddenError: ERROR_CODES.FORBIDDEN,
+  // The run registry's (issue 16): a run id already taken, a run already ended.
+  ConflictError: ERROR_CODES.CONFLICT,
 }
 
 /** GraphQL error codes (extensions.code) as the codes every door speaks. */
@@ -77,7 +79,17 @@ export function failureFromUnion(value: Record<string, unknown>): EngramFailure 
 }
 
 /** Operations answering a list, which GraphQL wraps in a `{ data }` success object (a union cannot hold a list). */
-export const DATA_LISTS = ['apiKeys', 'backups', 'summaries'] as const satisfies readonly OperationName[]
+export const DATA_LISTS = [
+  'apiKeys',
+  'backups',
+  'summaries',
+  'matchTrajectories',
+  'runSessions',
+  'recordKnowledge',
+  'recordSelector',
+  'runHints',
+  'runDomains',
+] as const satisfies readonly OperationName[]
 export type DataLists = (typeof DATA_LISTS)[number]
 
 /** The answer reshaped as the client returns it: a connection's edges become a list named after the operation, a `{ data }` success object its list. */

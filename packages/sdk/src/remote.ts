@@ -42,7 +42,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000
 type Documents = typeof documents
 type DocumentOf<N extends OperationName> = Documents[`${Capitalize<N>}Document` & keyof Documents]
 type ResultOfDocument<D> = D extends documents.TypedDocumentString<infer R, infer _Variables> ? R : never
-type ErrorTypename = 'ValidationError' | 'NotFoundError' | 'ForbiddenError'
+type ErrorTypename = 'ValidationError' | 'NotFoundError' | 'ForbiddenError' | 'ConflictError'
 type Answer<N extends OperationName> = ResultOfDocument<DocumentOf<N>> extends { result: infer R } ? R : never
 type Success<N extends OperationName> = Exclude<Answer<N>, { __typename: ErrorTypename }>
 

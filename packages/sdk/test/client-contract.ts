@@ -406,6 +406,117 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(status.currentParameters.targetUsageRatio).toBeGreaterThan(0)
     })
 
+    it('trajectory memory: a run started, watched, completed; its memory in the next run’s context; resume, fork, lineage', async () => {
+      const started = unwrap(
+        await agentA.startRun({
+          runId: 'contract-run-1',
+          sessionId: 'contract-proj',
+          goal: 'Search for smart watch reviews',
+          startUrl: 'https://shop.example.com/',
+        }),
+      )
+      expect(started).toMatchObject({ status: 'RUNNING', kind: 'START', domain: 'shop.example.com' })
+      // Live events of the run: a subscription registers a moment after it is asked for, so
+      // progress is reported until the first event arrives.
+      const live = agentA.runEvents({ runId: 'contract-run-1' })
+      const first = live.next()
+      const reported = await Promise.race([
+        first,
+        (async () => {
+          for (let attempt = 0; attempt < 50; attempt++) {
+            unwrap(
+              await agentA.reportRunProgress({
+                runId: 'contract-run-1',
+                currentUrl: 'https://shop.example.com/search?q=watch',
+                turnCount: 3,
+              }),
+            )
+            await new Promise((resolve) => setTimeout(resolve, 50))
+          }
+          return null
+        })(),
+      ])
+      expect(reported && !reported.done && reported.value.ok && reported.value.data.kind).toBe('PROGRESS')
+      const ended = unwrap(
+        await agentA.completeRun({
+          runId: 'contract-run-1',
+          outcome: 'Found three reviews',
+          finalUrl: 'https://shop.example.com/reviews',
+          steps: [
+            { action: 'click', selector: '#search', url: 'https://shop.example.com/', verified: true },
+            { action: 'type', selector: '#search', value: 'smart watch', verified: true },
+          ],
+          facts: [{ type: 'QUIRK', key: 'shadow-dom', value: 'uses shadow DOM for modals' }],
+          selectors: [{ element: 'button "Search"', selector: '#search' }],
+        }),
+      )
+      expect(ended).toMatchObject({ factsRecorded: 1, selectorsRecorded: 1, sessionRecorded: true })
+      expect(ended.trajectoryId).not.toBeNull()
+      let kind: string | null = null
+      while (kind !== 'COMPLETED') {
+        const step = await live.next()
+        if (step.done || !step.value.ok) break
+        kind = step.value.data.kind
+        expect(step.value.data.run.id).toBe('contract-run-1')
+      }
+      expect(kind).toBe('COMPLETED')
+      await live.close()
+
+      const context = unwrap(
+        await agentA.runContext({ domain: 'shop.example.com', goal: 'search smart watch reviews' }),
+      )
+      expect(context.reference?.trajectory.id).toBe(ended.trajectoryId)
+      expect(context.text).toContain('REFERENCE TRAJECTORY')
+      expect(context.text).toContain('shadow DOM')
+      expect(context.totalTokens).toBeLessThanOrEqual(context.budgetTokens)
+      const sessions = unwrap(await agentA.runSessions({ domain: 'shop.example.com' }))
+      expect(sessions.map((s) => s.outcome)).toEqual(['Found three reviews'])
+
+      const resumed = unwrap(await agentA.resumeRun({ runId: 'contract-run-1', goal: 'Now compare prices' }))
+      expect(resumed).toMatchObject({
+        kind: 'RESUME',
+        parentRunId: 'contract-run-1',
+        sessionId: 'contract-proj',
+        startUrl: 'https://shop.example.com/reviews',
+      })
+      const forked = unwrap(await agentA.forkRun({ runId: 'contract-run-1', goal: 'Look for headphones' }))
+      expect(forked.sessionId).not.toBe('contract-proj')
+      const lineage = unwrap(await agentA.runLineage({ runId: forked.id }))
+      expect(lineage.rootRunId).toBe('contract-run-1')
+      expect(lineage.ancestry).toEqual(['contract-run-1', forked.id])
+      expect(lineage.runs.map((n) => n.run.id).sort()).toEqual(
+        ['contract-run-1', forked.id, resumed.id].sort(),
+      )
+      const running = unwrap(await agentA.runs({ domain: 'shop.example.com', status: 'RUNNING' }))
+      expect(running.runs.map((r) => r.id).sort()).toEqual([forked.id, resumed.id].sort())
+
+      // Typed errors: a limit, a blank goal, a bad id, a run id taken, another agent's run.
+      const tooMany = expectFailure(
+        await agentA.completeRun({
+          runId: resumed.id,
+          steps: Array.from({ length: CONTRACT_LIMITS.maxStepsPerTrajectory + 1 }, () => ({
+            action: 'click',
+          })),
+        }),
+        'VALIDATION',
+      )
+      expect(tooMany.issues?.map((i) => [i.field, String(i.limit)])).toEqual([
+        ['steps', String(CONTRACT_LIMITS.maxStepsPerTrajectory)],
+      ])
+      const blank = expectFailure(await agentA.startRun({ goal: '  ', domain: 'x.example' }), 'VALIDATION')
+      expect(blank.issues?.map((i) => i.field)).toEqual(['goal'])
+      const badId = expectFailure(await agentA.run({ runId: 'not a run id' }), 'VALIDATION')
+      expect(badId.issues?.map((i) => i.field)).toEqual(['runId'])
+      expectFailure(
+        await agentA.startRun({ runId: 'contract-run-1', goal: 'again', domain: 'shop.example.com' }),
+        'CONFLICT',
+      )
+      expect(unwrap(await agentB.run({ runId: 'contract-run-1' }))).toBeNull()
+      expectFailure(await agentB.resumeRun({ runId: 'contract-run-1' }), 'NOT_FOUND')
+      expect(unwrap(await agentB.runs({})).totalCount).toBe(0)
+      expectFailure(await agentA.runs({ agentId: 'someone-else' }), 'FORBIDDEN')
+    })
+
     it('export → import: one agent’s memory moves into another', async () => {
       unwrap(await agentA.rememberThis({ text: 'Remember that my cat is called Miso' }))
       const exported = unwrap(await agentA.exportMemory())

@@ -16,5 +16,7 @@ import './summaries.ts'
 import './profile.ts'
 import './formation-activity.ts'
 import './graph.ts'
+import './runs.ts'
+import './run-memory.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })
