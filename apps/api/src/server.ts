@@ -87,6 +87,11 @@ export function listen(
       app.yoga(req, res)
     })
   })
+  // A client pooling connections (Playwright's request context, undici, a load balancer) may send
+  // on a kept-alive socket just as Node's default 5 s idle timeout closes it, and gets ECONNRESET:
+  // idle sockets stay open longer than such pools keep them (server.close still ends idle ones).
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
   const wsServer = new WebSocketServer({
     server,
     path: app.yoga.graphqlEndpoint,
