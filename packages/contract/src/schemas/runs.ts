@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { CONTRACT_LIMITS as L, RUN_ID_PATTERN } from '../limits.ts'
-import { agent, DateTimeSchema, IdSchema, limitIssue, unit } from './fields.ts'
+import { agent, IdSchema, limitIssue, unit } from './fields.ts'
 
 // Trajectory memory (spec 004, issue 16): the run registry, trajectories, run sessions, app
 // knowledge, known selectors, hints, the run context and the `.agent-memory/` migration. One file

@@ -9,7 +9,6 @@ import {
 import type {
   AppFactRecord,
   HintRecord,
-  RunCursor,
   RunDomainSummary,
   RunFilter,
   RunRecord,

@@ -174,19 +174,18 @@ export class AgentMemoryTransfer {
     plan.trajectories.forEach((tr, i) => {
       add(`trajectories.${i}.goal`, tr.goal, (t) => (tr.goal = t))
       add(`trajectories.${i}.outcome`, tr.outcome, (t) => (tr.outcome = t))
-      tr.steps.forEach((step, j) =>
-        add(`trajectories.${i}.steps.${j}.value`, step.value, (t) => (step.value = t)),
-      )
+      for (const [j, step] of tr.steps.entries())
+        add(`trajectories.${i}.steps.${j}.value`, step.value, (t) => (step.value = t))
     })
     plan.runSessions.forEach((s, i) => {
       add(`runSessions.${i}.goal`, s.goal, (t) => (s.goal = t))
       add(`runSessions.${i}.outcome`, s.outcome, (t) => (s.outcome = t))
     })
-    plan.facts.forEach((f, i) => add(`facts.${i}.value`, f.value, (t) => (f.value = t)))
-    plan.hints.forEach((h, i) => add(`hints.${i}.text`, h.text, (t) => (h.text = t)))
+    for (const [i, f] of plan.facts.entries()) add(`facts.${i}.value`, f.value, (t) => (f.value = t))
+    for (const [i, h] of plan.hints.entries()) add(`hints.${i}.text`, h.text, (t) => (h.text = t))
     if (texts.length === 0) return
     const guarded = await guard(agentId, texts)
-    guarded.forEach((text, i) => writeBack[i]?.(text))
+    for (const [i, text] of guarded.entries()) writeBack[i]?.(text)
   }
 
   private checkScope(scope: string): void {
