@@ -1,5 +1,13 @@
 import { ValidationError } from '../errors.ts'
-import type { MemoryIsolation, RunKind, RunStatus } from './rules.ts'
+import type {
+  AppFactFields,
+  HintFields,
+  RunFields,
+  RunSessionFields,
+  SelectorFields,
+  TrajectoryFields,
+  TrajectoryStep,
+} from './records.ts'
 
 /**
  * A `.agent-memory/` directory (spec 004's on-disk layout, as the documented system writes it) and
@@ -59,106 +67,22 @@ export type AgentMemoryExtra = JsonObject | null
 
 // --- the import plan: records without the ids and scope the engine gives them ------------------
 
-export interface PlannedRun {
+export interface PlannedRun extends RunFields {
   /** The manifest's path in the directory (import only: reports name it). */
   path?: string
-  id: string
-  sessionId: string
-  parentRunId: string | null
-  kind: RunKind
-  isolation: MemoryIsolation
-  status: RunStatus
-  goal: string
-  domain: string
-  startUrl: string | null
-  currentUrl: string | null
-  finalUrl: string | null
-  turnCount: number
-  success: boolean | null
-  summary: string | null
-  result: string | null
-  reason: string | null
-  artifactPaths: string[]
-  model: string | null
-  durationMs: number | null
-  startedAt: Date
-  updatedAt: Date
-  completedAt: Date | null
-  extra: AgentMemoryExtra
 }
 
-export interface PlannedStep {
-  action: string
-  selector: string | null
-  value: string | null
-  url: string | null
-  verified: boolean | null
-  durationMs: number | null
-  extra: AgentMemoryExtra
-}
+export type PlannedStep = TrajectoryStep
 
-export interface PlannedTrajectory {
-  domain: string
-  origin: string | null
-  goal: string
-  words: string[]
-  runId: string | null
-  steps: PlannedStep[]
-  stepCount: number
-  verifiedCount: number
-  success: boolean
-  turns: number
-  durationMs: number
-  outcome: string | null
-  model: string | null
-  recordedAt: Date
-  extra: AgentMemoryExtra
-}
+export type PlannedTrajectory = TrajectoryFields
 
-export interface PlannedRunSession {
-  domain: string
-  sessionId: string
-  runId: string | null
-  goal: string
-  outcome: string
-  success: boolean
-  finalUrl: string | null
-  turnsUsed: number
-  durationMs: number
-  endedAt: Date
-  extra: AgentMemoryExtra
-}
+export type PlannedRunSession = RunSessionFields
 
-export interface PlannedFact {
-  domain: string
-  type: 'TIMING' | 'SELECTOR' | 'PATTERN' | 'QUIRK'
-  key: string
-  value: string
-  confidence: number
-  sources: number
-  lastSeenAt: Date
-  createdAt: Date
-  extra: AgentMemoryExtra
-}
+export type PlannedFact = AppFactFields
 
-export interface PlannedSelector {
-  domain: string
-  element: string
-  selector: string
-  successCount: number
-  failureCount: number
-  consecutiveFailures: number
-  lastUsedAt: Date
-  createdAt: Date
-  extra: AgentMemoryExtra
-}
+export type PlannedSelector = SelectorFields
 
-export interface PlannedHint {
-  text: string
-  createdAt: Date
-  updatedAt: Date
-  extra: AgentMemoryExtra
-}
+export type PlannedHint = HintFields
 
 export interface AgentMemoryImportPlan {
   runs: PlannedRun[]

@@ -26,6 +26,7 @@ export {
 } from './agent-memory-import.ts'
 export * from './app-facts.ts'
 export * from './domains.ts'
+export * from './records.ts'
 export * from './rules.ts'
 export * from './run-context.ts'
 export * from './selectors.ts'

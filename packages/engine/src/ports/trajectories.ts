@@ -1,10 +1,16 @@
 import type {
+  AppFactFields,
   AppFactType,
   FactRules,
-  MemoryIsolation,
-  RunKind,
+  HintFields,
+  RecordExtra,
+  RunFields,
+  RunSessionFields,
   RunStatus,
+  SelectorFields,
   SelectorOutcome,
+  TrajectoryFields,
+  TrajectoryStep,
 } from '@engram/core'
 
 /**
@@ -17,43 +23,14 @@ import type {
  * `extra` on a record holds the fields of an imported `.agent-memory/` file Engram does not know,
  * verbatim, so an export writes them back (a JSON object, or null).
  */
-export type Extra = Record<string, unknown> | null
+export type Extra = RecordExtra
+export type { TrajectoryStep }
 
-/** One entry of the run registry (spec 004's RunManifest). `id` is the run id, unique per agent. */
-export interface RunRecord {
-  id: string
+/** One entry of the run registry (core's RunFields), with its agent and the memory scope it used. */
+export interface RunRecord extends RunFields {
   agentId: string
-  /** Groups related runs (orchestrator-provided, or generated at start). */
-  sessionId: string
-  /** Set on resume and fork: the run this one continues or branches from. */
-  parentRunId: string | null
-  kind: RunKind
-  isolation: MemoryIsolation
   /** The memory scope the run reads and writes; null when its memory is OFF. */
   scope: string | null
-  status: RunStatus
-  goal: string
-  domain: string
-  startUrl: string | null
-  /** Updated by progress reports during the run. */
-  currentUrl: string | null
-  finalUrl: string | null
-  turnCount: number
-  /** Null while running. */
-  success: boolean | null
-  /** The agent's own account of what it accomplished (spec 004's outcome/summary). */
-  summary: string | null
-  result: string | null
-  /** Why it failed or stopped. */
-  reason: string | null
-  artifactPaths: string[]
-  model: string | null
-  /** Set at the end: given by the caller, or completedAt − startedAt. */
-  durationMs: number | null
-  extra: Extra
-  startedAt: Date
-  updatedAt: Date
-  completedAt: Date | null
 }
 
 export type NewRun = Omit<RunRecord, 'agentId'>
@@ -91,70 +68,19 @@ export interface RunCursor {
   id: string
 }
 
-/**
- * A run session entry: one completed or failed run as the domain's SESSION HISTORY shows it
- * (spec 004's Session). Engram keeps the last `sessionHistoryLimit` per (scope, domain).
- */
-export interface RunSessionRecord {
+/** A SESSION HISTORY entry (core's RunSessionFields) in one scope. */
+export interface RunSessionRecord extends RunSessionFields {
   id: string
   agentId: string
   scope: string
-  domain: string
-  /** The run session id (spec 004's Session.id: the sessionId runs share). */
-  sessionId: string
-  /** The run it records; null for an imported entry with no manifest. */
-  runId: string | null
-  goal: string
-  outcome: string
-  success: boolean
-  finalUrl: string | null
-  turnsUsed: number
-  durationMs: number
-  /** When the run ended (spec 004's timestamp). */
-  endedAt: Date
-  extra: Extra
 }
 
 export type NewRunSession = Omit<RunSessionRecord, 'id' | 'agentId'>
 
-/**
- * One step of a trajectory. Engram's shape for any acting agent: an action verb ("click", "type",
- * "navigate", "run_tool"), its target (a selector, a file, a tool), a value (typed text, a key, a
- * URL to go to, an argument), the page or location it ran on, and whether its effect was verified.
- */
-export interface TrajectoryStep {
-  action: string
-  selector: string | null
-  value: string | null
-  url: string | null
-  verified: boolean | null
-  durationMs: number | null
-  extra: Extra
-}
-
-export interface TrajectoryRecord {
+export interface TrajectoryRecord extends TrajectoryFields {
   id: string
   agentId: string
   scope: string
-  domain: string
-  /** The URL origin the run worked on ("https://www.example.com"), when known. */
-  origin: string | null
-  goal: string
-  /** core's goalWords(goal): what matching compares; adapters index them. */
-  words: string[]
-  /** The run it was recorded from, null when recorded directly or imported without one. */
-  runId: string | null
-  steps: TrajectoryStep[]
-  stepCount: number
-  verifiedCount: number
-  /** Spec 004 stores successful runs; an imported unsuccessful one is kept but never offered. */
-  success: boolean
-  turns: number
-  durationMs: number
-  outcome: string | null
-  model: string | null
-  recordedAt: Date
-  extra: Extra
 }
 
 export type NewTrajectory = Omit<TrajectoryRecord, 'agentId'>
@@ -165,51 +91,27 @@ export type TrajectoryCandidate = Pick<
   'id' | 'goal' | 'words' | 'recordedAt' | 'durationMs' | 'stepCount' | 'verifiedCount' | 'success' | 'runId'
 >
 
-export interface AppFactRecord {
+export interface AppFactRecord extends AppFactFields {
   id: string
   agentId: string
   scope: string
-  domain: string
-  type: AppFactType
-  key: string
-  value: string
-  confidence: number
-  /** Observations that confirmed it (spec 004's sources). */
-  sources: number
-  lastSeenAt: Date
-  createdAt: Date
-  extra: Extra
 }
 
 export type NewAppFact = Omit<AppFactRecord, 'id' | 'agentId'>
 
-export interface SelectorRecord {
+export interface SelectorRecord extends SelectorFields {
   id: string
   agentId: string
   scope: string
-  domain: string
-  /** The element's identity, e.g. `button "Search"`. */
-  element: string
-  selector: string
-  successCount: number
-  failureCount: number
-  consecutiveFailures: number
-  lastUsedAt: Date
-  createdAt: Date
-  extra: Extra
 }
 
 export type NewSelector = Omit<SelectorRecord, 'id' | 'agentId'>
 
 /** A cross-domain optimisation hint (spec 004's hints.json). */
-export interface HintRecord {
+export interface HintRecord extends HintFields {
   id: string
   agentId: string
   scope: string
-  text: string
-  createdAt: Date
-  updatedAt: Date
-  extra: Extra
 }
 
 export type NewHint = Omit<HintRecord, 'id' | 'agentId'>
