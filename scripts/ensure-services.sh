@@ -4,6 +4,12 @@
 # when root, otherwise say what is missing and fail, so those tests are never skipped silently.
 # POSTGRES_BIN_DIR / REDIS_SERVER_PATH point at binaries installed elsewhere.
 set -euo pipefail
+# Several packages' tests call this at once under turbo: one at a time, so two apt-get runs never
+# race for dpkg's lock on a fresh machine.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"${TMPDIR:-/tmp}/engram-ensure-services.lock"
+  flock 9
+fi
 pg_bin="${POSTGRES_BIN_DIR:-/usr/lib/postgresql/15/bin}"
 redis_bin="${REDIS_SERVER_PATH:-$(command -v redis-server || echo /usr/bin/redis-server)}"
 
