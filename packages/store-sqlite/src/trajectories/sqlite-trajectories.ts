@@ -597,13 +597,17 @@ export function trajectoriesIn(db: Database | Transaction): TrajectoryMemoryRepo
       // A write that changes nothing, to lock the key's rows first: concurrent observations of the
       // same key (Postgres runs writers together) then read and write one after the other, so no
       // confirmation is lost. SQLite's single writer already orders them.
-      await db.appFact.updateMany({ where: sameKey, data: { sources: { increment: 0 } } })
-      const known = (
-        await db.appFact.findMany({
-          where: sameKey,
-          orderBy: { id: 'asc' },
-        })
-      ).map(toAppFact)
+      // The lock holds only rows that existed when it ran: when another writer's first sighting
+      // committed in between, the read sees a row this transaction has not locked, so lock again
+      // (and read again) until what was read is what is held.
+      let locked = (await db.appFact.updateMany({ where: sameKey, data: { sources: { increment: 0 } } }))
+        .count
+      let rows = await db.appFact.findMany({ where: sameKey, orderBy: { id: 'asc' } })
+      while (rows.length > locked) {
+        locked = (await db.appFact.updateMany({ where: sameKey, data: { sources: { increment: 0 } } })).count
+        rows = await db.appFact.findMany({ where: sameKey, orderBy: { id: 'asc' } })
+      }
+      const known = rows.map(toAppFact)
       const change = observeFact(known, o, rules)
       for (const u of change.updates) {
         const fact = known.find((f) => f.id === u.id) as AppFactRecord
@@ -688,11 +692,20 @@ export function trajectoriesIn(db: Database | Transaction): TrajectoryMemoryRepo
         },
       }
       // Locks the entry first (a write that changes nothing), as observeFact does its key's.
-      await db.knownSelector.updateMany({
-        where: unique.agentId_scope_domain_element_selector,
-        data: { successCount: { increment: 0 } },
-      })
-      const row = await db.knownSelector.findUnique({ where: unique })
+      const lock = async () =>
+        (
+          await db.knownSelector.updateMany({
+            where: unique.agentId_scope_domain_element_selector,
+            data: { successCount: { increment: 0 } },
+          })
+        ).count
+      let locked = await lock()
+      let row = await db.knownSelector.findUnique({ where: unique })
+      // A row another writer created after the lock ran is read but not held: lock it, read again.
+      if (row && locked === 0) {
+        locked = await lock()
+        row = await db.knownSelector.findUnique({ where: unique })
+      }
       const current: SelectorRecord = row
         ? toSelector(row)
         : {
