@@ -69,16 +69,15 @@ export {
   type SqliteEngineOptions,
 } from './sqlite-engine.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
+export { sqliteTrajectories, trajectoriesIn } from './trajectories/sqlite-trajectories.ts'
 export {
-  sqliteTrajectories,
   toAppFact,
   toHint,
   toRun,
   toRunSession,
   toSelector,
   toTrajectory,
-  trajectoriesIn,
-} from './trajectories/sqlite-trajectories.ts'
+} from './trajectories/trajectory-rows.ts'
 export { BackupFolder } from './transfer/backup-folder.ts'
 export { agentArchiveIn } from './transfer/prisma-agent-archive.ts'
 export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'

@@ -1,262 +1,43 @@
 import { randomUUID } from 'node:crypto'
-import {
-  type AppFactType,
-  ConflictError,
-  compareSelectors,
-  type MemoryIsolation,
-  NotFoundError,
-  observeFact,
-  observeSelector,
-  type RunKind,
-  type RunStatus,
-} from '@engram/core'
+import { ConflictError, compareSelectors, NotFoundError, observeFact, observeSelector } from '@engram/core'
 import type {
   AppFactRecord,
-  Extra,
-  HintRecord,
   RunDomainSummary,
-  RunFilter,
-  RunRecord,
-  RunSessionRecord,
   SelectorRecord,
-  TrajectoryCandidate,
   TrajectoryForgetResult,
   TrajectoryMemoryRepository,
   TrajectoryMemorySnapshot,
-  TrajectoryRecord,
-  TrajectoryStep,
 } from '@engram/engine'
 import type { Database, Transaction } from '../db/client.ts'
-import type {
-  AppFact as FactRow,
-  RunHint as HintRow,
-  Prisma,
-  AgentRun as RunRow,
-  RunSession as RunSessionRow,
-  KnownSelector as SelectorRow,
-  Trajectory as TrajectoryRow,
-} from '../generated/prisma/client.ts'
+import type { AgentRun as RunRow } from '../generated/prisma/client.ts'
 
-/** Ids bound in one `IN (...)`: well under SQLite's bound-parameter limit. */
-const IDS_PER_STATEMENT = 500
-
-const chunks = <T>(items: readonly T[]): T[][] => {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += IDS_PER_STATEMENT) out.push(items.slice(i, i + IDS_PER_STATEMENT))
-  return out
-}
-
-/** The order the in-memory adapter gives ids (code units), whatever the database's collation. */
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-
-function parseJson<T>(text: string | null, fallback: T, accept: (value: unknown) => boolean): T {
-  if (text == null) return fallback
-  try {
-    const value = JSON.parse(text) as unknown
-    return accept(value) ? (value as T) : fallback
-  } catch {
-    return fallback
-  }
-}
-const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)
-const parseExtra = (text: string | null): Extra => parseJson<Extra>(text, null, isObject)
-const extraText = (extra: Extra): string | null => (extra == null ? null : JSON.stringify(extra))
-const parseStrings = (text: string): string[] =>
-  parseJson<unknown[]>(text, [], Array.isArray).filter((s): s is string => typeof s === 'string')
-
-export function toRun(row: RunRow): RunRecord {
-  return {
-    id: row.runId,
-    agentId: row.agentId,
-    sessionId: row.sessionId,
-    parentRunId: row.parentRunId,
-    kind: row.kind as RunKind,
-    isolation: row.isolation as MemoryIsolation,
-    scope: row.scope,
-    status: row.status as RunStatus,
-    goal: row.goal,
-    domain: row.domain,
-    startUrl: row.startUrl,
-    currentUrl: row.currentUrl,
-    finalUrl: row.finalUrl,
-    turnCount: row.turnCount,
-    success: row.success,
-    summary: row.summary,
-    result: row.result,
-    reason: row.reason,
-    artifactPaths: parseStrings(row.artifactPaths),
-    model: row.model,
-    durationMs: row.durationMs,
-    extra: parseExtra(row.extra),
-    startedAt: row.startedAt,
-    updatedAt: row.updatedAt,
-    completedAt: row.completedAt,
-  }
-}
-
-function runData(agentId: string, run: Omit<RunRecord, 'agentId'>): Prisma.AgentRunUncheckedCreateInput {
-  const { id, artifactPaths, extra, ...rest } = run
-  return {
-    ...rest,
-    agentId,
-    runId: id,
-    artifactPaths: JSON.stringify(artifactPaths),
-    extra: extraText(extra),
-  }
-}
-
-export function toRunSession(row: RunSessionRow): RunSessionRecord {
-  return { ...row, extra: parseExtra(row.extra) }
-}
-
-function toStep(value: unknown): TrajectoryStep {
-  const s = (isObject(value) ? value : {}) as Record<string, unknown>
-  const text = (v: unknown) => (typeof v === 'string' ? v : null)
-  return {
-    action: typeof s.action === 'string' ? s.action : '',
-    selector: text(s.selector),
-    value: text(s.value),
-    url: text(s.url),
-    verified: typeof s.verified === 'boolean' ? s.verified : null,
-    durationMs: typeof s.durationMs === 'number' ? s.durationMs : null,
-    extra: isObject(s.extra) ? (s.extra as Extra) : null,
-  }
-}
-
-export function toTrajectory(row: TrajectoryRow): TrajectoryRecord {
-  return {
-    ...row,
-    words: parseStrings(row.words),
-    steps: parseJson<unknown[]>(row.steps, [], Array.isArray).map(toStep),
-    extra: parseExtra(row.extra),
-  }
-}
-
-function trajectoryData(
-  agentId: string,
-  t: Omit<TrajectoryRecord, 'agentId'>,
-): Prisma.TrajectoryUncheckedCreateInput {
-  return {
-    ...t,
-    agentId,
-    words: JSON.stringify(t.words),
-    steps: JSON.stringify(t.steps),
-    extra: extraText(t.extra),
-  }
-}
-
-/** The goal-word index rows of a trajectory: one per distinct word. */
-function wordRows(
-  agentId: string,
-  t: Omit<TrajectoryRecord, 'agentId'>,
-): Prisma.TrajectoryWordCreateManyInput[] {
-  return [...new Set(t.words)].map((word) => ({
-    agentId,
-    trajectoryId: t.id,
-    scope: t.scope,
-    domain: t.domain,
-    word,
-    success: t.success,
-    recordedAt: t.recordedAt,
-  }))
-}
-
-export function toAppFact(row: FactRow): AppFactRecord {
-  return { ...row, type: row.type as AppFactType, extra: parseExtra(row.extra) }
-}
-
-export function toSelector(row: SelectorRow): SelectorRecord {
-  return { ...row, extra: parseExtra(row.extra) }
-}
-
-export function toHint(row: HintRow): HintRecord {
-  return { ...row, extra: parseExtra(row.extra) }
-}
-
-const emptyForget = (): TrajectoryForgetResult => ({
-  runs: 0,
-  trajectories: 0,
-  runSessions: 0,
-  facts: 0,
-  selectors: 0,
-  hints: 0,
-})
-
-function runWhere(agentId: string, f: RunFilter): Prisma.AgentRunWhereInput {
-  return {
-    agentId,
-    ...(f.domain !== undefined ? { domain: f.domain } : {}),
-    ...(f.status !== undefined ? { status: f.status } : {}),
-    ...(f.sessionId !== undefined ? { sessionId: f.sessionId } : {}),
-    ...(f.parentRunId !== undefined ? { parentRunId: f.parentRunId } : {}),
-    ...(f.scope !== undefined ? { scope: f.scope } : {}),
-  }
-}
-
-const NEWEST_RUN_FIRST: Prisma.AgentRunOrderByWithRelationInput[] = [{ updatedAt: 'desc' }, { runId: 'desc' }]
-const NEWEST_TRAJECTORY_FIRST: Prisma.TrajectoryOrderByWithRelationInput[] = [
-  { recordedAt: 'desc' },
-  { id: 'desc' },
-]
-const NEWEST_SESSION_FIRST: Prisma.RunSessionOrderByWithRelationInput[] = [
-  { endedAt: 'desc' },
-  { id: 'desc' },
-]
-const FACT_ORDER: Prisma.AppFactOrderByWithRelationInput[] = [
-  { confidence: 'desc' },
-  { lastSeenAt: 'desc' },
-  { id: 'asc' },
-]
-
-function trajectoryWhere(
-  agentId: string,
-  f: { scope?: string; domain?: string; runId?: string },
-): Prisma.TrajectoryWhereInput {
-  return {
-    agentId,
-    ...(f.scope !== undefined ? { scope: f.scope } : {}),
-    ...(f.domain !== undefined ? { domain: f.domain } : {}),
-    ...(f.runId !== undefined ? { runId: f.runId } : {}),
-  }
-}
-
-function factWhere(
-  agentId: string,
-  f: { scope: string; domain?: string; type?: AppFactType; minConfidence?: number },
-): Prisma.AppFactWhereInput {
-  return {
-    agentId,
-    scope: f.scope,
-    ...(f.domain !== undefined ? { domain: f.domain } : {}),
-    ...(f.type !== undefined ? { type: f.type } : {}),
-    ...(f.minConfidence !== undefined ? { confidence: { gte: f.minConfidence } } : {}),
-  }
-}
-
-function selectorWhere(
-  agentId: string,
-  f: { scope: string; domain?: string; element?: string },
-): Prisma.KnownSelectorWhereInput {
-  return {
-    agentId,
-    scope: f.scope,
-    ...(f.domain !== undefined ? { domain: f.domain } : {}),
-    ...(f.element !== undefined ? { element: f.element } : {}),
-  }
-}
-
-const CANDIDATE_FIELDS = {
-  id: true,
-  goal: true,
-  words: true,
-  recordedAt: true,
-  durationMs: true,
-  stepCount: true,
-  verifiedCount: true,
-  success: true,
-  runId: true,
-} as const
-
+import {
+  byId,
+  CANDIDATE_FIELDS,
+  chunks,
+  emptyForget,
+  extraText,
+  FACT_ORDER,
+  factWhere,
+  IDS_PER_STATEMENT,
+  NEWEST_RUN_FIRST,
+  NEWEST_SESSION_FIRST,
+  NEWEST_TRAJECTORY_FIRST,
+  parseStrings,
+  runData,
+  runWhere,
+  selectorWhere,
+  toAppFact,
+  toCandidate,
+  toHint,
+  toRun,
+  toRunSession,
+  toSelector,
+  toTrajectory,
+  trajectoryData,
+  trajectoryWhere,
+  wordRows,
+} from './trajectory-rows.ts'
 /**
  * Trajectory memory on SQLite (and on Postgres through the shared view): Prisma's model API, the
  * same statements on both. The writes of several statements (observations, inserts with their
@@ -963,18 +744,4 @@ export function trajectoriesIn(db: Database | Transaction): TrajectoryMemoryRepo
     },
   }
   return repository
-}
-
-function toCandidate(row: {
-  id: string
-  goal: string
-  words: string
-  recordedAt: Date
-  durationMs: number
-  stepCount: number
-  verifiedCount: number
-  success: boolean
-  runId: string | null
-}): TrajectoryCandidate {
-  return { ...row, words: parseStrings(row.words) }
 }
