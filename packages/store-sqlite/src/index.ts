@@ -69,7 +69,8 @@ export {
   type SqliteEngineOptions,
 } from './sqlite-engine.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
-export { sqliteTrajectories, trajectoriesIn } from './trajectories/sqlite-trajectories.ts'
+export { sqliteTrajectories } from './trajectories/atomic-trajectories.ts'
+export { trajectoriesIn } from './trajectories/sqlite-trajectories.ts'
 export {
   toAppFact,
   toHint,

@@ -19,7 +19,7 @@ import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
 import { PrismaSessionRepository } from './sessions/prisma-session-repository.ts'
 import { SqliteConversationHistory } from './sessions/sqlite-conversation-history.ts'
-import { sqliteTrajectories } from './trajectories/sqlite-trajectories.ts'
+import { sqliteTrajectories } from './trajectories/atomic-trajectories.ts'
 import { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-backup-store.ts'
 import { SqliteVectorStore, type VectorIndexOptions } from './vector/sqlite-vector-store.ts'
 
