@@ -1,4 +1,4 @@
-import { operation } from './catalog.ts'
+import { operation } from './operation.ts'
 import * as s from './schemas.ts'
 
 /**
