@@ -134,6 +134,32 @@ describe.each<[Transport, Mode]>([
     await api?.close()
   })
 
+  it('get_profile answers the generated profile, and the context’s profile section before one exists', async () => {
+    // First in this block: before anything is remembered no profile can exist. Once a memory is,
+    // the server may build one by itself (automatic profile) at any moment, so the read before
+    // must come before every test that remembers.
+    const before = await call('get_profile', {})
+    expect(before.isError).toBe(false)
+    expect(before.json).toMatchObject({ generated: false, version: null })
+    await call('remember', { text: 'Remember that I prefer oat milk' })
+    const own = await api.clientOf(agentA)
+    const version = await own.regenerateProfile({})
+    await own.close()
+    expect(version.ok).toBe(true)
+    const after = await call('get_profile', {})
+    expect(after.json).toMatchObject({ generated: true })
+    // The version asked for, or a newer one the automatic rebuild wrote after it.
+    expect(after.json.version).toBeGreaterThanOrEqual(
+      version.ok ? version.data.version : Number.POSITIVE_INFINITY,
+    )
+    expect(after.json.text).toMatch(/oat milk/)
+    // The resource reads the same generated text.
+    const resource = await mcp.readResource({ uri: 'engram://profile' })
+    expect((resource.contents[0] as { text: string }).text).toBe(after.json.text)
+    // The key decides the agent: no argument can name another.
+    expect((await call('get_profile', { agentId: 'agent-b' })).isError).toBe(true)
+  })
+
   it('lists the twenty-four memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
@@ -250,7 +276,10 @@ describe.each<[Transport, Mode]>([
     const allergy = await call('recall', { query: 'allergies', scopes: ['MEMORIES'] })
     expect(allergy.json.hits[0]).toMatchObject({ id: memoryId, scope: 'MEMORIES' })
 
-    const context = await call('get_context', { query: 'what can I eat?', conversationId: 'trip' })
+    const context = await call('get_context', {
+      query: 'what food am I allergic to?',
+      conversationId: 'trip',
+    })
     expect(context.json.text).toContain('peanuts')
     expect(context.json.totalTokens).toBeLessThanOrEqual(context.json.budgetTokens)
 
@@ -423,31 +452,6 @@ describe.each<[Transport, Mode]>([
     const named = await call('recall', { query: 'giraffe', agentId: agentB })
     expect(named.isError).toBe(true)
     expect(named.text).toMatch(/^VALIDATION: .*agentId/)
-  })
-
-  it('get_profile answers the generated profile, and the context’s profile section before one exists', async () => {
-    // Before anything is remembered no profile can exist; once a preference is, the server may
-    // build one by itself (automatic profile) at any moment, so the read before comes first.
-    const before = await call('get_profile', {})
-    expect(before.isError).toBe(false)
-    expect(before.json).toMatchObject({ generated: false, version: null })
-    await call('remember', { text: 'Remember that I prefer oat milk' })
-    const own = await api.clientOf(agentA)
-    const version = await own.regenerateProfile({})
-    await own.close()
-    expect(version.ok).toBe(true)
-    const after = await call('get_profile', {})
-    expect(after.json).toMatchObject({ generated: true })
-    // The version asked for, or a newer one the automatic rebuild wrote after it.
-    expect(after.json.version).toBeGreaterThanOrEqual(
-      version.ok ? version.data.version : Number.POSITIVE_INFINITY,
-    )
-    expect(after.json.text).toMatch(/oat milk/)
-    // The resource reads the same generated text.
-    const resource = await mcp.readResource({ uri: 'engram://profile' })
-    expect((resource.contents[0] as { text: string }).text).toBe(after.json.text)
-    // The key decides the agent: no argument can name another.
-    expect((await call('get_profile', { agentId: 'agent-b' })).isError).toBe(true)
   })
 
   it('serves the profile and the recent memories as resources', async () => {
