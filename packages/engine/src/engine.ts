@@ -56,6 +56,7 @@ import type { Logger } from './ports/logger.ts'
 import type { ProfileVersion } from './ports/profiles.ts'
 import type { Storage } from './ports/storage.ts'
 import type { StoredSummary } from './ports/summaries.ts'
+import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
 import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
 import { SearchService } from './search/search-service.ts'
@@ -122,6 +123,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   trajectoryLimits?: Partial<TrajectoryLimits>
   /** Where generated ids (runs, run sessions, trajectories) draw their suffix; Math.random when none. */
   random?: () => number
+  /** Where cache lookups, searches, jobs and flushes are reported for metrics (issue 17); nowhere when none. */
+  telemetry?: Telemetry
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -152,6 +155,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const limits = deps.limits ?? DEFAULT_LIMITS
   const log = deps.log ?? console
   const events = deps.events ?? new InProcessEventBus()
+  const telemetry = deps.telemetry ?? NO_TELEMETRY
   const parameters = new ParameterStore(storage.repositories.parameters)
   const memory = new MemoryService(
     storage.repositories.memoryEntries,
@@ -460,6 +464,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     limits,
     log,
     events,
+    /** Where metrics observations go (the API's Prometheus registry; nowhere by default). */
+    telemetry,
     writes,
     parameters,
     memory,

@@ -150,6 +150,7 @@ export type {
   SummaryRepository,
   SummaryWriter,
 } from './summaries.ts'
+export { type JobOutcome, NO_TELEMETRY, type Telemetry, type TelemetryCache } from './telemetry.ts'
 export type {
   AppFactRecord,
   Extra,
