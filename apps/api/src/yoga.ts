@@ -65,6 +65,8 @@ export interface AppOptions {
         | 'ENGRAM_TRACE_SCORING'
         | 'ENGRAM_TRACE_TTL_DAYS'
         | 'ENGRAM_TRAJECTORY_RULES'
+        | 'ENGRAM_CONTEXT_WINDOW'
+        | 'ENGRAM_CONTEXT_BUILDER_RULES'
         | 'REDIS_URL'
         | 'ENGRAM_REDIS_PREFIX'
         | 'ENGRAM_L2_TTL_SECONDS'
@@ -147,6 +149,10 @@ export function createApp(options: AppOptions) {
       ...env.ENGRAM_TRAJECTORY_RULES,
       ...(env.ENGRAM_TRACE_SCORING === undefined ? {} : { traceScoring: env.ENGRAM_TRACE_SCORING }),
       ...(env.ENGRAM_TRACE_TTL_DAYS === undefined ? {} : { traceTtlDays: env.ENGRAM_TRACE_TTL_DAYS }),
+    },
+    contextBuilder: {
+      ...env.ENGRAM_CONTEXT_BUILDER_RULES,
+      ...(env.ENGRAM_CONTEXT_WINDOW === undefined ? {} : { contextWindow: env.ENGRAM_CONTEXT_WINDOW }),
     },
     log,
     embedder: options.embedder,

@@ -6,9 +6,12 @@ import {
   DEFAULT_OPTIMIZER_CONFIG,
   DEFAULT_TRAJECTORY_LIMITS,
   MAX_AGENT_ID_LENGTH,
+  MAX_BUILD_TOOL_COUNT,
   MAX_CONTEXT_BUDGET_TOKENS,
+  MAX_CONTEXT_WINDOW_TOKENS,
   MAX_CONVERSATION_ID_LENGTH,
   MAX_SPEAKER_CHARS,
+  MIN_CONTEXT_WINDOW_TOKENS,
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { describeFailure } from './errors.ts'
@@ -21,6 +24,9 @@ describe('the catalog’s limits are the API’s', () => {
     for (const [name, value] of Object.entries(shared))
       expect(CONTRACT_LIMITS[name as keyof typeof CONTRACT_LIMITS], name).toBe(value)
     expect(CONTRACT_LIMITS.maxContextBudgetTokens).toBe(MAX_CONTEXT_BUDGET_TOKENS)
+    expect(CONTRACT_LIMITS.minContextWindowTokens).toBe(MIN_CONTEXT_WINDOW_TOKENS)
+    expect(CONTRACT_LIMITS.maxContextWindowTokens).toBe(MAX_CONTEXT_WINDOW_TOKENS)
+    expect(CONTRACT_LIMITS.maxBuildToolCount).toBe(MAX_BUILD_TOOL_COUNT)
     expect(CONTRACT_LIMITS.maxConversationIdChars).toBe(MAX_CONVERSATION_ID_LENGTH)
     expect(CONTRACT_LIMITS.maxSpeakerChars).toBe(MAX_SPEAKER_CHARS)
     expect(CONTRACT_LIMITS.maxAgentIdChars).toBe(MAX_AGENT_ID_LENGTH)

@@ -33,6 +33,10 @@ export const CONTRACT_LIMITS = {
   maxFilterSearchChars: 2_000,
   /** memoryContext's budgetTokens (core MAX_CONTEXT_BUDGET_TOKENS). */
   maxContextBudgetTokens: 200_000,
+  /** memoryContext's buildContext window (core MIN_/MAX_CONTEXT_WINDOW_TOKENS) and tools (MAX_BUILD_TOOL_COUNT). */
+  minContextWindowTokens: 1_000,
+  maxContextWindowTokens: 2_000_000,
+  maxBuildToolCount: 1_000,
   /** Dialogue context of a search, turns each side. */
   maxContextTurns: 5,
   /** windowDays of a search: a hundred years. */

@@ -1,5 +1,6 @@
 import {
   type Clock,
+  ContextBuilderRulesSchema,
   createHashingEmbedder,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
@@ -22,6 +23,7 @@ import type { z } from 'zod'
 import { AgentLifecycle } from './agents/agent-lifecycle.ts'
 import { AgentService } from './agents/agent-service.ts'
 import { AgentWrites } from './agents/agent-writes.ts'
+import { ContextBuilder } from './context/context-builder.ts'
 import { ContextService } from './context/context-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
 import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
@@ -125,6 +127,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   random?: () => number
   /** Where cache lookups, searches, jobs and flushes are reported for metrics (issue 17); nowhere when none. */
   telemetry?: Telemetry
+  /** Spec 002's context builder's rules (window, reserves, memory share, weights...); core's defaults for the rest. */
+  contextBuilder?: z.input<typeof ContextBuilderRulesSchema>
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -319,6 +323,19 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
   const context = new ContextService(contextSources, clock, tokenCounter, memoryItems, search, writes)
   context.useGraph(storage.graph)
+  // memoryContext's buildContext option (issue 17): spec 002's prompt over the same search, and
+  // the overflow summarised as stored summaries are written.
+  const summaryWriter = summaries
+  context.useBuilder(
+    new ContextBuilder({
+      search,
+      summaries: { write: (agentId, turns, maxTokens) => summaryWriter.write(agentId, turns, maxTokens) },
+      tokenCounter,
+      rules: parseWith(ContextBuilderRulesSchema, deps.contextBuilder ?? {}, 'contextBuilder'),
+      maxCandidates: limits.maxSearchLimit,
+      maxContentChars: limits.maxContentChars,
+    }),
+  )
   context.useFormation({
     profileLines: (scope, userId) => profiles.contextLines(scope, userId),
     summaries: (scope, options) =>

@@ -340,6 +340,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
         userId: input.userId,
         budgetTokens: input.budgetTokens,
         sections: input.sections?.map((s) => lower<ContextSectionName>(s)),
+        buildContext: input.buildContext,
       })
       return wire.memoryContextOut(built)
     },

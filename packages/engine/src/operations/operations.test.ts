@@ -171,7 +171,7 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     memories: { first: 5 },
     memory: { id: mine.memoryId },
     search: { query: 'Where does Lena live?', scopes: ['MESSAGES', 'MEMORIES', 'KNOWLEDGE'] },
-    memoryContext: { query: 'what work?' },
+    memoryContext: { query: 'what work?', buildContext: { instructions: 'Be brief.', toolCount: 1 } },
     profile: {},
     storeKnowledge: { category: 'DOMAIN', key: 'k', value: 'v' },
     updateKnowledge: { id: mine.knowledgeId, value: '#email and #password' },
