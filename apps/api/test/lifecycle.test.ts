@@ -372,6 +372,25 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     expect((await t.gql(`{ viewer { agentId } }`, {}, again)).data.viewer.agentId).toBe('rt-restore')
     await expectNothingServed(again)
   })
+
+  it('serves no built prompt (buildContext, issue 17) of a deleted agent to the next owner of its id', async () => {
+    const BUILT = `query($input: MemoryContextInput!) { memoryContext(input: $input) { __typename
+      ... on MemoryContext { cached built { messages { content } memories { included overflowed summarized } } } } }`
+    const input = { query: 'vault code', buildContext: { instructions: 'Be brief.' } }
+    const key = await seed('rt-built')
+    for (const cached of [false, true]) {
+      const built = (await t.gql(BUILT, { input }, key)).data.memoryContext
+      expect(built.cached).toBe(cached)
+      expect(JSON.stringify(built.built.messages)).toContain('4711')
+    }
+    expect((await t.gql(DELETE, { id: 'rt-built' })).data.deleteAgent.__typename).toBe('Agent')
+    // Within the 10 s the context cache would keep it: the clock does not move.
+    const newOwner = await createAgentKey(t, 'rt-built')
+    const after = (await t.gql(BUILT, { input }, newOwner)).data.memoryContext
+    expect(after.cached).toBe(false)
+    expect(JSON.stringify(after.built)).not.toMatch(/4711|painting/)
+    expect(after.built.memories).toEqual({ included: [], overflowed: [], summarized: [] })
+  })
 })
 
 // Issue 16: deleting a run, a domain or an agent removes its trajectories, knowledge, selectors and
