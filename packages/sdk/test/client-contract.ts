@@ -50,6 +50,40 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(context.totalTokens).toBeLessThanOrEqual(context.budgetTokens)
     })
 
+    it('memory context with buildContext: spec 002’s whole prompt (issue 17)', async () => {
+      unwrap(await agentA.rememberThis({ text: 'Remember that my editor is Helix' }))
+      const context = unwrap(
+        await agentA.memoryContext({
+          query: 'which editor do I use?',
+          buildContext: { instructions: 'You are a coding assistant.', toolCount: 2, contextWindow: 32_000 },
+        }),
+      )
+      const built = context.built
+      expect(built?.budget).toMatchObject({ total: 32_000, system: 1_600, tools: 1_000, output: 3_200 })
+      expect(built?.messages[0]).toMatchObject({ role: 'SYSTEM', kind: 'INSTRUCTIONS' })
+      expect(built?.messages.at(-1)).toMatchObject({
+        role: 'USER',
+        kind: 'INPUT',
+        content: 'which editor do I use?',
+      })
+      expect(built?.messages.some((m) => m.kind === 'MEMORY' && m.content.includes('Helix'))).toBe(true)
+      expect(unwrap(await agentA.memoryContext({ query: 'editor' })).built ?? null).toBeNull()
+      // B's prompt never holds A's memory.
+      const theirs = unwrap(await agentB.memoryContext({ query: 'which editor do I use?', buildContext: {} }))
+      expect(JSON.stringify(theirs.built)).not.toContain('Helix')
+      const refused = expectFailure(
+        await agentA.memoryContext({
+          query: 'q',
+          buildContext: { toolCount: CONTRACT_LIMITS.maxBuildToolCount + 1 },
+        }),
+        'VALIDATION',
+      )
+      expect(refused.issues?.[0]).toMatchObject({
+        field: 'buildContext.toolCount',
+        limit: CONTRACT_LIMITS.maxBuildToolCount,
+      })
+    })
+
     it('memory formation: a turn asking to be remembered forms a memory on sync; classify routes it', async () => {
       unwrap(
         await agentA.addMessage({
