@@ -282,6 +282,33 @@ describe.each<[Transport, Mode]>([
     })
     expect(context.json.text).toContain('peanuts')
     expect(context.json.totalTokens).toBeLessThanOrEqual(context.json.budgetTokens)
+    expect(context.json).not.toHaveProperty('built')
+    // Spec 002's whole prompt (issue 17): instructions, memories and turns, the input last.
+    const built = await call('get_context', {
+      query: 'what food am I allergic to?',
+      buildContext: { instructions: 'You are a travel assistant.', toolCount: 3, contextWindow: 16_000 },
+    })
+    expect(built.json.built.budget).toMatchObject({ total: 16_000, system: 800, tools: 1_500, output: 1_600 })
+    expect(built.json.built.messages[0]).toEqual({
+      role: 'SYSTEM',
+      content: 'You are a travel assistant.',
+      kind: 'INSTRUCTIONS',
+    })
+    expect(built.json.built.messages.at(-1)).toEqual({
+      role: 'USER',
+      content: 'what food am I allergic to?',
+      kind: 'INPUT',
+    })
+    expect(built.json.built.messages).toContainEqual(
+      expect.objectContaining({
+        kind: 'MEMORY',
+        content: expect.stringContaining('peanuts'),
+        sourceId: `memory:${memoryId}`,
+      }),
+    )
+    const tooMany = await call('get_context', { query: 'q', buildContext: { toolCount: 1_001 } })
+    expect(tooMany.isError).toBe(true)
+    expect(tooMany.text).toContain('buildContext.toolCount')
 
     const updated = await call('update_memory', { id: memoryId, importance: 1, pinned: true })
     expect(updated.json).toMatchObject({ id: memoryId, importance: 1, pinned: true })
