@@ -45,6 +45,13 @@ describe('loadEnv', () => {
     expect(() => loadEnv({ ENGRAM_CONTEXT_WINDOW: '999' })).toThrow(/ENGRAM_CONTEXT_WINDOW/)
     for (const bad of ['{"memoryShare":1.5}', '{"weights":{"recency":-1}}', '{"window":1}', '[1'])
       expect(() => loadEnv({ ENGRAM_CONTEXT_BUILDER_RULES: bad })).toThrow(/ENGRAM_CONTEXT_BUILDER_RULES/)
+    })
+
+  it('reads the members a shared memory pool may hold, within its bounds', () => {
+    expect(loadEnv({ ENGRAM_POOL_MAX_MEMBERS: '50' }).ENGRAM_POOL_MAX_MEMBERS).toBe(50)
+    expect(loadEnv({}).ENGRAM_POOL_MAX_MEMBERS).toBeUndefined()
+    for (const bad of ['0', '100001', 'many'])
+      expect(() => loadEnv({ ENGRAM_POOL_MAX_MEMBERS: bad })).toThrow(/ENGRAM_POOL_MAX_MEMBERS/)
   })
 
   it('treats empty variables as unset', () => {

@@ -165,6 +165,8 @@ export const EnvSchema = z
      * checked at start-up; ENGRAM_CONTEXT_WINDOW wins over contextWindow here.
      */
     ENGRAM_CONTEXT_BUILDER_RULES: jsonRules(ContextBuilderRulesSchema, 'context builder rules'),
+    /** Members a shared memory pool may hold (issue 17; core's DEFAULT_POOL_LIMITS: 1,000). */
+    ENGRAM_POOL_MAX_MEMBERS: z.coerce.number().int().min(1).max(100_000).optional(),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
     ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),

@@ -67,6 +67,7 @@ export interface AppOptions {
         | 'ENGRAM_TRAJECTORY_RULES'
         | 'ENGRAM_CONTEXT_WINDOW'
         | 'ENGRAM_CONTEXT_BUILDER_RULES'
+        | 'ENGRAM_POOL_MAX_MEMBERS'
         | 'REDIS_URL'
         | 'ENGRAM_REDIS_PREFIX'
         | 'ENGRAM_L2_TTL_SECONDS'
@@ -154,6 +155,9 @@ export function createApp(options: AppOptions) {
       ...env.ENGRAM_CONTEXT_BUILDER_RULES,
       ...(env.ENGRAM_CONTEXT_WINDOW === undefined ? {} : { contextWindow: env.ENGRAM_CONTEXT_WINDOW }),
     },
+    ...(env.ENGRAM_POOL_MAX_MEMBERS === undefined
+      ? {}
+      : { poolLimits: { maxPoolMembers: env.ENGRAM_POOL_MAX_MEMBERS } }),
     log,
     embedder: options.embedder,
     llm: options.llm,

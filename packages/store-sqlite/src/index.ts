@@ -50,6 +50,7 @@ export { knowledgeWhere, sqliteKnowledge, toKnowledge } from './knowledge/sqlite
 export * from './mappers.ts'
 export { memoryItemWhere, sqliteMemoryItems, toMemoryItem } from './memory-items/sqlite-memory-items.ts'
 export { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
+export { sqlitePools } from './pools/sqlite-pools.ts'
 export { SqliteRecallSources, storedTime } from './recall/sqlite-recall-sources.ts'
 export {
   agentsIn,

@@ -62,6 +62,8 @@ export interface SqliteEngineOptions {
   trajectoryRules?: EngineDeps['trajectoryRules']
   /** Spec 002's context builder's rules (ENGRAM_CONTEXT_WINDOW, ENGRAM_CONTEXT_BUILDER_RULES); core's defaults for the rest. */
   contextBuilder?: EngineDeps['contextBuilder']
+  /** Shared memory pools' limits (issue 17; ENGRAM_POOL_MAX_MEMBERS); core's defaults for the rest. */
+  poolLimits?: EngineDeps['poolLimits']
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
@@ -142,6 +144,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     automaticGraph: options.automaticGraph,
     ...(options.trajectoryRules ? { trajectoryRules: options.trajectoryRules } : {}),
     ...(options.contextBuilder ? { contextBuilder: options.contextBuilder } : {}),
+    ...(options.poolLimits ? { poolLimits: options.poolLimits } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
   })
 }
