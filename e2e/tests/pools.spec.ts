@@ -45,7 +45,7 @@ async function contribute(request: APIRequestContext, poolId: string, agentId: s
   const data = await gql(
     request,
     `mutation { contributeToPool(input: ${literal({ poolId, agentId, content, category: e('FACT'), importance: 0.8 })}) {
-      __typename ... on MemoryWrite { outcome memory { id } } ... on Error { message }
+      __typename ... on PoolContribution { outcome contributorAgentId memory { id } } ... on Error { message }
     } }`,
   )
   expect(data.contributeToPool.message, data.contributeToPool.message).toBeUndefined()

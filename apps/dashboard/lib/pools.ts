@@ -12,23 +12,16 @@
 export const POOL_TYPENAMES = {
   pool: 'MemoryPool',
   pools: 'QueryPoolsSuccess',
-  memberPage: 'PoolMember',
-  memoryPage: 'PoolMemoryPage',
-  hits: 'QueryQueryPoolSuccess',
-  write: 'MemoryWrite',
+  memoryPage: 'QueryPoolMemoriesConnection',
+  queryResult: 'PoolQueryResult',
+  contribution: 'PoolContribution',
   sync: 'PoolSync',
-  removedMember: 'PoolMemberRemoval',
-  deletedPool: 'PoolDeletion',
-  removedMemory: 'PoolMemoryRemoval',
 } as const
 
+/** The mutations taking their input as one object (the catalog's `inputArg: 'input'`). */
 export const POOL_INPUT_TYPES = {
   create: 'CreatePoolInput',
-  member: 'AddPoolMemberInput',
-  removeMember: 'RemovePoolMemberInput',
   contribute: 'ContributeToPoolInput',
-  query: 'QueryPoolInput',
-  sync: 'SyncPoolToAgentInput',
 } as const
 
 /** READER reads the pool; CONTRIBUTOR reads and writes (core's pool roles). */
@@ -57,39 +50,46 @@ export interface Pool {
   name: string
   description: string | null
   createdAt: string
+  memberCount: number
+  /** Memories currently valid in the pool. */
   memoryCount: number
   members: PoolMember[]
 }
 
-export const POOL_FIELDS = `id name description createdAt memoryCount members { ${POOL_MEMBER_FIELDS} }`
+export const POOL_FIELDS = `id name description createdAt memberCount memoryCount members { ${POOL_MEMBER_FIELDS} }`
 
-/** A pool's memory: an item stored under the pool, naming the agent that contributed it. */
-export interface PoolMemory {
+export interface PoolMemoryItem {
   id: string
   content: string
   category: string
   importance: number
   createdAt: string
-  /** The contributing agent (its deletion removes the copies it contributed). */
-  sourceAgentId: string | null
 }
 
-export const POOL_MEMORY_FIELDS = 'id content category importance createdAt sourceAgentId'
+const POOL_MEMORY_ITEM_FIELDS = 'id content category importance createdAt'
 
+/** A pool's memory: an item stored under the pool, naming the agent that contributed it. */
+export interface PoolMemory {
+  memory: PoolMemoryItem
+  /** The contributing agent (its deletion removes the copies it contributed); null when unrecorded. */
+  contributorAgentId: string | null
+}
+
+export const POOL_MEMORY_FIELDS = `memory { ${POOL_MEMORY_ITEM_FIELDS} } contributorAgentId`
+
+/** A page of a pool's memories (a connection: the newest first). */
 export interface PoolMemoryPage {
   totalCount: number
-  nextCursor: string | null
   memories: PoolMemory[]
 }
 
 export interface PoolHit {
-  id: string
-  content: string
+  memory: PoolMemoryItem
   score: number
-  sourceAgentId: string | null
+  contributorAgentId: string | null
 }
 
-export const POOL_HIT_FIELDS = 'id content score sourceAgentId'
+export const POOL_HIT_FIELDS = `memory { ${POOL_MEMORY_ITEM_FIELDS} } score contributorAgentId`
 
 /** What syncing a pool into an agent's memories did: new ones stored, the rest already there. */
 export interface PoolSync {

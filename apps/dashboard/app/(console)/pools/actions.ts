@@ -14,6 +14,7 @@ import {
   POOL_TYPENAMES,
   type Pool,
   type PoolHit,
+  type PoolMemory,
   type PoolMemoryPage,
   type PoolRole,
   type PoolSync,
@@ -47,7 +48,7 @@ export async function readPool(
       `query($id: ID!, $first: Int) {
         pool(id: $id) { __typename ... on ${POOL_TYPENAMES.pool} { ${POOL_FIELDS} } ${ERROR_FIELDS} }
         poolMemories(poolId: $id, first: $first) {
-          __typename ... on ${POOL_TYPENAMES.memoryPage} { totalCount nextCursor memories { ${POOL_MEMORY_FIELDS} } } ${ERROR_FIELDS}
+          __typename ... on ${POOL_TYPENAMES.memoryPage} { totalCount edges { node { ${POOL_MEMORY_FIELDS} } } } ${ERROR_FIELDS}
         }
       }`,
       { id: poolId, first: MEMORIES_PAGE_SIZE },
@@ -60,6 +61,10 @@ export async function readPool(
       data.poolMemories,
       POOL_TYPENAMES.memoryPage,
       'Reading its memories',
+      (p) => ({
+        totalCount: p.totalCount as number,
+        memories: (p.edges as { node: PoolMemory }[]).map((edge) => edge.node),
+      }),
     )
     if (!memories.ok) return memories
     return { ok: true, value: { pool: pool.value, memories: memories.value } }
@@ -117,8 +122,8 @@ export async function setPoolMember(poolId: string, agentId: string, role: PoolR
   if (!isPoolRole(role)) return { ok: false, message: `role must be one of READER, CONTRIBUTOR` }
   const result = await attempt(async () => {
     const { addPoolMember } = await gql<{ addPoolMember: Payload }>(
-      `mutation($input: ${POOL_INPUT_TYPES.member}!) { addPoolMember(input: $input) { __typename ... on ${POOL_TYPENAMES.pool} { id } ${ERROR_FIELDS} } }`,
-      { input: { poolId, agentId, role } },
+      `mutation($p: ID!, $a: ID!, $r: PoolRole!) { addPoolMember(poolId: $p, agentId: $a, role: $r) { __typename ... on ${POOL_TYPENAMES.pool} { id } ${ERROR_FIELDS} } }`,
+      { p: poolId, a: agentId, r: role },
     )
     return answer<null>(addPoolMember, POOL_TYPENAMES.pool, 'Changing the membership', () => null)
   })
@@ -144,8 +149,8 @@ export async function removePoolMember(
 ): Promise<Answer<null>> {
   const result = await attempt(async () => {
     const { removePoolMember } = await gql<{ removePoolMember: Payload }>(
-      `mutation($input: ${POOL_INPUT_TYPES.removeMember}!) { removePoolMember(input: $input) { __typename ... on ${POOL_TYPENAMES.pool} { id } ${ERROR_FIELDS} } }`,
-      { input: { poolId, agentId, removeContributions } },
+      `mutation($p: ID!, $a: ID!, $c: Boolean) { removePoolMember(poolId: $p, agentId: $a, removeContributions: $c) { __typename ... on ${POOL_TYPENAMES.pool} { id } ${ERROR_FIELDS} } }`,
+      { p: poolId, a: agentId, c: removeContributions },
     )
     return answer<null>(removePoolMember, POOL_TYPENAMES.pool, 'Removing the member', () => null)
   })
@@ -202,7 +207,7 @@ export async function contributeToPool(_state: ContributeState, form: FormData):
     }
   const result = await attempt(async () => {
     const { contributeToPool } = await gql<{ contributeToPool: Payload }>(
-      `mutation($input: ${POOL_INPUT_TYPES.contribute}!) { contributeToPool(input: $input) { __typename ... on ${POOL_TYPENAMES.write} { outcome } ${ERROR_FIELDS} } }`,
+      `mutation($input: ${POOL_INPUT_TYPES.contribute}!) { contributeToPool(input: $input) { __typename ... on ${POOL_TYPENAMES.contribution} { outcome } ${ERROR_FIELDS} } }`,
       {
         input: {
           poolId,
@@ -213,7 +218,7 @@ export async function contributeToPool(_state: ContributeState, form: FormData):
         },
       },
     )
-    return answer<{ outcome: string }>(contributeToPool, POOL_TYPENAMES.write, 'Contributing')
+    return answer<{ outcome: string }>(contributeToPool, POOL_TYPENAMES.contribution, 'Contributing')
   })
   if (!result.ok) return refused(result, form)
   revalidatePath(`/pools/${poolId}`)
@@ -230,10 +235,15 @@ export async function queryPool(_state: QueryPoolState, form: FormData): Promise
   const query = String(form.get('query') ?? '')
   const result = await attempt(async () => {
     const { queryPool } = await gql<{ queryPool: Payload }>(
-      `query($input: ${POOL_INPUT_TYPES.query}!) { queryPool(input: $input) { __typename ... on ${POOL_TYPENAMES.hits} { data { ${POOL_HIT_FIELDS} } } ${ERROR_FIELDS} } }`,
-      { input: { poolId: String(form.get('poolId') ?? ''), query, limit: Number(form.get('limit') ?? 10) } },
+      `query($p: ID!, $q: String!, $l: Int) { queryPool(poolId: $p, query: $q, limit: $l) { __typename ... on ${POOL_TYPENAMES.queryResult} { hits { ${POOL_HIT_FIELDS} } } ${ERROR_FIELDS} } }`,
+      { p: String(form.get('poolId') ?? ''), q: query, l: Number(form.get('limit') ?? 10) },
     )
-    return answer<PoolHit[]>(queryPool, POOL_TYPENAMES.hits, 'Searching the pool', (p) => p.data as PoolHit[])
+    return answer<PoolHit[]>(
+      queryPool,
+      POOL_TYPENAMES.queryResult,
+      'Searching the pool',
+      (p) => p.hits as PoolHit[],
+    )
   })
   if (!result.ok) return { ...refused(result, form), query }
   return { ok: true, query, hits: result.value }
@@ -248,8 +258,8 @@ export async function syncPoolToAgent(_state: SyncState, form: FormData): Promis
   const poolId = String(form.get('poolId') ?? '')
   const result = await attempt(async () => {
     const { syncPoolToAgent } = await gql<{ syncPoolToAgent: Payload }>(
-      `mutation($input: ${POOL_INPUT_TYPES.sync}!) { syncPoolToAgent(input: $input) { __typename ... on ${POOL_TYPENAMES.sync} { ${POOL_SYNC_FIELDS} } ${ERROR_FIELDS} } }`,
-      { input: { poolId, agentId: String(form.get('agentId') ?? '') } },
+      `mutation($p: ID!, $a: ID) { syncPoolToAgent(poolId: $p, agentId: $a) { __typename ... on ${POOL_TYPENAMES.sync} { ${POOL_SYNC_FIELDS} } ${ERROR_FIELDS} } }`,
+      { p: poolId, a: String(form.get('agentId') ?? '') },
     )
     return answer<PoolSync>(syncPoolToAgent, POOL_TYPENAMES.sync, 'Syncing')
   })

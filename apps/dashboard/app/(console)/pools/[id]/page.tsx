@@ -69,12 +69,12 @@ export default async function PoolPage({ params }: { params: Promise<{ id: strin
                 </tr>
               </thead>
               <tbody>
-                {memories.memories.map((memory) => (
+                {memories.memories.map(({ memory, contributorAgentId }) => (
                   <tr key={memory.id} data-testid={`pool-memory-${memory.id}`}>
                     <td className="value-cell">{memory.content}</td>
                     <td>{MEMORY_CATEGORY_LABELS[memory.category] ?? memory.category}</td>
                     <td className="num">{memory.importance.toFixed(2)}</td>
-                    <td data-testid="contributor">{memory.sourceAgentId ?? '—'}</td>
+                    <td data-testid="contributor">{contributorAgentId ?? '—'}</td>
                     <td>
                       <TimeAgo date={memory.createdAt} renderedAt={renderedAt} />
                     </td>

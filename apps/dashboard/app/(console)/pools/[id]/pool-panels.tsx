@@ -58,10 +58,10 @@ export function QueryPanel({ poolId }: { poolId: string }) {
             </thead>
             <tbody>
               {state.hits.map((hit, index) => (
-                <tr key={hit.id} data-testid={`pool-hit-${hit.id}`}>
+                <tr key={hit.memory.id} data-testid={`pool-hit-${hit.memory.id}`}>
                   <td className="num">{index + 1}</td>
-                  <td className="value-cell">{hit.content}</td>
-                  <td>{hit.sourceAgentId ?? '—'}</td>
+                  <td className="value-cell">{hit.memory.content}</td>
+                  <td>{hit.contributorAgentId ?? '—'}</td>
                   <td className="num">{hit.score.toFixed(2)}</td>
                 </tr>
               ))}
