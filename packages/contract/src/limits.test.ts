@@ -4,6 +4,7 @@ import {
   RUN_ID_PATTERN as CORE_RUN_ID_PATTERN,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
+  DEFAULT_POOL_LIMITS,
   DEFAULT_TRAJECTORY_LIMITS,
   MAX_AGENT_ID_LENGTH,
   MAX_CONTEXT_BUDGET_TOKENS,
@@ -41,6 +42,13 @@ describe('the catalog’s limits are the API’s', () => {
       expect(CONTRACT_LIMITS[name as keyof typeof CONTRACT_LIMITS], name).toBe(value)
     expect(CONTRACT_LIMITS.maxRunListLimit).toBe(maxListLimit)
     expect(RUN_ID_PATTERN.source).toBe(CORE_RUN_ID_PATTERN.source)
+  })
+
+  it('restates shared memory pools’ limits as core defines them', () => {
+    expect(CONTRACT_LIMITS.maxPoolNameChars).toBe(DEFAULT_POOL_LIMITS.maxPoolNameChars)
+    expect(CONTRACT_LIMITS.maxPoolDescriptionChars).toBe(DEFAULT_POOL_LIMITS.maxPoolDescriptionChars)
+    expect(CONTRACT_LIMITS.maxPoolMembersPerCall).toBe(DEFAULT_POOL_LIMITS.maxMembersPerCall)
+    expect(CONTRACT_LIMITS.maxPoolQueryLimit).toBe(DEFAULT_POOL_LIMITS.maxPoolQueryLimit)
   })
 })
 

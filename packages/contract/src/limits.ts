@@ -77,6 +77,11 @@ export const CONTRACT_LIMITS = {
   maxLineageRuns: 500,
   maxImportFiles: 20_000,
   maxImportBytes: 50_000_000,
+  // Shared memory pools (core's DEFAULT_POOL_LIMITS).
+  maxPoolNameChars: 100,
+  maxPoolDescriptionChars: 2_000,
+  maxPoolMembersPerCall: 100,
+  maxPoolQueryLimit: 50,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

@@ -15,4 +15,5 @@ export {
 export * from './schemas/graph.ts'
 export * from './schemas/inputs.ts'
 export * from './schemas/outputs.ts'
+export * from './schemas/pools.ts'
 export * from './schemas/runs.ts'

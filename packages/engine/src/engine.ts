@@ -5,12 +5,14 @@ import {
   DEFAULT_OPTIMIZER_CONFIG,
   type Embedder,
   type GraphLimits,
+  isPoolStorageAgent,
   type KeyFactMode,
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
   type Limits,
   type LlmProvider,
   PersistentSessionManager,
+  PoolLimitsSchema,
   parseWith,
   summarizeMessages,
   type TokenCounter,
@@ -48,6 +50,7 @@ import { MemoryService } from './memory/memory-service.ts'
 import { MemoryItemService } from './memory-items/memory-item-service.ts'
 import { OptimizerService } from './optimizer/optimizer-service.ts'
 import { ParameterStore } from './parameters/parameter-store.ts'
+import { PoolService } from './pools/pool-service.ts'
 import type { EpisodicStore } from './ports/episodic-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
@@ -125,6 +128,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   random?: () => number
   /** Where cache lookups, searches, jobs and flushes are reported for metrics (issue 17); nowhere when none. */
   telemetry?: Telemetry
+  /** Shared memory pools' limits (issue 17; core's defaults when not given). */
+  poolLimits?: z.input<typeof PoolLimitsSchema>
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -275,7 +280,10 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     activity,
   })
   registerProfileJobs(jobs, profiles)
-  memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
+  // A pool's storage agent (issue 17) holds shared memories, not a user's: no profile, no graph.
+  memoryItems.onChange((scope, changes) =>
+    isPoolStorageAgent(scope) ? Promise.resolve() : profiles.memoriesChanged(scope, changes),
+  )
   // The knowledge graph (issue 15): every memory written queues its graph job; a deleted one's
   // evidence goes in the deletion's path (MemoryItemService awaits its listeners).
   graphFormation = new GraphFormation({
@@ -296,7 +304,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   registerGraphJobs(jobs, graphFormation)
   const forming = graphFormation
-  memoryItems.onChange((scope, changes) => forming.memoriesChanged(scope, changes))
+  memoryItems.onChange((scope, changes) =>
+    isPoolStorageAgent(scope) ? Promise.resolve() : forming.memoriesChanged(scope, changes),
+  )
   // The switch, summary and profile settings read and changed as one object (issue 13 §5).
   const formationSettings = new FormationSettingsService({
     store: storage.memoryItems,
@@ -364,6 +374,24 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     events,
     formationStats,
     ...(episodic ? { shared: episodic } : {}),
+    // The memories an agent contributed to pools leave them before its rows go (issue 17).
+    beforeDelete: (agentId) => pools.forgetAgent(agentId),
+  })
+  // Shared memory pools (issue 17): their memories are memory items of an internal storage agent.
+  const pools = new PoolService({
+    pools: storage.pools,
+    agents: storage.repositories.agents,
+    requireAgent: (agentId) => agents.requireAgent(agentId),
+    memoryItems,
+    search,
+    endStorageAgent: async (storageAgentId) => {
+      lifecycle.ended(storageAgentId)
+      await lifecycle.purge(storageAgentId)
+      await lifecycle.dropShared(storageAgentId)
+    },
+    guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
+    clock,
+    limits: parseWith(PoolLimitsSchema, deps.poolLimits ?? {}, 'poolLimits'),
   })
   const transfer = new TransferService({
     storage,
@@ -500,5 +528,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     runMemory,
     /** What an acting agent's next decision needs from trajectory memory (issue 16). */
     runContext,
+    /** Shared memory pools (issue 17). */
+    pools,
   }
 }

@@ -69,6 +69,7 @@ export {
   type SqliteEngineOptions,
 } from './sqlite-engine.ts'
 export { createSqliteStorage, type SqliteStorage, type SqliteStorageOptions } from './storage.ts'
+export { sqlitePools } from './pools/sqlite-pools.ts'
 export { sqliteTrajectories } from './trajectories/atomic-trajectories.ts'
 export { trajectoriesIn } from './trajectories/sqlite-trajectories.ts'
 export {
