@@ -12,7 +12,7 @@
 export const POOL_TYPENAMES = {
   pool: 'MemoryPool',
   pools: 'QueryPoolsSuccess',
-  memoryPage: 'QueryPoolMemoriesConnection',
+  memoryPage: 'PoolMemoryPage',
   queryResult: 'PoolQueryResult',
   contribution: 'PoolContribution',
   sync: 'PoolSync',
@@ -77,7 +77,7 @@ export interface PoolMemory {
 
 export const POOL_MEMORY_FIELDS = `memory { ${POOL_MEMORY_ITEM_FIELDS} } contributorAgentId`
 
-/** A page of a pool's memories (a connection: the newest first). */
+/** A page of a pool's memories, the newest first. */
 export interface PoolMemoryPage {
   totalCount: number
   memories: PoolMemory[]

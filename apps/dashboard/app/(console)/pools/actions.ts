@@ -14,7 +14,6 @@ import {
   POOL_TYPENAMES,
   type Pool,
   type PoolHit,
-  type PoolMemory,
   type PoolMemoryPage,
   type PoolRole,
   type PoolSync,
@@ -48,7 +47,7 @@ export async function readPool(
       `query($id: ID!, $first: Int) {
         pool(id: $id) { __typename ... on ${POOL_TYPENAMES.pool} { ${POOL_FIELDS} } ${ERROR_FIELDS} }
         poolMemories(poolId: $id, first: $first) {
-          __typename ... on ${POOL_TYPENAMES.memoryPage} { totalCount edges { node { ${POOL_MEMORY_FIELDS} } } } ${ERROR_FIELDS}
+          __typename ... on ${POOL_TYPENAMES.memoryPage} { totalCount memories { ${POOL_MEMORY_FIELDS} } } ${ERROR_FIELDS}
         }
       }`,
       { id: poolId, first: MEMORIES_PAGE_SIZE },
@@ -61,10 +60,6 @@ export async function readPool(
       data.poolMemories,
       POOL_TYPENAMES.memoryPage,
       'Reading its memories',
-      (p) => ({
-        totalCount: p.totalCount as number,
-        memories: (p.edges as { node: PoolMemory }[]).map((edge) => edge.node),
-      }),
     )
     if (!memories.ok) return memories
     return { ok: true, value: { pool: pool.value, memories: memories.value } }
