@@ -169,13 +169,56 @@ test('syncing copies the pool into a member’s memories once', async ({ request
   expect((await agentMemories(request, READER)).length).toBe(synced.length)
 })
 
+/** A pool's memories with their contributor, as the admin reads them. */
+async function poolMemories(request: APIRequestContext, id: string) {
+  const data = await gql(
+    request,
+    `query($p: ID!) { poolMemories(poolId: $p, first: 50) { __typename ... on PoolMemoryPage { totalCount memories { contributorAgentId memory { content } } } ... on Error { message } } }`,
+    { p: id },
+  )
+  expect(data.poolMemories.message).toBeUndefined()
+  return data.poolMemories.memories as { contributorAgentId: string | null; memory: { content: string } }[]
+}
+
+const WARRANTY = 'Warranty claims need the original receipt'
+
+test('a memory contributed in the browser passes the pool’s verification', async ({ request }) => {
+  const form = page.getByRole('form', { name: 'Contribute a memory' })
+  await form.getByLabel('Contributor').selectOption(READER)
+  await form.getByLabel('Content').fill(WARRANTY)
+  await form.getByLabel('Importance').fill('0.7')
+  await form.getByRole('button', { name: 'Contribute' }).click()
+  await expect(page.getByTestId('contribute-outcome')).toHaveText('Stored.')
+  const stored = (await poolMemories(request, poolId)).find((m) => m.memory.content === WARRANTY)
+  expect(stored?.contributorAgentId).toBe(READER)
+  const memories = page.getByRole('table', { name: 'Pool memories' })
+  await expect(memories.getByRole('row').filter({ hasText: WARRANTY }).getByTestId('contributor')).toHaveText(
+    READER,
+  )
+
+  // The same memory again is a duplicate: nothing new in the pool.
+  await form.getByLabel('Content').fill(WARRANTY)
+  await form.getByRole('button', { name: 'Contribute' }).click()
+  await expect(page.getByTestId('contribute-outcome')).toHaveText('Already in the pool: nothing stored.')
+  expect((await poolMemories(request, poolId)).filter((m) => m.memory.content === WARRANTY)).toHaveLength(1)
+
+  // An importance out of range is refused beside its field, naming the limit's reason.
+  await form.getByLabel('Content').fill('Gift cards never expire')
+  await form.getByLabel('Importance').fill('7')
+  await form.getByRole('button', { name: 'Contribute' }).click()
+  await expect(page.getByTestId('error-importance')).toBeVisible()
+  expect((await poolMemories(request, poolId)).map((m) => m.memory.content)).not.toContain(
+    'Gift cards never expire',
+  )
+})
+
 test('a memory is removed from the pool and the pool is deleted', async ({ request }) => {
   const memories = page.getByRole('table', { name: 'Pool memories' })
   const refund = memories.getByRole('row').filter({ hasText: REFUND })
   await refund.getByRole('button', { name: /^Remove memory / }).click()
   await refund.getByRole('button', { name: 'Confirm delete' }).click()
   await expect(memories.getByRole('row').filter({ hasText: REFUND })).toHaveCount(0)
-  expect((await poolNamed(request, POOL))?.memoryCount).toBe(1)
+  expect((await poolNamed(request, POOL))?.memoryCount).toBe(2)
   // The copy synced into the reader stays the reader's.
   expect(await agentMemories(request, READER)).toContain(REFUND)
 
