@@ -212,7 +212,9 @@ test('a memory contributed in the browser passes the pool’s verification', asy
   )
 })
 
-test('a memory is removed from the pool and the pool is deleted', async ({ request }) => {
+test('a memory and a member with its contributions are removed, then the pool is deleted', async ({
+  request,
+}) => {
   const memories = page.getByRole('table', { name: 'Pool memories' })
   const refund = memories.getByRole('row').filter({ hasText: REFUND })
   await refund.getByRole('button', { name: /^Remove memory / }).click()
@@ -221,6 +223,15 @@ test('a memory is removed from the pool and the pool is deleted', async ({ reque
   expect((await poolNamed(request, POOL))?.memoryCount).toBe(2)
   // The copy synced into the reader stays the reader's.
   expect(await agentMemories(request, READER)).toContain(REFUND)
+
+  // Removing a member with its contributions takes what it contributed out of the pool.
+  await page.getByRole('button', { name: `Remove ${READER}` }).click()
+  await page.getByLabel('also remove the memories it contributed').check()
+  await page.getByRole('button', { name: 'Confirm remove' }).click()
+  await expect(page.getByTestId(`member-${READER}`)).toHaveCount(0)
+  await expect(memories.getByRole('row').filter({ hasText: WARRANTY })).toHaveCount(0)
+  expect(membersOf(await poolNamed(request, POOL))).toEqual({ [WRITER]: 'CONTRIBUTOR' })
+  expect((await poolMemories(request, poolId)).map((m) => m.memory.content)).toEqual([SHIPPING])
 
   await page.getByRole('button', { name: `Delete pool ${POOL}` }).click()
   await page.getByRole('button', { name: 'Confirm delete' }).click()
