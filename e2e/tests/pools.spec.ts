@@ -12,6 +12,7 @@ const WRITER = 'pool-writer'
 const READER = 'pool-reader'
 const LATE = 'pool-late'
 const POOL = 'support-knowledge'
+const RENAMED = 'support-kb'
 
 const POOL_FIELDS = 'id name description memoryCount members { agentId role }'
 
@@ -212,7 +213,7 @@ test('a memory contributed in the browser passes the pool’s verification', asy
   )
 })
 
-test('a memory and a member with its contributions are removed, then the pool is deleted', async ({
+test('a memory and a member with its contributions are removed; the pool is renamed, then deleted', async ({
   request,
 }) => {
   const memories = page.getByRole('table', { name: 'Pool memories' })
@@ -233,9 +234,20 @@ test('a memory and a member with its contributions are removed, then the pool is
   expect(membersOf(await poolNamed(request, POOL))).toEqual({ [WRITER]: 'CONTRIBUTOR' })
   expect((await poolMemories(request, poolId)).map((m) => m.memory.content)).toEqual([SHIPPING])
 
-  await page.getByRole('button', { name: `Delete pool ${POOL}` }).click()
+  // Renamed, its description cleared (a blank one clears it), as the API then says.
+  await page.getByText('Rename or describe').click()
+  const edit = page.getByRole('form', { name: 'Edit the pool' })
+  await edit.getByLabel('Name').fill(RENAMED)
+  await edit.getByLabel('Description').fill('')
+  await edit.getByRole('button', { name: 'Save' }).click()
+  await expect(page.getByTestId('pool-saved')).toBeVisible()
+  await expect(page.getByRole('heading', { name: RENAMED, level: 1 })).toBeVisible()
+  expect(await poolNamed(request, RENAMED)).toMatchObject({ id: poolId, description: null })
+  expect(await poolNamed(request, POOL)).toBeUndefined()
+
+  await page.getByRole('button', { name: `Delete pool ${RENAMED}` }).click()
   await page.getByRole('button', { name: 'Confirm delete' }).click()
   await expect(page.getByRole('heading', { name: 'Memory pools' })).toBeVisible()
-  await expect(page.getByTestId(`pool-${POOL}`)).toHaveCount(0)
-  expect(await poolNamed(request, POOL)).toBeUndefined()
+  await expect(page.getByTestId(`pool-${RENAMED}`)).toHaveCount(0)
+  expect(await pools(request)).toEqual([])
 })

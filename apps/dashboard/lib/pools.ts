@@ -21,6 +21,7 @@ export const POOL_TYPENAMES = {
 /** The mutations taking their input as one object (the catalog's `inputArg: 'input'`). */
 export const POOL_INPUT_TYPES = {
   create: 'CreatePoolInput',
+  update: 'UpdatePoolInput',
   contribute: 'ContributeToPoolInput',
 } as const
 

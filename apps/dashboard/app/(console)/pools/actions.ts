@@ -261,3 +261,30 @@ export async function syncPoolToAgent(_state: SyncState, form: FormData): Promis
   if (!result.ok) return refused(result, form)
   return { ok: true, sync: result.value }
 }
+
+export interface UpdatePoolState extends PoolFormState {
+  saved?: { name: string; description: string | null }
+}
+
+/** Renames a pool or changes its description; a blank description clears it. */
+export async function updatePool(_state: UpdatePoolState, form: FormData): Promise<UpdatePoolState> {
+  const poolId = String(form.get('poolId') ?? '')
+  const description = String(form.get('description') ?? '').trim()
+  const result = await attempt(async () => {
+    const { updatePool } = await gql<{ updatePool: Payload }>(
+      `mutation($input: ${POOL_INPUT_TYPES.update}!) { updatePool(input: $input) { __typename ... on ${POOL_TYPENAMES.pool} { name description } ${ERROR_FIELDS} } }`,
+      {
+        input: { id: poolId, name: String(form.get('name') ?? '').trim(), description: description || null },
+      },
+    )
+    return answer<{ name: string; description: string | null }>(
+      updatePool,
+      POOL_TYPENAMES.pool,
+      'Saving the pool',
+    )
+  })
+  if (!result.ok) return refused(result, form)
+  revalidatePath('/pools')
+  revalidatePath(`/pools/${poolId}`)
+  return { ok: true, saved: result.value }
+}

@@ -8,6 +8,7 @@ import { agentsOutside, membershipSummary } from '../../../../lib/pools'
 // The runs pages' two-step delete button: one place for "Delete" → "Confirm delete".
 import { ConfirmDelete } from '../../runs/confirm-delete'
 import { deletePool, readPool, removePoolMemory } from '../actions'
+import { EditPoolForm } from './edit-pool-form'
 import { MembersPanel } from './members-panel'
 import { ContributeForm, QueryPanel, SyncPanel } from './pool-panels'
 
@@ -33,6 +34,8 @@ export default async function PoolPage({ params }: { params: Promise<{ id: strin
         {pool.memoryCount === 1 ? 'memory' : 'memories'} · created{' '}
         <TimeAgo date={pool.createdAt} renderedAt={renderedAt} />
       </p>
+
+      <EditPoolForm pool={pool} />
 
       <MembersPanel
         poolId={pool.id}
