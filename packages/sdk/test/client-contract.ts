@@ -517,6 +517,40 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expectFailure(await agentA.runs({ agentId: 'someone-else' }), 'FORBIDDEN')
     })
 
+    it('shared memory pools: an admin creates one, A contributes, B (a reader) finds it and syncs it', async () => {
+      const [agentBId] = unwrap(await agentB.agents()).map((a) => a.id)
+      const pool = unwrap(
+        await admin.createPool({
+          name: `contract-docs-${agentAId}`,
+          members: [
+            { agentId: agentAId, role: 'CONTRIBUTOR' },
+            { agentId: agentBId as string, role: 'READER' },
+          ],
+        }),
+      )
+      const shader = 'WebGPU requires WGSL shaders, not GLSL'
+      const stored = unwrap(
+        await agentA.contributeToPool({ poolId: pool.id, content: shader, category: 'FACT', source: 'MDN' }),
+      )
+      expect(stored).toMatchObject({ outcome: 'STORED', contributorAgentId: agentAId })
+      expectFailure(
+        await agentB.contributeToPool({ poolId: pool.id, content: 'x y', category: 'FACT' }),
+        'FORBIDDEN',
+      )
+      const found = unwrap(
+        await agentB.queryPool({ poolId: pool.id, query: 'how do shaders work in WebGPU?' }),
+      )
+      expect(found.hits[0]?.memory.content).toBe(shader)
+      const listed = unwrap(await agentB.pools({}))
+      expect(listed.map((p) => [p.id, p.role])).toEqual([[pool.id, 'READER']])
+      const synced = unwrap(await agentB.syncPoolToAgent({ poolId: pool.id }))
+      expect(synced).toMatchObject({ stored: 1, agentId: agentBId })
+      expect(unwrap(await agentB.syncPoolToAgent({ poolId: pool.id })).stored).toBe(0)
+      unwrap(await admin.removePoolMember({ poolId: pool.id, agentId: agentBId as string }))
+      expectFailure(await agentB.pool({ id: pool.id }), 'NOT_FOUND')
+      expect(unwrap(await admin.deletePool({ id: pool.id })).deleted).toBe(true)
+    })
+
     it('export → import: one agent’s memory moves into another', async () => {
       unwrap(await agentA.rememberThis({ text: 'Remember that my cat is called Miso' }))
       const exported = unwrap(await agentA.exportMemory())
