@@ -10,6 +10,7 @@ import {
   type Result,
 } from '@engram/contract'
 import type { z } from 'zod'
+import { POOL_TOOLS } from './pool-tools.ts'
 
 /**
  * One MCP tool: a catalog operation under a name a model reaches for, its input the catalog's
@@ -488,6 +489,8 @@ export const TOOLS: MemoryTool[] = [
     input: withoutAgent(catalog.forkRun.input),
     run: async (client, input) => shaped(await client.forkRun(input), compactRun),
   },
+  // Shared memory pools (issue 17): pool-tools.ts
+  ...POOL_TOOLS,
 ]
 
 type RunOut = OutputOf<'startRun'>
