@@ -1,7 +1,7 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
-import { type Answer, answer, attempt, type Payload } from '../../../lib/answers'
+import { type Answer, answer, attempt, type Payload, submitted } from '../../../lib/answers'
 import { ERROR_FIELDS, gql } from '../../../lib/api'
 import {
   isPoolRole,
@@ -73,12 +73,6 @@ export interface PoolFormState {
   issues?: { field: string; message: string; limit: string | null }[]
   /** What was submitted, when it was refused: React resets a form after its action. */
   values?: Record<string, string>
-}
-
-function submitted(form: FormData): Record<string, string> {
-  const values: Record<string, string> = {}
-  for (const [key, value] of form.entries()) if (typeof value === 'string') values[key] = value
-  return values
 }
 
 function refused(result: Answer<unknown>, form: FormData): PoolFormState {
