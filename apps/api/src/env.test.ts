@@ -31,6 +31,13 @@ describe('loadEnv', () => {
     expect(() => loadEnv({ ENGRAM_TRACE_TTL_DAYS: '0' })).toThrow(/ENGRAM_TRACE_TTL_DAYS/)
   })
 
+  it('reads the members a shared memory pool may hold, within its bounds', () => {
+    expect(loadEnv({ ENGRAM_POOL_MAX_MEMBERS: '50' }).ENGRAM_POOL_MAX_MEMBERS).toBe(50)
+    expect(loadEnv({}).ENGRAM_POOL_MAX_MEMBERS).toBeUndefined()
+    for (const bad of ['0', '100001', 'many'])
+      expect(() => loadEnv({ ENGRAM_POOL_MAX_MEMBERS: bad })).toThrow(/ENGRAM_POOL_MAX_MEMBERS/)
+  })
+
   it('treats empty variables as unset', () => {
     expect(loadEnv({ API_PORT: '', ENGRAM_ADMIN_KEY: '' }).API_PORT).toBe(4000)
   })

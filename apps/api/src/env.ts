@@ -117,6 +117,8 @@ export const EnvSchema = z
      * similarityThreshold, sessionHistoryLimit, factInitialConfidence, priorities, ...), checked at
      * start-up; the two variables above win over the same keys here.
      */
+    /** Members a shared memory pool may hold (issue 17; core's DEFAULT_POOL_LIMITS: 1,000). */
+    ENGRAM_POOL_MAX_MEMBERS: z.coerce.number().int().min(1).max(100_000).optional(),
     ENGRAM_TRAJECTORY_RULES: z
       .string()
       .optional()

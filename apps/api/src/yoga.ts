@@ -65,6 +65,7 @@ export interface AppOptions {
         | 'ENGRAM_TRACE_SCORING'
         | 'ENGRAM_TRACE_TTL_DAYS'
         | 'ENGRAM_TRAJECTORY_RULES'
+        | 'ENGRAM_POOL_MAX_MEMBERS'
         | 'REDIS_URL'
         | 'ENGRAM_REDIS_PREFIX'
         | 'ENGRAM_L2_TTL_SECONDS'
@@ -148,6 +149,9 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_TRACE_SCORING === undefined ? {} : { traceScoring: env.ENGRAM_TRACE_SCORING }),
       ...(env.ENGRAM_TRACE_TTL_DAYS === undefined ? {} : { traceTtlDays: env.ENGRAM_TRACE_TTL_DAYS }),
     },
+    ...(env.ENGRAM_POOL_MAX_MEMBERS === undefined
+      ? {}
+      : { poolLimits: { maxPoolMembers: env.ENGRAM_POOL_MAX_MEMBERS } }),
     log,
     embedder: options.embedder,
     llm: options.llm,

@@ -60,6 +60,8 @@ export interface SqliteEngineOptions {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
   trajectoryRules?: EngineDeps['trajectoryRules']
+  /** Shared memory pools' limits (issue 17; ENGRAM_POOL_MAX_MEMBERS); core's defaults for the rest. */
+  poolLimits?: EngineDeps['poolLimits']
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
@@ -139,6 +141,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     automaticProfile: options.automaticProfile,
     automaticGraph: options.automaticGraph,
     ...(options.trajectoryRules ? { trajectoryRules: options.trajectoryRules } : {}),
+    ...(options.poolLimits ? { poolLimits: options.poolLimits } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
   })
 }
