@@ -77,6 +77,8 @@ export const CONTRACT_LIMITS = {
   maxLineageRuns: 500,
   maxImportFiles: 20_000,
   maxImportBytes: 50_000_000,
+  /** The longest window serverMetrics reads (core MAX_METRICS_WINDOW_SECONDS: a day). */
+  maxMetricsWindowSeconds: 86_400,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

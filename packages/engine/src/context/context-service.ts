@@ -22,6 +22,7 @@ import type {
   ContextSources,
 } from '../ports/context-sources.ts'
 import type { GraphRepository } from '../ports/graph.ts'
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import type { ContextFormation, ContextMemoryItems, ContextSearch } from './collaborators.ts'
 import { graphRelationshipItems } from './context-graph.ts'
 
@@ -77,6 +78,8 @@ export class ContextService {
   /** The knowledge graph (issue 15), once wired: Key relationships come from it when it has any. */
   private graph: GraphRepository | null = null
   private readonly cache = new Map<string, { at: number; value: AssembledContext; generatedAt: Date }>()
+  /** Where the cache's hits and misses are reported (issue 17's metrics); nowhere until wired. */
+  private telemetry: Telemetry = NO_TELEMETRY
   private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
 
   constructor(
@@ -91,6 +94,11 @@ export class ContextService {
   /** Lets the SUMMARIES section show automatic summaries and the PROFILE section the generated profile. */
   useFormation(formation: ContextFormation): void {
     this.formation = formation
+  }
+
+  /** Reports each cache lookup (hit or miss) to the metrics. */
+  reportTo(telemetry: Telemetry): void {
+    this.telemetry = telemetry
   }
 
   /** Lets the RELATIONSHIPS section show the knowledge graph's current relationships. */
@@ -121,7 +129,9 @@ export class ContextService {
     ])
     const now = this.clock.now()
     const hit = this.cache.get(key)
-    if (hit && now.getTime() - hit.at < CONTEXT_CACHE_TTL_MS) {
+    const fresh = hit !== undefined && now.getTime() - hit.at < CONTEXT_CACHE_TTL_MS
+    this.telemetry.cacheLookup('context', fresh)
+    if (hit && fresh) {
       return { ...hit.value, cached: true, generatedAt: hit.generatedAt }
     }
 

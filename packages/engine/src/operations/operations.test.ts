@@ -266,6 +266,7 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     importAgentMemory: { files: [] },
     exportAgentMemory: {},
     runEvents: { runId: mine.runId },
+    serverMetrics: { windowSeconds: 600 },
   }
 }
 
