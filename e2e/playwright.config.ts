@@ -49,6 +49,8 @@ const apiEnv = {
   // Extraction waits its longest debounce: the tests form memories with Sync now / syncMemory,
   // so a busy CI machine's job worker never forms them first.
   ENGRAM_EXTRACTION_DEBOUNCE_MS: '60000',
+  // The Metrics page's samples every second (the server's default is 10 s): its spec sees new ones at once.
+  ENGRAM_METRICS_SAMPLE_MS: '1000',
   NODE_ENV: 'development',
 }
 

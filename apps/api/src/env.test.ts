@@ -45,7 +45,7 @@ describe('loadEnv', () => {
     expect(() => loadEnv({ ENGRAM_CONTEXT_WINDOW: '999' })).toThrow(/ENGRAM_CONTEXT_WINDOW/)
     for (const bad of ['{"memoryShare":1.5}', '{"weights":{"recency":-1}}', '{"window":1}', '[1'])
       expect(() => loadEnv({ ENGRAM_CONTEXT_BUILDER_RULES: bad })).toThrow(/ENGRAM_CONTEXT_BUILDER_RULES/)
-    })
+  })
 
   it('reads the members a shared memory pool may hold, within its bounds', () => {
     expect(loadEnv({ ENGRAM_POOL_MAX_MEMBERS: '50' }).ENGRAM_POOL_MAX_MEMBERS).toBe(50)
@@ -419,5 +419,41 @@ describe('loadEnv: optimizer leases', () => {
     expect(configError({ ENGRAM_OPTIMIZER_LEASE_TTL_MS: '50' })?.message).toContain(
       'ENGRAM_OPTIMIZER_LEASE_TTL_MS',
     )
+  })
+})
+
+describe('loadEnv: metrics', () => {
+  it('samples every 10 s over the last hour, /metrics for the admin key alone, by default', () => {
+    const env = loadEnv({})
+    expect(env).toMatchObject({ ENGRAM_METRICS_SAMPLE_MS: 10_000, ENGRAM_METRICS_WINDOW_MS: 3_600_000 })
+    expect(env.ENGRAM_METRICS_TOKEN).toBeUndefined()
+    expect(env.ENGRAM_METRICS_BIND).toBeUndefined()
+    expect(
+      loadEnv({
+        ENGRAM_METRICS_TOKEN: 'a-scrape-token-0123',
+        ENGRAM_METRICS_BIND: '127.0.0.1:9464',
+        ENGRAM_METRICS_SAMPLE_MS: '1000',
+        ENGRAM_METRICS_WINDOW_MS: '600000',
+      }),
+    ).toMatchObject({
+      ENGRAM_METRICS_TOKEN: 'a-scrape-token-0123',
+      ENGRAM_METRICS_BIND: '127.0.0.1:9464',
+      ENGRAM_METRICS_SAMPLE_MS: 1_000,
+      ENGRAM_METRICS_WINDOW_MS: 600_000,
+    })
+    expect(loadEnv({ ENGRAM_METRICS_BIND: '[::1]:9464' }).ENGRAM_METRICS_BIND).toBe('[::1]:9464')
+  })
+
+  it('names a short token, a bind that is not host:port, an interval out of range and a ring too long', () => {
+    expect(configError({ ENGRAM_METRICS_TOKEN: 'short' })?.message).toContain('ENGRAM_METRICS_TOKEN')
+    for (const bind of ['9464', 'localhost', 'host:99999', 'http://host:9464'])
+      expect(configError({ ENGRAM_METRICS_BIND: bind })?.message, bind).toContain('ENGRAM_METRICS_BIND')
+    for (const value of ['999', '600001', 'fast'])
+      expect(configError({ ENGRAM_METRICS_SAMPLE_MS: value })?.message).toContain('ENGRAM_METRICS_SAMPLE_MS')
+    expect(configError({ ENGRAM_METRICS_WINDOW_MS: '59999' })?.message).toContain('ENGRAM_METRICS_WINDOW_MS')
+    // A sample a second over a day is 86,400 samples: past the ring's 10,000.
+    expect(
+      configError({ ENGRAM_METRICS_SAMPLE_MS: '1000', ENGRAM_METRICS_WINDOW_MS: '86400000' })?.message,
+    ).toContain('10000')
   })
 })

@@ -3,9 +3,12 @@ import { fileURLToPath } from 'node:url'
 import {
   ContextBuilderRulesSchema,
   DEFAULT_LEXICAL_PLAN,
+  DEFAULT_METRICS_RULES,
   DEFAULT_OPTIMIZER_CONFIG,
   KEY_FACT_MODES,
   MAX_CONTEXT_WINDOW_TOKENS,
+  MAX_METRICS_SAMPLES,
+  MetricsRulesSchema,
   MIN_CONTEXT_WINDOW_TOKENS,
   TOKENIZER_NAMES,
   TrajectoryRulesSchema,
@@ -257,6 +260,38 @@ export const EnvSchema = z
       .min(1)
       .max(MAX_L2_MAX_MESSAGES)
       .default(DEFAULT_L2_MAX_MESSAGES),
+    /**
+     * Who may read GET /metrics on the main port besides the admin key: `Authorization: Bearer
+     * <this token>` (a Prometheus scrape config's bearer_token). Unset: the admin key only.
+     */
+    ENGRAM_METRICS_TOKEN: z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .max(256, 'must be at most 256 characters')
+      .optional(),
+    /**
+     * `host:port` of a listener of its own serving /metrics without a token (a private interface,
+     * localhost for a sidecar); the main port then has no /metrics.
+     */
+    ENGRAM_METRICS_BIND: z
+      .string()
+      .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, such as 127.0.0.1:9464')
+      .refine((bind) => Number(bind.slice(bind.lastIndexOf(':') + 1)) <= 65_535, 'port must be at most 65535')
+      .optional(),
+    /** How often the server samples the headline series serverMetrics and the dashboard chart (ms). */
+    ENGRAM_METRICS_SAMPLE_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000, 'must be at least 1000 (one second)')
+      .max(600_000, 'must be at most 600000 (ten minutes)')
+      .default(DEFAULT_METRICS_RULES.sampleIntervalMs),
+    /** How long those samples are kept (ms): the last hour by default. */
+    ENGRAM_METRICS_WINDOW_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000, 'must be at least 60000 (one minute)')
+      .max(86_400_000, 'must be at most 86400000 (one day)')
+      .default(DEFAULT_METRICS_RULES.windowMs),
     ENGRAM_LLM_MAX_CONCURRENCY: z.coerce
       .number()
       .int()
@@ -286,6 +321,18 @@ export const EnvSchema = z
         code: 'custom',
         path: ['ENGRAM_OPTIMIZER_LEASE_RENEW_MS'],
         message: `must be below ENGRAM_OPTIMIZER_LEASE_TTL_MS (${env.ENGRAM_OPTIMIZER_LEASE_TTL_MS})`,
+      })
+    }
+    // The ring keeps at most MAX_METRICS_SAMPLES samples: a one-second interval over a day would not fit.
+    const metrics = MetricsRulesSchema.safeParse({
+      sampleIntervalMs: env.ENGRAM_METRICS_SAMPLE_MS,
+      windowMs: env.ENGRAM_METRICS_WINDOW_MS,
+    })
+    if (!metrics.success) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ENGRAM_METRICS_SAMPLE_MS'],
+        message: `keeps at most ${MAX_METRICS_SAMPLES} samples: ENGRAM_METRICS_WINDOW_MS / ENGRAM_METRICS_SAMPLE_MS must be at most ${MAX_METRICS_SAMPLES}`,
       })
     }
     // A URL with no model (or a model with nowhere to send it) is a half-made setting: refuse it

@@ -12,6 +12,7 @@ import { maskError } from './client-errors.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
 import { type Env, EnvError, loadEnv, REPO_ROOT } from './env.ts'
 import { createLlmFromEnv } from './llm/provider.ts'
+import { listenMetrics } from './metrics/endpoint.ts'
 import { openStore } from './store.ts'
 import { type App, createApp } from './yoga.ts'
 
@@ -221,12 +222,24 @@ async function main(env: Env) {
     `[embeddings] model ${app.services.embeddings.model}${catchUp.reembedding ? ': re-embedding everything' : ''}${catchUp.queued > 0 ? `, ${catchUp.queued} queued` : ''}`,
   )
   app.services.jobs.start()
+  // The headline series serverMetrics answers (issue 17), sampled on a timer; Prometheus scrapes
+  // /metrics on the main port (token or admin key) or on ENGRAM_METRICS_BIND's own listener.
+  app.sampler.start()
+  const metricsListener = env.ENGRAM_METRICS_BIND
+    ? await listenMetrics(app.metrics, env.ENGRAM_METRICS_BIND)
+    : null
+  console.info(
+    metricsListener
+      ? `[metrics] Prometheus metrics on http://${env.ENGRAM_METRICS_BIND}/metrics (no token; not on the main port)`
+      : `[metrics] Prometheus metrics at /metrics with ${env.ENGRAM_METRICS_TOKEN ? 'ENGRAM_METRICS_TOKEN or ' : ''}the admin key`,
+  )
   console.info(
     `Engram API on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${store.location}`,
   )
   const shutdown = async (signal: string) => {
     console.info(`[api] ${signal}: shutting down`)
     await running.close()
+    await metricsListener?.close()
     await store.close()
     process.exit(0)
   }

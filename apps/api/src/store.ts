@@ -9,6 +9,8 @@ export interface PostgresBackend {
   createEngine: (
     options: Omit<PostgresEngineOptions, 'db' | 'backups'> & { backupDirectory?: string | null },
   ) => ReturnType<typeof createPostgresEngine>
+  /** The connection pool's figures now (spec 002's memory.postgres.pool.active). */
+  poolActivity?: () => { open: number; active: number; waiting: number } | null
 }
 
 /** The database the server runs on, opened and migrated. */
@@ -69,6 +71,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     db: postgres.sharedView(db),
     postgres: {
       db,
+      poolActivity: () => postgres.poolActivity(db),
       // Each replica listens for vector changes on its own connection to the same database.
       createEngine: ({ backupDirectory, ...engineOptions }) =>
         postgres.createPostgresEngine({

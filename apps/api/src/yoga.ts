@@ -1,5 +1,13 @@
 import { RedisEpisodicStore, RedisEventTarget, RedisLease } from '@engram/bus-redis'
-import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
+import {
+  type Clock,
+  createTokenCounter,
+  type Embedder,
+  type Limits,
+  type LlmProvider,
+  MetricsRulesSchema,
+  parseWith,
+} from '@engram/core'
 import type { Logger } from '@engram/engine'
 import { ExtractionPool } from '@engram/providers'
 import type { Database } from '@engram/store-sqlite'
@@ -27,6 +35,16 @@ import {
   type Env,
   introspectionEnabled,
 } from './env.ts'
+import { metricsRoute } from './metrics/endpoint.ts'
+import { graphqlMetrics } from './metrics/graphql-metrics.ts'
+import { createMetricsRegistry } from './metrics/registry.ts'
+import { MetricsSampler } from './metrics/sampler.ts'
+import {
+  readStoreFigures,
+  registerStoreGauges,
+  type StoreGaugeSources,
+  type VectorIndexState,
+} from './metrics/store-gauges.ts'
 import { createEngramPubSub } from './pubsub.ts'
 import { optimizerStatusRoute } from './rest.ts'
 import { schema } from './schema/index.ts'
@@ -74,6 +92,10 @@ export interface AppOptions {
         | 'ENGRAM_L2_MAX_MESSAGES'
         | 'ENGRAM_OPTIMIZER_LEASE_TTL_MS'
         | 'ENGRAM_OPTIMIZER_LEASE_RENEW_MS'
+        | 'ENGRAM_METRICS_TOKEN'
+        | 'ENGRAM_METRICS_BIND'
+        | 'ENGRAM_METRICS_SAMPLE_MS'
+        | 'ENGRAM_METRICS_WINDOW_MS'
       >
     >
   clock?: Clock
@@ -122,7 +144,26 @@ export function createApp(options: AppOptions) {
     : null
   // With REDIS_URL, replicas share the optimizer's leases: each agent is optimized by one of them.
   const lease = redis ? new RedisLease(redis) : null
+  // Issue 17's metrics: one registry per app (never prom-client's global one), the engine's
+  // observations reported into it, and the ring of samples behind serverMetrics.
+  const metrics = createMetricsRegistry()
+  const metricsRules = parseWith(
+    MetricsRulesSchema,
+    { sampleIntervalMs: env.ENGRAM_METRICS_SAMPLE_MS, windowMs: env.ENGRAM_METRICS_WINDOW_MS },
+    'metrics',
+  )
+  // The store's figures need the engine's vector store: bound once the services exist, below.
+  let storeSources: StoreGaugeSources | null = null
+  const sampler = new MetricsSampler(
+    metrics,
+    () => readStoreFigures(storeSources as StoreGaugeSources),
+    clock,
+    metricsRules,
+    log,
+  )
   const services = createServices({
+    telemetry: metrics.telemetry,
+    serverMetrics: sampler,
     db,
     clock,
     ...(episodicStore ? { replicas: { episodic: episodicStore, invalidateCaches: true } } : {}),
@@ -176,6 +217,21 @@ export function createApp(options: AppOptions) {
         : { minDocuments: env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS }),
     },
   })
+
+  storeSources = {
+    db,
+    backend: options.postgres ? 'postgres' : 'sqlite',
+    databaseFile: options.databaseFile ?? null,
+    // Both adapters' vector stores (SqliteVectorStore, and Postgres' which extends it) have it.
+    vectors: () =>
+      (services.storage.vectors as { indexState?: () => VectorIndexState }).indexState?.() ?? null,
+    redisConnected:
+      redisEvents && episodicStore
+        ? () => redisEvents.status() === 'up' && episodicStore.status() === 'up'
+        : null,
+    postgresPool: options.postgres?.poolActivity ?? null,
+  }
+  registerStoreGauges(metrics.registry, storeSources)
 
   // A mutation's writes are seen by caches once it ends (agentScope records what it touched).
   const writesDone: Plugin<Context> = {
@@ -250,6 +306,12 @@ export function createApp(options: AppOptions) {
       health,
       // Spec 000's one REST endpoint, beside GraphQL on the same server and port.
       optimizerStatusRoute(services),
+      // Prometheus' /metrics (issue 17): the admin key or ENGRAM_METRICS_TOKEN, unless on its own bind.
+      metricsRoute(metrics, services, {
+        token: env.ENGRAM_METRICS_TOKEN,
+        servedElsewhere: env.ENGRAM_METRICS_BIND !== undefined,
+      }),
+      graphqlMetrics(metrics, schema, '/graphql'),
       writesDone,
       requestLimits(env.ENGRAM_MAX_QUERY_NESTING ?? DEFAULT_MAX_QUERY_NESTING, introspectionEnabled(env)),
       maxDepthPlugin({
@@ -291,10 +353,15 @@ export function createApp(options: AppOptions) {
   return {
     yoga,
     services,
+    /** The app's Prometheus registry (issue 17): what /metrics serves. */
+    metrics,
+    /** The ring of samples behind serverMetrics; server.ts starts its timer, tests call sample(). */
+    sampler,
     /** The offline extractor's threads (null: in process); its stats show the backlog. */
     extractionPool,
     async close() {
       // Stopping releases this replica's optimizer leases, so the others take its agents at once.
+      await sampler.stop()
       await services.optimizer.stop()
       lease?.close()
       // Jobs in flight finish first; queued ones stay in the table for the next start.

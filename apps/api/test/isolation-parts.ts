@@ -19,6 +19,7 @@ export const ISOLATION_PARTS: Record<string, readonly string[]> = {
     'addPoolMember',
     'removePoolMember',
   ],
+  metrics: ['serverMetrics'],
 }
 
 /** Every root field a part file covers. */

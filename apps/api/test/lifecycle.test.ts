@@ -7,7 +7,7 @@ import { type RedisServer, startRedis } from '@engram/test-servers'
 import Database3 from 'better-sqlite3'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgentKey, createTestApp, TEST_BACKEND, type TestApp } from './helpers.ts'
+import { ADMIN_KEY, createAgentKey, createTestApp, TEST_BACKEND, type TestApp } from './helpers.ts'
 
 const CONTEXT = `query($input: MemoryContextInput!) { memoryContext(input: $input) {
   __typename ... on MemoryContext { text cached } ... on Error { message } } }`
@@ -451,6 +451,29 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     const after = await t.app.services.lifecycle.report(storageAgent)
     expect(after.stores.filter((s) => s.count > 0)).toEqual([])
     expect(nonZero(await report(t, 'pool-keeper'))).not.toHaveProperty('PoolMember')
+  })
+
+  // Issue 17's metrics: no label carries an id, so a deleted agent leaves no series behind; the
+  // counts it was part of drop with it, and the server's samples hold aggregates only.
+  it('deleteAgent leaves nothing of the agent in /metrics or serverMetrics', async () => {
+    await seed('rt-metrics-gone')
+    const scrape = async () =>
+      (
+        await t.app.yoga.fetch('http://yoga/metrics', { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+      ).text()
+    const agents = (text: string) => Number(/^engram_agents (\d+)$/m.exec(text)?.[1])
+    const before = await scrape()
+    expect(before).not.toContain('rt-metrics-gone')
+    await t.gql(`mutation { deleteAgent(id: "rt-metrics-gone") { __typename } }`)
+    const after = await scrape()
+    expect(after).not.toContain('rt-metrics-gone')
+    expect(agents(after)).toBe(agents(before) - 1)
+    await t.app.sampler.sample()
+    expect(
+      JSON.stringify(
+        (await t.gql(`{ serverMetrics { ... on ServerMetrics { samples { counts { agents } } } } }`)).data,
+      ),
+    ).not.toContain('rt-metrics-gone')
   })
 })
 

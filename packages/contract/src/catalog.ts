@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { metricsOperations } from './catalog-metrics.ts'
 import { poolOperations } from './catalog-pools.ts'
 import { runOperations } from './catalog-runs.ts'
 import { operation } from './operation.ts'
@@ -493,6 +494,8 @@ export const catalog = {
   // Trajectory memory (issue 16, spec 004): catalog-runs.ts
   ...runOperations,
   ...poolOperations,
+  // The server's metrics (issue 17): catalog-metrics.ts
+  ...metricsOperations,
 
   // Subscriptions ------------------------------------------------------------------------------
   watchOptimizerSnapshots: operation({

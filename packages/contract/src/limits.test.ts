@@ -11,6 +11,7 @@ import {
   MAX_CONTEXT_BUDGET_TOKENS,
   MAX_CONTEXT_WINDOW_TOKENS,
   MAX_CONVERSATION_ID_LENGTH,
+  MAX_METRICS_WINDOW_SECONDS,
   MAX_SPEAKER_CHARS,
   MIN_CONTEXT_WINDOW_TOKENS,
 } from '@engram/core'
@@ -32,6 +33,7 @@ describe('the catalog’s limits are the API’s', () => {
     expect(CONTRACT_LIMITS.maxSpeakerChars).toBe(MAX_SPEAKER_CHARS)
     expect(CONTRACT_LIMITS.maxAgentIdChars).toBe(MAX_AGENT_ID_LENGTH)
     expect(CONTRACT_LIMITS.maxSnapshotHistory).toBe(DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit)
+    expect(CONTRACT_LIMITS.maxMetricsWindowSeconds).toBe(MAX_METRICS_WINDOW_SECONDS)
     expect(CONVERSATION_ID_PATTERN.source).toBe(CORE_CONVERSATION_ID_PATTERN.source)
     expect(AGENT_ID_PATTERN.source).toBe(CORE_AGENT_ID_PATTERN.source)
   })

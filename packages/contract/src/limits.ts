@@ -86,6 +86,8 @@ export const CONTRACT_LIMITS = {
   maxPoolDescriptionChars: 2_000,
   maxPoolMembersPerCall: 100,
   maxPoolQueryLimit: 50,
+  /** The longest window serverMetrics reads (core MAX_METRICS_WINDOW_SECONDS: a day). */
+  maxMetricsWindowSeconds: 86_400,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

@@ -59,6 +59,7 @@ import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
 import type { Lease } from './ports/lease.ts'
 import type { Logger } from './ports/logger.ts'
 import type { ProfileVersion } from './ports/profiles.ts'
+import { NO_SERVER_METRICS, type ServerMetricsSource } from './ports/server-metrics.ts'
 import type { Storage } from './ports/storage.ts'
 import type { StoredSummary } from './ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
@@ -134,6 +135,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   contextBuilder?: z.input<typeof ContextBuilderRulesSchema>
   /** Shared memory pools' limits (issue 17; core's defaults when not given). */
   poolLimits?: z.input<typeof PoolLimitsSchema>
+  /** The server's sampled headline series (the API's metrics ring) for serverMetrics; an empty ring when none. */
+  serverMetrics?: ServerMetricsSource
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -213,6 +216,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     events,
     log,
     writes,
+    telemetry,
   })
   wireEmbedJobs(embeddings, jobs, storage.jobs, storage.embeddings)
   const memoryItems = new MemoryItemService(
@@ -328,6 +332,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
     graph: storage.graph,
+    telemetry,
   })
   search.useAutomaticSummaries(storage.summaries)
   const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
@@ -346,6 +351,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       maxContentChars: limits.maxContentChars,
     }),
   )
+  // Issue 17's metrics: the context cache's hit rate, the optimizer's savings, job outcomes.
+  context.reportTo(telemetry)
+  jobs.reportTo(telemetry)
   context.useFormation({
     profileLines: (scope, userId) => profiles.contextLines(scope, userId),
     summaries: (scope, options) =>
@@ -369,6 +377,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     deps.lease,
   )
+  optimizer.reportTo(telemetry)
   const knowledge = new KnowledgeService(storage.knowledge, clock, limits, embeddings)
   // The knowledge graph's reads and an operator's corrections (issue 15), within the same limits
   // as its formation.
@@ -511,6 +520,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     events,
     /** Where metrics observations go (the API's Prometheus registry; nowhere by default). */
     telemetry,
+    /** The server's sampled metrics for the admin query serverMetrics (empty in an embedded engine). */
+    serverMetrics: deps.serverMetrics ?? NO_SERVER_METRICS,
     writes,
     parameters,
     memory,

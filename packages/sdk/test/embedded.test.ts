@@ -58,6 +58,26 @@ describe('embedded client', () => {
     expect(agents.ok && agents.data.map((a) => a.id)).toEqual(['default'])
   })
 
+  it('serverMetrics answers an empty ring: an embedded engine has no server to sample', async () => {
+    const own = tempFile()
+    const operator = await Engram.open({ path: own.file, operator: true, optimizerIntervalMs: 0 })
+    try {
+      const report = await operator.serverMetrics({})
+      expect(report.ok && report.data).toEqual({
+        sampleIntervalMs: 0,
+        windowMs: 0,
+        samples: [],
+        current: null,
+      })
+      // An agent's client is refused, as the server refuses an agent key.
+      const refused = await operator.forAgent('someone').serverMetrics({})
+      expect(!refused.ok && refused.error.code).toBe('FORBIDDEN')
+    } finally {
+      await operator.close()
+      fs.rmSync(own.dir, { recursive: true, force: true })
+    }
+  })
+
   it('a file reopened keeps its memory (durable writes); a closed client answers UNAVAILABLE', async () => {
     await engram.close()
     const closed = await engram.agents()

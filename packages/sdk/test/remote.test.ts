@@ -1,4 +1,4 @@
-import { CONTRACT_LIMITS } from '@engram/contract'
+import { CONTRACT_LIMITS, catalog } from '@engram/contract'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Engram } from '../src/index.ts'
 import { clientContract } from './client-contract.ts'
@@ -83,6 +83,20 @@ describe('remote client', () => {
     })
     expect(atLimit.ok).toBe(true)
     await client.close()
+  })
+
+  it('serverMetrics (issue 17): the operator reads the sampled series; an agent key is FORBIDDEN', async () => {
+    const admin = Engram.connect({ url: server.url, apiKey: ADMIN_KEY })
+    expect((await admin.agents()).ok).toBe(true)
+    await server.t.app.sampler.sample()
+    const report = await admin.serverMetrics({ windowSeconds: 600 })
+    expect(report.ok && catalog.serverMetrics.output.safeParse(report.data).success).toBe(true)
+    expect(report.ok && report.data.current?.counts.agents).toBe(1)
+    const refused = await Engram.connect({ url: server.url, apiKey: key }).serverMetrics({})
+    expect(!refused.ok && refused.error.code).toBe('FORBIDDEN')
+    // The catalog's limit is checked before anything is sent.
+    const invalid = await admin.serverMetrics({ windowSeconds: 5 })
+    expect(!invalid.ok && invalid.error.issues?.[0]).toMatchObject({ field: 'windowSeconds', limit: 10 })
   })
 
   it('a wrong key is UNAUTHENTICATED, an unreachable server UNAVAILABLE: as results, never thrown', async () => {

@@ -7,6 +7,7 @@ export {
   DEFAULT_POOL_SIZE,
   type PostgresDatabase,
   type PostgresDatabaseOptions,
+  poolActivity,
   postgresPlaceholders,
   sharedView,
 } from './db/client.ts'

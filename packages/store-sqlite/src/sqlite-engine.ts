@@ -73,6 +73,10 @@ export interface SqliteEngineOptions {
   vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
   /** What several replicas share beside the database (Redis, issue 14); nothing when absent. */
   replicas?: ReplicaOptions
+  /** Where cache lookups, searches, jobs and optimizer savings are reported (the API's metrics, issue 17). */
+  telemetry?: EngineDeps['telemetry']
+  /** The server's sampled headline series for the admin query serverMetrics (the API's ring). */
+  serverMetrics?: EngineDeps['serverMetrics']
 }
 
 /**
@@ -146,6 +150,8 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     ...(options.contextBuilder ? { contextBuilder: options.contextBuilder } : {}),
     ...(options.poolLimits ? { poolLimits: options.poolLimits } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+    ...(options.serverMetrics ? { serverMetrics: options.serverMetrics } : {}),
   })
 }
 

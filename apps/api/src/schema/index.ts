@@ -19,5 +19,6 @@ import './graph.ts'
 import './runs.ts'
 import './run-memory.ts'
 import './pools.ts'
+import './metrics.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

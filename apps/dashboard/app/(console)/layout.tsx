@@ -15,6 +15,7 @@ const PAGES = [
   ['/profile', 'Profile'],
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],
+  ['/metrics', 'Metrics'],
   ['/keys', 'API keys'],
 ] as const
 

@@ -22,6 +22,7 @@ import type {
   ContextSources,
 } from '../ports/context-sources.ts'
 import type { GraphRepository } from '../ports/graph.ts'
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import type { ContextFormation, ContextMemoryItems, ContextSearch } from './collaborators.ts'
 import type { BuiltContext, ContextBuilder } from './context-builder.ts'
 import { graphRelationshipItems } from './context-graph.ts'
@@ -86,6 +87,8 @@ export class ContextService {
   /** Spec 002's context builder (issue 17), once wired: what the buildContext option answers. */
   private builder: ContextBuilder | null = null
   private readonly cache = new Map<string, { at: number; value: KeptContext; generatedAt: Date }>()
+  /** Where the cache's hits and misses are reported (issue 17's metrics); nowhere until wired. */
+  private telemetry: Telemetry = NO_TELEMETRY
   private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
 
   constructor(
@@ -100,6 +103,11 @@ export class ContextService {
   /** Lets the SUMMARIES section show automatic summaries and the PROFILE section the generated profile. */
   useFormation(formation: ContextFormation): void {
     this.formation = formation
+  }
+
+  /** Reports each cache lookup (hit or miss) to the metrics. */
+  reportTo(telemetry: Telemetry): void {
+    this.telemetry = telemetry
   }
 
   /** Lets the RELATIONSHIPS section show the knowledge graph's current relationships. */
@@ -140,7 +148,9 @@ export class ContextService {
     ])
     const now = this.clock.now()
     const hit = this.cache.get(key)
-    if (hit && now.getTime() - hit.at < CONTEXT_CACHE_TTL_MS) {
+    const fresh = hit !== undefined && now.getTime() - hit.at < CONTEXT_CACHE_TTL_MS
+    this.telemetry.cacheLookup('context', fresh)
+    if (hit && fresh) {
       return { ...hit.value, cached: true, generatedAt: hit.generatedAt }
     }
 

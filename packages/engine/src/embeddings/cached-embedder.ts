@@ -1,6 +1,7 @@
 import type { Clock, Embedder } from '@engram/core'
 import type { EmbeddingRepository } from '../ports/embeddings.ts'
 import type { Logger } from '../ports/logger.ts'
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { contentHash } from './content-hash.ts'
 
 /** Texts to embed, each on behalf of the agent whose cache it belongs to. */
@@ -20,6 +21,8 @@ export class CachedEmbedder {
     private readonly repository: EmbeddingRepository,
     private readonly clock: Clock,
     private readonly log: Logger,
+    /** Where each text's cache lookup (hit or miss) is reported (issue 17's metrics). */
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {}
 
   get model(): string {
@@ -58,6 +61,7 @@ export class CachedEmbedder {
       for (const row of await this.repository.cached(agentId, this.model, [...agentHashes]))
         byKey.set(`${agentId}\u0000${row.contentHash}`, row.vector)
     }
+    for (const key of keys) this.telemetry.cacheLookup('embedding', byKey.has(key))
     const missing = [...new Set(keys.filter((k) => !byKey.has(k)))]
     if (missing.length > 0) {
       const textOf = new Map(keys.map((k, i) => [k, (items[i] as AgentText).text]))

@@ -8,6 +8,7 @@ import {
 } from '../ports/embeddings.ts'
 import type { EmbeddingProgressEvent, EventBus } from '../ports/event-bus.ts'
 import type { Logger } from '../ports/logger.ts'
+import type { Telemetry } from '../ports/telemetry.ts'
 import type { SearchableVectors, VectorStore } from '../ports/vector-store.ts'
 import { CachedEmbedder } from './cached-embedder.ts'
 import { contentHash } from './content-hash.ts'
@@ -59,6 +60,8 @@ export interface EmbeddingServiceDeps {
   log?: Logger
   /** The agents' write counters: a search with nothing written since skips every check. */
   writes?: AgentWrites
+  /** Where the vector cache's hits and misses are reported (issue 17's metrics). */
+  telemetry?: Telemetry
 }
 
 /**
@@ -95,7 +98,7 @@ export class EmbeddingService {
     this.events = deps.events
     this.log = deps.log ?? console
     this.writes = deps.writes
-    this.cached = new CachedEmbedder(deps.embedder, deps.repository, deps.clock, this.log)
+    this.cached = new CachedEmbedder(deps.embedder, deps.repository, deps.clock, this.log, deps.telemetry)
     this.progressState = idleProgress(deps.embedder.model)
   }
 

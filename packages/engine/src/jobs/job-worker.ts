@@ -10,6 +10,7 @@ import {
 } from '@engram/core'
 import type { JobQueue } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 
 /**
  * What a handler reports about a batch: the jobs that failed, with why. Jobs not listed are done.
@@ -67,6 +68,8 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
   /** Batches being run now: their job ids, lease length and when it was last extended (clock ms). */
   private readonly holding = new Set<{ ids: number[]; leaseMs: number; extendedAt: number }>()
   private heartbeat: ReturnType<typeof setInterval> | null = null
+  /** Where each job's outcome is reported by kind (issue 17's metrics); nowhere until wired. */
+  private telemetry: Telemetry = NO_TELEMETRY
 
   constructor(
     readonly queue: Queue,
@@ -75,6 +78,11 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
     private readonly pollIntervalMs = DEFAULT_JOB_POLL_INTERVAL_MS,
     private readonly gatherMs = DEFAULT_JOB_GATHER_MS,
   ) {}
+
+  /** Reports each finished job (done, retried, failed for good) to the metrics. */
+  reportTo(telemetry: Telemetry): void {
+    this.telemetry = telemetry
+  }
 
   /** Adds a kind of job: its handler and how its jobs are batched, leased and retried. */
   register(kind: string, handler: JobHandler, policy: Partial<JobPolicy> = {}): void {
@@ -237,8 +245,10 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
     if (claimed.length === 0) return 0
     // A job taken back from a dead worker may have been on its last attempt already.
     const exhausted = claimed.filter((job) => job.attempts > policy.maxAttempts)
-    for (const job of exhausted)
+    for (const job of exhausted) {
       await this.queue.fail(job.id, this.id, job.lastError ?? 'lease expired on the last attempt', null)
+      this.telemetry.jobFinished(kind, 'failed')
+    }
     const jobs = claimed.filter((job) => job.attempts <= policy.maxAttempts)
     if (jobs.length === 0) return claimed.length
     let failed: ReadonlyMap<number, string>
@@ -256,10 +266,9 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
     } finally {
       this.holding.delete(held)
     }
-    await this.queue.complete(
-      jobs.filter((job) => !failed.has(job.id)).map((job) => job.id),
-      this.id,
-    )
+    const done = jobs.filter((job) => !failed.has(job.id)).map((job) => job.id)
+    await this.queue.complete(done, this.id)
+    for (const _ of done) this.telemetry.jobFinished(kind, 'done')
     const now = this.clock.now()
     for (const job of jobs) {
       const error = failed.get(job.id)
@@ -268,6 +277,7 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
       if (!retryAt)
         this.log.warn(`[jobs] ${kind} job ${job.id} (${job.key}) failed ${job.attempts} times: ${error}`)
       await this.queue.fail(job.id, this.id, error, retryAt)
+      this.telemetry.jobFinished(kind, retryAt ? 'retried' : 'failed')
     }
     return claimed.length
   }

@@ -13,6 +13,7 @@ import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
 import { offsetConnection } from '../paging/offset-connection.ts'
 import { agentMemoryHandlers } from './agent-memory-handlers.ts'
 import { type GuardedMessage, guardMessages } from './guard-messages.ts'
+import { metricsHandlers } from './metrics-handlers.ts'
 import { poolHandlers } from './pool-handlers.ts'
 import { type Principal, scopeOf } from './principal.ts'
 import { rememberThisMemory, searchOptionsOf } from './requests.ts'
@@ -638,5 +639,6 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     ...poolHandlers(engine),
     ...runContextHandlers(engine),
     ...agentMemoryHandlers(engine),
+    ...metricsHandlers(engine),
   }
 }

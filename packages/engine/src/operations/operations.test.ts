@@ -297,6 +297,7 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     },
     removePoolMemory: { poolId: mine.poolId, memoryId: mine.poolMemoryId },
     syncPoolToAgent: { poolId: mine.poolId },
+    serverMetrics: { windowSeconds: 600 },
   }
 }
 

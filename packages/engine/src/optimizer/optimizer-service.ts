@@ -26,6 +26,7 @@ import type { EventBus, SnapshotEvent } from '../ports/event-bus.ts'
 import type { Lease } from '../ports/lease.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { OptimizerRepository } from '../ports/optimizer.ts'
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 
 export interface OptimizerServiceConfig {
   intervalMs: number
@@ -102,6 +103,8 @@ export class OptimizerService {
   private readonly held = new Map<string, number>()
   private readonly leaseTtlMs: number
   private readonly leaseRenewMs: number
+  /** Where each run's tokens saved are reported (issue 17's metrics); nowhere until wired. */
+  private telemetry: Telemetry = NO_TELEMETRY
 
   constructor(
     private readonly store: OptimizerRepository,
@@ -403,6 +406,11 @@ export class OptimizerService {
     }
   }
 
+  /** Reports the tokens each run saves to the metrics. */
+  reportTo(telemetry: Telemetry): void {
+    this.telemetry = telemetry
+  }
+
   /** The newest `last` snapshots of one agent (or of all, for null), oldest first. */
   snapshots(scope: string | null, last: number): Promise<SnapshotEvent[]> {
     return this.store.snapshots(scope, last)
@@ -466,6 +474,7 @@ export class OptimizerService {
       },
     )
 
+    this.telemetry.tokensSaved(step.snapshot.tokensBefore - step.snapshot.tokensAfter)
     if (step.actions.some((action) => action.action === 'drop')) this.memory.invalidate(scope)
     this.writes?.touch(scope)
     this.events.publish('optimizer:snapshot', event)

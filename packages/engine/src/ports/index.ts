@@ -145,6 +145,12 @@ export type {
   Repositories,
   SessionRepository,
 } from './repositories.ts'
+export {
+  NO_SERVER_METRICS,
+  type ServerMetricsReport,
+  type ServerMetricsSample,
+  type ServerMetricsSource,
+} from './server-metrics.ts'
 export type { Storage, StorageCapabilities } from './storage.ts'
 export type {
   NewSummary,

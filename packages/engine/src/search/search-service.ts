@@ -22,6 +22,7 @@ import type { FullTextIndex } from '../ports/full-text.ts'
 import type { GraphRepository } from '../ports/graph.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
+import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
 import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
@@ -79,6 +80,8 @@ export interface SearchServiceDeps {
   lexicalPlan?: LexicalPlanConfig
   /** The knowledge graph (issue 15): the GRAPH scope and graph expansion; without it both find nothing. */
   graph?: GraphRepository
+  /** Where each search's duration is reported, per scope and strategy (issue 17's metrics). */
+  telemetry?: Telemetry
 }
 
 /**
@@ -99,8 +102,10 @@ export class SearchService {
   private readonly sources: SearchCandidates
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
+  private readonly telemetry: Telemetry
 
   constructor(deps: SearchServiceDeps) {
+    this.telemetry = deps.telemetry ?? NO_TELEMETRY
     this.graph = deps.graph ?? null
     this.fullText = deps.fullText
     this.recall = deps.recall
@@ -219,12 +224,28 @@ export class SearchService {
     return (await this.rank(scope, query, options)).hits
   }
 
-  /** The hits and the MMR λ they were ordered with (1: plain score order). */
+  /**
+   * The hits and the MMR λ they were ordered with (1: plain score order). Its duration is reported
+   * once per scope searched: a search of MEMORIES and MESSAGES is what a caller of either waits
+   * for (a real monotonic timer, not the clock: tests move the clock by hand, durations are real).
+   */
   async rank(
     scope: string,
     query: string,
     options: SearchOptions = {},
   ): Promise<{ hits: SearchHit[]; mmrLambda: number }> {
+    const started = performance.now()
+    const { hits, mmrLambda, scopes, strategy } = await this.rankHits(scope, query, options)
+    const seconds = (performance.now() - started) / 1000
+    for (const searched of scopes) this.telemetry.searchObserved(searched, strategy, seconds)
+    return { hits, mmrLambda }
+  }
+
+  private async rankHits(
+    scope: string,
+    query: string,
+    options: SearchOptions,
+  ): Promise<{ hits: SearchHit[]; mmrLambda: number; scopes: readonly string[]; strategy: string }> {
     const { settings } = await this.memories.settings(scope)
     const request = searchRequest(query, options, settings, this.limits)
     let sessionId: string | null = null
@@ -474,7 +495,7 @@ export class SearchService {
       }),
     )
     if (options.track !== false) await this.recordAccess(scope, hits)
-    return { hits, mmrLambda: request.mmrLambda }
+    return { hits, mmrLambda: request.mmrLambda, scopes: request.scopes, strategy }
   }
 
   /**

@@ -3,7 +3,13 @@ import { createDatabase } from '@engram/test-servers'
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
 import { PostgresFullTextIndex } from '../full-text/postgres-full-text-index.ts'
 import { applyPostgresMigrations } from '../migrate.ts'
-import { createPostgresDatabase, type PostgresDatabase, sharedView, unavailable } from './client.ts'
+import {
+  createPostgresDatabase,
+  type PostgresDatabase,
+  poolActivity,
+  sharedView,
+  unavailable,
+} from './client.ts'
 import { searchTokens } from './search-tokens.ts'
 
 let db: PostgresDatabase
@@ -226,5 +232,28 @@ describe('waiting past the pool: UNAVAILABLE', () => {
       release()
       await tight.$disconnect()
     }
+  })
+})
+
+describe('poolActivity (spec 002 memory.postgres.pool.active)', () => {
+  it('counts the connections running a query while they run, and none once they are back', async () => {
+    // The pool of two: a transaction holds one connection until released.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const transaction = db.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe('SELECT 1')
+      await held
+    })
+    for (let i = 0; i < 100 && (poolActivity(db)?.active ?? 0) < 1; i++)
+      await new Promise((r) => setTimeout(r, 5))
+    expect(poolActivity(db)).toMatchObject({ active: 1 })
+    release()
+    await transaction
+    expect(poolActivity(db)?.active).toBe(0)
+    expect(poolActivity(db)?.open).toBeLessThanOrEqual(2)
+    // A client not made here has no pool to read.
+    expect(poolActivity({} as PostgresDatabase)).toBeNull()
   })
 })

@@ -1,6 +1,7 @@
 import { UnavailableError, ValidationError } from '@engram/core'
 import type { Database as SqliteShapedDatabase } from '@engram/store-sqlite'
 import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
 import { PrismaClient } from '../generated/prisma/client.ts'
 import { type SearchModel, tokensForWrite } from './search-tokens.ts'
 
@@ -25,16 +26,19 @@ const modelKey = (model: string) => (model.charAt(0).toLowerCase() + model.slice
  * write path has to remember them; the trigger of the full_text_search migration stores them.
  */
 export function createPostgresDatabase(url: string, options: PostgresDatabaseOptions = {}): PostgresDatabase {
-  const adapter = new PrismaPg({
+  // The pool is made here (and ended with the client) so its figures can be read: spec 002's
+  // memory.postgres.pool.active gauge (poolActivity below).
+  const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
   })
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true })
   // A transaction waits for a free connection as long as a query does (Prisma's default is 2 s:
   // a burst of writes beyond the pool would fail instead of queueing).
   const waitMs = options.connectionTimeoutMs ?? 10_000
   const base = new PrismaClient({ adapter, transactionOptions: { maxWait: waitMs, timeout: 30_000 } })
-  return base.$extends({
+  const extended = base.$extends({
     query: {
       async $allOperations({ model, operation, args, query }) {
         if (model) refuseNul(args)
@@ -47,6 +51,21 @@ export function createPostgresDatabase(url: string, options: PostgresDatabaseOpt
       },
     },
   }) as unknown as PostgresDatabase
+  pools.set(extended, pool)
+  return extended
+}
+
+const pools = new WeakMap<PostgresDatabase, pg.Pool>()
+
+/**
+ * The connection pool's figures now (spec 002's memory.postgres.pool.active): connections open,
+ * those running a query (open less idle), and requests waiting for one; null for a database not
+ * made by createPostgresDatabase.
+ */
+export function poolActivity(db: PostgresDatabase): { open: number; active: number; waiting: number } | null {
+  const pool = pools.get(db)
+  if (!pool) return null
+  return { open: pool.totalCount, active: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }
 }
 
 /**

@@ -251,6 +251,26 @@ export class SqliteVectorStore implements VectorStore {
     this.reset(agentId ?? undefined)
   }
 
+  /**
+   * What operators watch of this process's loaded indexes (issue 17's metrics), summed over every
+   * agent and kind so no id becomes a label: indexes, their entries, how many are HNSW graphs, and
+   * the deleted elements those graphs still walk through (a rebuild drops them).
+   */
+  indexState(): { indexes: number; entries: number; approximate: number; deleted: number } {
+    let entries = 0
+    let approximate = 0
+    let deleted = 0
+    for (const { index } of this.indexes.values()) {
+      entries += index.size
+      if (index.mode === 'approximate') {
+        approximate++
+        const active = index.active as { deletedCount?: number }
+        deleted += active.deletedCount ?? 0
+      }
+    }
+    return { indexes: this.indexes.size, entries, approximate, deleted }
+  }
+
   held(agentId: string): number {
     const prefix = `${agentId}\u0000`
     return [...this.indexes.keys(), ...this.loading.keys()].filter((key) => key.startsWith(prefix)).length
