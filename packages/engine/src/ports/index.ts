@@ -184,3 +184,4 @@ export type {
   VectorHit,
   VectorStore,
 } from './vector-store.ts'
+export type { WorkingContextStore } from './working-context.ts'
