@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { runOperations } from './catalog-runs.ts'
+import { workingContextOperations } from './catalog-working-context.ts'
 import { operation } from './operation.ts'
 import * as s from './schemas.ts'
 
@@ -491,6 +492,8 @@ export const catalog = {
 
   // Trajectory memory (issue 16, spec 004): catalog-runs.ts
   ...runOperations,
+  // The working context and recency retrieval (issue 17, spec 002's L1): catalog-working-context.ts
+  ...workingContextOperations,
 
   // Subscriptions ------------------------------------------------------------------------------
   watchOptimizerSnapshots: operation({

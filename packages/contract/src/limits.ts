@@ -77,6 +77,13 @@ export const CONTRACT_LIMITS = {
   maxLineageRuns: 500,
   maxImportFiles: 20_000,
   maxImportBytes: 50_000_000,
+  // The working context (core's DEFAULT_WORKING_CONTEXT_RULES and tool-call constants).
+  maxWorkingMessagesPerAppend: 100,
+  maxScratchpadChars: 50_000,
+  maxToolResultChars: 100_000,
+  maxToolCallIdChars: 128,
+  maxToolNameChars: 128,
+  maxRecentMemoryLimit: 100,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

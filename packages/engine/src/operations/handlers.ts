@@ -19,6 +19,7 @@ import { runContextHandlers } from './run-context-handlers.ts'
 import { runHandlers } from './run-handlers.ts'
 import { eventStream } from './streams.ts'
 import * as wire from './wire.ts'
+import { workingContextHandlers } from './working-context-handlers.ts'
 
 type QueryOrMutationName = {
   [N in OperationName]: Catalog[N]['kind'] extends 'subscription' ? never : N
@@ -635,5 +636,6 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     ...runHandlers(engine),
     ...runContextHandlers(engine),
     ...agentMemoryHandlers(engine),
+    ...workingContextHandlers(engine),
   }
 }

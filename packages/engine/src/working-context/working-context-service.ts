@@ -20,6 +20,7 @@ import {
   type TakenForFlush,
   type TokenCounter,
   takeForFlush,
+  ValidationError,
   type WorkingContextRules,
   type WorkingContextState,
   workingContextBytes,
@@ -211,6 +212,11 @@ export class WorkingContextService {
     conversationId: string | null | undefined,
     limit: number,
   ): Promise<RecentItem[]> {
+    const max = this.rules.maxRecentLimit
+    if (!Number.isInteger(limit) || limit < 1 || limit > max)
+      throw new ValidationError([
+        { field: 'limit', message: `must be an integer from 1 to ${max}`, limit: max },
+      ])
     const state = await this.load(agentId)
     const items: RecentItem[] = newestWorkingItems(state, conversationId, limit).map((item) => ({
       ...item,
