@@ -1,4 +1,4 @@
-import { RedisEpisodicStore, RedisEventTarget, RedisLease } from '@engram/bus-redis'
+import { RedisEpisodicStore, RedisEventTarget, RedisLease, RedisWorkingContextStore } from '@engram/bus-redis'
 import { type Clock, createTokenCounter, type Embedder, type Limits, type LlmProvider } from '@engram/core'
 import type { Logger } from '@engram/engine'
 import { ExtractionPool } from '@engram/providers'
@@ -26,6 +26,7 @@ import {
   DEFAULT_REDIS_PREFIX,
   type Env,
   introspectionEnabled,
+  workingContextRulesOf,
 } from './env.ts'
 import { createEngramPubSub } from './pubsub.ts'
 import { optimizerStatusRoute } from './rest.ts'
@@ -71,6 +72,11 @@ export interface AppOptions {
         | 'ENGRAM_L2_MAX_MESSAGES'
         | 'ENGRAM_OPTIMIZER_LEASE_TTL_MS'
         | 'ENGRAM_OPTIMIZER_LEASE_RENEW_MS'
+        | 'ENGRAM_WORKING_CONTEXT_MAX_AGENTS'
+        | 'ENGRAM_WORKING_CONTEXT_MAX_BYTES'
+        | 'ENGRAM_WORKING_CONTEXT_TTL_SECONDS'
+        | 'ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS'
+        | 'ENGRAM_WORKING_CONTEXT_CONVERSATION'
       >
     >
   clock?: Clock
@@ -117,6 +123,8 @@ export function createApp(options: AppOptions) {
         maxMessages: env.ENGRAM_L2_MAX_MESSAGES ?? DEFAULT_L2_MAX_MESSAGES,
       })
     : null
+  // With Redis the replicas share each agent's working context (spec 002's L1) too.
+  const workingContextStore = redis ? new RedisWorkingContextStore({ ...redis, log }) : null
   // With REDIS_URL, replicas share the optimizer's leases: each agent is optimized by one of them.
   const lease = redis ? new RedisLease(redis) : null
   const services = createServices({
@@ -124,6 +132,7 @@ export function createApp(options: AppOptions) {
     clock,
     ...(episodicStore ? { replicas: { episodic: episodicStore, invalidateCaches: true } } : {}),
     ...(lease ? { lease } : {}),
+    workingContext: { rules: workingContextRulesOf(env), store: workingContextStore },
     optimizerLease: {
       ttlMs: env.ENGRAM_OPTIMIZER_LEASE_TTL_MS,
       renewMs: env.ENGRAM_OPTIMIZER_LEASE_RENEW_MS,
@@ -295,6 +304,7 @@ export function createApp(options: AppOptions) {
       await services.replicas?.stop()
       redisEvents?.close()
       episodicStore?.close()
+      workingContextStore?.close()
     },
   }
 }

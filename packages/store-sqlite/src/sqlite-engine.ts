@@ -69,6 +69,8 @@ export interface SqliteEngineOptions {
   vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw'>
   /** What several replicas share beside the database (Redis, issue 14); nothing when absent. */
   replicas?: ReplicaOptions
+  /** Spec 002's L1 working context (issue 17): its rules and, with Redis, the store replicas share. */
+  workingContext?: EngineDeps['workingContext']
 }
 
 /**
@@ -140,6 +142,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     automaticGraph: options.automaticGraph,
     ...(options.trajectoryRules ? { trajectoryRules: options.trajectoryRules } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
+    ...(options.workingContext ? { workingContext: options.workingContext } : {}),
   })
 }
 

@@ -18,5 +18,6 @@ import './formation-activity.ts'
 import './graph.ts'
 import './runs.ts'
 import './run-memory.ts'
+import './working-context.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })
