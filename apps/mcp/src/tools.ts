@@ -10,6 +10,7 @@ import {
   type Result,
 } from '@engram/contract'
 import type { z } from 'zod'
+import { WORKING_CONTEXT_TOOLS } from './working-context-tools.ts'
 
 /**
  * One MCP tool: a catalog operation under a name a model reaches for, its input the catalog's
@@ -488,6 +489,8 @@ export const TOOLS: MemoryTool[] = [
     input: withoutAgent(catalog.forkRun.input),
     run: async (client, input) => shaped(await client.forkRun(input), compactRun),
   },
+  // The working context and recent memory (issue 17): working-context-tools.ts
+  ...WORKING_CONTEXT_TOOLS,
 ]
 
 type RunOut = OutputOf<'startRun'>
