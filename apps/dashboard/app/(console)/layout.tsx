@@ -11,6 +11,7 @@ const PAGES = [
   ['/memories', 'Memories'],
   ['/graph', 'Graph'],
   ['/runs', 'Runs'],
+  ['/working-context', 'Working context'],
   ['/profile', 'Profile'],
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],
