@@ -1,7 +1,14 @@
 import path from 'node:path'
 import { DEFAULT_EPISODIC_MAX_MESSAGES, DEFAULT_EPISODIC_TTL_MS } from '@engram/bus-redis'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_DATABASE_URL, DEFAULT_EMBEDDING_MODEL_PATH, EnvError, loadEnv, REPO_ROOT } from './env.ts'
+import {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_EMBEDDING_MODEL_PATH,
+  EnvError,
+  loadEnv,
+  REPO_ROOT,
+  workingContextRulesOf,
+} from './env.ts'
 
 describe('loadEnv', () => {
   it('applies the documented defaults', () => {
@@ -455,5 +462,44 @@ describe('loadEnv: metrics', () => {
     expect(
       configError({ ENGRAM_METRICS_SAMPLE_MS: '1000', ENGRAM_METRICS_WINDOW_MS: '86400000' })?.message,
     ).toContain('10000')
+  })
+})
+
+describe('loadEnv: the working context (spec 002’s L1, issue 17)', () => {
+  it('keeps core’s defaults when unset and takes good values', () => {
+    expect(workingContextRulesOf(loadEnv({}))).toEqual({})
+    const env = loadEnv({
+      ENGRAM_WORKING_CONTEXT_MAX_AGENTS: '50',
+      ENGRAM_WORKING_CONTEXT_MAX_BYTES: '100000000',
+      ENGRAM_WORKING_CONTEXT_TTL_SECONDS: '600',
+      ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS: '8000',
+      ENGRAM_WORKING_CONTEXT_CONVERSATION: 'agent-scratch',
+    })
+    expect(workingContextRulesOf(env)).toEqual({
+      maxAgents: 50,
+      maxBytes: 100_000_000,
+      ttlMs: 600_000,
+      flushThresholdTokens: 8_000,
+      defaultConversationId: 'agent-scratch',
+    })
+  })
+
+  it('names the variable of a value core’s rules refuse', () => {
+    expect(configError({ ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS: '0' })?.message).toContain(
+      'ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS',
+    )
+    expect(configError({ ENGRAM_WORKING_CONTEXT_MAX_AGENTS: '2.5' })?.message).toContain(
+      'ENGRAM_WORKING_CONTEXT_MAX_AGENTS',
+    )
+    expect(configError({ ENGRAM_WORKING_CONTEXT_TTL_SECONDS: '0' })?.message).toContain(
+      'ENGRAM_WORKING_CONTEXT_TTL_SECONDS',
+    )
+    expect(configError({ ENGRAM_WORKING_CONTEXT_CONVERSATION: 'has spaces' })?.message).toContain(
+      'ENGRAM_WORKING_CONTEXT_CONVERSATION',
+    )
+    // A whole LRU smaller than one context's limit (10 MB by default) is refused too.
+    expect(configError({ ENGRAM_WORKING_CONTEXT_MAX_BYTES: '2048' })?.message).toMatch(
+      /ENGRAM_WORKING_CONTEXT_MAX_BYTES|maxContextBytes/,
+    )
   })
 })

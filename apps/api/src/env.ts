@@ -12,6 +12,8 @@ import {
   MIN_CONTEXT_WINDOW_TOKENS,
   TOKENIZER_NAMES,
   TrajectoryRulesSchema,
+  type WorkingContextRules,
+  WorkingContextRulesSchema,
 } from '@engram/core'
 import {
   DEFAULT_FORMATION_CONFIG,
@@ -292,6 +294,17 @@ export const EnvSchema = z
       .min(60_000, 'must be at least 60000 (one minute)')
       .max(86_400_000, 'must be at most 86400000 (one day)')
       .default(DEFAULT_METRICS_RULES.windowMs),
+    // Spec 002's L1 working context (issue 17); each checked against core's WorkingContextRulesSchema below.
+    /** Agents whose working context one replica's LRU holds (spec 002: 1,000). */
+    ENGRAM_WORKING_CONTEXT_MAX_AGENTS: z.coerce.number().int().optional(),
+    /** The LRU's size in bytes of the held contexts (spec 002: 500 MB). */
+    ENGRAM_WORKING_CONTEXT_MAX_BYTES: z.coerce.number().int().optional(),
+    /** How long a working context lives after its last write (spec 002: 30 minutes). */
+    ENGRAM_WORKING_CONTEXT_TTL_SECONDS: z.coerce.number().int().optional(),
+    /** Past this many tokens after an append the context flushes into the stored conversation (spec 002: 32,000). */
+    ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS: z.coerce.number().int().optional(),
+    /** The conversation a flush stores into when the append named none ("working-context"). */
+    ENGRAM_WORKING_CONTEXT_CONVERSATION: z.string().optional(),
     ENGRAM_LLM_MAX_CONCURRENCY: z.coerce
       .number()
       .int()
@@ -335,6 +348,15 @@ export const EnvSchema = z
         message: `keeps at most ${MAX_METRICS_SAMPLES} samples: ENGRAM_METRICS_WINDOW_MS / ENGRAM_METRICS_SAMPLE_MS must be at most ${MAX_METRICS_SAMPLES}`,
       })
     }
+    // The working context's rules, checked as the engine will parse them, each issue naming its variable.
+    const rules = WorkingContextRulesSchema.safeParse(workingContextRulesOf(env))
+    if (!rules.success) {
+      for (const issue of rules.error.issues) {
+        const rule = String(issue.path[0])
+        const variable = WORKING_CONTEXT_VARIABLES[rule as keyof typeof WORKING_CONTEXT_VARIABLES] ?? rule
+        ctx.addIssue({ code: 'custom', path: [variable], message: issue.message })
+      }
+    }
     // A URL with no model (or a model with nowhere to send it) is a half-made setting: refuse it
     // rather than silently staying offline.
     if ((env.ENGRAM_LLM_URL === undefined) !== (env.ENGRAM_LLM_MODEL === undefined)) {
@@ -346,6 +368,44 @@ export const EnvSchema = z
     }
   })
 export type Env = z.infer<typeof EnvSchema>
+
+/** Which variable sets which of the working context's rules (the rest keep core's defaults). */
+const WORKING_CONTEXT_VARIABLES = {
+  maxAgents: 'ENGRAM_WORKING_CONTEXT_MAX_AGENTS',
+  maxBytes: 'ENGRAM_WORKING_CONTEXT_MAX_BYTES',
+  ttlMs: 'ENGRAM_WORKING_CONTEXT_TTL_SECONDS',
+  flushThresholdTokens: 'ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS',
+  defaultConversationId: 'ENGRAM_WORKING_CONTEXT_CONVERSATION',
+} as const
+
+type WorkingContextEnv = Partial<
+  Pick<
+    Env,
+    | 'ENGRAM_WORKING_CONTEXT_MAX_AGENTS'
+    | 'ENGRAM_WORKING_CONTEXT_MAX_BYTES'
+    | 'ENGRAM_WORKING_CONTEXT_TTL_SECONDS'
+    | 'ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS'
+    | 'ENGRAM_WORKING_CONTEXT_CONVERSATION'
+  >
+>
+
+/** The working context's rules the environment sets (only those given). */
+export function workingContextRulesOf(env: WorkingContextEnv): Partial<WorkingContextRules> {
+  const given = <K extends keyof WorkingContextRules>(key: K, value: WorkingContextRules[K] | undefined) =>
+    value === undefined ? {} : { [key]: value }
+  return {
+    ...given('maxAgents', env.ENGRAM_WORKING_CONTEXT_MAX_AGENTS),
+    ...given('maxBytes', env.ENGRAM_WORKING_CONTEXT_MAX_BYTES),
+    ...given(
+      'ttlMs',
+      env.ENGRAM_WORKING_CONTEXT_TTL_SECONDS === undefined
+        ? undefined
+        : env.ENGRAM_WORKING_CONTEXT_TTL_SECONDS * 1000,
+    ),
+    ...given('flushThresholdTokens', env.ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS),
+    ...given('defaultConversationId', env.ENGRAM_WORKING_CONTEXT_CONVERSATION),
+  }
+}
 
 export class EnvError extends Error {}
 

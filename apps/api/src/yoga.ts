@@ -1,4 +1,4 @@
-import { RedisEpisodicStore, RedisEventTarget, RedisLease } from '@engram/bus-redis'
+import { RedisEpisodicStore, RedisEventTarget, RedisLease, RedisWorkingContextStore } from '@engram/bus-redis'
 import {
   type Clock,
   createTokenCounter,
@@ -34,6 +34,7 @@ import {
   DEFAULT_REDIS_PREFIX,
   type Env,
   introspectionEnabled,
+  workingContextRulesOf,
 } from './env.ts'
 import { metricsRoute } from './metrics/endpoint.ts'
 import { graphqlMetrics } from './metrics/graphql-metrics.ts'
@@ -96,6 +97,11 @@ export interface AppOptions {
         | 'ENGRAM_METRICS_BIND'
         | 'ENGRAM_METRICS_SAMPLE_MS'
         | 'ENGRAM_METRICS_WINDOW_MS'
+        | 'ENGRAM_WORKING_CONTEXT_MAX_AGENTS'
+        | 'ENGRAM_WORKING_CONTEXT_MAX_BYTES'
+        | 'ENGRAM_WORKING_CONTEXT_TTL_SECONDS'
+        | 'ENGRAM_WORKING_CONTEXT_FLUSH_TOKENS'
+        | 'ENGRAM_WORKING_CONTEXT_CONVERSATION'
       >
     >
   clock?: Clock
@@ -142,6 +148,8 @@ export function createApp(options: AppOptions) {
         maxMessages: env.ENGRAM_L2_MAX_MESSAGES ?? DEFAULT_L2_MAX_MESSAGES,
       })
     : null
+  // With Redis the replicas share each agent's working context (spec 002's L1) too.
+  const workingContextStore = redis ? new RedisWorkingContextStore({ ...redis, log }) : null
   // With REDIS_URL, replicas share the optimizer's leases: each agent is optimized by one of them.
   const lease = redis ? new RedisLease(redis) : null
   // Issue 17's metrics: one registry per app (never prom-client's global one), the engine's
@@ -168,6 +176,7 @@ export function createApp(options: AppOptions) {
     clock,
     ...(episodicStore ? { replicas: { episodic: episodicStore, invalidateCaches: true } } : {}),
     ...(lease ? { lease } : {}),
+    workingContext: { rules: workingContextRulesOf(env), store: workingContextStore },
     optimizerLease: {
       ttlMs: env.ENGRAM_OPTIMIZER_LEASE_TTL_MS,
       renewMs: env.ENGRAM_OPTIMIZER_LEASE_RENEW_MS,
@@ -372,6 +381,7 @@ export function createApp(options: AppOptions) {
       await services.replicas?.stop()
       redisEvents?.close()
       episodicStore?.close()
+      workingContextStore?.close()
     },
   }
 }

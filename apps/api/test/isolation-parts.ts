@@ -20,6 +20,15 @@ export const ISOLATION_PARTS: Record<string, readonly string[]> = {
     'removePoolMember',
   ],
   metrics: ['serverMetrics'],
+  'working-context': [
+    'workingContext',
+    'recentMemory',
+    'appendWorkingContext',
+    'setWorkingScratchpad',
+    'recordToolResult',
+    'flushWorkingContext',
+    'clearWorkingContext',
+  ],
 }
 
 /** Every root field a part file covers. */

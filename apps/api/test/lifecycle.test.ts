@@ -475,6 +475,27 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
       ),
     ).not.toContain('rt-metrics-gone')
   })
+
+  it('deleteAgent and clearAll remove the working context (issue 17): the next owner of the id starts empty', async () => {
+    const APPEND = `mutation($t: String!) { appendWorkingContext(messages: [{ role: USER, content: $t }]) { __typename } }`
+    const PAD = `mutation { setWorkingScratchpad(scratchpad: "the vault code is 4711") { __typename } }`
+    const READ = `{ workingContext { ... on WorkingContext { messages { content } scratchpad } } }`
+    const inContext = (agentId: string) => async () =>
+      (await report(t, agentId)).stores.find((s) => s.store === 'working context (L1)')?.count
+    for (const agentId of ['rt-wc-del', 'rt-wc-clear']) {
+      const key = await createAgentKey(t, agentId)
+      await t.gql(APPEND, { t: 'the vault is behind the painting' }, key)
+      await t.gql(PAD, {}, key)
+      expect(await inContext(agentId)()).toBe(1)
+    }
+    expect((await t.gql(DELETE, { id: 'rt-wc-del' })).data.deleteAgent.__typename).toBe('Agent')
+    expect(await inContext('rt-wc-del')()).toBe(0)
+    const newOwner = await createAgentKey(t, 'rt-wc-del')
+    expect((await t.gql(READ, {}, newOwner)).data.workingContext).toEqual({ messages: [], scratchpad: '' })
+    const cleared = await t.gql(CLEAR, { a: 'rt-wc-clear', c: 'CLEAR rt-wc-clear' })
+    expect(cleared.data.clearAll.__typename).toBe('ClearAllPayload')
+    expect(await inContext('rt-wc-clear')()).toBe(0)
+  })
 })
 
 // Issue 16: deleting a run, a domain or an agent removes its trajectories, knowledge, selectors and

@@ -11,6 +11,7 @@ import {
 } from '@engram/contract'
 import type { z } from 'zod'
 import { POOL_TOOLS } from './pool-tools.ts'
+import { WORKING_CONTEXT_TOOLS } from './working-context-tools.ts'
 
 /**
  * One MCP tool: a catalog operation under a name a model reaches for, its input the catalog's
@@ -511,6 +512,8 @@ export const TOOLS: MemoryTool[] = [
   },
   // Shared memory pools (issue 17): pool-tools.ts
   ...POOL_TOOLS,
+  // The working context and recent memory (issue 17): working-context-tools.ts
+  ...WORKING_CONTEXT_TOOLS,
 ]
 
 type RunOut = OutputOf<'startRun'>

@@ -161,13 +161,16 @@ describe.each<[Transport, Mode]>([
     expect((await call('get_profile', { agentId: 'agent-b' })).isError).toBe(true)
   })
 
-  it('lists the twenty-eight memory tools with their hints and the catalog’s limits in their schemas', async () => {
+  it('lists the thirty-five memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'add_messages',
+      'append_working_context',
+      'clear_working_context',
       'complete_run',
       'contribute_to_pool',
       'fail_run',
+      'flush_working_context',
       'forget',
       'fork_run',
       'formation_activity',
@@ -182,16 +185,20 @@ describe.each<[Transport, Mode]>([
       'list_runs',
       'query_pool',
       'recall',
+      'recent_memory',
       'record_knowledge',
       'record_selector',
+      'record_tool_result',
       'remember',
       'report_run_progress',
       'resume_run',
       'run_context',
+      'set_scratchpad',
       'start_run',
       'sync_memory',
       'sync_pool',
       'update_memory',
+      'working_context',
     ])
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
     expect(byName.query_pool?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
@@ -365,6 +372,45 @@ describe.each<[Transport, Mode]>([
     expect(forgotten.json.id).toBe(memoryId)
     const after = await call('list_memories', {})
     expect(after.json.memories.map((m: { id: string }) => m.id)).not.toContain(memoryId)
+  })
+
+  it('working context tools: append, tool result, scratchpad, read, recent memory, flush, clear; this key’s agent only', async () => {
+    const appended = await call('append_working_context', {
+      conversationId: 'task',
+      messages: [{ role: 'USER', content: 'Book the cheapest flight to Oslo' }],
+    })
+    expect(appended.json).toMatchObject({ held: 1, flushThresholdTokens: 32_000, flushed: null })
+    await call('record_tool_result', {
+      toolCallId: 'call-7',
+      name: 'search_flights',
+      content: 'SK 4410, 89 EUR',
+    })
+    await call('set_scratchpad', { scratchpad: 'compare with the train' })
+    const read = await call('working_context', {})
+    expect(read.json).toMatchObject({
+      messages: [{ role: 'USER', content: 'Book the cheapest flight to Oslo' }],
+      toolResults: [{ toolCallId: 'call-7', name: 'search_flights', isError: false }],
+      scratchpad: 'compare with the train',
+    })
+    const recent = await call('recent_memory', { conversationId: 'task', limit: 5 })
+    expect(recent.json.map((i: { source: string }) => i.source)).toEqual([
+      'WORKING_CONTEXT',
+      'WORKING_CONTEXT',
+    ])
+    const flushed = await call('flush_working_context', {})
+    expect(flushed.json.flushed).toMatchObject({ reason: 'REQUEST', messages: 2, conversationIds: ['task'] })
+    const stored = await call('recent_memory', { conversationId: 'task' })
+    expect(stored.json.map((i: { source: string; role: string }) => [i.source, i.role])).toEqual([
+      ['DATABASE', 'TOOL'],
+      ['DATABASE', 'USER'],
+    ])
+    expect((await call('clear_working_context', {})).json).toMatchObject({ messages: [], scratchpad: '' })
+    expect((await call('working_context', { agentId: agentB })).isError).toBe(true)
+    const tooLong = await call('set_scratchpad', {
+      scratchpad: 'x'.repeat(CONTRACT_LIMITS.maxScratchpadChars + 1),
+    })
+    expect(tooLong.isError).toBe(true)
+    expect(tooLong.text).toContain('scratchpad')
   })
 
   it('sync_memory forms memories from recorded turns now, for this key’s agent', async () => {

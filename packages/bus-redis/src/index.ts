@@ -12,5 +12,16 @@ export {
   RedisEventTarget,
   type RedisEventTargetOptions,
 } from './redis-event-target.ts'
-export { agentKeyPatterns, episodicKey, episodicMetaKey, keyNamesAgent } from './redis-keys.ts'
+export {
+  agentKeyPatterns,
+  episodicKey,
+  episodicMetaKey,
+  keyNamesAgent,
+  workingContextKey,
+} from './redis-keys.ts'
 export { leaseKey, RedisLease, type RedisLeaseOptions } from './redis-lease.ts'
+export {
+  DEFAULT_WORKING_CONTEXT_COMMAND_TIMEOUT_MS,
+  RedisWorkingContextStore,
+  type RedisWorkingContextStoreOptions,
+} from './redis-working-context-store.ts'

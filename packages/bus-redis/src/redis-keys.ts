@@ -43,3 +43,8 @@ export function keyNamesAgent(prefix: string, key: string, agentId: string): boo
 export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&')
 }
+
+/** Spec 002's L1 working context of one agent, shared by the replicas: `<prefix>:wc:<agent>`. */
+export function workingContextKey(prefix: string, agentId: string): string {
+  return `${prefix}:wc:${agentId}`
+}

@@ -2,6 +2,7 @@ import type { z } from 'zod'
 import { metricsOperations } from './catalog-metrics.ts'
 import { poolOperations } from './catalog-pools.ts'
 import { runOperations } from './catalog-runs.ts'
+import { workingContextOperations } from './catalog-working-context.ts'
 import { operation } from './operation.ts'
 import * as s from './schemas.ts'
 
@@ -496,6 +497,8 @@ export const catalog = {
   ...poolOperations,
   // The server's metrics (issue 17): catalog-metrics.ts
   ...metricsOperations,
+  // The working context and recency retrieval (issue 17, spec 002's L1): catalog-working-context.ts
+  ...workingContextOperations,
 
   // Subscriptions ------------------------------------------------------------------------------
   watchOptimizerSnapshots: operation({

@@ -6,6 +6,7 @@ import {
   DEFAULT_OPTIMIZER_CONFIG,
   DEFAULT_POOL_LIMITS,
   DEFAULT_TRAJECTORY_LIMITS,
+  DEFAULT_WORKING_CONTEXT_RULES,
   MAX_AGENT_ID_LENGTH,
   MAX_BUILD_TOOL_COUNT,
   MAX_CONTEXT_BUDGET_TOKENS,
@@ -13,6 +14,8 @@ import {
   MAX_CONVERSATION_ID_LENGTH,
   MAX_METRICS_WINDOW_SECONDS,
   MAX_SPEAKER_CHARS,
+  MAX_TOOL_CALL_ID_CHARS,
+  MAX_TOOL_NAME_CHARS,
   MIN_CONTEXT_WINDOW_TOKENS,
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
@@ -57,6 +60,34 @@ describe('the catalog’s limits are the API’s', () => {
     expect(CONTRACT_LIMITS.maxPoolDescriptionChars).toBe(DEFAULT_POOL_LIMITS.maxPoolDescriptionChars)
     expect(CONTRACT_LIMITS.maxPoolMembersPerCall).toBe(DEFAULT_POOL_LIMITS.maxMembersPerCall)
     expect(CONTRACT_LIMITS.maxPoolQueryLimit).toBe(DEFAULT_POOL_LIMITS.maxPoolQueryLimit)
+  })
+})
+
+describe('the working context’s limits', () => {
+  it('restates core’s working context rules and tool-call constants', () => {
+    expect(CONTRACT_LIMITS.maxWorkingMessagesPerAppend).toBe(
+      DEFAULT_WORKING_CONTEXT_RULES.maxMessagesPerAppend,
+    )
+    expect(CONTRACT_LIMITS.maxScratchpadChars).toBe(DEFAULT_WORKING_CONTEXT_RULES.maxScratchpadChars)
+    expect(CONTRACT_LIMITS.maxToolResultChars).toBe(DEFAULT_WORKING_CONTEXT_RULES.maxToolResultChars)
+    expect(CONTRACT_LIMITS.maxRecentMemoryLimit).toBe(DEFAULT_WORKING_CONTEXT_RULES.maxRecentLimit)
+    expect(CONTRACT_LIMITS.maxToolCallIdChars).toBe(MAX_TOOL_CALL_ID_CHARS)
+    expect(CONTRACT_LIMITS.maxToolNameChars).toBe(MAX_TOOL_NAME_CHARS)
+  })
+
+  it('refuses a scratchpad one character past the limit, naming the field and the limit', () => {
+    const at = parseInput('setWorkingScratchpad', {
+      scratchpad: 'x'.repeat(CONTRACT_LIMITS.maxScratchpadChars),
+    })
+    expect(at.ok).toBe(true)
+    const over = parseInput('setWorkingScratchpad', {
+      scratchpad: 'x'.repeat(CONTRACT_LIMITS.maxScratchpadChars + 1),
+    })
+    expect(over.ok).toBe(false)
+    if (over.ok) return
+    expect(over.error.issues).toEqual([
+      expect.objectContaining({ field: 'scratchpad', limit: CONTRACT_LIMITS.maxScratchpadChars }),
+    ])
   })
 })
 

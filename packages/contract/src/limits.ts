@@ -88,6 +88,13 @@ export const CONTRACT_LIMITS = {
   maxPoolQueryLimit: 50,
   /** The longest window serverMetrics reads (core MAX_METRICS_WINDOW_SECONDS: a day). */
   maxMetricsWindowSeconds: 86_400,
+  // The working context (core's DEFAULT_WORKING_CONTEXT_RULES and tool-call constants).
+  maxWorkingMessagesPerAppend: 100,
+  maxScratchpadChars: 50_000,
+  maxToolResultChars: 100_000,
+  maxToolCallIdChars: 128,
+  maxToolNameChars: 128,
+  maxRecentMemoryLimit: 100,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

@@ -20,6 +20,7 @@ import {
   type TrajectoryLimits,
   TrajectoryLimitsSchema,
   TrajectoryRulesSchema,
+  WorkingContextRulesSchema,
 } from '@engram/core'
 import type { z } from 'zod'
 import { AgentLifecycle } from './agents/agent-lifecycle.ts'
@@ -63,6 +64,7 @@ import { NO_SERVER_METRICS, type ServerMetricsSource } from './ports/server-metr
 import type { Storage } from './ports/storage.ts'
 import type { StoredSummary } from './ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
+import type { WorkingContextStore } from './ports/working-context.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
 import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
 import { SearchService } from './search/search-service.ts'
@@ -74,6 +76,7 @@ import type { TextGuard } from './trajectories/run-input.ts'
 import { RunMemory } from './trajectories/run-memory.ts'
 import { RunRegistry } from './trajectories/run-registry.ts'
 import { TransferService } from './transfer/transfer-service.ts'
+import { WorkingContextService } from './working-context/working-context-service.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
   /** The storage adapter's bundle (store-sqlite's, or the in-memory one in tests). */
@@ -137,6 +140,11 @@ export interface EngineDeps<S extends Storage = Storage> {
   poolLimits?: z.input<typeof PoolLimitsSchema>
   /** The server's sampled headline series (the API's metrics ring) for serverMetrics; an empty ring when none. */
   serverMetrics?: ServerMetricsSource
+  /**
+   * Spec 002's L1 working context (issue 17): its rules (LRU size, TTL, flush threshold, limits;
+   * core's defaults for what is not given) and, with several replicas, the store they share it in.
+   */
+  workingContext?: { rules?: z.input<typeof WorkingContextRulesSchema>; store?: WorkingContextStore | null }
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -387,6 +395,27 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     recall: storage.recall,
     ...(deps.graphLimits ? { limits: deps.graphLimits } : {}),
   })
+  // Spec 002's L1 (issue 17): a flush stores through the conversation's own path (addMessages),
+  // so full text, vectors, the L2 layer and memory formation see it like any stored turn.
+  const workingContext = new WorkingContextService({
+    rules: parseWith(WorkingContextRulesSchema, deps.workingContext?.rules ?? {}, 'workingContext'),
+    limits,
+    clock,
+    tokenCounter,
+    telemetry,
+    store: deps.workingContext?.store ?? null,
+    storeBatch: async (agentId, batch) => {
+      for (let from = 0; from < batch.messages.length; from += limits.maxBatchMessages)
+        await sessions.addMessages(
+          agentId,
+          batch.conversationId,
+          batch.messages.slice(from, from + limits.maxBatchMessages),
+        )
+    },
+    history: storage.history,
+    sessions: storage.sessions,
+    episodic,
+  })
   const lifecycle = new AgentLifecycle({
     data: storage.agentData,
     agents,
@@ -400,6 +429,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     events,
     formationStats,
     ...(episodic ? { shared: episodic } : {}),
+    workingContext,
     // The memories an agent contributed to pools leave them before its rows go (issue 17).
     beforeDelete: (agentId) => pools.forgetAgent(agentId),
   })
@@ -558,5 +588,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     runContext,
     /** Shared memory pools (issue 17). */
     pools,
+    /** Spec 002's L1 working context and recency retrieval (issue 17). */
+    workingContext,
   }
 }

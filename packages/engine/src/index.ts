@@ -231,3 +231,11 @@ export {
 } from './transfer/document.ts'
 export { TransferService, type TransferServiceDeps } from './transfer/transfer-service.ts'
 export { assertDimensions } from './vectors/dimensions.ts'
+export {
+  type FlushReason,
+  type RecentItem,
+  type RecentSource,
+  type WorkingContextFlush,
+  WorkingContextService,
+  type WorkingContextServiceDeps,
+} from './working-context/working-context-service.ts'

@@ -90,6 +90,7 @@ export const DATA_LISTS = [
   'runHints',
   'runDomains',
   'pools',
+  'recentMemory',
 ] as const satisfies readonly OperationName[]
 export type DataLists = (typeof DATA_LISTS)[number]
 

@@ -290,6 +290,43 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(unwrap(await agentA.session({ conversationId: 'contract-c1' }))).toBeNull()
     })
 
+    it('the working context: append, tool result, scratchpad, recent memory, flush into the conversation, clear', async () => {
+      const appended = unwrap(
+        await agentA.appendWorkingContext({
+          messages: [{ role: 'USER', content: 'Find me a flight to Rome' }],
+          conversationId: 'contract-wc',
+        }),
+      )
+      expect(appended.flush).toBeNull()
+      expect(appended.context.messages.map((m) => [m.role, m.content])).toEqual([
+        ['USER', 'Find me a flight to Rome'],
+      ])
+      unwrap(
+        await agentA.recordToolResult({ toolCallId: 'call-1', name: 'search_flights', content: 'AZ 123' }),
+      )
+      const padded = unwrap(await agentA.setWorkingScratchpad({ scratchpad: 'then a hotel' }))
+      expect(padded).toMatchObject({ scratchpad: 'then a hotel', flushThresholdTokens: 32_000 })
+      expect(padded.tokenCount).toBeGreaterThan(0)
+      expect(unwrap(await agentB.workingContext({})).messages).toEqual([])
+      const recent = unwrap(await agentA.recentMemory({ conversationId: 'contract-wc', limit: 5 }))
+      expect(recent.map((i) => [i.source, i.role, i.content])).toEqual([
+        ['WORKING_CONTEXT', 'TOOL', 'AZ 123'],
+        ['WORKING_CONTEXT', 'USER', 'Find me a flight to Rome'],
+      ])
+      const flushed = unwrap(await agentA.flushWorkingContext({}))
+      expect(flushed.flush).toMatchObject({ reason: 'REQUEST', messages: 2, toolResults: 1 })
+      expect(unwrap(await agentA.session({ conversationId: 'contract-wc' }))?.messageCount).toBe(2)
+      expect(
+        unwrap(await agentA.recentMemory({ conversationId: 'contract-wc' })).map((i) => i.source),
+      ).toEqual(['DATABASE', 'DATABASE'])
+      const cleared = unwrap(await agentA.clearWorkingContext({}))
+      expect(cleared).toMatchObject({ messages: [], scratchpad: '' })
+      const tooLong = await agentA.setWorkingScratchpad({
+        scratchpad: 'x'.repeat(CONTRACT_LIMITS.maxScratchpadChars + 1),
+      })
+      expect(expectFailure(tooLong, 'VALIDATION').issues?.[0]).toMatchObject({ field: 'scratchpad' })
+    })
+
     it('memories: create, read, update, list, delete; the profile section', async () => {
       const created = unwrap(
         await agentA.createMemory({ content: 'Works as a nurse in Lyon', category: 'FACT', tags: ['work'] }),

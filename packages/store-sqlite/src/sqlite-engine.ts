@@ -77,6 +77,8 @@ export interface SqliteEngineOptions {
   telemetry?: EngineDeps['telemetry']
   /** The server's sampled headline series for the admin query serverMetrics (the API's ring). */
   serverMetrics?: EngineDeps['serverMetrics']
+  /** Spec 002's L1 working context (issue 17): its rules and, with Redis, the store replicas share. */
+  workingContext?: EngineDeps['workingContext']
 }
 
 /**
@@ -152,6 +154,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     ...(options.replicas ? { replicas: options.replicas } : {}),
     ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     ...(options.serverMetrics ? { serverMetrics: options.serverMetrics } : {}),
+    ...(options.workingContext ? { workingContext: options.workingContext } : {}),
   })
 }
 

@@ -20,5 +20,6 @@ import './runs.ts'
 import './run-memory.ts'
 import './pools.ts'
 import './metrics.ts'
+import './working-context.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

@@ -12,6 +12,7 @@ const PAGES = [
   ['/graph', 'Graph'],
   ['/runs', 'Runs'],
   ['/pools', 'Pools'],
+  ['/working-context', 'Working context'],
   ['/profile', 'Profile'],
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],

@@ -36,6 +36,13 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
     forgetAgent(agentId: string | null): Promise<void>
     keysOf(agentId: string): Promise<number | null>
   }
+  /** Spec 002's L1 working context (issue 17): this process's LRU and, with Redis, its shared key. */
+  workingContext?: {
+    forgetAgent(agentId: string | null): Promise<void>
+    dropCached(agentId?: string): void
+    held(agentId: string): number
+    sharedKeys(agentId: string): Promise<number | null>
+  }
 }
 
 /**
@@ -97,6 +104,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     optimizer.forget(agentId)
     search.forgetStatistics()
     this.deps.formationStats?.forget(agentId)
+    this.deps.workingContext?.dropCached(agentId)
   }
 
   /**
@@ -105,6 +113,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
    */
   async dropShared(agentId?: string): Promise<void> {
     await this.deps.shared?.forgetAgent(agentId ?? null)
+    await this.deps.workingContext?.forgetAgent(agentId ?? null)
   }
 
   /**
@@ -139,8 +148,15 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
       },
       { store: 'optimizer redundancy joins', kind: 'CACHE', count: optimizer.cachedJoins(agentId) },
     ]
+    const { workingContext } = this.deps
+    if (workingContext)
+      stores.push({ store: 'working context (L1)', kind: 'CACHE', count: workingContext.held(agentId) })
     // Keys shared by the replicas (Redis); a store that cannot be asked is left out, not counted 0.
-    const sharedKeys = this.deps.shared ? await this.deps.shared.keysOf(agentId) : null
+    // The shared scan finds every key naming the agent (the working context's too); without it
+    // (a working context store alone) that store counts its own.
+    const sharedKeys = this.deps.shared
+      ? await this.deps.shared.keysOf(agentId)
+      : ((await workingContext?.sharedKeys(agentId)) ?? null)
     if (sharedKeys !== null) stores.push({ store: 'Redis keys', kind: 'CACHE', count: sharedKeys })
     return { agentId, remaining: stores.reduce((sum, s) => sum + s.count, 0), stores }
   }

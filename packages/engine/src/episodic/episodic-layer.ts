@@ -22,8 +22,24 @@ export class EpisodicLayer {
    * ContextSources.recentTurns answers them; null when the agent has no such conversation.
    */
   async recentTurns(agentId: string, conversationId: string, limit: number): Promise<ContextTurn[] | null> {
+    const recent = await this.recentMessages(agentId, conversationId, limit)
+    return recent ? recent.messages.map(turnOf) : null
+  }
+
+  /**
+   * The conversation's newest `limit` uncompressed messages, newest first, and where they were
+   * read (`L2` when the shared set answered, `DATABASE` otherwise, filling the set); null when the
+   * agent has no such conversation. `onLookup` hears whether the set answered (metrics).
+   */
+  async recentMessages(
+    agentId: string,
+    conversationId: string,
+    limit: number,
+    onLookup?: (hit: boolean) => void,
+  ): Promise<{ source: 'L2' | 'DATABASE'; messages: StoredMessage[] } | null> {
     const held = await this.store.newest(agentId, conversationId, limit)
-    if (held) return held.map(turnOf)
+    onLookup?.(held !== null)
+    if (held) return { source: 'L2', messages: held }
     const session = await this.sessions.findSession(agentId, conversationId)
     if (!session) return null
     const ticket = await this.store.ticket(agentId, conversationId)
@@ -31,7 +47,7 @@ export class EpisodicLayer {
     // whether those are all of them.
     const newest = await this.newestFromDatabase(session, Math.max(limit, this.store.maxMessages + 1))
     await this.fill(agentId, conversationId, ticket, newest)
-    return newest.slice(0, limit).map(turnOf)
+    return { source: 'DATABASE', messages: newest.slice(0, limit) }
   }
 
   /** The session's uncompressed messages, oldest first (ConversationHistory.uncompressedMessages). */

@@ -21,6 +21,7 @@ import { runContextHandlers } from './run-context-handlers.ts'
 import { runHandlers } from './run-handlers.ts'
 import { eventStream } from './streams.ts'
 import * as wire from './wire.ts'
+import { workingContextHandlers } from './working-context-handlers.ts'
 
 type QueryOrMutationName = {
   [N in OperationName]: Catalog[N]['kind'] extends 'subscription' ? never : N
@@ -640,5 +641,6 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     ...runContextHandlers(engine),
     ...agentMemoryHandlers(engine),
     ...metricsHandlers(engine),
+    ...workingContextHandlers(engine),
   }
 }

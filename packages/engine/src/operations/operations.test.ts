@@ -298,6 +298,16 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     removePoolMemory: { poolId: mine.poolId, memoryId: mine.poolMemoryId },
     syncPoolToAgent: { poolId: mine.poolId },
     serverMetrics: { windowSeconds: 600 },
+    workingContext: {},
+    recentMemory: { limit: 5 },
+    appendWorkingContext: {
+      messages: [{ role: 'USER', content: 'Find me a flight to Rome' }],
+      conversationId: 'c1',
+    },
+    setWorkingScratchpad: { scratchpad: 'plan: search flights, then hotels' },
+    recordToolResult: { toolCallId: 'call-1', name: 'search_flights', content: 'AZ 123 at 9:40' },
+    flushWorkingContext: {},
+    clearWorkingContext: {},
   }
 }
 

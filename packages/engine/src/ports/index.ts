@@ -197,3 +197,4 @@ export type {
   VectorHit,
   VectorStore,
 } from './vector-store.ts'
+export type { WorkingContextStore } from './working-context.ts'

@@ -43,6 +43,7 @@ export { InMemoryProfiles } from './in-memory-profiles.ts'
 export { InMemoryRepositories } from './in-memory-repositories.ts'
 export { InMemorySummaries } from './in-memory-summaries.ts'
 export { InMemoryVectorStore } from './in-memory-vector-store.ts'
+export { InMemoryWorkingContextStore } from './in-memory-working-context-store.ts'
 export { scriptedLlm } from './scripted-llm.ts'
 
 /** Test-only storage: every port in memory, nothing persisted, one process. */
