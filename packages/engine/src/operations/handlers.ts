@@ -144,13 +144,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async deleteSession(call, input) {
       const scope = await call.agentScope(input.agentId)
-      const deleted = await engine.sessions.delete(scope, input.conversationId)
-      // Its queued extraction goes too (the watermark went with the session row).
-      await engine.formation.forgetConversation(scope, input.conversationId)
-      if (deleted) {
-        engine.memory.invalidate(scope)
-        engine.search.forgetAgent(scope)
-      }
+      const deleted = await engine.deleteConversation(scope, input.conversationId)
       return { conversationId: input.conversationId, deleted }
     },
     async contextWindow(call, input) {
