@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url'
 import {
   DEFAULT_LEXICAL_PLAN,
   DEFAULT_OPTIMIZER_CONFIG,
+  isCronExpression,
   KEY_FACT_MODES,
+  RETENTION_DAYS_MAX,
+  RETENTION_DAYS_MIN,
   TOKENIZER_NAMES,
   TrajectoryRulesSchema,
 } from '@engram/core'
@@ -141,6 +144,22 @@ export const EnvSchema = z
           typeof parsed.data
         >
       }),
+    /** Maintenance (issue 17 §4): `auto` runs on ENGRAM_CLEANUP_INTERVAL; `off` only on demand (runMaintenance). */
+    ENGRAM_MAINTENANCE: z.enum(['auto', 'off']).default('auto'),
+    /** Days episodic memory is kept after Engram stored it, unless promoted or pinned (spec 002: 90; per agent too). */
+    ENGRAM_RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(RETENTION_DAYS_MIN)
+      .max(RETENTION_DAYS_MAX)
+      .default(90),
+    /** When scheduled maintenance runs: a cron expression on UTC (spec 002: "0 3 * * *", 3 AM daily). */
+    ENGRAM_CLEANUP_INTERVAL: z
+      .string()
+      .default('0 3 * * *')
+      .refine(isCronExpression, { message: 'must be a cron expression such as "0 3 * * *"' }),
+    /** Whether maintenance compacts the store (SQLite vacuum, FTS merge, WAL truncation; Postgres VACUUM). */
+    ENGRAM_COMPACTION: z.stringbool().default(true),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
     ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { maintenanceOperations } from './catalog-maintenance.ts'
 import { runOperations } from './catalog-runs.ts'
 import { operation } from './operation.ts'
 import * as s from './schemas.ts'
@@ -491,6 +492,7 @@ export const catalog = {
 
   // Trajectory memory (issue 16, spec 004): catalog-runs.ts
   ...runOperations,
+  ...maintenanceOperations,
 
   // Subscriptions ------------------------------------------------------------------------------
   watchOptimizerSnapshots: operation({

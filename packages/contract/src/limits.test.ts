@@ -9,6 +9,8 @@ import {
   MAX_CONTEXT_BUDGET_TOKENS,
   MAX_CONVERSATION_ID_LENGTH,
   MAX_SPEAKER_CHARS,
+  RETENTION_DAYS_MAX,
+  RETENTION_DAYS_MIN,
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { describeFailure } from './errors.ts'
@@ -41,6 +43,11 @@ describe('the catalog’s limits are the API’s', () => {
       expect(CONTRACT_LIMITS[name as keyof typeof CONTRACT_LIMITS], name).toBe(value)
     expect(CONTRACT_LIMITS.maxRunListLimit).toBe(maxListLimit)
     expect(RUN_ID_PATTERN.source).toBe(CORE_RUN_ID_PATTERN.source)
+  })
+
+  it('restates maintenance’s retention bounds as core defines them', () => {
+    expect(CONTRACT_LIMITS.minRetentionDays).toBe(RETENTION_DAYS_MIN)
+    expect(CONTRACT_LIMITS.maxRetentionDays).toBe(RETENTION_DAYS_MAX)
   })
 })
 

@@ -77,6 +77,11 @@ export const CONTRACT_LIMITS = {
   maxLineageRuns: 500,
   maxImportFiles: 20_000,
   maxImportBytes: 50_000_000,
+  /** An agent's retention in days (core's RETENTION_DAYS_MIN/MAX). */
+  minRetentionDays: 1,
+  maxRetentionDays: 36_500,
+  /** Maintenance runs of one page. */
+  maxMaintenanceRunsPage: 100,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

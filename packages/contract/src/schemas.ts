@@ -14,5 +14,6 @@ export {
 } from './schemas/fields.ts'
 export * from './schemas/graph.ts'
 export * from './schemas/inputs.ts'
+export * from './schemas/maintenance.ts'
 export * from './schemas/outputs.ts'
 export * from './schemas/runs.ts'

@@ -60,6 +60,8 @@ export interface SqliteEngineOptions {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
   trajectoryRules?: EngineDeps['trajectoryRules']
+  /** Maintenance's rules (spec 002: retention 90 days, '0 3 * * *', compaction on); core's defaults for the rest. */
+  maintenance?: EngineDeps['maintenance']
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
@@ -139,6 +141,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     automaticProfile: options.automaticProfile,
     automaticGraph: options.automaticGraph,
     ...(options.trajectoryRules ? { trajectoryRules: options.trajectoryRules } : {}),
+    ...(options.maintenance ? { maintenance: options.maintenance } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
   })
 }

@@ -18,5 +18,6 @@ import './formation-activity.ts'
 import './graph.ts'
 import './runs.ts'
 import './run-memory.ts'
+import './maintenance.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

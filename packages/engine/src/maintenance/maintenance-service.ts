@@ -133,7 +133,7 @@ export class MaintenanceService {
 
   async agentSettings(
     agentId: string,
-  ): Promise<AgentMaintenanceSettings & { effectiveRetentionDays: number }> {
+  ): Promise<{ retentionDays: number | null; effectiveRetentionDays: number }> {
     const own = await this.ownSettings(agentId)
     return {
       retentionDays: own.retentionDays ?? null,

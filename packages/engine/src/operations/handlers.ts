@@ -13,6 +13,7 @@ import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
 import { offsetConnection } from '../paging/offset-connection.ts'
 import { agentMemoryHandlers } from './agent-memory-handlers.ts'
 import { type GuardedMessage, guardMessages } from './guard-messages.ts'
+import { maintenanceHandlers } from './maintenance-handlers.ts'
 import { type Principal, scopeOf } from './principal.ts'
 import { rememberThisMemory, searchOptionsOf } from './requests.ts'
 import { runContextHandlers } from './run-context-handlers.ts'
@@ -628,6 +629,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     // Trajectory memory (issue 16): in their own files.
     ...runHandlers(engine),
     ...runContextHandlers(engine),
+    ...maintenanceHandlers(engine),
     ...agentMemoryHandlers(engine),
   }
 }

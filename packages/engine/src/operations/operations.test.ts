@@ -266,6 +266,11 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     importAgentMemory: { files: [] },
     exportAgentMemory: {},
     runEvents: { runId: mine.runId },
+    maintenanceStatus: {},
+    maintenanceRuns: { first: 10 },
+    runMaintenance: { dryRun: true, agentId: 'agent-a' },
+    maintenanceSettings: { agentId: 'agent-a' },
+    updateMaintenanceSettings: { agentId: 'agent-a', retentionDays: 30 },
   }
 }
 
