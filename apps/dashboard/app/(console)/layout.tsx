@@ -14,6 +14,7 @@ const PAGES = [
   ['/profile', 'Profile'],
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],
+  ['/maintenance', 'Maintenance'],
   ['/keys', 'API keys'],
 ] as const
 
