@@ -30,7 +30,7 @@ const onPostgres = backend === 'postgres'
 const POSTGRES_SPECS =
   process.env.E2E_POSTGRES_SPECS === 'all'
     ? undefined
-    : ['smoke', 'dashboard', 'memories', 'graph', 'runs'].map((spec) => `${spec}.spec.ts`)
+    : ['smoke', 'dashboard', 'memories', 'graph', 'runs', 'maintenance'].map((spec) => `${spec}.spec.ts`)
 
 // Ports of their own per backend, so the two runs never meet one another's servers.
 export const API_PORT = Number(process.env.E2E_API_PORT ?? (onPostgres ? 4110 : 4100))
