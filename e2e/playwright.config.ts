@@ -23,14 +23,16 @@ const onPostgres = backend === 'postgres'
 /**
  * What the Postgres run covers by default: the dashboard's pages and their features (health and
  * the API over HTTP, every page of the operator's journey, memories with search, import, export
- * and re-embedding; the graph explorer of issue 15; the runs and domain pages of issue 16). Every spec passes on Postgres; the others (formation, profile, first-visit)
+ * and re-embedding; the graph explorer of issue 15; the runs and domain pages of issue 16; the pools pages of issue 17). Every spec passes on Postgres; the others (formation, profile, first-visit)
  * are the SQLite run's alone to keep CI's time: the whole suite on Postgres took ~5.3 min here,
  * these three ~2.5 (docs/postgres-redis.md). `E2E_POSTGRES_SPECS=all` runs every spec on Postgres.
  */
 const POSTGRES_SPECS =
   process.env.E2E_POSTGRES_SPECS === 'all'
     ? undefined
-    : ['smoke', 'dashboard', 'memories', 'graph', 'runs', 'maintenance'].map((spec) => `${spec}.spec.ts`)
+    : ['smoke', 'dashboard', 'memories', 'graph', 'runs', 'pools', 'maintenance'].map(
+        (spec) => `${spec}.spec.ts`,
+      )
 
 // Ports of their own per backend, so the two runs never meet one another's servers.
 export const API_PORT = Number(process.env.E2E_API_PORT ?? (onPostgres ? 4110 : 4100))

@@ -40,3 +40,25 @@ export async function signedInPage(browser: Browser): Promise<Page> {
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENS_DIR}/${name}.png`, fullPage: true })
 }
+
+/** An enum value inside a GraphQL literal (unquoted), e.g. a fact's type. */
+export class Enum {
+  constructor(readonly value: string) {}
+}
+export const e = (value: string) => new Enum(value)
+
+/**
+ * A value as a GraphQL literal. The mutations take their input inline: the spec then does not
+ * depend on the names the schema gives its input types, only on the catalog's field names.
+ */
+export function literal(value: unknown): string {
+  if (value instanceof Enum) return value.value
+  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`
+  if (value && typeof value === 'object')
+    return `{ ${Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}: ${literal(v)}`)
+      .join(', ')} }`
+  // JSON's string escapes are GraphQL's.
+  return JSON.stringify(value)
+}

@@ -1,5 +1,5 @@
 import type { APIRequestContext, Page } from '@playwright/test'
-import { createAgent, gql, shot, signedInPage } from './api'
+import { createAgent, e, gql, literal, shot, signedInPage } from './api'
 import { expect, test } from './fixtures'
 
 // Trajectory memory (issue 16) in the dashboard against the real API: runs are started, progressed,
@@ -10,28 +10,6 @@ import { expect, test } from './fixtures'
 const AGENT = 'runs-agent'
 const SHOP = 'shop.e2e.test'
 const DOCS = 'docs.e2e.test'
-
-/** An enum value inside a GraphQL literal (unquoted), e.g. a fact's type. */
-class Enum {
-  constructor(readonly value: string) {}
-}
-const e = (value: string) => new Enum(value)
-
-/**
- * A value as a GraphQL literal. The mutations take their input inline: the spec then does not
- * depend on the names the schema gives its input types, only on the catalog's field names.
- */
-function literal(value: unknown): string {
-  if (value instanceof Enum) return value.value
-  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`
-  if (value && typeof value === 'object')
-    return `{ ${Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}: ${literal(v)}`)
-      .join(', ')} }`
-  // JSON's string escapes are GraphQL's.
-  return JSON.stringify(value)
-}
 
 const RUN = 'id status kind sessionId parentRunId domain scope turnCount currentUrl finalUrl'
 

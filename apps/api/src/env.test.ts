@@ -55,6 +55,29 @@ describe('loadEnv', () => {
     expect(() => loadEnv({ ENGRAM_MAINTENANCE: 'sometimes' })).toThrow(/ENGRAM_MAINTENANCE/)
   })
 
+  it('reads the context builder’s window and a checked JSON object of its other rules (issue 17)', () => {
+    const env = loadEnv({
+      ENGRAM_CONTEXT_WINDOW: '200000',
+      ENGRAM_CONTEXT_BUILDER_RULES: '{"memoryShare":0.6,"weights":{"similarity":0.8}}',
+    })
+    expect(env.ENGRAM_CONTEXT_WINDOW).toBe(200_000)
+    expect(env.ENGRAM_CONTEXT_BUILDER_RULES).toEqual({
+      memoryShare: 0.6,
+      weights: { recency: 0.3, similarity: 0.8, importance: 0.2 },
+    })
+    expect(loadEnv({}).ENGRAM_CONTEXT_BUILDER_RULES).toBeUndefined()
+    expect(() => loadEnv({ ENGRAM_CONTEXT_WINDOW: '999' })).toThrow(/ENGRAM_CONTEXT_WINDOW/)
+    for (const bad of ['{"memoryShare":1.5}', '{"weights":{"recency":-1}}', '{"window":1}', '[1'])
+      expect(() => loadEnv({ ENGRAM_CONTEXT_BUILDER_RULES: bad })).toThrow(/ENGRAM_CONTEXT_BUILDER_RULES/)
+  })
+
+  it('reads the members a shared memory pool may hold, within its bounds', () => {
+    expect(loadEnv({ ENGRAM_POOL_MAX_MEMBERS: '50' }).ENGRAM_POOL_MAX_MEMBERS).toBe(50)
+    expect(loadEnv({}).ENGRAM_POOL_MAX_MEMBERS).toBeUndefined()
+    for (const bad of ['0', '100001', 'many'])
+      expect(() => loadEnv({ ENGRAM_POOL_MAX_MEMBERS: bad })).toThrow(/ENGRAM_POOL_MAX_MEMBERS/)
+  })
+
   it('treats empty variables as unset', () => {
     expect(loadEnv({ API_PORT: '', ENGRAM_ADMIN_KEY: '' }).API_PORT).toBe(4000)
   })

@@ -1,10 +1,13 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
+  ContextBuilderRulesSchema,
   DEFAULT_LEXICAL_PLAN,
   DEFAULT_OPTIMIZER_CONFIG,
   isCronExpression,
   KEY_FACT_MODES,
+  MAX_CONTEXT_WINDOW_TOKENS,
+  MIN_CONTEXT_WINDOW_TOKENS,
   RETENTION_DAYS_MAX,
   RETENTION_DAYS_MIN,
   TOKENIZER_NAMES,
@@ -36,6 +39,37 @@ export const MAX_L2_MAX_MESSAGES = 10_000
 /** Redis keys and channels are named under it (ENGRAM_REDIS_PREFIX). */
 export const DEFAULT_REDIS_PREFIX = 'engram'
 export const EMBEDDER_KINDS = ['hashing', 'openai', 'transformers'] as const
+
+/**
+ * A variable holding a JSON object of some of core's rules, checked against their schema at
+ * start-up (each issue named by its key). Only the rules given are kept: the others keep the
+ * engine's defaults.
+ */
+function jsonRules<S extends z.ZodObject>(schema: S, what: string) {
+  return z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return undefined
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `must be a JSON object of ${what}` })
+        return z.NEVER
+      }
+      const parsed = schema.strict().safeParse(value)
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'rules'}: ${issue.message}` })
+        return z.NEVER
+      }
+      const given = new Set(Object.keys(value as object))
+      return Object.fromEntries(
+        Object.entries(parsed.data as Record<string, unknown>).filter(([key]) => given.has(key)),
+      ) as Partial<z.infer<S>>
+    })
+}
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback)
 
@@ -115,35 +149,6 @@ export const EnvSchema = z
     ENGRAM_TRACE_SCORING: z.stringbool().optional(),
     /** Days a recorded trajectory stays a candidate reference (spec 004's traceTtlDays: 30). */
     ENGRAM_TRACE_TTL_DAYS: z.coerce.number().int().min(1).max(3_650).optional(),
-    /**
-     * Any other of trajectory memory's rules as a JSON object (core's TrajectoryRulesSchema:
-     * similarityThreshold, sessionHistoryLimit, factInitialConfidence, priorities, ...), checked at
-     * start-up; the two variables above win over the same keys here.
-     */
-    ENGRAM_TRAJECTORY_RULES: z
-      .string()
-      .optional()
-      .transform((text, ctx) => {
-        if (text === undefined || text.trim() === '') return undefined
-        let value: unknown
-        try {
-          value = JSON.parse(text)
-        } catch {
-          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of trajectory rules' })
-          return z.NEVER
-        }
-        const parsed = TrajectoryRulesSchema.strict().safeParse(value)
-        if (!parsed.success) {
-          for (const issue of parsed.error.issues)
-            ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'rules'}: ${issue.message}` })
-          return z.NEVER
-        }
-        // Only the rules given: the others keep the engine's defaults.
-        const given = new Set(Object.keys(value as object))
-        return Object.fromEntries(Object.entries(parsed.data).filter(([key]) => given.has(key))) as Partial<
-          typeof parsed.data
-        >
-      }),
     /** Maintenance (issue 17 §4): `auto` runs on ENGRAM_CLEANUP_INTERVAL; `off` only on demand (runMaintenance). */
     ENGRAM_MAINTENANCE: z.enum(['auto', 'off']).default('auto'),
     /** Days episodic memory is kept after Engram stored it, unless promoted or pinned (spec 002: 90; per agent too). */
@@ -160,6 +165,27 @@ export const EnvSchema = z
       .refine(isCronExpression, { message: 'must be a cron expression such as "0 3 * * *"' }),
     /** Whether maintenance compacts the store (SQLite vacuum, FTS merge, WAL truncation; Postgres VACUUM). */
     ENGRAM_COMPACTION: z.stringbool().default(true),
+    /**
+     * Any other of trajectory memory's rules as a JSON object (core's TrajectoryRulesSchema:
+     * similarityThreshold, sessionHistoryLimit, factInitialConfidence, priorities, ...), checked at
+     * start-up; the two variables above win over the same keys here.
+     */
+    ENGRAM_TRAJECTORY_RULES: jsonRules(TrajectoryRulesSchema, 'trajectory rules'),
+    /** The window spec 002's context builder (memoryContext's buildContext) assumes when a request names none (128,000). */
+    ENGRAM_CONTEXT_WINDOW: z.coerce
+      .number()
+      .int()
+      .min(MIN_CONTEXT_WINDOW_TOKENS)
+      .max(MAX_CONTEXT_WINDOW_TOKENS)
+      .optional(),
+    /**
+     * Any other of the context builder's rules as a JSON object (core's ContextBuilderRulesSchema:
+     * systemReserveShare, tokensPerTool, memoryShare, candidateLimit, summaryMaxTokens, weights...),
+     * checked at start-up; ENGRAM_CONTEXT_WINDOW wins over contextWindow here.
+     */
+    ENGRAM_CONTEXT_BUILDER_RULES: jsonRules(ContextBuilderRulesSchema, 'context builder rules'),
+    /** Members a shared memory pool may hold (issue 17; core's DEFAULT_POOL_LIMITS: 1,000). */
+    ENGRAM_POOL_MAX_MEMBERS: z.coerce.number().int().min(1).max(100_000).optional(),
     ENGRAM_TOKENIZER: z.enum(TOKENIZER_NAMES).default('o200k_base'),
     /** Automatic memory formation (issue 13 §2): `auto` extracts every conversation; `off` only on syncMemory. */
     ENGRAM_EXTRACTION: z.enum(['auto', 'off']).default('auto'),

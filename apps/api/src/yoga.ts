@@ -69,6 +69,9 @@ export interface AppOptions {
         | 'ENGRAM_RETENTION_DAYS'
         | 'ENGRAM_CLEANUP_INTERVAL'
         | 'ENGRAM_COMPACTION'
+        | 'ENGRAM_CONTEXT_WINDOW'
+        | 'ENGRAM_CONTEXT_BUILDER_RULES'
+        | 'ENGRAM_POOL_MAX_MEMBERS'
         | 'REDIS_URL'
         | 'ENGRAM_REDIS_PREFIX'
         | 'ENGRAM_L2_TTL_SECONDS'
@@ -159,6 +162,13 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_CLEANUP_INTERVAL === undefined ? {} : { cleanupInterval: env.ENGRAM_CLEANUP_INTERVAL }),
       ...(env.ENGRAM_COMPACTION === undefined ? {} : { compactionEnabled: env.ENGRAM_COMPACTION }),
     },
+    contextBuilder: {
+      ...env.ENGRAM_CONTEXT_BUILDER_RULES,
+      ...(env.ENGRAM_CONTEXT_WINDOW === undefined ? {} : { contextWindow: env.ENGRAM_CONTEXT_WINDOW }),
+    },
+    ...(env.ENGRAM_POOL_MAX_MEMBERS === undefined
+      ? {}
+      : { poolLimits: { maxPoolMembers: env.ENGRAM_POOL_MAX_MEMBERS } }),
     log,
     embedder: options.embedder,
     llm: options.llm,

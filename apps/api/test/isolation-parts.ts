@@ -12,6 +12,20 @@ export const ISOLATION_PARTS: Record<string, readonly string[]> = {
     'runMaintenance',
     'updateMaintenanceSettings',
   ],
+  pools: [
+    'pools',
+    'pool',
+    'poolMemories',
+    'queryPool',
+    'contributeToPool',
+    'removePoolMemory',
+    'syncPoolToAgent',
+    'createPool',
+    'updatePool',
+    'deletePool',
+    'addPoolMember',
+    'removePoolMember',
+  ],
 }
 
 /** Every root field a part file covers. */

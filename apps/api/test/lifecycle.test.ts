@@ -386,6 +386,86 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     expect(JSON.stringify(row)).not.toContain('rt-maint')
     expect((await report(t, 'rt-maint')).remaining).toBe(0)
   })
+
+  it('serves no built prompt (buildContext, issue 17) of a deleted agent to the next owner of its id', async () => {
+    const BUILT = `query($input: MemoryContextInput!) { memoryContext(input: $input) { __typename
+      ... on MemoryContext { cached built { messages { content } memories { included overflowed summarized } } } } }`
+    const input = { query: 'vault code', buildContext: { instructions: 'Be brief.' } }
+    const key = await seed('rt-built')
+    for (const cached of [false, true]) {
+      const built = (await t.gql(BUILT, { input }, key)).data.memoryContext
+      expect(built.cached).toBe(cached)
+      expect(JSON.stringify(built.built.messages)).toContain('4711')
+    }
+    expect((await t.gql(DELETE, { id: 'rt-built' })).data.deleteAgent.__typename).toBe('Agent')
+    // Within the 10 s the context cache would keep it: the clock does not move.
+    const newOwner = await createAgentKey(t, 'rt-built')
+    const after = (await t.gql(BUILT, { input }, newOwner)).data.memoryContext
+    expect(after.cached).toBe(false)
+    expect(JSON.stringify(after.built)).not.toMatch(/4711|painting/)
+    expect(after.built.memories).toEqual({ included: [], overflowed: [], summarized: [] })
+  })
+
+  it('deleting an agent removes its pool contributions and memberships; deleting a pool removes its storage agent everywhere', async () => {
+    const src = await createAgentKey(t, 'pool-source')
+    const keep = await createAgentKey(t, 'pool-keeper')
+    const created = await t.gql(
+      `mutation($input: CreatePoolInput!) { createPool(input: $input) { ... on MemoryPool { id } } }`,
+      {
+        input: {
+          name: 'lifecycle-pool',
+          members: [
+            { agentId: 'pool-source', role: 'CONTRIBUTOR' },
+            { agentId: 'pool-keeper', role: 'CONTRIBUTOR' },
+          ],
+        },
+      },
+    )
+    const poolId = created.data.createPool.id as string
+    const contribute = async (content: string, key: string) => {
+      const r = await t.gql(
+        `mutation($input: ContributeToPoolInput!) { contributeToPool(input: $input) { __typename ... on PoolContribution { outcome } } }`,
+        { input: { poolId, content, category: 'FACT' } },
+        key,
+      )
+      expect(r.data.contributeToPool).toMatchObject({ outcome: 'STORED' })
+    }
+    await contribute('The pool-source agent says the vault opens with 9182', src)
+    await contribute('The keeper knows the garden gate code', keep)
+    const poolHits = async (query: string) =>
+      JSON.stringify(
+        (
+          await t.gql(
+            `query($p: ID!, $q: String!) { queryPool(poolId: $p, query: $q) { ... on PoolQueryResult { hits { memory { content } } } } }`,
+            { p: poolId, q: query },
+            keep,
+          )
+        ).data.queryPool,
+      )
+    // Before: the pool finds the source's contribution, and the report counts its pool rows.
+    expect(await poolHits('vault 9182')).toContain('9182')
+    expect(nonZero(await report(t, 'pool-source'))).toMatchObject({ PoolMember: 1, PoolContribution: 1 })
+
+    expect((await t.gql(DELETE, { id: 'pool-source' })).data.deleteAgent.__typename).toBe('Agent')
+
+    expect(nonZero(await report(t, 'pool-source'))).toEqual({})
+    expect(await poolHits('vault 9182')).not.toContain('9182')
+    const left = await t.gql(
+      `query($p: ID!) { pool(id: $p) { ... on MemoryPool { memoryCount members { agentId } } } }`,
+      { p: poolId },
+    )
+    expect(left.data.pool).toEqual({ memoryCount: 1, members: [{ agentId: 'pool-keeper' }] })
+
+    // The pool's own deletion: its storage agent ends like a deleted agent, in every store.
+    const storageAgent = `pool:${poolId}`
+    const before = await t.app.services.lifecycle.report(storageAgent)
+    expect(before.stores.find((s) => s.store === 'MemoryItem')?.count).toBe(1)
+    const deleted = await t.gql(`mutation($p: ID!) { deletePool(id: $p) { __typename } }`, { p: poolId })
+    expect(deleted.data.deletePool.__typename).toBe('DeletePoolPayload')
+    const after = await t.app.services.lifecycle.report(storageAgent)
+    expect(after.stores.filter((s) => s.count > 0)).toEqual([])
+    expect(nonZero(await report(t, 'pool-keeper'))).not.toHaveProperty('PoolMember')
+  })
 })
 
 // Issue 16: deleting a run, a domain or an agent removes its trajectories, knowledge, selectors and

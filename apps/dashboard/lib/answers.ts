@@ -35,3 +35,10 @@ export async function attempt<T>(call: () => Promise<Answer<T>>): Promise<Answer
     throw error
   }
 }
+
+/** What a form submitted, as text: React resets a form after its action, a refused one shows these again. */
+export function submitted(form: FormData): Record<string, string> {
+  const values: Record<string, string> = {}
+  for (const [key, value] of form.entries()) if (typeof value === 'string') values[key] = value
+  return values
+}

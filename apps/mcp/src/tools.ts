@@ -10,6 +10,7 @@ import {
   type Result,
 } from '@engram/contract'
 import type { z } from 'zod'
+import { POOL_TOOLS } from './pool-tools.ts'
 
 /**
  * One MCP tool: a catalog operation under a name a model reaches for, its input the catalog's
@@ -70,12 +71,12 @@ export const TOOLS: MemoryTool[] = [
     title: 'Get memory context',
     operation: 'memoryContext',
     description:
-      'Get a ready-made memory block to ground your next answer: pinned overrides, the user profile, working memory, summaries, the memories and knowledge relevant to query, and (with conversationId) recent turns, all within budgetTokens (default 8000). Pass the user’s current message as query.',
+      'Get a ready-made memory block to ground your next answer: pinned overrides, the user profile, working memory, summaries, the memories and knowledge relevant to query, and (with conversationId) recent turns, all within budgetTokens (default 8000). Pass the user’s current message as query. Add buildContext ({ contextWindow, instructions, toolCount, currentInput }) to also get `built`: a whole chat prompt for that model window (your instructions, your most relevant memories and past turns ranked by recency, similarity and importance, a "[Previous context summary]" of those that did not fit, then the input), with its token budget.',
     input: withoutAgent(catalog.memoryContext.input),
     run: async (client, input) => {
       const result = await client.memoryContext(input)
       if (!result.ok) return result
-      const { text, totalTokens, budgetTokens, sections } = result.data
+      const { text, totalTokens, budgetTokens, sections, built } = result.data
       return {
         ok: true,
         data: {
@@ -87,6 +88,26 @@ export const TOOLS: MemoryTool[] = [
             included: s.includedCount,
             omitted: s.omittedCount,
           })),
+          // Spec 002's prompt, only when asked for: the messages as a chat API takes them.
+          ...(built
+            ? {
+                built: {
+                  messages: built.messages.map((m) => ({
+                    role: m.role,
+                    content: m.content,
+                    kind: m.kind,
+                    ...(m.sourceId ? { sourceId: m.sourceId } : {}),
+                  })),
+                  tokenCount: built.tokenCount,
+                  budget: built.budget,
+                  memories: {
+                    included: built.memories.included.length,
+                    overflowed: built.memories.overflowed.length,
+                    summarized: built.memories.summarized.length,
+                  },
+                },
+              }
+            : {}),
         },
       }
     },
@@ -488,6 +509,8 @@ export const TOOLS: MemoryTool[] = [
     input: withoutAgent(catalog.forkRun.input),
     run: async (client, input) => shaped(await client.forkRun(input), compactRun),
   },
+  // Shared memory pools (issue 17): pool-tools.ts
+  ...POOL_TOOLS,
 ]
 
 type RunOut = OutputOf<'startRun'>

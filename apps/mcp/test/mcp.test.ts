@@ -15,6 +15,7 @@ import { listenHttp } from '../src/server.ts'
 const appDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 
 type Transport = 'stdio' | 'http'
+
 /** Remote: against a running API with an agent key. Embedded: on a database file, no server. */
 type Mode = 'remote' | 'embedded'
 
@@ -160,11 +161,12 @@ describe.each<[Transport, Mode]>([
     expect((await call('get_profile', { agentId: 'agent-b' })).isError).toBe(true)
   })
 
-  it('lists the twenty-four memory tools with their hints and the catalog’s limits in their schemas', async () => {
+  it('lists the twenty-eight memory tools with their hints and the catalog’s limits in their schemas', async () => {
     const { tools } = await mcp.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
       'add_messages',
       'complete_run',
+      'contribute_to_pool',
       'fail_run',
       'forget',
       'fork_run',
@@ -176,7 +178,9 @@ describe.each<[Transport, Mode]>([
       'graph_relationships',
       'graph_search',
       'list_memories',
+      'list_pools',
       'list_runs',
+      'query_pool',
       'recall',
       'record_knowledge',
       'record_selector',
@@ -186,9 +190,12 @@ describe.each<[Transport, Mode]>([
       'run_context',
       'start_run',
       'sync_memory',
+      'sync_pool',
       'update_memory',
     ])
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
+    expect(byName.query_pool?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
+    expect(byName.contribute_to_pool?.annotations?.readOnlyHint).toBe(false)
     expect(byName.forget?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false })
     expect(byName.recall?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
     expect(byName.remember?.annotations?.readOnlyHint).toBe(false)
@@ -223,6 +230,45 @@ describe.each<[Transport, Mode]>([
     expect(complete.properties.steps?.maxItems).toBe(CONTRACT_LIMITS.maxStepsPerTrajectory)
     expect(complete.required).toEqual(['runId'])
     expect(complete.properties).not.toHaveProperty('agentId')
+  })
+
+  it('pool tools: list, contribute, query and sync the pools this key’s agent belongs to, and no other', async () => {
+    const admin = await api.adminClient()
+    const pool = unwrap(
+      await admin.createPool({
+        name: `mcp-docs-${transport}-${mode}`,
+        members: [
+          { agentId: agentA, role: 'CONTRIBUTOR' },
+          { agentId: agentB, role: 'READER' },
+        ],
+      }),
+    )
+    const theirs = unwrap(
+      await admin.createPool({
+        name: `mcp-b-only-${transport}-${mode}`,
+        members: [{ agentId: agentB, role: 'CONTRIBUTOR' }],
+      }),
+    )
+    await admin.close()
+    const listed = await call('list_pools', {})
+    expect(listed.json).toEqual([expect.objectContaining({ id: pool.id, role: 'CONTRIBUTOR', memories: 0 })])
+    const shared = await call('contribute_to_pool', {
+      poolId: pool.id,
+      content: 'WebGPU requires WGSL shaders, not GLSL',
+      category: 'FACT',
+      source: 'MDN documentation',
+    })
+    expect(shared.json).toMatchObject({ outcome: 'STORED', duplicateOf: null })
+    const found = await call('query_pool', { poolId: pool.id, query: 'how do shaders work in WebGPU?' })
+    expect(found.json.hits[0]).toMatchObject({
+      content: 'WebGPU requires WGSL shaders, not GLSL',
+      contributedBy: agentA,
+    })
+    expect((await call('sync_pool', { poolId: pool.id })).json).toMatchObject({ stored: 1 })
+    expect((await call('sync_pool', { poolId: pool.id })).json).toMatchObject({ stored: 0, alreadyKnown: 1 })
+    // Another agent's pool does not exist for this key; no argument names another agent.
+    expect((await call('query_pool', { poolId: theirs.id, query: 'anything' })).text).toMatch(/^NOT_FOUND/)
+    expect((await call('sync_pool', { poolId: pool.id, agentId: agentB })).isError).toBe(true)
   })
 
   it('graph tools: search, neighbourhood, relationships and paths of this key’s agent only', async () => {
@@ -282,6 +328,33 @@ describe.each<[Transport, Mode]>([
     })
     expect(context.json.text).toContain('peanuts')
     expect(context.json.totalTokens).toBeLessThanOrEqual(context.json.budgetTokens)
+    expect(context.json).not.toHaveProperty('built')
+    // Spec 002's whole prompt (issue 17): instructions, memories and turns, the input last.
+    const built = await call('get_context', {
+      query: 'what food am I allergic to?',
+      buildContext: { instructions: 'You are a travel assistant.', toolCount: 3, contextWindow: 16_000 },
+    })
+    expect(built.json.built.budget).toMatchObject({ total: 16_000, system: 800, tools: 1_500, output: 1_600 })
+    expect(built.json.built.messages[0]).toEqual({
+      role: 'SYSTEM',
+      content: 'You are a travel assistant.',
+      kind: 'INSTRUCTIONS',
+    })
+    expect(built.json.built.messages.at(-1)).toEqual({
+      role: 'USER',
+      content: 'what food am I allergic to?',
+      kind: 'INPUT',
+    })
+    expect(built.json.built.messages).toContainEqual(
+      expect.objectContaining({
+        kind: 'MEMORY',
+        content: expect.stringContaining('peanuts'),
+        sourceId: `memory:${memoryId}`,
+      }),
+    )
+    const tooMany = await call('get_context', { query: 'q', buildContext: { toolCount: 1_001 } })
+    expect(tooMany.isError).toBe(true)
+    expect(tooMany.text).toContain('buildContext.toolCount')
 
     const updated = await call('update_memory', { id: memoryId, importance: 1, pinned: true })
     expect(updated.json).toMatchObject({ id: memoryId, importance: 1, pinned: true })

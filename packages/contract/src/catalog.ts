@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { maintenanceOperations } from './catalog-maintenance.ts'
+import { poolOperations } from './catalog-pools.ts'
 import { runOperations } from './catalog-runs.ts'
 import { operation } from './operation.ts'
 import * as s from './schemas.ts'
@@ -493,6 +494,7 @@ export const catalog = {
   // Trajectory memory (issue 16, spec 004): catalog-runs.ts
   ...runOperations,
   ...maintenanceOperations,
+  ...poolOperations,
 
   // Subscriptions ------------------------------------------------------------------------------
   watchOptimizerSnapshots: operation({

@@ -4,11 +4,15 @@ import {
   RUN_ID_PATTERN as CORE_RUN_ID_PATTERN,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
+  DEFAULT_POOL_LIMITS,
   DEFAULT_TRAJECTORY_LIMITS,
   MAX_AGENT_ID_LENGTH,
+  MAX_BUILD_TOOL_COUNT,
   MAX_CONTEXT_BUDGET_TOKENS,
+  MAX_CONTEXT_WINDOW_TOKENS,
   MAX_CONVERSATION_ID_LENGTH,
   MAX_SPEAKER_CHARS,
+  MIN_CONTEXT_WINDOW_TOKENS,
   RETENTION_DAYS_MAX,
   RETENTION_DAYS_MIN,
 } from '@engram/core'
@@ -23,6 +27,9 @@ describe('the catalog’s limits are the API’s', () => {
     for (const [name, value] of Object.entries(shared))
       expect(CONTRACT_LIMITS[name as keyof typeof CONTRACT_LIMITS], name).toBe(value)
     expect(CONTRACT_LIMITS.maxContextBudgetTokens).toBe(MAX_CONTEXT_BUDGET_TOKENS)
+    expect(CONTRACT_LIMITS.minContextWindowTokens).toBe(MIN_CONTEXT_WINDOW_TOKENS)
+    expect(CONTRACT_LIMITS.maxContextWindowTokens).toBe(MAX_CONTEXT_WINDOW_TOKENS)
+    expect(CONTRACT_LIMITS.maxBuildToolCount).toBe(MAX_BUILD_TOOL_COUNT)
     expect(CONTRACT_LIMITS.maxConversationIdChars).toBe(MAX_CONVERSATION_ID_LENGTH)
     expect(CONTRACT_LIMITS.maxSpeakerChars).toBe(MAX_SPEAKER_CHARS)
     expect(CONTRACT_LIMITS.maxAgentIdChars).toBe(MAX_AGENT_ID_LENGTH)
@@ -48,6 +55,13 @@ describe('the catalog’s limits are the API’s', () => {
   it('restates maintenance’s retention bounds as core defines them', () => {
     expect(CONTRACT_LIMITS.minRetentionDays).toBe(RETENTION_DAYS_MIN)
     expect(CONTRACT_LIMITS.maxRetentionDays).toBe(RETENTION_DAYS_MAX)
+  })
+
+  it('restates shared memory pools’ limits as core defines them', () => {
+    expect(CONTRACT_LIMITS.maxPoolNameChars).toBe(DEFAULT_POOL_LIMITS.maxPoolNameChars)
+    expect(CONTRACT_LIMITS.maxPoolDescriptionChars).toBe(DEFAULT_POOL_LIMITS.maxPoolDescriptionChars)
+    expect(CONTRACT_LIMITS.maxPoolMembersPerCall).toBe(DEFAULT_POOL_LIMITS.maxMembersPerCall)
+    expect(CONTRACT_LIMITS.maxPoolQueryLimit).toBe(DEFAULT_POOL_LIMITS.maxPoolQueryLimit)
   })
 })
 

@@ -33,6 +33,10 @@ export const CONTRACT_LIMITS = {
   maxFilterSearchChars: 2_000,
   /** memoryContext's budgetTokens (core MAX_CONTEXT_BUDGET_TOKENS). */
   maxContextBudgetTokens: 200_000,
+  /** memoryContext's buildContext window (core MIN_/MAX_CONTEXT_WINDOW_TOKENS) and tools (MAX_BUILD_TOOL_COUNT). */
+  minContextWindowTokens: 1_000,
+  maxContextWindowTokens: 2_000_000,
+  maxBuildToolCount: 1_000,
   /** Dialogue context of a search, turns each side. */
   maxContextTurns: 5,
   /** windowDays of a search: a hundred years. */
@@ -82,6 +86,11 @@ export const CONTRACT_LIMITS = {
   maxRetentionDays: 36_500,
   /** Maintenance runs of one page. */
   maxMaintenanceRunsPage: 100,
+  // Shared memory pools (core's DEFAULT_POOL_LIMITS).
+  maxPoolNameChars: 100,
+  maxPoolDescriptionChars: 2_000,
+  maxPoolMembersPerCall: 100,
+  maxPoolQueryLimit: 50,
 } as const
 
 export type ContractLimits = typeof CONTRACT_LIMITS

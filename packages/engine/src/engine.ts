@@ -1,10 +1,12 @@
 import {
   type Clock,
+  ContextBuilderRulesSchema,
   createHashingEmbedder,
   DEFAULT_LIMITS,
   DEFAULT_OPTIMIZER_CONFIG,
   type Embedder,
   type GraphLimits,
+  isPoolStorageAgent,
   type KeyFactMode,
   type LexicalPlanConfig,
   LexicalPlanConfigSchema,
@@ -12,6 +14,7 @@ import {
   type LlmProvider,
   MaintenanceRulesSchema,
   PersistentSessionManager,
+  PoolLimitsSchema,
   parseWith,
   summarizeMessages,
   type TokenCounter,
@@ -23,6 +26,7 @@ import type { z } from 'zod'
 import { AgentLifecycle } from './agents/agent-lifecycle.ts'
 import { AgentService } from './agents/agent-service.ts'
 import { AgentWrites } from './agents/agent-writes.ts'
+import { ContextBuilder } from './context/context-builder.ts'
 import { ContextService } from './context/context-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
 import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
@@ -51,6 +55,7 @@ import { MemoryService } from './memory/memory-service.ts'
 import { MemoryItemService } from './memory-items/memory-item-service.ts'
 import { OptimizerService } from './optimizer/optimizer-service.ts'
 import { ParameterStore } from './parameters/parameter-store.ts'
+import { PoolService } from './pools/pool-service.ts'
 import type { EpisodicStore } from './ports/episodic-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
@@ -130,6 +135,10 @@ export interface EngineDeps<S extends Storage = Storage> {
   telemetry?: Telemetry
   /** Maintenance's rules (spec 002's: retention 90 days, 3 AM daily, compaction on; any subset). */
   maintenance?: z.input<typeof MaintenanceRulesSchema>
+  /** Spec 002's context builder's rules (window, reserves, memory share, weights...); core's defaults for the rest. */
+  contextBuilder?: z.input<typeof ContextBuilderRulesSchema>
+  /** Shared memory pools' limits (issue 17; core's defaults when not given). */
+  poolLimits?: z.input<typeof PoolLimitsSchema>
 }
 
 /** Issue 14's sharing between replicas, chosen by start-up code (REDIS_URL). */
@@ -280,7 +289,10 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     activity,
   })
   registerProfileJobs(jobs, profiles)
-  memoryItems.onChange((scope, changes) => profiles.memoriesChanged(scope, changes))
+  // A pool's storage agent (issue 17) holds shared memories, not a user's: no profile, no graph.
+  memoryItems.onChange((scope, changes) =>
+    isPoolStorageAgent(scope) ? Promise.resolve() : profiles.memoriesChanged(scope, changes),
+  )
   // The knowledge graph (issue 15): every memory written queues its graph job; a deleted one's
   // evidence goes in the deletion's path (MemoryItemService awaits its listeners).
   graphFormation = new GraphFormation({
@@ -301,7 +313,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   registerGraphJobs(jobs, graphFormation)
   const forming = graphFormation
-  memoryItems.onChange((scope, changes) => forming.memoriesChanged(scope, changes))
+  memoryItems.onChange((scope, changes) =>
+    isPoolStorageAgent(scope) ? Promise.resolve() : forming.memoriesChanged(scope, changes),
+  )
   // The switch, summary and profile settings read and changed as one object (issue 13 §5).
   const formationSettings = new FormationSettingsService({
     store: storage.memoryItems,
@@ -324,6 +338,19 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
   const context = new ContextService(contextSources, clock, tokenCounter, memoryItems, search, writes)
   context.useGraph(storage.graph)
+  // memoryContext's buildContext option (issue 17): spec 002's prompt over the same search, and
+  // the overflow summarised as stored summaries are written.
+  const summaryWriter = summaries
+  context.useBuilder(
+    new ContextBuilder({
+      search,
+      summaries: { write: (agentId, turns, maxTokens) => summaryWriter.write(agentId, turns, maxTokens) },
+      tokenCounter,
+      rules: parseWith(ContextBuilderRulesSchema, deps.contextBuilder ?? {}, 'contextBuilder'),
+      maxCandidates: limits.maxSearchLimit,
+      maxContentChars: limits.maxContentChars,
+    }),
+  )
   context.useFormation({
     profileLines: (scope, userId) => profiles.contextLines(scope, userId),
     summaries: (scope, options) =>
@@ -369,6 +396,24 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     events,
     formationStats,
     ...(episodic ? { shared: episodic } : {}),
+    // The memories an agent contributed to pools leave them before its rows go (issue 17).
+    beforeDelete: (agentId) => pools.forgetAgent(agentId),
+  })
+  // Shared memory pools (issue 17): their memories are memory items of an internal storage agent.
+  const pools = new PoolService({
+    pools: storage.pools,
+    agents: storage.repositories.agents,
+    requireAgent: (agentId) => agents.requireAgent(agentId),
+    memoryItems,
+    search,
+    endStorageAgent: async (storageAgentId) => {
+      lifecycle.ended(storageAgentId)
+      await lifecycle.purge(storageAgentId)
+      await lifecycle.dropShared(storageAgentId)
+    },
+    guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
+    clock,
+    limits: parseWith(PoolLimitsSchema, deps.poolLimits ?? {}, 'poolLimits'),
   })
   const transfer = new TransferService({
     storage,
@@ -546,5 +591,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     runMemory,
     /** What an acting agent's next decision needs from trajectory memory (issue 16). */
     runContext,
+    /** Shared memory pools (issue 17). */
+    pools,
   }
 }

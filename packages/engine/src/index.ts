@@ -15,6 +15,7 @@ export type {
   ContextSearchHit,
   ContextSearchOptions,
 } from './context/collaborators.ts'
+export { type BuiltContext, ContextBuilder, type ContextBuilderDeps } from './context/context-builder.ts'
 export {
   CONTEXT_CACHE_TTL_MS,
   ContextService,

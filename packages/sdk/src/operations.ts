@@ -89,6 +89,7 @@ export const DATA_LISTS = [
   'recordSelector',
   'runHints',
   'runDomains',
+  'pools',
 ] as const satisfies readonly OperationName[]
 export type DataLists = (typeof DATA_LISTS)[number]
 

@@ -50,6 +50,40 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(context.totalTokens).toBeLessThanOrEqual(context.budgetTokens)
     })
 
+    it('memory context with buildContext: spec 002’s whole prompt (issue 17)', async () => {
+      unwrap(await agentA.rememberThis({ text: 'Remember that my editor is Helix' }))
+      const context = unwrap(
+        await agentA.memoryContext({
+          query: 'which editor do I use?',
+          buildContext: { instructions: 'You are a coding assistant.', toolCount: 2, contextWindow: 32_000 },
+        }),
+      )
+      const built = context.built
+      expect(built?.budget).toMatchObject({ total: 32_000, system: 1_600, tools: 1_000, output: 3_200 })
+      expect(built?.messages[0]).toMatchObject({ role: 'SYSTEM', kind: 'INSTRUCTIONS' })
+      expect(built?.messages.at(-1)).toMatchObject({
+        role: 'USER',
+        kind: 'INPUT',
+        content: 'which editor do I use?',
+      })
+      expect(built?.messages.some((m) => m.kind === 'MEMORY' && m.content.includes('Helix'))).toBe(true)
+      expect(unwrap(await agentA.memoryContext({ query: 'editor' })).built ?? null).toBeNull()
+      // B's prompt never holds A's memory.
+      const theirs = unwrap(await agentB.memoryContext({ query: 'which editor do I use?', buildContext: {} }))
+      expect(JSON.stringify(theirs.built)).not.toContain('Helix')
+      const refused = expectFailure(
+        await agentA.memoryContext({
+          query: 'q',
+          buildContext: { toolCount: CONTRACT_LIMITS.maxBuildToolCount + 1 },
+        }),
+        'VALIDATION',
+      )
+      expect(refused.issues?.[0]).toMatchObject({
+        field: 'buildContext.toolCount',
+        limit: CONTRACT_LIMITS.maxBuildToolCount,
+      })
+    })
+
     it('memory formation: a turn asking to be remembered forms a memory on sync; classify routes it', async () => {
       unwrap(
         await agentA.addMessage({
@@ -515,6 +549,40 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expectFailure(await agentB.resumeRun({ runId: 'contract-run-1' }), 'NOT_FOUND')
       expect(unwrap(await agentB.runs({})).totalCount).toBe(0)
       expectFailure(await agentA.runs({ agentId: 'someone-else' }), 'FORBIDDEN')
+    })
+
+    it('shared memory pools: an admin creates one, A contributes, B (a reader) finds it and syncs it', async () => {
+      const [agentBId] = unwrap(await agentB.agents()).map((a) => a.id)
+      const pool = unwrap(
+        await admin.createPool({
+          name: `contract-docs-${agentAId}`,
+          members: [
+            { agentId: agentAId, role: 'CONTRIBUTOR' },
+            { agentId: agentBId as string, role: 'READER' },
+          ],
+        }),
+      )
+      const shader = 'WebGPU requires WGSL shaders, not GLSL'
+      const stored = unwrap(
+        await agentA.contributeToPool({ poolId: pool.id, content: shader, category: 'FACT', source: 'MDN' }),
+      )
+      expect(stored).toMatchObject({ outcome: 'STORED', contributorAgentId: agentAId })
+      expectFailure(
+        await agentB.contributeToPool({ poolId: pool.id, content: 'x y', category: 'FACT' }),
+        'FORBIDDEN',
+      )
+      const found = unwrap(
+        await agentB.queryPool({ poolId: pool.id, query: 'how do shaders work in WebGPU?' }),
+      )
+      expect(found.hits[0]?.memory.content).toBe(shader)
+      const listed = unwrap(await agentB.pools({}))
+      expect(listed.map((p) => [p.id, p.role])).toEqual([[pool.id, 'READER']])
+      const synced = unwrap(await agentB.syncPoolToAgent({ poolId: pool.id }))
+      expect(synced).toMatchObject({ stored: 1, agentId: agentBId })
+      expect(unwrap(await agentB.syncPoolToAgent({ poolId: pool.id })).stored).toBe(0)
+      unwrap(await admin.removePoolMember({ poolId: pool.id, agentId: agentBId as string }))
+      expectFailure(await agentB.pool({ id: pool.id }), 'NOT_FOUND')
+      expect(unwrap(await admin.deletePool({ id: pool.id })).deleted).toBe(true)
     })
 
     it('export → import: one agent’s memory moves into another', async () => {

@@ -68,6 +68,21 @@ describe('embedded client', () => {
     await engram.close()
   })
 
+  it('builds spec 002’s prompt with the context builder rules it was opened with', async () => {
+    const opened = await Engram.open({
+      path: file,
+      optimizerIntervalMs: 0,
+      contextBuilder: { contextWindow: 64_000, tokensPerTool: 100 },
+    })
+    const built = await opened.memoryContext({ query: 'Where do I live?', buildContext: { toolCount: 3 } })
+    expect(built.ok && built.data.built?.budget).toMatchObject({ total: 64_000, tools: 300 })
+    await opened.close()
+    // Rules out of range stop the opening, naming the rule.
+    await expect(
+      Engram.open({ path: file, optimizerIntervalMs: 0, contextBuilder: { memoryShare: 2 } }),
+    ).rejects.toThrow(/contextBuilder\.memoryShare/)
+  })
+
   it('refuses an agent id that is not a slug before opening anything', async () => {
     await expect(Engram.open({ path: file, agentId: 'Not A Slug' })).rejects.toThrow(/slug/)
   })

@@ -62,6 +62,10 @@ export interface SqliteEngineOptions {
   trajectoryRules?: EngineDeps['trajectoryRules']
   /** Maintenance's rules (spec 002: retention 90 days, '0 3 * * *', compaction on); core's defaults for the rest. */
   maintenance?: EngineDeps['maintenance']
+  /** Spec 002's context builder's rules (ENGRAM_CONTEXT_WINDOW, ENGRAM_CONTEXT_BUILDER_RULES); core's defaults for the rest. */
+  contextBuilder?: EngineDeps['contextBuilder']
+  /** Shared memory pools' limits (issue 17; ENGRAM_POOL_MAX_MEMBERS); core's defaults for the rest. */
+  poolLimits?: EngineDeps['poolLimits']
   /** The SQLite file and the folder for backups (null: backups unavailable, e.g. in-memory tests). */
   databaseFile?: string | null
   backupDirectory?: string | null
@@ -142,6 +146,8 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     automaticGraph: options.automaticGraph,
     ...(options.trajectoryRules ? { trajectoryRules: options.trajectoryRules } : {}),
     ...(options.maintenance ? { maintenance: options.maintenance } : {}),
+    ...(options.contextBuilder ? { contextBuilder: options.contextBuilder } : {}),
+    ...(options.poolLimits ? { poolLimits: options.poolLimits } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),
   })
 }

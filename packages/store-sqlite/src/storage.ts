@@ -15,6 +15,7 @@ import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
 import { SqliteCompaction, sqliteMaintenance } from './maintenance/sqlite-maintenance.ts'
 import { sqliteMemoryItems } from './memory-items/sqlite-memory-items.ts'
 import { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
+import { sqlitePools } from './pools/sqlite-pools.ts'
 import { SqliteRecallSources } from './recall/sqlite-recall-sources.ts'
 import { prismaRepositories } from './repositories/prisma-repositories.ts'
 import { PrismaUnitOfWork } from './repositories/prisma-unit-of-work.ts'
@@ -88,6 +89,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     knowledge: sqliteKnowledge(db),
     graph: sqliteGraph(db),
     trajectories: sqliteTrajectories(db),
+    pools: sqlitePools(db),
     privacyPolicies: sqlitePrivacyPolicies(db),
     apiKeys: sqliteApiKeys(db),
     optimizer: new SqliteOptimizerRepository(db),

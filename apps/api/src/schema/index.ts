@@ -19,5 +19,6 @@ import './graph.ts'
 import './runs.ts'
 import './run-memory.ts'
 import './maintenance.ts'
+import './pools.ts'
 
 export const schema = builder.toSchema({ sortSchema: true })

@@ -293,7 +293,7 @@ const ForkRunInput = builder.inputType('ForkRunInput', {
  * Drops nulls, nested ones too: GraphQL's optional fields may arrive as null, which the catalog's
  * optional fields (absent, never null) would refuse. No field of this family gives null a meaning.
  */
-function withoutNulls(value: unknown): unknown {
+export function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNulls)
   if (value === null || typeof value !== 'object') return value
   return Object.fromEntries(

@@ -11,6 +11,7 @@ const PAGES = [
   ['/memories', 'Memories'],
   ['/graph', 'Graph'],
   ['/runs', 'Runs'],
+  ['/pools', 'Pools'],
   ['/profile', 'Profile'],
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],

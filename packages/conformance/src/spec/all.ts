@@ -16,6 +16,7 @@ import { describeJobs, describeJobsAcrossWorkers } from './jobs.ts'
 import { describeKnowledge } from './knowledge.ts'
 import { describeMemoryItems } from './memory-items.ts'
 import { describeOptimizer } from './optimizer.ts'
+import { describePools } from './pools.ts'
 import { describeRecallSources } from './recall-sources.ts'
 import { describeRepositories } from './repositories.ts'
 import { describeSummaryAndProfileStores } from './summaries-profiles.ts'
@@ -40,6 +41,7 @@ export function describePortSpecs(initializer: StorageInitializer): void {
   describeKnowledge(initializer)
   describeGraph(initializer)
   describeTrajectories(initializer)
+  describePools(initializer)
   describeAgentRecords(initializer)
   describeOptimizer(initializer)
   describeAgentData(initializer)

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { CONTRACT_LIMITS as L } from '../limits.ts'
+import { BuildContextInputSchema } from './context-builder.ts'
 import {
   ContextSectionSchema,
   ExtractorChoiceSchema,
@@ -262,6 +263,8 @@ export const MemoryContextInputSchema = z.object({
   userId: userId.optional(),
   budgetTokens: z.number().int().min(1).max(L.maxContextBudgetTokens).optional(),
   sections: z.array(ContextSectionSchema).max(ContextSectionSchema.options.length).optional(),
+  /** Spec 002's context builder (issue 17): the answer's `built` is a whole prompt for a model window. */
+  buildContext: BuildContextInputSchema.optional(),
 })
 
 /** The profile: what memoryContext's PROFILE section holds about the agent's user. */

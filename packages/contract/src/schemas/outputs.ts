@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { BuiltContextSchema } from './context-builder.ts'
 import {
   ContextSectionSchema,
   ExtractorChoiceSchema,
@@ -202,6 +203,8 @@ export const MemoryContextSchema = z.object({
   cached: z.boolean(),
   generatedAt: date,
   sections: z.array(ContextSectionReportSchema),
+  /** Spec 002's built prompt when buildContext was asked for (issue 17). */
+  built: BuiltContextSchema.nullable().optional(),
 })
 
 export const OptimizerParametersSchema = z.object({

@@ -29,6 +29,8 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
   events: EventBus
   /** Formation's processing statistics: a new owner of the id starts at zero. */
   formationStats?: Pick<FormationStats, 'forget'>
+  /** Work that must run while the agent's rows still exist (its pool contributions leave their pools). */
+  beforeDelete?: (agentId: string) => Promise<void>
   /** What replicas share beside the database (spec 002's L2 episodic sets in Redis), when configured. */
   shared?: {
     forgetAgent(agentId: string | null): Promise<void>
@@ -47,6 +49,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
 
   /** Deletes an agent with all of its data and keys, and everything derived from them. */
   async deleteAgent(id: string): Promise<A> {
+    await this.deps.beforeDelete?.(id)
     const agent = await this.deps.agents.deleteAgent(id)
     this.ended(agent.id)
     await this.purge(agent.id)

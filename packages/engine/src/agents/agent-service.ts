@@ -1,5 +1,5 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto'
-import { AGENT_ID_PATTERN, NotFoundError, ValidationError } from '@engram/core'
+import { AGENT_ID_PATTERN, isPoolStorageAgent, NotFoundError, ValidationError } from '@engram/core'
 import type { ApiKeyRecord, ApiKeyRepository } from '../ports/api-keys.ts'
 import type { AgentRecord, AgentRepository } from '../ports/repositories.ts'
 import { generateApiKey, hashApiKey, keyPrefix } from './api-keys.ts'
@@ -68,7 +68,8 @@ export class AgentService {
 
   /** Every agent for an operator; an agent sees only itself. */
   async listAgents(viewer: { agentId: string } | 'admin'): Promise<AgentRecord[]> {
-    if (viewer === 'admin') return this.agents.list()
+    // A pool's storage agent (issue 17) is internal: it holds the pool's memories, it is no agent.
+    if (viewer === 'admin') return (await this.agents.list()).filter((a) => !isPoolStorageAgent(a.id))
     const own = await this.agents.find(viewer.agentId)
     return own ? [own] : []
   }

@@ -23,6 +23,7 @@ import type {
 } from '../ports/context-sources.ts'
 import type { GraphRepository } from '../ports/graph.ts'
 import type { ContextFormation, ContextMemoryItems, ContextSearch } from './collaborators.ts'
+import type { BuiltContext, ContextBuilder } from './context-builder.ts'
 import { graphRelationshipItems } from './context-graph.ts'
 
 /** Spec 003: assembled context is cached 10 s per agent (and here per request). */
@@ -59,12 +60,18 @@ export interface MemoryContextRequest {
   userId?: string | null
   budgetTokens?: number | null
   sections?: ContextSectionName[] | null
+  /** Spec 002's context builder's options (issue 17): the answer then carries `built` as well. */
+  buildContext?: unknown
 }
 
 export interface MemoryContextResult extends AssembledContext {
   cached: boolean
   generatedAt: Date
+  /** Spec 002's built prompt, when the request asked for it. */
+  built?: BuiltContext | null
 }
+
+type KeptContext = AssembledContext & { built?: BuiltContext | null }
 
 /**
  * Builds the block an agent injects into its prompt (spec 003 context assembly, spec 001 format):
@@ -76,7 +83,9 @@ export class ContextService {
   private formation: ContextFormation | null = null
   /** The knowledge graph (issue 15), once wired: Key relationships come from it when it has any. */
   private graph: GraphRepository | null = null
-  private readonly cache = new Map<string, { at: number; value: AssembledContext; generatedAt: Date }>()
+  /** Spec 002's context builder (issue 17), once wired: what the buildContext option answers. */
+  private builder: ContextBuilder | null = null
+  private readonly cache = new Map<string, { at: number; value: KeptContext; generatedAt: Date }>()
   private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
 
   constructor(
@@ -98,6 +107,11 @@ export class ContextService {
     this.graph = graph
   }
 
+  /** Lets the buildContext option build spec 002's prompt beside the sections. */
+  useBuilder(builder: ContextBuilder): void {
+    this.builder = builder
+  }
+
   async build(scope: string, request: MemoryContextRequest): Promise<MemoryContextResult> {
     const budgetTokens = request.budgetTokens ?? DEFAULT_CONTEXT_BUDGET_TOKENS
     if (!Number.isInteger(budgetTokens) || budgetTokens < 1 || budgetTokens > MAX_CONTEXT_BUDGET_TOKENS) {
@@ -109,6 +123,9 @@ export class ContextService {
         },
       ])
     }
+    // A bad buildContext option is refused before any section is read.
+    if (request.buildContext != null)
+      this.builderOrFail().check({ options: request.buildContext, query: request.query })
     const wanted = new Set<ContextSectionName>(request.sections?.length ? request.sections : CONTEXT_SECTIONS)
     const key = JSON.stringify([
       scope,
@@ -118,6 +135,8 @@ export class ContextService {
       request.userId ?? '',
       budgetTokens,
       [...wanted].sort(),
+      // A built prompt (its summary may be a model call) is kept as long as the sections are.
+      request.buildContext ?? null,
     ])
     const now = this.clock.now()
     const hit = this.cache.get(key)
@@ -269,14 +288,23 @@ export class ContextService {
       if (relevant) relevant.items = relevantHits.filter((item) => !shown.has(item.id))
       assembled = assembleContext({ budgetTokens, sections, budgets: contextBudgets }, count)
     }
-    const included = assembled.sections
-      .flatMap((s) => s.included)
-      .filter((id) => id.startsWith('memory:'))
-      .map((id) => Number(id.slice('memory:'.length)))
+    const built =
+      request.buildContext == null
+        ? null
+        : await this.builderOrFail().build(scope, {
+            options: request.buildContext,
+            query: request.query,
+            userId: request.userId,
+          })
+    const shown = [...assembled.sections.flatMap((s) => s.included), ...(built?.memories.included ?? [])]
+    const included = [...new Set(shown.filter((id) => id.startsWith('memory:')))].map((id) =>
+      Number(id.slice('memory:'.length)),
+    )
     await this.memories.recordAccess(scope, included)
+    const value: KeptContext = built ? { ...assembled, built } : assembled
     // Recording access is not a change of content: the cache entry stays valid.
-    this.remember(key, { at: now.getTime(), value: assembled, generatedAt: now })
-    return { ...assembled, cached: false, generatedAt: now }
+    this.remember(key, { at: now.getTime(), value, generatedAt: now })
+    return { ...value, cached: false, generatedAt: now }
   }
 
   /**
@@ -296,7 +324,12 @@ export class ContextService {
     return count
   }
 
-  private remember(key: string, entry: { at: number; value: AssembledContext; generatedAt: Date }): void {
+  private builderOrFail(): ContextBuilder {
+    if (!this.builder) throw new Error('memoryContext: no context builder is wired (createEngine wires one)')
+    return this.builder
+  }
+
+  private remember(key: string, entry: { at: number; value: KeptContext; generatedAt: Date }): void {
     if (this.cache.size >= CONTEXT_CACHE_MAX_ENTRIES) {
       const oldest = this.cache.keys().next().value
       if (oldest !== undefined) this.cache.delete(oldest)

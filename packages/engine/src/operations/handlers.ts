@@ -14,6 +14,7 @@ import { offsetConnection } from '../paging/offset-connection.ts'
 import { agentMemoryHandlers } from './agent-memory-handlers.ts'
 import { type GuardedMessage, guardMessages } from './guard-messages.ts'
 import { maintenanceHandlers } from './maintenance-handlers.ts'
+import { poolHandlers } from './pool-handlers.ts'
 import { type Principal, scopeOf } from './principal.ts'
 import { rememberThisMemory, searchOptionsOf } from './requests.ts'
 import { runContextHandlers } from './run-context-handlers.ts'
@@ -335,6 +336,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
         userId: input.userId,
         budgetTokens: input.budgetTokens,
         sections: input.sections?.map((s) => lower<ContextSectionName>(s)),
+        buildContext: input.buildContext,
       })
       return wire.memoryContextOut(built)
     },
@@ -628,6 +630,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     // Trajectory memory (issue 16): in their own files.
     ...runHandlers(engine),
+    ...poolHandlers(engine),
     ...runContextHandlers(engine),
     ...maintenanceHandlers(engine),
     ...agentMemoryHandlers(engine),

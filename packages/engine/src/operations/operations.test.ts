@@ -52,6 +52,8 @@ async function seeded() {
       factId: string
       selectorId: string
       hintId: string
+      poolId: string
+      poolMemoryId: string
     }
   > = {}
   for (const principal of [agentA, agentB] as const) {
@@ -114,12 +116,24 @@ async function seeded() {
       selectors: [{ element: 'button "Search"', selector: '#search' }],
     })
     const hint = await ops.addRunHint(principal, { text: `${agentId}: close cookie banners first` })
+    // A shared pool each agent contributes to (issue 17).
+    const pool = await ops.createPool(operator, {
+      name: `${agentId} docs`,
+      members: [{ agentId, role: 'CONTRIBUTOR' }],
+    })
+    const contributed = await ops.contributeToPool(principal, {
+      poolId: pool.id,
+      content: `${agentId}: WebGPU requires WGSL shaders, not GLSL`,
+      category: 'FACT',
+    })
     records[agentId] = {
       runId: run.id,
       trajectoryId: trajectory.id,
       factId: (shopFact as { id: string }).id,
       selectorId: (selector as { id: string }).id,
       hintId: hint.id,
+      poolId: pool.id,
+      poolMemoryId: contributed.memory.id,
       memoryId: memory.memory.id,
       knowledgeId: fact.id,
       entityId: lena.id,
@@ -171,7 +185,7 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     memories: { first: 5 },
     memory: { id: mine.memoryId },
     search: { query: 'Where does Lena live?', scopes: ['MESSAGES', 'MEMORIES', 'KNOWLEDGE'] },
-    memoryContext: { query: 'what work?' },
+    memoryContext: { query: 'what work?', buildContext: { instructions: 'Be brief.', toolCount: 1 } },
     profile: {},
     storeKnowledge: { category: 'DOMAIN', key: 'k', value: 'v' },
     updateKnowledge: { id: mine.knowledgeId, value: '#email and #password' },
@@ -271,6 +285,23 @@ function samples(mine: Seeded['a'], document: Record<string, unknown>): { [N in 
     runMaintenance: { dryRun: true, agentId: 'agent-a' },
     maintenanceSettings: { agentId: 'agent-a' },
     updateMaintenanceSettings: { agentId: 'agent-a', retentionDays: 30 },
+    createPool: { name: 'technical docs', members: [{ agentId: 'agent-a', role: 'READER' }] },
+    updatePool: { id: mine.poolId, description: 'What the team learnt about WebGPU' },
+    deletePool: { id: mine.poolId },
+    addPoolMember: { poolId: mine.poolId, agentId: 'agent-b', role: 'READER' },
+    removePoolMember: { poolId: mine.poolId, agentId: 'agent-a', removeContributions: true },
+    pools: {},
+    pool: { id: mine.poolId },
+    poolMemories: { poolId: mine.poolId, first: 10 },
+    queryPool: { poolId: mine.poolId, query: 'how do shaders work in WebGPU?' },
+    contributeToPool: {
+      poolId: mine.poolId,
+      content: 'WebGPU compute passes dispatch workgroups',
+      category: 'FACT',
+      source: 'MDN documentation',
+    },
+    removePoolMemory: { poolId: mine.poolId, memoryId: mine.poolMemoryId },
+    syncPoolToAgent: { poolId: mine.poolId },
   }
 }
 

@@ -15,6 +15,7 @@ import {
   type SummaryStrategy,
   type TurnClassification,
 } from '@engram/core'
+import type { BuiltContext } from '../context/context-builder.ts'
 import type { MemoryContextResult } from '../context/context-service.ts'
 import type { SyncResult } from '../engine.ts'
 import type { FormationActivity, FormationActivityEvent } from '../formation/formation-activity.ts'
@@ -200,6 +201,27 @@ export function memoryContextOut(c: MemoryContextResult): Out<'memoryContext'> {
       included: [...s.included],
       omitted: [...s.omitted],
     })),
+    built: c.built ? builtContextOut(c.built) : null,
+  }
+}
+
+/** Spec 002's built prompt (issue 17) in the catalog's shape: roles and kinds upper-cased. */
+function builtContextOut(b: BuiltContext): NonNullable<Out<'memoryContext'>['built']> {
+  return {
+    messages: b.messages.map((m) => ({
+      role: upper(m.role),
+      content: m.content,
+      kind: upper(m.kind),
+      sourceId: m.sourceId,
+      tokenCount: m.tokenCount,
+    })),
+    budget: { ...b.budget },
+    tokenCount: b.tokenCount,
+    memories: {
+      included: [...b.memories.included],
+      overflowed: [...b.memories.overflowed],
+      summarized: [...b.memories.summarized],
+    },
   }
 }
 

@@ -120,6 +120,13 @@ export type {
   VerificationCandidate,
 } from './memory-items.ts'
 export type { EntryCompression, OptimizerRepository, OptimizerRunChanges } from './optimizer.ts'
+export type {
+  PoolChanges,
+  PoolContributionRecord,
+  PoolMemberRecord,
+  PoolRecord,
+  PoolRepository,
+} from './pools.ts'
 export type { PrivacyPolicyRepository, StoredPrivacyPolicy } from './privacy-policies.ts'
 export type {
   NewProfileVersion,

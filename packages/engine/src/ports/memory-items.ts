@@ -103,7 +103,7 @@ export interface StoredMemorySettings {
 
 /**
  * Memory items of one agent at a time (a null agent in a list means every agent: an admin's
- * view). Ids that are not the adapter's row ids find nothing rather than throwing.
+ * view, which leaves pools' storage agents out). Ids that are not the adapter's row ids find nothing rather than throwing.
  */
 export interface MemoryItemRepository {
   /** Runs `fn` with this repository bound to one transaction: verification reads and the writes they decide. */

@@ -12,6 +12,7 @@ import type { KnowledgeRepository } from './knowledge.ts'
 import type { MaintenanceRepository, StoreCompaction } from './maintenance.ts'
 import type { MemoryItemRepository } from './memory-items.ts'
 import type { OptimizerRepository } from './optimizer.ts'
+import type { PoolRepository } from './pools.ts'
 import type { PrivacyPolicyRepository } from './privacy-policies.ts'
 import type { ProfileRepository } from './profiles.ts'
 import type { RecallSources } from './recall-sources.ts'
@@ -54,6 +55,8 @@ export interface Storage {
   graph: GraphRepository
   /** Trajectory memory (spec 004, issue 16): the run registry, trajectories, run sessions, app facts, selectors, hints. */
   trajectories: TrajectoryMemoryRepository
+  /** Shared memory pools (issue 17): pools, members, who contributed which memory. */
+  pools: PoolRepository
   /** Each agent's sensitive-data policy (spec 001). */
   privacyPolicies: PrivacyPolicyRepository
   /** API keys (agents themselves are in `repositories.agents`). */

@@ -9,6 +9,7 @@ import {
   type SummarySettings,
   SummarySettingsSchema,
   type SummaryStrategy,
+  type SummaryTurn,
   summaryDue,
   summaryExpiresAt,
   type TokenCounter,
@@ -30,7 +31,7 @@ import type {
   StoredSummaryTrigger,
   SummaryRepository,
 } from '../ports/summaries.ts'
-import { writeSummary } from './summary-writer.ts'
+import { type WrittenSummary, writeSummary } from './summary-writer.ts'
 
 /** Summarises a conversation when its summary is due (debounce, switch, threshold). */
 export const SUMMARY_JOB = 'summarize'
@@ -312,6 +313,23 @@ export class SummaryService {
       strategy ?? settings.strategy,
       'request',
     )
+  }
+
+  /**
+   * A summary of any turns (memories that overflowed a built context), written exactly as a stored
+   * summary is (the agent's strategy and model, or the offline summary on the worker pool) but
+   * stored nowhere: it belongs to the one prompt it was written for.
+   */
+  async write(agentId: string, turns: readonly SummaryTurn[], maxTokens: number): Promise<WrittenSummary> {
+    const strategy = (await this.settings(agentId)).strategy
+    return writeSummary(turns, {
+      strategy,
+      maxTokens,
+      countTokens: (text) => this.deps.tokenCounter.count(text),
+      llm: this.deps.models ? await this.deps.models.languageModel(agentId) : this.deps.llm,
+      offline: (parts) =>
+        this.offline.summarize(parts, { strategy, maxTokens, tokenizer: this.deps.tokenCounter.name }),
+    })
   }
 
   /** Every conversation of the agent whose summary is due now or pending at all (syncMemory): summarised now. */

@@ -1,4 +1,4 @@
-import { contentWords, NotFoundError } from '@engram/core'
+import { contentWords, isPoolStorageAgent, NotFoundError } from '@engram/core'
 import type {
   MemoryItemOrder,
   MemoryItemQuery,
@@ -51,7 +51,7 @@ export class InMemoryMemoryItems {
     const validAt = (item: MemoryItemView, at: Date) =>
       item.validFrom <= at && (item.validUntil == null || item.validUntil > at)
     const matches = (agentId: string | null, q: MemoryItemQuery) => (item: MemoryItemView) =>
-      (agentId == null || item.agentId === agentId) &&
+      (agentId == null ? !isPoolStorageAgent(item.agentId) : item.agentId === agentId) &&
       (!q.userId || item.userId === q.userId) &&
       (!q.categories?.length || q.categories.includes(item.category)) &&
       (q.minImportance == null || item.importance >= q.minImportance) &&

@@ -21,12 +21,14 @@ import { InMemoryGraph } from './in-memory-graph.ts'
 import { InMemoryKnowledge } from './in-memory-knowledge.ts'
 import { IN_MEMORY_COMPACTION, InMemoryMaintenance } from './in-memory-maintenance.ts'
 import { InMemoryMemoryItems } from './in-memory-memory-items.ts'
+import { InMemoryPools } from './in-memory-pools.ts'
 import { InMemoryTrajectories } from './in-memory-trajectories.ts'
 
 export { InMemoryAgentRecords } from './in-memory-agent-records.ts'
 export { InMemoryGraph } from './in-memory-graph.ts'
 export { InMemoryKnowledge } from './in-memory-knowledge.ts'
 export { InMemoryMemoryItems } from './in-memory-memory-items.ts'
+export { InMemoryPools } from './in-memory-pools.ts'
 export { InMemoryTrajectories } from './in-memory-trajectories.ts'
 
 import { InMemoryAgentData } from './in-memory-agent-data.ts'
@@ -63,6 +65,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const knowledge = new InMemoryKnowledge(agents, () => clock.now())
   const graph = new InMemoryGraph()
   const trajectories = new InMemoryTrajectories()
+  const pools = new InMemoryPools()
   const formation = new InMemoryFormation(sessions, jobs)
   const summaries = new InMemorySummaries(jobs)
   const profiles = new InMemoryProfiles()
@@ -85,6 +88,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
         knowledge,
         graph,
         trajectories,
+        pools,
         formation,
         summaries,
         profiles,
@@ -113,6 +117,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     knowledge: knowledge.repository,
     graph: graph.repository,
     trajectories: trajectories.repository,
+    pools: pools.repository,
     privacyPolicies: agentRecords.privacyPolicies,
     apiKeys: agentRecords.apiKeys,
     optimizer,
@@ -133,6 +138,8 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
         store: `trajectory memory ${kind}`,
         count: async (agentId: string) => trajectories.owned(agentId)[kind],
       })),
+      { store: 'pool memberships', count: async (agentId) => pools.owned(agentId).memberships },
+      { store: 'pool contributions', count: async (agentId) => pools.owned(agentId).contributions },
     ]),
     close: async () => {},
   }

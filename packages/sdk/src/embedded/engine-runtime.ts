@@ -42,16 +42,26 @@ export async function openRuntime(options: OpenOptions): Promise<EmbeddedRuntime
   const clock: Clock = options.clock ?? { now: () => new Date() }
   // The server's offline default: hashing with WordNet synonyms, so paraphrases match.
   const embedder: Embedder = options.embedder ?? createHashingEmbedder({ lexicon: loadWordNetLexicon() })
-  const engine = createSqliteEngine({
-    db,
-    clock,
-    tokenCounter: createTokenCounter(options.tokenizer ?? 'o200k_base'),
-    log: options.log ?? QUIET,
-    embedder,
-    optimizerIntervalMs: options.optimizerIntervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
-    databaseFile,
-    backupDirectory: options.backupDirectory ?? path.join(path.dirname(databaseFile), 'backups'),
-  })
+  const open = () =>
+    createSqliteEngine({
+      db,
+      clock,
+      tokenCounter: createTokenCounter(options.tokenizer ?? 'o200k_base'),
+      log: options.log ?? QUIET,
+      embedder,
+      optimizerIntervalMs: options.optimizerIntervalMs ?? DEFAULT_OPTIMIZER_CONFIG.intervalMs,
+      databaseFile,
+      backupDirectory: options.backupDirectory ?? path.join(path.dirname(databaseFile), 'backups'),
+      ...(options.contextBuilder ? { contextBuilder: options.contextBuilder } : {}),
+    })
+  let engine: ReturnType<typeof open>
+  try {
+    engine = open()
+  } catch (error) {
+    // Bad options (the context builder's rules) are refused here: the file is not left open.
+    await db.$disconnect()
+    throw error
+  }
   const operations = createOperations(engine)
   const checkpointer = startCheckpointer(databaseFile)
   await engine.lifecycle.removeOrphanFiles()

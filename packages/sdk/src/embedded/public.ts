@@ -7,7 +7,12 @@ import type { EmbeddedEngram } from './client.ts'
 import type { OpenOptions } from './runtime.ts'
 
 export type { EmbeddedEngram } from './client.ts'
-export type { Clock, Embedder, OpenOptions as EmbeddedRuntimeOptions } from './runtime.ts'
+export type {
+  Clock,
+  ContextBuilderOptions,
+  Embedder,
+  OpenOptions as EmbeddedRuntimeOptions,
+} from './runtime.ts'
 
 export interface OpenEmbeddedOptions extends OpenOptions {
   /**

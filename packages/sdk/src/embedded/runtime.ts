@@ -34,6 +34,25 @@ export interface OpenOptions {
   backupDirectory?: string
   /** Where the engine's log lines go (default: nowhere). */
   log?: { info(...args: unknown[]): void; warn(...args: unknown[]): void; error(...args: unknown[]): void }
+  /**
+   * Spec 002's context builder's rules (memoryContext's buildContext; docs/context-builders.md), as
+   * the server's ENGRAM_CONTEXT_WINDOW and ENGRAM_CONTEXT_BUILDER_RULES; checked when opening.
+   */
+  contextBuilder?: ContextBuilderOptions
+}
+
+/** @engram/core's ContextBuilderRules, any subset, restated so the published types need no engine. */
+export interface ContextBuilderOptions {
+  contextWindow?: number
+  systemReserveShare?: number
+  systemReserveMaxTokens?: number
+  tokensPerTool?: number
+  outputReserveShare?: number
+  outputReserveMaxTokens?: number
+  memoryShare?: number
+  candidateLimit?: number
+  summaryMaxTokens?: number
+  weights?: { recency?: number; similarity?: number; importance?: number }
 }
 
 /** Who an operation acts as: one agent, or the operator (the process that owns the file). */

@@ -1,4 +1,4 @@
-import { type MemoryCategory, NotFoundError } from '@engram/core'
+import { type MemoryCategory, NotFoundError, POOL_STORAGE_PREFIX } from '@engram/core'
 import {
   type MemoryItemOrder,
   type MemoryItemQuery,
@@ -89,7 +89,8 @@ export function memoryItemWhere(
   dialect: SqlDialect = sqliteDialect,
 ): Prisma.MemoryItemWhereInput {
   return {
-    ...(agentId ? { agentId } : {}),
+    // Every agent's: pools' storage agents (issue 17) hold shared memories, no agent's own.
+    ...(agentId ? { agentId } : { NOT: { agentId: { startsWith: POOL_STORAGE_PREFIX } } }),
     ...(query.userId ? { userId: query.userId } : {}),
     ...(query.categories?.length ? { category: { in: [...query.categories] } } : {}),
     ...(query.minImportance != null ? { importance: { gte: query.minImportance } } : {}),

@@ -1,6 +1,7 @@
 'use server'
 
 import { revalidatePath } from 'next/cache'
+import { submitted } from '../../../lib/answers'
 import { ERROR_FIELDS, type ErrorPayload, gql } from '../../../lib/api'
 import {
   EMBEDDING_PROGRESS_FIELDS,
@@ -36,12 +37,6 @@ export interface MemoryFormState {
   write?: WriteOutcome
   /** What was submitted, when it was refused: React resets a form after its action, the fields show these. */
   values?: Record<string, string>
-}
-
-function submitted(form: FormData): Record<string, string> {
-  const values: Record<string, string> = {}
-  for (const [key, value] of form.entries()) if (typeof value === 'string') values[key] = value
-  return values
 }
 
 const WRITE_FIELDS = `... on MemoryWrite { outcome layer similarity memory { id content } duplicateOf { id content } superseded { id content } evicted { id content } }`
