@@ -30,7 +30,7 @@ const onPostgres = backend === 'postgres'
 const POSTGRES_SPECS =
   process.env.E2E_POSTGRES_SPECS === 'all'
     ? undefined
-    : ['smoke', 'dashboard', 'memories', 'graph', 'runs', 'pools', 'working-context'].map(
+    : ['smoke', 'dashboard', 'memories', 'graph', 'runs', 'pools', 'working-context', 'maintenance'].map(
         (spec) => `${spec}.spec.ts`,
       )
 

@@ -38,6 +38,30 @@ describe('loadEnv', () => {
     expect(() => loadEnv({ ENGRAM_TRACE_TTL_DAYS: '0' })).toThrow(/ENGRAM_TRACE_TTL_DAYS/)
   })
 
+  it('reads maintenance’s rules, refusing a bad cron expression or retention by name', () => {
+    expect(loadEnv({})).toMatchObject({
+      ENGRAM_MAINTENANCE: 'auto',
+      ENGRAM_RETENTION_DAYS: 90,
+      ENGRAM_CLEANUP_INTERVAL: '0 3 * * *',
+      ENGRAM_COMPACTION: true,
+    })
+    const env = loadEnv({
+      ENGRAM_MAINTENANCE: 'off',
+      ENGRAM_RETENTION_DAYS: '30',
+      ENGRAM_CLEANUP_INTERVAL: '*/15 * * * *',
+      ENGRAM_COMPACTION: 'false',
+    })
+    expect(env).toMatchObject({
+      ENGRAM_MAINTENANCE: 'off',
+      ENGRAM_RETENTION_DAYS: 30,
+      ENGRAM_CLEANUP_INTERVAL: '*/15 * * * *',
+      ENGRAM_COMPACTION: false,
+    })
+    expect(() => loadEnv({ ENGRAM_CLEANUP_INTERVAL: 'every night' })).toThrow(/ENGRAM_CLEANUP_INTERVAL/)
+    expect(() => loadEnv({ ENGRAM_RETENTION_DAYS: '0' })).toThrow(/ENGRAM_RETENTION_DAYS/)
+    expect(() => loadEnv({ ENGRAM_MAINTENANCE: 'sometimes' })).toThrow(/ENGRAM_MAINTENANCE/)
+  })
+
   it('reads the context builder’s window and a checked JSON object of its other rules (issue 17)', () => {
     const env = loadEnv({
       ENGRAM_CONTEXT_WINDOW: '200000',

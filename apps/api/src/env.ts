@@ -5,11 +5,14 @@ import {
   DEFAULT_LEXICAL_PLAN,
   DEFAULT_METRICS_RULES,
   DEFAULT_OPTIMIZER_CONFIG,
+  isCronExpression,
   KEY_FACT_MODES,
   MAX_CONTEXT_WINDOW_TOKENS,
   MAX_METRICS_SAMPLES,
   MetricsRulesSchema,
   MIN_CONTEXT_WINDOW_TOKENS,
+  RETENTION_DAYS_MAX,
+  RETENTION_DAYS_MIN,
   TOKENIZER_NAMES,
   TrajectoryRulesSchema,
   type WorkingContextRules,
@@ -151,6 +154,22 @@ export const EnvSchema = z
     ENGRAM_TRACE_SCORING: z.stringbool().optional(),
     /** Days a recorded trajectory stays a candidate reference (spec 004's traceTtlDays: 30). */
     ENGRAM_TRACE_TTL_DAYS: z.coerce.number().int().min(1).max(3_650).optional(),
+    /** Maintenance (issue 17 §4): `auto` runs on ENGRAM_CLEANUP_INTERVAL; `off` only on demand (runMaintenance). */
+    ENGRAM_MAINTENANCE: z.enum(['auto', 'off']).default('auto'),
+    /** Days episodic memory is kept after Engram stored it, unless promoted or pinned (spec 002: 90; per agent too). */
+    ENGRAM_RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(RETENTION_DAYS_MIN)
+      .max(RETENTION_DAYS_MAX)
+      .default(90),
+    /** When scheduled maintenance runs: a cron expression on UTC (spec 002: "0 3 * * *", 3 AM daily). */
+    ENGRAM_CLEANUP_INTERVAL: z
+      .string()
+      .default('0 3 * * *')
+      .refine(isCronExpression, { message: 'must be a cron expression such as "0 3 * * *"' }),
+    /** Whether maintenance compacts the store (SQLite vacuum, FTS merge, WAL truncation; Postgres VACUUM). */
+    ENGRAM_COMPACTION: z.stringbool().default(true),
     /**
      * Any other of trajectory memory's rules as a JSON object (core's TrajectoryRulesSchema:
      * similarityThreshold, sessionHistoryLimit, factInitialConfidence, priorities, ...), checked at

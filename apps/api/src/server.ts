@@ -213,6 +213,9 @@ async function main(env: Env) {
     console.info(`[lifecycle] removed ${orphans} vector file(s) of agents that no longer exist`)
   const running = await listen(app, env.API_PORT, env.API_HOST, env.ENGRAM_MAX_REQUEST_BYTES)
   app.services.optimizer.start()
+  // Scheduled maintenance (ENGRAM_MAINTENANCE=auto): a timer asks the clock each minute whether a
+  // cron slot is due; one replica runs it (the lease and the slot's row).
+  app.services.maintenance.start()
   // Background work goes through the durable job queue: the worker picks up what a previous run
   // left (pending jobs, jobs of a worker that died), then every job as it is queued. After a
   // change of embedding provider everything is embedded again (search uses keywords meanwhile);

@@ -84,6 +84,10 @@ export interface AppOptions {
         | 'ENGRAM_TRACE_SCORING'
         | 'ENGRAM_TRACE_TTL_DAYS'
         | 'ENGRAM_TRAJECTORY_RULES'
+        | 'ENGRAM_MAINTENANCE'
+        | 'ENGRAM_RETENTION_DAYS'
+        | 'ENGRAM_CLEANUP_INTERVAL'
+        | 'ENGRAM_COMPACTION'
         | 'ENGRAM_CONTEXT_WINDOW'
         | 'ENGRAM_CONTEXT_BUILDER_RULES'
         | 'ENGRAM_POOL_MAX_MEMBERS'
@@ -200,6 +204,13 @@ export function createApp(options: AppOptions) {
       ...env.ENGRAM_TRAJECTORY_RULES,
       ...(env.ENGRAM_TRACE_SCORING === undefined ? {} : { traceScoring: env.ENGRAM_TRACE_SCORING }),
       ...(env.ENGRAM_TRACE_TTL_DAYS === undefined ? {} : { traceTtlDays: env.ENGRAM_TRACE_TTL_DAYS }),
+    },
+    // Spec 002's maintenance block; what is not set keeps core's defaults (the env schema's too).
+    maintenance: {
+      ...(env.ENGRAM_MAINTENANCE === undefined ? {} : { enabled: env.ENGRAM_MAINTENANCE !== 'off' }),
+      ...(env.ENGRAM_RETENTION_DAYS === undefined ? {} : { retentionDays: env.ENGRAM_RETENTION_DAYS }),
+      ...(env.ENGRAM_CLEANUP_INTERVAL === undefined ? {} : { cleanupInterval: env.ENGRAM_CLEANUP_INTERVAL }),
+      ...(env.ENGRAM_COMPACTION === undefined ? {} : { compactionEnabled: env.ENGRAM_COMPACTION }),
     },
     contextBuilder: {
       ...env.ENGRAM_CONTEXT_BUILDER_RULES,
@@ -372,6 +383,8 @@ export function createApp(options: AppOptions) {
       // Stopping releases this replica's optimizer leases, so the others take its agents at once.
       await sampler.stop()
       await services.optimizer.stop()
+      // A scheduled maintenance run in progress finishes (and releases its lease) first.
+      await services.maintenance.stop()
       lease?.close()
       // Jobs in flight finish first; queued ones stay in the table for the next start.
       await services.jobs.stop()

@@ -5,6 +5,13 @@
  * isolation.test.ts counts them as covered.
  */
 export const ISOLATION_PARTS: Record<string, readonly string[]> = {
+  maintenance: [
+    'maintenanceStatus',
+    'maintenanceRuns',
+    'maintenanceSettings',
+    'runMaintenance',
+    'updateMaintenanceSettings',
+  ],
   pools: [
     'pools',
     'pool',

@@ -373,6 +373,20 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     await expectNothingServed(again)
   })
 
+  it('maintenance runs keep their counts and nothing of a deleted agent (issue 17 §4)', async () => {
+    await seed('rt-maint')
+    const RUN = `mutation($a: ID) { runMaintenance(dryRun: true, agentId: $a) { __typename ... on MaintenanceRun { id agentId removed { conversations } } } }`
+    const run = (await t.gql(RUN, { a: 'rt-maint' })).data.runMaintenance
+    expect(run).toMatchObject({ __typename: 'MaintenanceRun', agentId: 'rt-maint' })
+    expect(nonZero(await report(t, 'rt-maint'))).toMatchObject({ MaintenanceRun: 1 })
+    expect((await t.gql(DELETE, { id: 'rt-maint' })).data.deleteAgent.__typename).toBe('Agent')
+    // The run stays (what was removed, counts only) and no longer names the agent.
+    const row = await t.db.maintenanceRun.findUniqueOrThrow({ where: { id: run.id } })
+    expect(row.agentId).toBeNull()
+    expect(JSON.stringify(row)).not.toContain('rt-maint')
+    expect((await report(t, 'rt-maint')).remaining).toBe(0)
+  })
+
   it('serves no built prompt (buildContext, issue 17) of a deleted agent to the next owner of its id', async () => {
     const BUILT = `query($input: MemoryContextInput!) { memoryContext(input: $input) { __typename
       ... on MemoryContext { cached built { messages { content } memories { included overflowed summarized } } } } }`

@@ -8,6 +8,7 @@ import { appDirectory, entryPoint, progress, runChild } from './child.ts'
 import { CliError } from './errors.ts'
 import { formationSettingsOf } from './formation-settings.ts'
 import { addGraphCommands } from './graph.ts'
+import { addMaintenanceCommands } from './maintenance.ts'
 import { addRunCommands } from './runs.ts'
 
 interface GlobalOptions {
@@ -498,6 +499,7 @@ export function buildProgram(): Command {
 
   addGraphCommands(program, run)
   addRunCommands(program, run)
+  addMaintenanceCommands(program, run)
 
   program
     .command('eval')

@@ -447,6 +447,21 @@ describe('the engram command (built, as a child process, against a real server)'
     expect(missing.stderr).toMatch(/^engram: cannot read .*no-such-dir: /)
   })
 
+  it('maintenance run --dry-run | run | runs | status (admin); an agent key is refused', async () => {
+    const dry = await engram(['maintenance', 'run', '--dry-run'])
+    expect(dry.code).toBe(0)
+    expect(dry.stdout).toMatch(/manual · dry run {2}succeeded {2}0 conversations, 0 messages, 0 summaries/)
+    const real = await engram(['--json', 'maintenance', 'run'])
+    expect(JSON.parse(real.stdout)).toMatchObject({ trigger: 'MANUAL', dryRun: false, status: 'SUCCEEDED' })
+    const runs = await engram(['maintenance', 'runs', '--limit', '2'])
+    expect(runs.stdout.trim().split('\n')).toHaveLength(2)
+    expect((await engram(['maintenance', 'status'])).stdout).toMatch(/schedule {5}0 3 \* \* \* \(UTC\)/)
+    const key = (await engram(['keys', 'create', 'cli-maint'])).stdout.trim()
+    const refused = await engram(['maintenance', 'run'], key)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/FORBIDDEN|admin key/)
+  })
+
   it('export → import into another agent, backup and restore', async () => {
     const key = (await engram(['keys', 'create', 'cli-source'])).stdout.trim()
     const { Engram, unwrap } = await import('@engram/sdk')

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { maintenanceOperations } from './catalog-maintenance.ts'
 import { metricsOperations } from './catalog-metrics.ts'
 import { poolOperations } from './catalog-pools.ts'
 import { runOperations } from './catalog-runs.ts'
@@ -494,6 +495,7 @@ export const catalog = {
 
   // Trajectory memory (issue 16, spec 004): catalog-runs.ts
   ...runOperations,
+  ...maintenanceOperations,
   ...poolOperations,
   // The server's metrics (issue 17): catalog-metrics.ts
   ...metricsOperations,

@@ -17,6 +17,8 @@ import {
   MAX_TOOL_CALL_ID_CHARS,
   MAX_TOOL_NAME_CHARS,
   MIN_CONTEXT_WINDOW_TOKENS,
+  RETENTION_DAYS_MAX,
+  RETENTION_DAYS_MIN,
 } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { describeFailure } from './errors.ts'
@@ -53,6 +55,11 @@ describe('the catalog’s limits are the API’s', () => {
       expect(CONTRACT_LIMITS[name as keyof typeof CONTRACT_LIMITS], name).toBe(value)
     expect(CONTRACT_LIMITS.maxRunListLimit).toBe(maxListLimit)
     expect(RUN_ID_PATTERN.source).toBe(CORE_RUN_ID_PATTERN.source)
+  })
+
+  it('restates maintenance’s retention bounds as core defines them', () => {
+    expect(CONTRACT_LIMITS.minRetentionDays).toBe(RETENTION_DAYS_MIN)
+    expect(CONTRACT_LIMITS.maxRetentionDays).toBe(RETENTION_DAYS_MAX)
   })
 
   it('restates shared memory pools’ limits as core defines them', () => {

@@ -81,6 +81,11 @@ export const CONTRACT_LIMITS = {
   maxLineageRuns: 500,
   maxImportFiles: 20_000,
   maxImportBytes: 50_000_000,
+  /** An agent's retention in days (core's RETENTION_DAYS_MIN/MAX). */
+  minRetentionDays: 1,
+  maxRetentionDays: 36_500,
+  /** Maintenance runs of one page. */
+  maxMaintenanceRunsPage: 100,
   // Shared memory pools (core's DEFAULT_POOL_LIMITS).
   maxPoolNameChars: 100,
   maxPoolDescriptionChars: 2_000,

@@ -15,6 +15,7 @@ export {
 } from './schemas/fields.ts'
 export * from './schemas/graph.ts'
 export * from './schemas/inputs.ts'
+export * from './schemas/maintenance.ts'
 export * from './schemas/metrics.ts'
 export * from './schemas/outputs.ts'
 export * from './schemas/pools.ts'

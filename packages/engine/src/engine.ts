@@ -12,6 +12,7 @@ import {
   LexicalPlanConfigSchema,
   type Limits,
   type LlmProvider,
+  MaintenanceRulesSchema,
   PersistentSessionManager,
   PoolLimitsSchema,
   parseWith,
@@ -49,6 +50,8 @@ import { GraphFormation, registerGraphJobs } from './graph/graph-formation.ts'
 import { GraphService } from './graph/graph-service.ts'
 import { JobWorker } from './jobs/job-worker.ts'
 import { KnowledgeService } from './knowledge/knowledge-service.ts'
+import { InProcessLease } from './leases/in-process-lease.ts'
+import { MaintenanceService } from './maintenance/maintenance-service.ts'
 import { MemoryService } from './memory/memory-service.ts'
 import { MemoryItemService } from './memory-items/memory-item-service.ts'
 import { OptimizerService } from './optimizer/optimizer-service.ts'
@@ -134,6 +137,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   random?: () => number
   /** Where cache lookups, searches, jobs and flushes are reported for metrics (issue 17); nowhere when none. */
   telemetry?: Telemetry
+  /** Maintenance's rules (spec 002's: retention 90 days, 3 AM daily, compaction on; any subset). */
+  maintenance?: z.input<typeof MaintenanceRulesSchema>
   /** Spec 002's context builder's rules (window, reserves, memory share, weights...); core's defaults for the rest. */
   contextBuilder?: z.input<typeof ContextBuilderRulesSchema>
   /** Shared memory pools' limits (issue 17; core's defaults when not given). */
@@ -519,6 +524,44 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   replicas?.start()
 
   /**
+   * Deletes a conversation as deleteSession does: its turns, entries and everything derived from
+   * them (full text, vectors, L2, graph evidence, summaries), its queued extraction, the caches.
+   */
+  async function deleteConversation(agentId: string, conversationId: string): Promise<boolean> {
+    const deleted = await sessions.delete(agentId, conversationId)
+    // Its queued extraction goes too (the watermark went with the session row).
+    await formation.forgetConversation(agentId, conversationId)
+    if (deleted) {
+      memory.invalidate(agentId)
+      search.forgetAgent(agentId)
+    }
+    return deleted
+  }
+
+  // Spec 002's maintenance (issue 17 §4): retention, summary retention and compaction, scheduled
+  // once across replicas (the same lease port as the optimizer's) or run on demand.
+  const summaryService = summaries
+  const maintenance = new MaintenanceService({
+    repository: storage.maintenance,
+    compaction: storage.compaction,
+    agentIds: () => storage.agentData.agentIds(),
+    settingsStore: storage.memoryItems,
+    deleteConversation,
+    summaries: {
+      retentionCutoff: async (agentId) =>
+        new Date(
+          clock.now().getTime() - (await summaryService.settings(agentId)).summaryRetentionDays * 86_400_000,
+        ),
+      removeExpired: (agentId) => summaryService.removeExpired(agentId),
+    },
+    clock,
+    rules: parseWith(MaintenanceRulesSchema, deps.maintenance ?? {}, 'maintenance'),
+    lease: deps.lease ?? new InProcessLease(clock),
+    log,
+    telemetry,
+  })
+
+  /**
    * 003's "Sync now": everything pending for the agent formed at once: memories from the turns not
    * yet extracted, then summaries of conversations with turns not yet summarised, then the profiles
    * those memories make due (in that order, so the summaries and profile see the new memories).
@@ -541,6 +584,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   return {
     syncMemory,
     formationActivity,
+    deleteConversation,
+    /** Retention, compaction and their runs (issue 17 §4); start() its scheduler in a server. */
+    maintenance,
     formationStats,
     storage,
     clock,

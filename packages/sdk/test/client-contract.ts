@@ -664,5 +664,23 @@ export function clientContract(name: string, setup: () => Promise<ClientContract
       expect(backup.bytes).toBeGreaterThan(0)
       expect(unwrap(await admin.backups()).map((b) => b.name)).toContain(backup.name)
     })
+
+    it('maintenance (issue 17 §4): the operator sets a retention, dry-runs, reads the runs; an agent is refused', async () => {
+      const settings = unwrap(await admin.updateMaintenanceSettings({ agentId: agentAId, retentionDays: 30 }))
+      expect(settings).toEqual({ agentId: agentAId, retentionDays: 30, effectiveRetentionDays: 30 })
+      const run = unwrap(await admin.runMaintenance({ dryRun: true, agentId: agentAId }))
+      expect(run).toMatchObject({ trigger: 'MANUAL', dryRun: true, status: 'SUCCEEDED', agentId: agentAId })
+      expect(unwrap(await admin.maintenanceRuns({ first: 5 })).runs.map((r) => r.id)).toContain(run.id)
+      const status = unwrap(await admin.maintenanceStatus())
+      expect(status.rules.cleanupInterval).toBe('0 3 * * *')
+      expect(status.lastRuns.map((r) => r.id)).toContain(run.id)
+      const tooShort = expectFailure(
+        await admin.updateMaintenanceSettings({ agentId: agentAId, retentionDays: 0 }),
+        'VALIDATION',
+      )
+      expect(tooShort.issues).toEqual([expect.objectContaining({ field: 'retentionDays', limit: 1 })])
+      expectFailure(await agentA.runMaintenance({ dryRun: true }), 'FORBIDDEN')
+      expectFailure(await agentA.maintenanceStatus(), 'FORBIDDEN')
+    })
   })
 }

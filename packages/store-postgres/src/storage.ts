@@ -13,6 +13,7 @@ import {
   sqliteApiKeys,
   sqliteGraph,
   sqliteKnowledge,
+  sqliteMaintenance,
   sqliteMemoryItems,
   sqlitePools,
   sqlitePrivacyPolicies,
@@ -24,6 +25,7 @@ import { PostgresAgentData } from './agents/postgres-agent-data.ts'
 import { type PostgresDatabase, sharedView } from './db/client.ts'
 import { postgresDialect } from './db/dialect.ts'
 import { PostgresFullTextIndex } from './full-text/postgres-full-text-index.ts'
+import { PostgresCompaction } from './maintenance-compaction.ts'
 import { type AppendBatchOptions, PostgresSessionRepository } from './sessions/batched-appends.ts'
 import { type PostgresBackupOptions, PostgresBackupStore } from './transfer/postgres-backup-store.ts'
 import { type PostgresVectorOptions, PostgresVectorStore } from './vector/postgres-vector-store.ts'
@@ -113,6 +115,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     profiles: sqliteProfiles(shared),
     contextSources: new SqliteContextSources(shared, postgresDialect),
     agentData: new PostgresAgentData(db, options.log),
+    maintenance: sqliteMaintenance(shared),
+    compaction: new PostgresCompaction(db, options.log),
     ...(options.backups ? { backups: new PostgresBackupStore(clock, options.backups) } : {}),
     close: async () => {
       await vectors.close()

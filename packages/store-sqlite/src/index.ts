@@ -47,6 +47,11 @@ export {
 } from './graph/sqlite-graph.ts'
 export * from './jobs/sqlite-job-queue.ts'
 export { knowledgeWhere, sqliteKnowledge, toKnowledge } from './knowledge/sqlite-knowledge.ts'
+export {
+  type SparseIndexes,
+  SqliteCompaction,
+  sqliteMaintenance,
+} from './maintenance/sqlite-maintenance.ts'
 export * from './mappers.ts'
 export { memoryItemWhere, sqliteMemoryItems, toMemoryItem } from './memory-items/sqlite-memory-items.ts'
 export { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'

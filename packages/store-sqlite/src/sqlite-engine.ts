@@ -60,6 +60,8 @@ export interface SqliteEngineOptions {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
   trajectoryRules?: EngineDeps['trajectoryRules']
+  /** Maintenance's rules (spec 002: retention 90 days, '0 3 * * *', compaction on); core's defaults for the rest. */
+  maintenance?: EngineDeps['maintenance']
   /** Spec 002's context builder's rules (ENGRAM_CONTEXT_WINDOW, ENGRAM_CONTEXT_BUILDER_RULES); core's defaults for the rest. */
   contextBuilder?: EngineDeps['contextBuilder']
   /** Shared memory pools' limits (issue 17; ENGRAM_POOL_MAX_MEMBERS); core's defaults for the rest. */
@@ -149,6 +151,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     automaticProfile: options.automaticProfile,
     automaticGraph: options.automaticGraph,
     ...(options.trajectoryRules ? { trajectoryRules: options.trajectoryRules } : {}),
+    ...(options.maintenance ? { maintenance: options.maintenance } : {}),
     ...(options.contextBuilder ? { contextBuilder: options.contextBuilder } : {}),
     ...(options.poolLimits ? { poolLimits: options.poolLimits } : {}),
     ...(options.replicas ? { replicas: options.replicas } : {}),

@@ -12,6 +12,7 @@ import { SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 import { sqliteGraph } from './graph/sqlite-graph.ts'
 import { SqliteJobQueue } from './jobs/sqlite-job-queue.ts'
 import { sqliteKnowledge } from './knowledge/sqlite-knowledge.ts'
+import { SqliteCompaction, sqliteMaintenance } from './maintenance/sqlite-maintenance.ts'
 import { sqliteMemoryItems } from './memory-items/sqlite-memory-items.ts'
 import { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
 import { sqlitePools } from './pools/sqlite-pools.ts'
@@ -63,6 +64,13 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     queue: jobs,
     ...(messageJobs ? { jobsFor: messageJobs } : {}),
   })
+  const vectors = new SqliteVectorStore(
+    db,
+    clock,
+    options.vectorModel ?? 'vector-store',
+    options.vectorIndex,
+    options.log,
+  )
   return {
     name: 'sqlite',
     capabilities: { backup: options.backups != null, multiProcess: true },
@@ -74,13 +82,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     history: new SqliteConversationHistory(db),
     fullText,
     recall: new SqliteRecallSources(db),
-    vectors: new SqliteVectorStore(
-      db,
-      clock,
-      options.vectorModel ?? 'vector-store',
-      options.vectorIndex,
-      options.log,
-    ),
+    vectors,
     jobs,
     embeddings: new SqliteEmbeddingRepository(db, jobs),
     memoryItems: sqliteMemoryItems(db),
@@ -95,6 +97,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     profiles: sqliteProfiles(db),
     contextSources: new SqliteContextSources(db),
     agentData: new SqliteAgentData(db, options.log),
+    maintenance: sqliteMaintenance(db),
+    compaction: new SqliteCompaction(db, vectors, options.log),
     ...(options.backups ? { backups: new SqliteBackupStore(db, clock, options.backups) } : {}),
     close: async () => {
       fullText.close()

@@ -17,6 +17,7 @@ const PAGES = [
   ['/formation', 'Formation'],
   ['/optimizer', 'Optimizer'],
   ['/metrics', 'Metrics'],
+  ['/maintenance', 'Maintenance'],
   ['/keys', 'API keys'],
 ] as const
 

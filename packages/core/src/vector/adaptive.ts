@@ -50,6 +50,8 @@ export interface ApproximateVectorIndex extends VectorIndex {
   /** Present when the search breadth can be tuned: a build then calibrates it. */
   setSearchBreadth?(breadth: number): void
   readonly searchBreadth?: number
+  /** Deleted entries still in the structure (an HNSW graph marks them), when it keeps any. */
+  readonly deletedCount?: number
 }
 
 /** The exact index's contents at the start of a build, in one transferable buffer. */
@@ -132,6 +134,11 @@ export class AdaptiveVectorIndex implements VectorIndex {
 
   get dimensions(): number | null {
     return this.active.dimensions
+  }
+
+  /** Deleted entries the approximate index still walks through (maintenance rebuilds past a share). */
+  get deletedCount(): number {
+    return this.approximate?.deletedCount ?? 0
   }
 
   get size(): number {

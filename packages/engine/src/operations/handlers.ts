@@ -13,6 +13,7 @@ import type { MemoryFilter } from '../memory-items/memory-item-rules.ts'
 import { offsetConnection } from '../paging/offset-connection.ts'
 import { agentMemoryHandlers } from './agent-memory-handlers.ts'
 import { type GuardedMessage, guardMessages } from './guard-messages.ts'
+import { maintenanceHandlers } from './maintenance-handlers.ts'
 import { metricsHandlers } from './metrics-handlers.ts'
 import { poolHandlers } from './pool-handlers.ts'
 import { type Principal, scopeOf } from './principal.ts'
@@ -147,13 +148,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     },
     async deleteSession(call, input) {
       const scope = await call.agentScope(input.agentId)
-      const deleted = await engine.sessions.delete(scope, input.conversationId)
-      // Its queued extraction goes too (the watermark went with the session row).
-      await engine.formation.forgetConversation(scope, input.conversationId)
-      if (deleted) {
-        engine.memory.invalidate(scope)
-        engine.search.forgetAgent(scope)
-      }
+      const deleted = await engine.deleteConversation(scope, input.conversationId)
       return { conversationId: input.conversationId, deleted }
     },
     async contextWindow(call, input) {
@@ -639,6 +634,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
     ...runHandlers(engine),
     ...poolHandlers(engine),
     ...runContextHandlers(engine),
+    ...maintenanceHandlers(engine),
     ...agentMemoryHandlers(engine),
     ...metricsHandlers(engine),
     ...workingContextHandlers(engine),

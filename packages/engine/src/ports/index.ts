@@ -95,6 +95,20 @@ export type { Lease } from './lease.ts'
 export type { Logger } from './logger.ts'
 export { SILENT_LOGGER } from './logger.ts'
 export type {
+  CompactionReport,
+  ExpiredConversation,
+  MaintenanceRemoved,
+  MaintenanceRepository,
+  MaintenanceRun,
+  MaintenanceRunOutcome,
+  MaintenanceStatus,
+  MaintenanceStep,
+  MaintenanceTrigger,
+  NewMaintenanceRun,
+  StoreCompaction,
+} from './maintenance.ts'
+export { MAINTENANCE_STATUSES, MAINTENANCE_TRIGGERS, NOTHING_REMOVED } from './maintenance.ts'
+export type {
   MemoryItemChanges,
   MemoryItemFigures,
   MemoryItemOrder,

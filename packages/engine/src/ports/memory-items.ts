@@ -97,6 +97,8 @@ export interface StoredMemorySettings {
   profile?: Record<string, unknown>
   /** Automatic memory formation's settings (FormationSettingsSchema), only what differs from the defaults. */
   formation?: Record<string, unknown>
+  /** Maintenance's per-agent overrides (core's AgentMaintenanceSettingsSchema: retentionDays). */
+  maintenance?: Record<string, unknown>
 }
 
 /**

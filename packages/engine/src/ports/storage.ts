@@ -9,6 +9,7 @@ import type { FullTextIndex } from './full-text.ts'
 import type { GraphRepository } from './graph.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { KnowledgeRepository } from './knowledge.ts'
+import type { MaintenanceRepository, StoreCompaction } from './maintenance.ts'
 import type { MemoryItemRepository } from './memory-items.ts'
 import type { OptimizerRepository } from './optimizer.ts'
 import type { PoolRepository } from './pools.ts'
@@ -72,6 +73,10 @@ export interface Storage {
   formation: FormationRepository
   /** The physical purge of deleted agents' data and the count of what remains. */
   agentData: AgentDataStore
+  /** Maintenance's runs and retention reads (issue 17 §4). */
+  maintenance: MaintenanceRepository
+  /** The store's compaction (vacuum, full-text merge, WAL truncation), run by maintenance. */
+  compaction: StoreCompaction
   /** Present exactly when `capabilities.backup` is declared. */
   backups?: BackupStore
   close(): Promise<void>

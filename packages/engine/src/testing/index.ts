@@ -19,6 +19,7 @@ export { InMemoryRecallSources } from './in-memory-recall-sources.ts'
 import { InMemoryAgentRecords } from './in-memory-agent-records.ts'
 import { InMemoryGraph } from './in-memory-graph.ts'
 import { InMemoryKnowledge } from './in-memory-knowledge.ts'
+import { IN_MEMORY_COMPACTION, InMemoryMaintenance } from './in-memory-maintenance.ts'
 import { InMemoryMemoryItems } from './in-memory-memory-items.ts'
 import { InMemoryPools } from './in-memory-pools.ts'
 import { InMemoryTrajectories } from './in-memory-trajectories.ts'
@@ -69,6 +70,14 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
   const formation = new InMemoryFormation(sessions, jobs)
   const summaries = new InMemorySummaries(jobs)
   const profiles = new InMemoryProfiles()
+  const maintenance = new InMemoryMaintenance(sessions)
+  // Retention counts from when Engram stored a conversation's turns (the clock), never their timestamps.
+  const appendMessages = sessions.appendMessages.bind(sessions)
+  sessions.appendMessages = async (session, messages) => {
+    const result = await appendMessages(session, messages)
+    maintenance.stored(session.id, clock.now())
+    return result
+  }
   // What an agent owns in these repositories goes with it, as the SQLite schema's cascades do.
   const deleteAgent = agents.delete
   agents.delete = async (id) => {
@@ -84,6 +93,7 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
         formation,
         summaries,
         profiles,
+        maintenance,
       ])
         owner.forgetAgent(id)
     return deleted
@@ -115,6 +125,8 @@ export function createInMemoryStorage(clock: Clock): InMemoryStorage {
     summaries,
     profiles,
     contextSources: new InMemoryContextSources(),
+    maintenance,
+    compaction: IN_MEMORY_COMPACTION,
     agentData: new InMemoryAgentData(repositories, optimizer, [
       { store: 'summaries', count: (agentId) => summaries.count(agentId) },
       { store: 'profile versions', count: (agentId) => profiles.countAll(agentId) },

@@ -14,8 +14,11 @@ export type Transaction = Parameters<Parameters<PrismaClient['$transaction']>[0]
  * commits, never corrupt the file). busy_timeout waits for another process's write lock.
  * secure_delete overwrites deleted rows and freed pages with zeros, so deleted text does not stay
  * readable in the file's free space (see AgentLifecycle.purge for the WAL and full-text segments).
+ * auto_vacuum INCREMENTAL (effective on a new file; maintenance converts an older one) lets
+ * maintenance return free pages to the file system without a full VACUUM.
  */
 export const CONNECTION_PRAGMAS = [
+  'auto_vacuum = INCREMENTAL',
   'journal_mode = WAL',
   'synchronous = NORMAL',
   'busy_timeout = 5000',

@@ -41,6 +41,9 @@ export function applyMigrations(
   fs.mkdirSync(path.dirname(databaseFile), { recursive: true })
   const db = new Database(databaseFile)
   try {
+    // Only a file without tables takes it here (an older file keeps its mode until maintenance
+    // converts it): free pages can then be returned without a full VACUUM (docs/maintenance.md).
+    db.pragma('auto_vacuum = INCREMENTAL')
     db.pragma('journal_mode = WAL')
     db.pragma('foreign_keys = ON')
     db.pragma('busy_timeout = 5000')

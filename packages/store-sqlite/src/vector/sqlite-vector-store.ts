@@ -246,6 +246,25 @@ export class SqliteVectorStore implements VectorStore {
     }
   }
 
+  /**
+   * Maintenance (issue 17 §4): the held indexes whose deleted entries reached `share` of their
+   * live size are dropped with their saved graphs, so the next search builds them afresh from the
+   * table. A dry run only counts them.
+   */
+  dropSparseIndexes(share: number, dryRun: boolean): { held: number; rebuilt: number } {
+    let rebuilt = 0
+    for (const [key, entry] of this.indexes) {
+      const deleted = entry.index.deletedCount
+      if (deleted === 0 || deleted < share * Math.max(1, entry.index.size)) continue
+      rebuilt++
+      if (dryRun) continue
+      entry.index.abandonBuild()
+      this.indexes.delete(key)
+      if (entry.file) fs.rmSync(entry.file, { force: true })
+    }
+    return { held: this.indexes.size, rebuilt }
+  }
+
   /** Forgets loaded indexes (another process wrote, or rows were deleted in bulk). */
   invalidate(agentId: string | null): void {
     this.reset(agentId ?? undefined)
