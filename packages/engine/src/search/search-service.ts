@@ -9,6 +9,7 @@ import {
   NotFoundError,
   namedParticipants,
   neighbourContext,
+  poolStorageAgentId,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
   type TimeWindow,
@@ -215,6 +216,65 @@ export class SearchService {
     }))
   }
 
+  /** The pools an agent may read (issue 17), read on every search: no stale membership. */
+  private readablePools: ((agentId: string) => Promise<string[]>) | null = null
+
+  /** Lets the POOLS scope search the shared pools an agent is a member of (READER or CONTRIBUTOR). */
+  usePools(readablePools: (agentId: string) => Promise<string[]>): void {
+    this.readablePools = readablePools
+  }
+
+  /**
+   * The POOLS scope's hits: each readable pool's memories ranked by the pool's own search, the one
+   * queryPool runs (its storage agent's MEMORIES, HYBRID unless asked otherwise, its own statistics
+   * and vectors), so a pool hit scores as it would in queryPool and as the agent's own MEMORIES
+   * hits do; the merge then ranks them all together. MMR and the threshold apply once, to the merge.
+   */
+  private async poolScope(
+    agentId: string,
+    query: string,
+    options: SearchOptions,
+    pool: number,
+  ): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
+    if (!this.readablePools) return []
+    const out: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
+    for (const poolId of await this.readablePools(agentId)) {
+      const ranked = await this.rank(poolStorageAgentId(poolId), query, {
+        scopes: ['MEMORIES'],
+        strategy: options.strategy ?? 'HYBRID',
+        weights: options.weights ?? null,
+        decay: options.decay ?? null,
+        memoryFilter: options.memoryFilter ?? null,
+        limit: Math.min(pool, this.limits.maxSearchLimit),
+        mmrLambda: 1,
+        // Accesses are recorded for the hits the merge keeps (recordAccess), not every candidate.
+        track: false,
+      })
+      for (const hit of ranked.hits) {
+        if (!hit.memory) continue
+        out.push({
+          candidate: {
+            scope: 'POOLS',
+            id: hit.id,
+            bm25: hit.components.bm25,
+            feedback: hit.components.feedback,
+            cooccurrence: hit.components.cooccurrence,
+            vector: hit.components.vector,
+            text: hit.text,
+            timestamp: hit.timestamp,
+            importance: hit.components.importance,
+            confidence: hit.components.confidence,
+            row: hit.memory,
+            poolId,
+          },
+          score: hit.score,
+          components: hit.components,
+        })
+      }
+    }
+    return out
+  }
+
   async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     return (await this.rank(scope, query, options)).hits
   }
@@ -253,6 +313,10 @@ export class SearchService {
       if (searchScope === 'GRAPH' && this.graph) {
         // Whole query: a participant's name is exactly what the graph is searched by.
         scored.push(...(await this.graphScope(scope, query, candidateLimit)))
+        continue
+      }
+      if (searchScope === 'POOLS') {
+        scored.push(...(await this.poolScope(scope, query, options, pool)))
         continue
       }
       const candidates = [
@@ -470,6 +534,7 @@ export class SearchService {
             ? { message: c.row as StoredMessage, conversationId: c.conversationId }
             : {}),
         ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as RecalledKnowledge } : {}),
+        ...(c.scope === 'POOLS' ? { memory: c.row as RecalledMemoryItem, poolId: c.poolId } : {}),
         ...(c.scope === 'GRAPH' ? (c.row as GraphRow) : {}),
       }),
     )
@@ -624,6 +689,22 @@ export class SearchService {
     if (memoryIds.length) {
       const updated = new Map((await this.memories.recordAccess(agentId, memoryIds)).map((m) => [m.id, m]))
       for (const hit of hits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
+    }
+    // A pool hit is a use of the pool's memory (as in queryPool), recorded under its storage agent.
+    const byPool = new Map<string, SearchHit[]>()
+    for (const hit of hits)
+      if (hit.scope === 'POOLS' && hit.poolId)
+        byPool.set(hit.poolId, [...(byPool.get(hit.poolId) ?? []), hit])
+    for (const [poolId, poolHits] of byPool) {
+      const updated = new Map(
+        (
+          await this.memories.recordAccess(
+            poolStorageAgentId(poolId),
+            poolHits.map((h) => Number(h.id)),
+          )
+        ).map((m) => [m.id, m]),
+      )
+      for (const hit of poolHits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
     }
     const knowledgeIds = hits.filter((h) => h.scope === 'KNOWLEDGE').map((h) => Number(h.id))
     if (knowledgeIds.length) {
