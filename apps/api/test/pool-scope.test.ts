@@ -68,8 +68,8 @@ describe('pools as a search scope and a memory-context section', () => {
     expect(r.errors, JSON.stringify(r.errors)).toBeUndefined()
     return r.data.memoryContext
   }
-  const poolSection = (c: { sections: { section: string }[] }) =>
-    c.sections.find((s) => s.section === 'POOLS')
+  type Section = { section: string; title: string; budgetTokens: number | null; included: string[] }
+  const poolSection = (c: { sections: Section[] }) => c.sections.find((s) => s.section === 'POOLS')
   type Hit = { scope: string; id: string; poolId: string | null; memory: { content: string } | null }
 
   it('a member’s search with POOLS has the pool’s memory, naming its pool, beside its own memories', async () => {

@@ -85,6 +85,8 @@ describe('the POOLS search scope', () => {
     expect(reader.hits.map((h) => [h.scope, h.poolId, h.memory?.content])).toEqual([
       ['POOLS', docs.id, 'WebGPU requires WGSL shaders, not GLSL'],
     ])
+    // The hit is a use of the pool's memory, recorded under the pool (as queryPool records it).
+    expect(reader.hits[0]?.memory?.accessCount).toBe(1)
     const merged = await ops.search(as('coder'), { ...recent, scopes: ['MEMORIES', 'POOLS'] })
     expect(merged.hits.map((h) => [h.scope, h.poolId])).toEqual(
       expect.arrayContaining([

@@ -9,7 +9,6 @@ import {
   NotFoundError,
   namedParticipants,
   neighbourContext,
-  poolStorageAgentId,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
   type TimeWindow,
@@ -30,6 +29,7 @@ import { type Candidate, SearchCandidates } from './search-candidates.ts'
 import { episodesOf, neighbours } from './search-dialogue.ts'
 import { type GraphRow, graphExpansionScores, graphScopeCandidates } from './search-graph.ts'
 import { LexicalSearch } from './search-lexical.ts'
+import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
 import { searchRequest } from './search-request.ts'
 import type {
   ScoreComponents,
@@ -224,55 +224,15 @@ export class SearchService {
     this.readablePools = readablePools
   }
 
-  /**
-   * The POOLS scope's hits: each readable pool's memories ranked by the pool's own search, the one
-   * queryPool runs (its storage agent's MEMORIES, HYBRID unless asked otherwise, its own statistics
-   * and vectors), so a pool hit scores as it would in queryPool and as the agent's own MEMORIES
-   * hits do; the merge then ranks them all together. MMR and the threshold apply once, to the merge.
-   */
-  private async poolScope(
-    agentId: string,
-    query: string,
-    options: SearchOptions,
-    pool: number,
-  ): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
+  /** The POOLS scope's hits: each pool the agent reads, ranked by the pool's own search (search-pools.ts). */
+  private async poolScope(agentId: string, query: string, options: SearchOptions, pool: number) {
     if (!this.readablePools) return []
-    const out: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
-    for (const poolId of await this.readablePools(agentId)) {
-      const ranked = await this.rank(poolStorageAgentId(poolId), query, {
-        scopes: ['MEMORIES'],
-        strategy: options.strategy ?? 'HYBRID',
-        weights: options.weights ?? null,
-        decay: options.decay ?? null,
-        memoryFilter: options.memoryFilter ?? null,
-        limit: Math.min(pool, this.limits.maxSearchLimit),
-        mmrLambda: 1,
-        // Accesses are recorded for the hits the merge keeps (recordAccess), not every candidate.
-        track: false,
-      })
-      for (const hit of ranked.hits) {
-        if (!hit.memory) continue
-        out.push({
-          candidate: {
-            scope: 'POOLS',
-            id: hit.id,
-            bm25: hit.components.bm25,
-            feedback: hit.components.feedback,
-            cooccurrence: hit.components.cooccurrence,
-            vector: hit.components.vector,
-            text: hit.text,
-            timestamp: hit.timestamp,
-            importance: hit.components.importance,
-            confidence: hit.components.confidence,
-            row: hit.memory,
-            poolId,
-          },
-          score: hit.score,
-          components: hit.components,
-        })
-      }
-    }
-    return out
+    return poolScopeCandidates(
+      (poolAgent, poolOptions) => this.rank(poolAgent, query, poolOptions),
+      await this.readablePools(agentId),
+      options,
+      Math.min(pool, this.limits.maxSearchLimit),
+    )
   }
 
   async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
@@ -690,22 +650,7 @@ export class SearchService {
       const updated = new Map((await this.memories.recordAccess(agentId, memoryIds)).map((m) => [m.id, m]))
       for (const hit of hits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
     }
-    // A pool hit is a use of the pool's memory (as in queryPool), recorded under its storage agent.
-    const byPool = new Map<string, SearchHit[]>()
-    for (const hit of hits)
-      if (hit.scope === 'POOLS' && hit.poolId)
-        byPool.set(hit.poolId, [...(byPool.get(hit.poolId) ?? []), hit])
-    for (const [poolId, poolHits] of byPool) {
-      const updated = new Map(
-        (
-          await this.memories.recordAccess(
-            poolStorageAgentId(poolId),
-            poolHits.map((h) => Number(h.id)),
-          )
-        ).map((m) => [m.id, m]),
-      )
-      for (const hit of poolHits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
-    }
+    await recordPoolAccess(this.memories, hits)
     const knowledgeIds = hits.filter((h) => h.scope === 'KNOWLEDGE').map((h) => Number(h.id))
     if (knowledgeIds.length) {
       // A search hit is a use for decay purposes (it was recalled), not a confirmation: confidence
