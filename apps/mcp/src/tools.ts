@@ -44,7 +44,7 @@ export const TOOLS: MemoryTool[] = [
     title: 'Recall',
     operation: 'search',
     description:
-      'Search memory before answering anything that may depend on the past. scopes picks what to search: MEMORIES (long-term facts and preferences), MESSAGES (earlier conversation turns), SUMMARIES (compressed older conversation), KNOWLEDGE (learned key/value facts), GRAPH (people, companies, places and how they relate: "Dana works at Acme"); default MESSAGES. Ask in natural language; names, dates ("last week") and the speaker are understood. Hits come best first with a score and their text.',
+      'Search memory before answering anything that may depend on the past. scopes picks what to search: MEMORIES (long-term facts and preferences), MESSAGES (earlier conversation turns), SUMMARIES (compressed older conversation), KNOWLEDGE (learned key/value facts), GRAPH (people, companies, places and how they relate: "Dana works at Acme"), POOLS (what the shared pools you are a member of know; each hit names its poolId); default MESSAGES. Ask in natural language; names, dates ("last week") and the speaker are understood. Hits come best first with a score and their text.',
     input: withoutAgent(catalog.search.input),
     run: async (client, input) => {
       const result = await client.search(input)
@@ -62,6 +62,7 @@ export const TOOLS: MemoryTool[] = [
             conversationId: hit.conversationId,
             speaker: hit.message?.speaker ?? null,
             timestamp: hit.timestamp,
+            ...(hit.poolId ? { poolId: hit.poolId } : {}),
           })),
         },
       }

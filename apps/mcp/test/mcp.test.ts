@@ -271,6 +271,15 @@ describe.each<[Transport, Mode]>([
       content: 'WebGPU requires WGSL shaders, not GLSL',
       contributedBy: agentA,
     })
+    // recall takes the catalog's scopes: POOLS searches the member's pools, each hit naming its pool.
+    const recalled = await call('recall', { query: 'WebGPU shaders', scopes: ['POOLS'] })
+    expect(recalled.json.hits).toEqual([
+      expect.objectContaining({
+        scope: 'POOLS',
+        poolId: pool.id,
+        text: 'WebGPU requires WGSL shaders, not GLSL',
+      }),
+    ])
     expect((await call('sync_pool', { poolId: pool.id })).json).toMatchObject({ stored: 1 })
     expect((await call('sync_pool', { poolId: pool.id })).json).toMatchObject({ stored: 0, alreadyKnown: 1 })
     // Another agent's pool does not exist for this key; no argument names another agent.

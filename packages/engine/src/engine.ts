@@ -348,9 +348,15 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     telemetry,
   })
   search.useAutomaticSummaries(storage.summaries)
+  // The POOLS scope and context section (issue 17): every membership reads (READER or CONTRIBUTOR),
+  // looked up on each request so a removal holds from the next one.
+  const readablePools = async (agentId: string) =>
+    (await storage.pools.membershipsOf(agentId)).map((m) => m.poolId)
+  search.usePools(readablePools)
   const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
   const context = new ContextService(contextSources, clock, tokenCounter, memoryItems, search, writes)
   context.useGraph(storage.graph)
+  context.usePools(readablePools)
   // memoryContext's buildContext option (issue 17): spec 002's prompt over the same search, and
   // the overflow summarised as stored summaries are written.
   const summaryWriter = summaries

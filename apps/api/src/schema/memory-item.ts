@@ -292,6 +292,7 @@ const ContextBudgetsInput = builder.inputType('ContextBudgetsInput', {
     relationships: t.int(),
     relevant_memories: t.int(),
     knowledge: t.int(),
+    pools: t.int(),
     conversation: t.int(),
   }),
 })

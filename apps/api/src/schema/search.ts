@@ -27,6 +27,8 @@ const SCOPE_DESCRIPTIONS: Record<SearchScope, string> = {
   SUMMARIES: 'Conversation summaries ([CONTEXT SUMMARY] messages)',
   GRAPH:
     'The knowledge graph: entities and relationships, all time (ended ones too), matched by names, aliases and relations',
+  POOLS:
+    "The memories of every shared pool the agent is a member of (reader or contributor), each ranked by its pool's search as queryPool ranks it; each hit names its poolId",
 }
 
 const SearchScopeEnum = builder.enumType('SearchScope', {
@@ -150,6 +152,11 @@ const SearchHitRef = builder.objectRef<SearchHit>('SearchHit').implement({
       description: 'A GRAPH hit on a relationship, with its ends and sources.',
       resolve: (h, _args, ctx) =>
         h.relationship ? graphRelationshipOut(h.relationship, ctx.services.clock.now()) : null,
+    }),
+    poolId: t.id({
+      nullable: true,
+      description: 'A POOLS hit: the shared pool its memory is in (see memory); null for the other scopes.',
+      resolve: (h) => h.poolId ?? null,
     }),
   }),
 })

@@ -23,7 +23,8 @@ export const KnowledgeCategorySchema = z.enum([
   'ERROR_PATTERN',
 ])
 /** GRAPH (issue 15): the knowledge graph's entities and relationships, all time (ended edges too). */
-export const SearchScopeSchema = z.enum(['MESSAGES', 'SUMMARIES', 'MEMORIES', 'KNOWLEDGE', 'GRAPH'])
+/** POOLS (issue 17): the memories of every shared pool the agent is a member of (never by default). */
+export const SearchScopeSchema = z.enum(['MESSAGES', 'SUMMARIES', 'MEMORIES', 'KNOWLEDGE', 'GRAPH', 'POOLS'])
 export const SearchStrategySchema = z.enum([
   'HYBRID',
   'LEXICAL',
@@ -41,6 +42,7 @@ export const ContextSectionSchema = z.enum([
   'RELATIONSHIPS',
   'RELEVANT_MEMORIES',
   'KNOWLEDGE',
+  'POOLS',
   'CONVERSATION',
 ])
 export const MemoryOrderSchema = z.enum(['NEWEST', 'UPDATED', 'IMPORTANCE', 'ACCESSED', 'ACCESS_COUNT'])

@@ -183,6 +183,8 @@ export const SearchHitSchema = z.object({
   /** A GRAPH hit: the entity, or the relationship (with its ends and sources). */
   entity: GraphEntitySchema.nullable(),
   relationship: GraphRelationshipSchema.nullable(),
+  /** A POOLS hit: the shared pool its memory is in; null for the other scopes. */
+  poolId: z.string().nullable(),
 })
 export const SearchResultSchema = z.object({ mmrLambda: z.number(), hits: z.array(SearchHitSchema) })
 

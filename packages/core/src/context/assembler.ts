@@ -10,6 +10,8 @@ export const CONTEXT_SECTIONS = [
   'relationships',
   'relevant_memories',
   'knowledge',
+  // Issue 17: the agent's shared memory pools' hits for the query (empty for an agent in no pool).
+  'pools',
   'conversation',
 ] as const
 export type ContextSectionName = (typeof CONTEXT_SECTIONS)[number]
@@ -22,6 +24,7 @@ export const CONTEXT_SECTION_TITLES: Readonly<Record<ContextSectionName, string>
   relationships: 'Key relationships',
   relevant_memories: 'Relevant memories',
   knowledge: 'Knowledge',
+  pools: 'Shared knowledge',
   conversation: 'Current conversation',
 })
 
@@ -36,6 +39,8 @@ export const ContextBudgetsSchema = z.object({
   relationships: z.number().int().min(50).max(5_000).default(300),
   relevant_memories: z.number().int().min(50).max(20_000).default(1_000),
   knowledge: z.number().int().min(50).max(10_000).default(500),
+  // As much as the agent's own knowledge: what its pools share is knowledge it did not learn itself.
+  pools: z.number().int().min(50).max(10_000).default(500),
   conversation: z.number().int().min(0).max(200_000).default(2_000),
 })
 export type ContextBudgets = z.infer<typeof ContextBudgetsSchema>

@@ -15,7 +15,7 @@ export interface ContextMemoryItems {
 
 /** The search options memoryContext uses: one scope, no access tracking (access is counted once, here). */
 export interface ContextSearchOptions {
-  scopes: ('MEMORIES' | 'KNOWLEDGE')[]
+  scopes: ('MEMORIES' | 'KNOWLEDGE' | 'POOLS')[]
   limit: number
   memoryFilter?: { userId?: string | null }
   track: false

@@ -11,6 +11,7 @@ import {
   isUserProfileMemory,
   MAX_CONTEXT_BUDGET_TOKENS,
   NotFoundError,
+  poolStorageAgentId,
   type TokenCounter,
   ValidationError,
 } from '@engram/core'
@@ -86,6 +87,8 @@ export class ContextService {
   private graph: GraphRepository | null = null
   /** Spec 002's context builder (issue 17), once wired: what the buildContext option answers. */
   private builder: ContextBuilder | null = null
+  /** The pools an agent may read (issue 17), once wired: the POOLS section (Shared knowledge). */
+  private readablePools: ((agentId: string) => Promise<string[]>) | null = null
   private readonly cache = new Map<string, { at: number; value: KeptContext; generatedAt: Date }>()
   /** Where the cache's hits and misses are reported (issue 17's metrics); nowhere until wired. */
   private telemetry: Telemetry = NO_TELEMETRY
@@ -120,6 +123,11 @@ export class ContextService {
     this.builder = builder
   }
 
+  /** Lets the POOLS section show the query's hits in the agent's shared pools. */
+  usePools(readablePools: (agentId: string) => Promise<string[]>): void {
+    this.readablePools = readablePools
+  }
+
   async build(scope: string, request: MemoryContextRequest): Promise<MemoryContextResult> {
     const budgetTokens = request.budgetTokens ?? DEFAULT_CONTEXT_BUDGET_TOKENS
     if (!Number.isInteger(budgetTokens) || budgetTokens < 1 || budgetTokens > MAX_CONTEXT_BUDGET_TOKENS) {
@@ -135,9 +143,13 @@ export class ContextService {
     if (request.buildContext != null)
       this.builderOrFail().check({ options: request.buildContext, query: request.query })
     const wanted = new Set<ContextSectionName>(request.sections?.length ? request.sections : CONTEXT_SECTIONS)
+    // Memberships are read on every request (a removed member's next context has no pool in it),
+    // and each pool's write version keys the cache as the agent's own does.
+    const poolIds = wanted.has('pools') && this.readablePools ? await this.readablePools(scope) : []
     const key = JSON.stringify([
       scope,
       this.writes.version(scope),
+      poolIds.map((id) => [id, this.writes.version(poolStorageAgentId(id))]),
       request.query ?? '',
       request.conversationId ?? '',
       request.userId ?? '',
@@ -269,6 +281,12 @@ export class ContextService {
       if (!query) return []
       const hits = await this.search.search(scope, query, { scopes: ['KNOWLEDGE'], limit: 50, track: false })
       return hits.map((h) => ({ id: `knowledge:${h.id}`, text: h.text }))
+    })
+    await add('pools', async () => {
+      if (!query || poolIds.length === 0) return []
+      const hits = await this.search.search(scope, query, { scopes: ['POOLS'], limit: 50, track: false })
+      // Their own kind: the agent's memory accesses (memory:<id> below) are not the pools'.
+      return hits.map((h) => ({ id: `pool_memory:${h.id}`, text: h.text }))
     })
     await add('conversation', async () => {
       if (!request.conversationId) return []

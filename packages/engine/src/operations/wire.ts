@@ -180,6 +180,7 @@ export function searchOut(result: { hits: SearchHit[]; mmrLambda: number }, now:
       knowledge: h.knowledge ? knowledgeOut(knowledgeRecordOf(h.knowledge)) : null,
       entity: h.entity ? graphEntityOut(h.entity) : null,
       relationship: h.relationship ? graphRelationshipOut(h.relationship, now) : null,
+      poolId: h.poolId ?? null,
     })),
   }
 }

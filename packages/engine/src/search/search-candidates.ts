@@ -28,10 +28,13 @@ export interface Candidate {
   sessionId?: string
   /** The turn's speaker, or the memory's user. */
   speaker?: string | null
+  /** A POOLS candidate: the pool its memory is in. */
+  poolId?: string
 }
 
-// GRAPH has no vectors of its own: its candidates come from search-graph.ts.
-const KIND_OF: Record<Exclude<SearchScope, 'GRAPH'>, EmbeddingKind> = {
+// GRAPH has no vectors of its own: its candidates come from search-graph.ts. POOLS' come from
+// each pool's own search (SearchService.poolScope).
+const KIND_OF: Record<Exclude<SearchScope, 'GRAPH' | 'POOLS'>, EmbeddingKind> = {
   MEMORIES: 'memory',
   MESSAGES: 'message',
   SUMMARIES: 'message',
@@ -69,7 +72,7 @@ export class SearchCandidates {
       weights: SearchWeights
     },
   ): Promise<Candidate[]> {
-    if (scope === 'GRAPH') return []
+    if (scope === 'GRAPH' || scope === 'POOLS') return []
     const { strategy, candidateLimit } = request
     const filtered = this.isFiltered(scope, request.options, request.sessionId)
     const wanted = filtered ? candidateLimit * FILTERED_OVERFETCH : candidateLimit

@@ -30,6 +30,7 @@ import { type Candidate, SearchCandidates } from './search-candidates.ts'
 import { episodesOf, neighbours } from './search-dialogue.ts'
 import { type GraphRow, graphExpansionScores, graphScopeCandidates } from './search-graph.ts'
 import { LexicalSearch } from './search-lexical.ts'
+import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
 import { searchRequest } from './search-request.ts'
 import type {
   ScoreComponents,
@@ -220,6 +221,25 @@ export class SearchService {
     }))
   }
 
+  /** The pools an agent may read (issue 17), read on every search: no stale membership. */
+  private readablePools: ((agentId: string) => Promise<string[]>) | null = null
+
+  /** Lets the POOLS scope search the shared pools an agent is a member of (READER or CONTRIBUTOR). */
+  usePools(readablePools: (agentId: string) => Promise<string[]>): void {
+    this.readablePools = readablePools
+  }
+
+  /** The POOLS scope's hits: each pool the agent reads, ranked by the pool's own search (search-pools.ts). */
+  private async poolScope(agentId: string, query: string, options: SearchOptions, pool: number) {
+    if (!this.readablePools) return []
+    return poolScopeCandidates(
+      (poolAgent, poolOptions) => this.rank(poolAgent, query, poolOptions),
+      await this.readablePools(agentId),
+      options,
+      Math.min(pool, this.limits.maxSearchLimit),
+    )
+  }
+
   async search(scope: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     return (await this.rank(scope, query, options)).hits
   }
@@ -274,6 +294,10 @@ export class SearchService {
       if (searchScope === 'GRAPH' && this.graph) {
         // Whole query: a participant's name is exactly what the graph is searched by.
         scored.push(...(await this.graphScope(scope, query, candidateLimit)))
+        continue
+      }
+      if (searchScope === 'POOLS') {
+        scored.push(...(await this.poolScope(scope, query, options, pool)))
         continue
       }
       const candidates = [
@@ -491,6 +515,7 @@ export class SearchService {
             ? { message: c.row as StoredMessage, conversationId: c.conversationId }
             : {}),
         ...(c.scope === 'KNOWLEDGE' ? { knowledge: c.row as RecalledKnowledge } : {}),
+        ...(c.scope === 'POOLS' ? { memory: c.row as RecalledMemoryItem, poolId: c.poolId } : {}),
         ...(c.scope === 'GRAPH' ? (c.row as GraphRow) : {}),
       }),
     )
@@ -646,6 +671,7 @@ export class SearchService {
       const updated = new Map((await this.memories.recordAccess(agentId, memoryIds)).map((m) => [m.id, m]))
       for (const hit of hits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
     }
+    await recordPoolAccess(this.memories, hits)
     const knowledgeIds = hits.filter((h) => h.scope === 'KNOWLEDGE').map((h) => Number(h.id))
     if (knowledgeIds.length) {
       // A search hit is a use for decay purposes (it was recalled), not a confirmation: confidence

@@ -17,8 +17,11 @@ export type GraphRelationshipHit = RelationshipView
 // What search takes and gives: scopes, strategies, weights and their defaults, hits and their
 // score components. The ranking itself is in search-service.ts.
 
-/** GRAPH (issue 15): the knowledge graph's entities and relationships, all time. */
-export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES', 'GRAPH'] as const
+/**
+ * GRAPH (issue 15): the knowledge graph's entities and relationships, all time. POOLS (issue 17):
+ * the memories of every shared pool the agent is a member of, each ranked by its pool's own search.
+ */
+export const SEARCH_SCOPES = ['MEMORIES', 'MESSAGES', 'KNOWLEDGE', 'SUMMARIES', 'GRAPH', 'POOLS'] as const
 export type SearchScope = (typeof SEARCH_SCOPES)[number]
 
 export const SEARCH_STRATEGIES = [
@@ -145,6 +148,8 @@ export interface SearchHit {
   /** An automatic summary (issue 13 §3), for a SUMMARIES hit that is not a [CONTEXT SUMMARY] message. */
   summary?: StoredSummary
   conversationId?: string
+  /** A POOLS hit: the shared pool whose memory `memory` is. */
+  poolId?: string
 }
 
 export interface SearchOptions {

@@ -1,0 +1,79 @@
+import { poolStorageAgentId } from '@engram/core'
+import type { SearchMemories } from './collaborators.ts'
+import type { Candidate } from './search-candidates.ts'
+import type { ScoreComponents, SearchHit, SearchOptions } from './search-types.ts'
+
+// Shared memory pools in search (issue 17): the POOLS scope's candidates and the accesses its
+// kept hits record.
+
+/** One agent's ranking (SearchService.rank of another agent: here a pool's storage agent). */
+type RankOf = (agentId: string, options: SearchOptions) => Promise<{ hits: SearchHit[] }>
+
+/**
+ * The POOLS scope's scored candidates: each pool's memories ranked by the pool's own search, the
+ * one queryPool runs (its storage agent's MEMORIES with its own statistics and vectors; HYBRID
+ * unless asked otherwise), so a pool hit scores as it would in queryPool and as the agent's own
+ * MEMORIES hits do, and the caller's merge ranks them all together. MMR and the threshold apply
+ * once, to the merge; the conversation filters (conversationId, since, windowDays) are about the
+ * agent's turns and do not apply to pools.
+ */
+export async function poolScopeCandidates(
+  rank: RankOf,
+  poolIds: readonly string[],
+  options: SearchOptions,
+  limit: number,
+): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
+  const out: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
+  for (const poolId of poolIds) {
+    const ranked = await rank(poolStorageAgentId(poolId), {
+      scopes: ['MEMORIES'],
+      strategy: options.strategy ?? 'HYBRID',
+      weights: options.weights ?? null,
+      decay: options.decay ?? null,
+      memoryFilter: options.memoryFilter ?? null,
+      limit,
+      mmrLambda: 1,
+      // Accesses are recorded for the hits the merge keeps (recordPoolAccess), not every candidate.
+      track: false,
+    })
+    for (const hit of ranked.hits) {
+      if (!hit.memory) continue
+      out.push({
+        candidate: {
+          scope: 'POOLS',
+          id: hit.id,
+          bm25: hit.components.bm25,
+          feedback: hit.components.feedback,
+          cooccurrence: hit.components.cooccurrence,
+          vector: hit.components.vector,
+          text: hit.text,
+          timestamp: hit.timestamp,
+          importance: hit.components.importance,
+          confidence: hit.components.confidence,
+          row: hit.memory,
+          poolId,
+        },
+        score: hit.score,
+        components: hit.components,
+      })
+    }
+  }
+  return out
+}
+
+/**
+ * A kept pool hit is a use of the pool's memory (as in queryPool), recorded under the pool's
+ * storage agent, never as the searching agent's; the hits show the updated counts.
+ */
+export async function recordPoolAccess(memories: SearchMemories, hits: SearchHit[]): Promise<void> {
+  const byPool = new Map<string, SearchHit[]>()
+  for (const hit of hits)
+    if (hit.scope === 'POOLS' && hit.poolId) byPool.set(hit.poolId, [...(byPool.get(hit.poolId) ?? []), hit])
+  for (const [poolId, poolHits] of byPool) {
+    const ids = poolHits.map((h) => Number(h.id))
+    const updated = new Map(
+      (await memories.recordAccess(poolStorageAgentId(poolId), ids)).map((m) => [m.id, m]),
+    )
+    for (const hit of poolHits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
+  }
+}
