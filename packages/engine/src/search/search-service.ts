@@ -233,7 +233,8 @@ export class SearchService {
   private async poolScope(agentId: string, query: string, options: SearchOptions, pool: number) {
     if (!this.readablePools) return []
     return poolScopeCandidates(
-      (poolAgent, poolOptions) => this.rank(poolAgent, query, poolOptions),
+      // rankHits, not rank: the pool searches are part of this one, timed once with it.
+      (poolAgent, poolOptions) => this.rankHits(poolAgent, query, poolOptions),
       await this.readablePools(agentId),
       options,
       Math.min(pool, this.limits.maxSearchLimit),
