@@ -267,3 +267,15 @@ export async function anotherProcess(t: TestApp): Promise<{
     },
   }
 }
+
+/**
+ * Polls with short waits until `done` holds or the deadline passes (no wait longer than 50 ms):
+ * for what another process (Redis, a replica) makes true on its own time, never for the clock.
+ */
+export async function waitFor(done: () => boolean | Promise<boolean>, deadlineMs = 10_000): Promise<void> {
+  const until = Date.now() + deadlineMs
+  while (!(await done())) {
+    if (Date.now() > until) throw new Error('condition not met before the deadline')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}

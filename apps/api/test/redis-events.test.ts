@@ -3,7 +3,7 @@ import { type Client, createClient } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { listen, type RunningServer } from '../src/server.ts'
-import { createAgentKey, createTestApp, publishUntil, type TestApp } from './helpers.ts'
+import { createAgentKey, createTestApp, publishUntil, type TestApp, waitFor } from './helpers.ts'
 
 const SUBSCRIPTION = `subscription { optimizerSnapshots { id agentId timestamp } }`
 const PREFIX = 'engram-test'
@@ -14,15 +14,6 @@ interface Snapshot {
   id: string
   agentId: string
   timestamp: string
-}
-
-/** Polls with short waits until `done` holds or the deadline passes (no wait longer than 50 ms). */
-async function waitFor(done: () => boolean | Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const until = Date.now() + deadlineMs
-  while (!(await done())) {
-    if (Date.now() > until) throw new Error('condition not met before the deadline')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 // Two API processes' worth of app (createApp twice) on one SQLite file, each with its own Redis

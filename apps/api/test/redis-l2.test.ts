@@ -3,7 +3,7 @@ import type { Session } from '@engram/core'
 import { type RedisServer, startRedis } from '@engram/test-servers'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { ADMIN_KEY, createAgentKey, createTestApp, type TestApp, waitFor } from './helpers.ts'
 
 const PREFIX = 'engram-l2-test'
 const RECONNECT_MAX_DELAY_MS = 200
@@ -29,15 +29,6 @@ const CONTEXT_MEMORIES = `query { memoryContext(input: { query: "garden" }) {
 const CREATE = `mutation($t: String!) { createMemory(input: { content: $t, category: FACT }) { __typename } }`
 const REPORT = `query($a: ID!) { deletionReport(agentId: $a) {
   __typename ... on DeletionReport { remaining stores { store kind count } } } }`
-
-/** Polls with short waits until `done` holds or the deadline passes (no wait longer than 50 ms). */
-async function waitFor(done: () => boolean | Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const until = Date.now() + deadlineMs
-  while (!(await done())) {
-    if (Date.now() > until) throw new Error('condition not met before the deadline')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 // Two replicas (createApp twice on one SQLite file) sharing one real Redis, as behind a load
 // balancer: what one writes, the other reads through the L2 sets, and every read through L2 must

@@ -2,7 +2,7 @@ import { workingContextKey } from '@engram/bus-redis'
 import { type RedisServer, startRedis } from '@engram/test-servers'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { createAgentKey, createTestApp, type TestApp, waitFor } from './helpers.ts'
 import {
   APPEND_WORKING_CONTEXT,
   FLUSH_WORKING_CONTEXT,
@@ -15,15 +15,6 @@ const PREFIX = 'engram-wc-test'
 const REPORT = `query($a: ID!) { deletionReport(agentId: $a) {
   __typename ... on DeletionReport { remaining stores { store kind count } } } }`
 const DELETE = `mutation($id: ID!) { deleteAgent(id: $id) { __typename ... on Error { message } } }`
-
-/** Polls with short waits until `done` holds or the deadline passes (no wait longer than 50 ms). */
-async function waitFor(done: () => Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const until = Date.now() + deadlineMs
-  while (!(await done())) {
-    if (Date.now() > until) throw new Error('condition not met before the deadline')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 // Two replicas (two apps on one database) sharing one real Redis, as behind a load balancer: an
 // agent's working context is one, whichever replica a request reaches (issue 17, spec 002's L1).

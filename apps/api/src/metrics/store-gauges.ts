@@ -1,17 +1,10 @@
 import fs from 'node:fs'
+import type { ServerMetricsSample } from '@engram/engine'
 import { Gauge, type Registry } from 'prom-client'
 
 /** What the database holds, read with a few aggregate statements (no agent labels, ever). */
 export interface StoreFigures {
-  counts: {
-    agents: number
-    memories: number
-    messages: number
-    knowledge: number
-    graphEntities: number
-    graphRelationships: number
-    trajectories: number
-  }
+  counts: ServerMetricsSample['counts']
   jobs: { kind: string; state: string; jobs: number }[]
   /** Embed jobs still to run (pending or running). */
   embeddingBacklog: number

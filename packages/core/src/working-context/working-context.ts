@@ -386,17 +386,8 @@ function utf8Bytes(text: string): number {
   return bytes
 }
 
-/** An item of recentMemory read from the working context, newest first. */
-export interface WorkingContextItem {
-  id: string
-  conversationId: string
-  role: Role
-  content: string
-  name: string | null
-  toolCallId: string | null
-  tokenCount: number
-  at: string
-}
+/** An item of recentMemory read from the working context, newest first: a message without its order. */
+export type WorkingContextItem = Omit<WorkingMessage, 'seq'>
 
 /**
  * Spec 002's strategy 1 starts here: the context's newest messages and tool results (as TOOL

@@ -11,7 +11,6 @@ import {
   type NewWorkingMessage,
   newestWorkingItems,
   putBackAfterFailedFlush,
-  type Role,
   recordWorkingToolResult,
   type SessionRepository,
   type StoredMessage,
@@ -21,6 +20,7 @@ import {
   type TokenCounter,
   takeForFlush,
   ValidationError,
+  type WorkingContextItem,
   type WorkingContextRules,
   type WorkingContextState,
   workingContextBytes,
@@ -47,17 +47,8 @@ export interface WorkingContextFlush {
 /** Where recentMemory read an item: spec 002's L1, its Redis L2, or the database. */
 export type RecentSource = 'WORKING_CONTEXT' | 'L2' | 'DATABASE'
 
-export interface RecentItem {
-  id: string
-  source: RecentSource
-  conversationId: string
-  role: Role
-  content: string
-  name: string | null
-  toolCallId: string | null
-  tokenCount: number
-  at: Date
-}
+/** An item of recentMemory: the working context's shape, wherever it was read, and where. */
+export type RecentItem = Omit<WorkingContextItem, 'at'> & { source: RecentSource; at: Date }
 
 export interface WorkingContextServiceDeps {
   rules: WorkingContextRules
