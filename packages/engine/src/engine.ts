@@ -56,7 +56,7 @@ import { MemoryService } from './memory/memory-service.ts'
 import { MemoryItemService } from './memory-items/memory-item-service.ts'
 import { OptimizerService } from './optimizer/optimizer-service.ts'
 import { ParameterStore } from './parameters/parameter-store.ts'
-import { PoolService } from './pools/pool-service.ts'
+import { PoolService, readablePoolsOf } from './pools/pool-service.ts'
 import type { EpisodicStore } from './ports/episodic-store.ts'
 import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
@@ -348,10 +348,10 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     telemetry,
   })
   search.useAutomaticSummaries(storage.summaries)
-  // The POOLS scope and context section (issue 17): every membership reads (READER or CONTRIBUTOR),
-  // looked up on each request so a removal holds from the next one.
-  const readablePools = async (agentId: string) =>
-    (await storage.pools.membershipsOf(agentId)).map((m) => m.poolId)
+  // The POOLS scope and context section (issue 17): every membership reads (READER or CONTRIBUTOR);
+  // kept per agent write version, which every membership change bumps, so a removal holds from
+  // the next request without a database read on every one.
+  const readablePools = readablePoolsOf(storage.pools, writes)
   search.usePools(readablePools)
   const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
   const context = new ContextService(contextSources, clock, tokenCounter, memoryItems, search, writes)
@@ -459,6 +459,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     guard: async (agentId, texts) => (await privacy.guard(agentId, texts)).texts,
     clock,
     limits: parseWith(PoolLimitsSchema, deps.poolLimits ?? {}, 'poolLimits'),
+    membershipChanged: (agentIds) => {
+      for (const agentId of agentIds) writes.touch(agentId)
+    },
   })
   const transfer = new TransferService({
     storage,

@@ -16,6 +16,8 @@ import {
   poolStorageAgentId,
   ValidationError,
 } from '@engram/core'
+import { LRUCache } from 'lru-cache'
+import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { MemoryItemService, MemoryWriteResult } from '../memory-items/memory-item-service.ts'
 import type { MemoryItemView } from '../ports/memory-items.ts'
 import type { PoolContributionRecord, PoolMemberRecord, PoolRecord, PoolRepository } from '../ports/pools.ts'
@@ -72,6 +74,12 @@ export interface PoolServiceDeps {
   clock: Clock
   limits?: PoolLimits
   newId?: () => string
+  /**
+   * What these agents may read through pools changed (joined, left, role changed, pool deleted):
+   * the engine bumps their write versions, so caches keyed by them (the readable pools, the
+   * memory context) are not served from before, here and on the other replicas.
+   */
+  membershipChanged?(agentIds: readonly string[]): void
 }
 
 // Pages of a pool's memories read when syncing: memory items are listed newest first.
@@ -116,6 +124,7 @@ export class PoolService {
       await this.deps.agents.delete(storage)
       throw nameTaken(name)
     }
+    this.deps.membershipChanged?.(members.map((m) => m.agentId))
     return this.view(created, null)
   }
 
@@ -140,7 +149,9 @@ export class PoolService {
   /** Deletes a pool and every memory in it, from every store (its storage agent ends like a deleted agent). */
   async delete(id: string): Promise<PoolRecord> {
     const pool = await this.requirePool(id)
+    const members = (await this.deps.pools.members(id)).map((m) => m.agentId)
     await this.deps.pools.delete(id)
+    this.deps.membershipChanged?.(members)
     const storage = poolStorageAgentId(id)
     await this.deps.agents.delete(storage)
     await this.deps.endStorageAgent(storage)
@@ -160,6 +171,7 @@ export class PoolService {
         },
       ])
     await this.deps.pools.putMember({ poolId, agentId, role, addedAt: this.deps.clock.now() })
+    this.deps.membershipChanged?.([agentId])
     return this.view(pool, null)
   }
 
@@ -169,6 +181,7 @@ export class PoolService {
     if (!(await this.deps.pools.membership(poolId, agentId))) throw new NotFoundError('PoolMember', agentId)
     if (removeContributions) await this.removeContributions(agentId, poolId)
     await this.deps.pools.removeMember(poolId, agentId)
+    this.deps.membershipChanged?.([agentId])
     return this.view(pool, null)
   }
 
@@ -397,4 +410,30 @@ export class PoolService {
 
 function nameTaken(name: string): ConflictError {
   return new ConflictError(`a pool named "${name}" already exists`, 'name')
+}
+
+/** Agents whose readable pools are kept in memory at once (a few ids each). */
+const READABLE_POOLS_CACHED_AGENTS = 10_000
+
+/**
+ * The pools an agent reads (every membership), as the POOLS scope and context section ask on each
+ * request: read once per agent write version. PoolService bumps the version of every agent whose
+ * memberships change (membershipChanged), and deleting an agent ends its version, so an answer
+ * kept here is never one from before a change.
+ */
+export function readablePoolsOf(
+  pools: Pick<PoolRepository, 'membershipsOf'>,
+  writes: Pick<AgentWrites, 'version'>,
+): (agentId: string) => Promise<string[]> {
+  const kept = new LRUCache<string, { version: string; poolIds: string[] }>({
+    max: READABLE_POOLS_CACHED_AGENTS,
+  })
+  return async (agentId) => {
+    const version = writes.version(agentId)
+    const hit = kept.get(agentId)
+    if (hit?.version === version) return hit.poolIds
+    const poolIds = (await pools.membershipsOf(agentId)).map((m) => m.poolId)
+    kept.set(agentId, { version, poolIds })
+    return poolIds
+  }
 }
