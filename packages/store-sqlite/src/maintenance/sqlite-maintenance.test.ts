@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createDatabase } from '../db/client.ts'
 import { applyMigrations, migrationsDirectory } from '../db/migrate.ts'
-import { SqliteCompaction } from './sqlite-maintenance.ts'
+import { SqliteCompaction, sqliteMaintenance } from './sqlite-maintenance.ts'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -65,6 +65,52 @@ describe('SQLite compaction', () => {
 
       const second = await compaction.compact({ dryRun: false, vectorRebuildDeletedShare: 0.2 })
       expect(second.steps[1]?.detail).toMatch(/^incremental vacuum of \d+ bytes/)
+    } finally {
+      await db.$disconnect()
+    }
+  })
+})
+
+describe('retention candidates', () => {
+  it('leaves conversations a pinned memory keeps out of the query, so they never fill a run’s limit', async () => {
+    const file = tempFile()
+    applyMigrations(file, migrationsDirectory())
+    const db = createDatabase(file)
+    try {
+      const old = new Date('2026-01-01T00:00:00.000Z')
+      await db.agent.create({ data: { id: 'a', name: 'a' } })
+      // The oldest conversations are kept by pinned memories; the newest expired one is not.
+      for (const [i, conversationId] of ['kept-1', 'kept-2', 'free'].entries())
+        await db.session.create({
+          data: {
+            id: `s${i}`,
+            agentId: 'a',
+            conversationId,
+            createdAt: old,
+            updatedAt: new Date(old.getTime() + i),
+          },
+        })
+      for (const conversationId of ['kept-1', 'kept-2'])
+        await db.memoryItem.create({
+          data: {
+            agentId: 'a',
+            content: `pinned from ${conversationId}`,
+            category: 'FACT',
+            pinned: true,
+            sourceConversationId: conversationId,
+            validFrom: old,
+            contentHash: conversationId,
+            tokenCount: 4,
+            createdAt: old,
+            updatedAt: old,
+          },
+        })
+      const expired = await sqliteMaintenance(db).expiredConversations(
+        'a',
+        new Date('2026-06-01T00:00:00.000Z'),
+        1,
+      )
+      expect(expired).toEqual([{ conversationId: 'free', messages: 0 }])
     } finally {
       await db.$disconnect()
     }

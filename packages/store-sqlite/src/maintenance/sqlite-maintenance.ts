@@ -66,10 +66,19 @@ export function sqliteMaintenance(db: Database): MaintenanceRepository {
       return row?.slot ?? null
     },
     expiredConversations: async (agentId, storedBefore, limit) => {
+      // A pinned memory citing a conversation keeps it (the user asked to keep what it came from).
+      // Left out in the query, not after it: kept conversations must not fill a run's `limit`.
+      const pinned = await db.memoryItem.findMany({
+        where: { agentId, pinned: true, sourceConversationId: { not: null } },
+        select: { sourceConversationId: true },
+        distinct: ['sourceConversationId'],
+      })
+      const kept = pinned.flatMap((item) => (item.sourceConversationId ? [item.sourceConversationId] : []))
       const sessions = await db.session.findMany({
         where: {
           agentId,
           createdAt: { lt: storedBefore },
+          ...(kept.length > 0 ? { conversationId: { notIn: kept } } : {}),
           // Nothing stored since the cutoff, and nothing promoted to long-term memory.
           messages: { none: { createdAt: { gte: storedBefore } } },
           entries: { none: { type: 'long_term' } },
@@ -78,17 +87,10 @@ export function sqliteMaintenance(db: Database): MaintenanceRepository {
         take: limit,
         select: { conversationId: true, _count: { select: { messages: true } } },
       })
-      if (sessions.length === 0) return []
-      // A pinned memory citing the conversation keeps it (the user asked to keep what it came from).
-      const pinned = await db.memoryItem.findMany({
-        where: { agentId, pinned: true, sourceConversationId: { in: sessions.map((s) => s.conversationId) } },
-        select: { sourceConversationId: true },
-        distinct: ['sourceConversationId'],
-      })
-      const kept = new Set(pinned.map((item) => item.sourceConversationId))
-      return sessions
-        .filter((session) => !kept.has(session.conversationId))
-        .map((session) => ({ conversationId: session.conversationId, messages: session._count.messages }))
+      return sessions.map((session) => ({
+        conversationId: session.conversationId,
+        messages: session._count.messages,
+      }))
     },
     countSummariesBefore: (agentId, storedBefore) =>
       db.summary.count({ where: { agentId, createdAt: { lt: storedBefore } } }),
