@@ -9,7 +9,7 @@ import { ADMIN_KEY, createAgentKey, createTestApp, publishUntil, type TestApp } 
 const SUBSCRIPTION = `subscription($a: ID) { optimizerSnapshots(agentId: $a) { id agentId } }`
 
 interface Watcher {
-  /** Snapshots delivered, by agent. */
+  /** The ids of the snapshots delivered. */
   snapshots: string[]
   /** Error codes delivered as events (the subscription's last one when access ends). */
   errors: string[]
@@ -22,10 +22,10 @@ async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
 }
 
-type Result = { data?: { optimizerSnapshots?: { agentId: string } } | null; errors?: any[] }
+type Result = { data?: { optimizerSnapshots?: { id: string } } | null; errors?: any[] }
 
 function record(watcher: Watcher, result: Result) {
-  if (result.data?.optimizerSnapshots) watcher.snapshots.push(result.data.optimizerSnapshots.agentId)
+  if (result.data?.optimizerSnapshots) watcher.snapshots.push(result.data.optimizerSnapshots.id)
   for (const error of result.errors ?? []) watcher.errors.push(error.extensions?.code ?? error.message)
 }
 
@@ -46,7 +46,12 @@ describe('a subscription ends with its key, its live token or its agent', () => 
   })
 
   const runOptimizer = (agentId: string) =>
-    t.gql(`mutation($a: ID) { runOptimizer(agentId: $a) { __typename } }`, { a: agentId })
+    t.gql(
+      `mutation($a: ID) { runOptimizer(agentId: $a) { __typename ... on OptimizationSnapshot { id } } }`,
+      {
+        a: agentId,
+      },
+    )
 
   async function agentWithMessage(agentId: string): Promise<string> {
     const key = await createAgentKey(t, agentId)
@@ -133,6 +138,12 @@ describe('a subscription ends with its key, its live token or its agent', () => 
       () => runOptimizer(agentId),
     )
     for (const w of watchers) expect(w.snapshots.length).toBeGreaterThan(0)
+    // A snapshot published before the last watcher registered may still be on its way to the
+    // others; one more that every watcher receives settles them (each stream is in order), so
+    // the counts taken next are final.
+    const last = (await runOptimizer(agentId)).data.runOptimizer.id as string
+    await until(() => watchers.every((w) => w.snapshots.includes(last)))
+    for (const w of watchers) expect(w.snapshots).toContain(last)
   }
 
   /** Access ended: one typed error as the last event, then the stream completes; no snapshot after. */

@@ -32,10 +32,12 @@ describe('the published package', () => {
         pnpm: { onlyBuiltDependencies: ['better-sqlite3', 'hnswlib-node'] },
       }),
     )
-    // Offline from the local store the workspace was installed from: no registry needed. The
-    // native modules compile against the installed Node headers (nodedir), as in the workspace.
+    // From the local store the workspace was installed from. Prefer-offline, not offline: a
+    // frozen-lockfile install fills the store but not pnpm's metadata cache, so on a new machine
+    // the packages' metadata comes from the registry once. The native modules compile against the
+    // installed Node headers (nodedir), as in the workspace.
     const store = pnpm(['store', 'path'], sdkDir).trim()
-    execFileSync('pnpm', ['install', '--offline', '--store-dir', store, '--ignore-workspace'], {
+    execFileSync('pnpm', ['install', '--prefer-offline', '--store-dir', store, '--ignore-workspace'], {
       cwd: project,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
