@@ -171,6 +171,12 @@ export class QuantizedVectorIndex extends ExactVectorIndex {
     this.scales[to] = this.scales[from] as number
   }
 
+  protected override cleared(slot: number): void {
+    const codeStride = this.codeStride
+    this.codes.fill(0, slot * codeStride, (slot + 1) * codeStride)
+    this.scales[slot] = 0
+  }
+
   override remove(id: string): boolean {
     const removed = super.remove(id)
     // Emptied: the next vectors may have another length, and the kernel's memory is let go.

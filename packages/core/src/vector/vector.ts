@@ -194,6 +194,9 @@ export class ExactVectorIndex implements VectorIndex {
       this.slots.set(lastId, slot)
       this.moved(last, slot)
     }
+    // The freed slot is zeroed so a deleted vector leaves no copy behind, here or in a subclass's.
+    this.data.fill(0, last * this.stride, (last + 1) * this.stride)
+    this.cleared(last)
     this.ids.pop()
     this.slots.delete(id)
     if (this.ids.length === 0) {
@@ -310,6 +313,9 @@ export class ExactVectorIndex implements VectorIndex {
 
   /** A derived copy of the vector at `slot` must be (re)computed from `data`. */
   protected stored(_slot: number): void {}
+
+  /** The slot `slot` no longer holds a vector: a derived copy of it must be erased. */
+  protected cleared(_slot: number): void {}
 
   /** The vector at `from` now lives at `to` (dense removal). */
   protected moved(_from: number, _to: number): void {}
