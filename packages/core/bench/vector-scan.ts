@@ -24,7 +24,7 @@ export function vectorScanBenchmarks(options: { quick: boolean; random: () => nu
   const bandwidth = new BandwidthProbe()
   for (const size of sizes) benchScans(size, Math.floor(random() * 2 ** 32), quick, bandwidth, rows)
   rows.unshift(
-    row('memory bandwidth, SIMD read (scan kernel)', bandwidth.rates, 'GB/s', {
+    row('memory bandwidth, SIMD read (scan kernel)', bandwidth.rates.scaled(1e-9), 'GB/s', {
       note: `${BANDWIDTH_BYTES / 2 ** 20} MiB read with v128 loads, measured before each scan below`,
     }),
   )
@@ -49,11 +49,11 @@ class BandwidthProbe {
     this.kernel = kernel
   }
 
-  /** One measurement (bytes/s of CPU time), kept for the row. */
-  measure(): number {
+  /** One measurement (bytes/s), kept for the row. */
+  measure(): { cpu: number; wall: number } {
     const rate = timed(() => this.kernel.readBandwidth(0, BANDWIDTH_BYTES), BANDWIDTH_BYTES)
     this.rates.add(rate)
-    return rate.cpu
+    return rate
   }
 }
 
@@ -83,9 +83,9 @@ function benchScans(size: number, seed: number, quick: boolean, probe: Bandwidth
     keyof typeof scans,
     Rates
   >
-  const bandwidths: number[] = []
+  const bandwidths = new Rates()
   for (let rep = 0; rep < (quick ? 3 : 5); rep++) {
-    bandwidths.push(probe.measure())
+    bandwidths.add(probe.measure())
     for (const [key, search] of Object.entries(scans)) {
       rates[key as keyof typeof scans].add(queriesPerSecond(queries, search))
     }
@@ -110,7 +110,8 @@ function benchScans(size: number, seed: number, quick: boolean, probe: Bandwidth
     const simdName = `${label} ${name}, SIMD kernel`
     const plainName = `${label} ${name}, JavaScript`
     const gbs = (r: Rates) => r.scaled(bytes / 1e9)
-    const share = (r: Rates) => r.perRep((value, rep) => (100 * value * bytes) / (bandwidths[rep] as number))
+    const share = (r: Rates) =>
+      r.perRep((value, rep, clock) => (100 * value * bytes) / (bandwidths[clock][rep] as number))
     rows.push(row(plainName, plain, 'queries/s', { note: rescored }))
     rows.push(row(simdName, simd, 'queries/s', { note: rescored, baseline: plainName }))
     rows.push(row(`${plainName}: bytes read`, gbs(plain), 'GB/s'))
@@ -147,10 +148,10 @@ class Rates {
   scaled(factor: number): Rates {
     return this.perRep((value) => value * factor)
   }
-  perRep(map: (value: number, rep: number) => number): Rates {
+  perRep(map: (value: number, rep: number, clock: 'cpu' | 'wall') => number): Rates {
     const out = new Rates()
     for (const [rep, cpu] of this.cpu.entries())
-      out.add({ cpu: map(cpu, rep), wall: map(this.wall[rep] as number, rep) })
+      out.add({ cpu: map(cpu, rep, 'cpu'), wall: map(this.wall[rep] as number, rep, 'wall') })
     return out
   }
 }
