@@ -134,7 +134,8 @@ function benchScans(size: number, seed: number, quick: boolean, probe: Bandwidth
     rows.push(
       row(`${simdName}: share of read bandwidth`, share(simd), '%', {
         note: 'of the SIMD read bandwidth measured just before, per repetition',
-        ...(key === 'exact' ? { target: { op: '>=' as const, value: TARGET_SHARE } } : {}),
+        // The target is for data in memory: at 10k the vectors (15 MB) fit in the caches.
+        ...(key === 'exact' && size >= 100_000 ? { target: { op: '>=' as const, value: TARGET_SHARE } } : {}),
       }),
     )
   }
