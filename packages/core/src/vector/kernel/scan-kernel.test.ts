@@ -142,4 +142,27 @@ describe('without WebAssembly SIMD', () => {
     fresh.int8Scan(query, codes, 10, 32, actual)
     expect(actual).toEqual(expected)
   })
+
+  it('keeps an index in JavaScript, answering as the kernel does', async () => {
+    const { QuantizedVectorIndex: WithKernel } = await import('../quantized.ts')
+    const random = seededRandom(5)
+    const vectors = Array.from({ length: 300 }, () => Float32Array.from({ length: 24 }, () => random() - 0.5))
+    const withKernel = new WithKernel({ kernelAbove: 0 })
+    for (const [i, vector] of vectors.entries()) withKernel.upsert(`v${i}`, vector)
+    expect(withKernel.usesKernel).toBe(true)
+    const real = (globalThis as { WebAssembly?: object }).WebAssembly
+    vi.stubGlobal('WebAssembly', { ...real, validate: () => false })
+    vi.resetModules()
+    const { QuantizedVectorIndex: WithoutSimd } = await import('../quantized.ts')
+    const fallback = new WithoutSimd({ kernelAbove: 0 })
+    for (const [i, vector] of vectors.entries()) fallback.upsert(`v${i}`, vector)
+    expect(fallback.usesKernel).toBe(false)
+    for (const query of vectors.slice(0, 20)) {
+      expect(fallback.search(query, 5)).toEqual(withKernel.search(query, 5))
+      const exact = withKernel.searchExact(query, 5)
+      const hits = fallback.searchExact(query, 5)
+      expect(hits.map((h) => h.id)).toEqual(exact.map((h) => h.id))
+      for (const [i, hit] of hits.entries()) expect(hit.similarity).toBeCloseTo(exact[i]!.similarity, 5)
+    }
+  })
 })
