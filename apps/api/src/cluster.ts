@@ -157,7 +157,7 @@ export const DEFAULT_WORKER_RESTART_DELAY_MS = 1_000
  * that dies before it listens (a bad environment, a port in use) ends the whole server: starting it
  * again would fail the same way.
  */
-export function runWorkers(options: WorkersOptions): { stop(): Promise<void> } {
+export function runWorkers(options: WorkersOptions): { stop(): Promise<void>; workers(): Worker[] } {
   const { count, log } = options
   const restartDelayMs = options.restartDelayMs ?? DEFAULT_WORKER_RESTART_DELAY_MS
   cluster.setupPrimary({ serialization: 'advanced' })
@@ -218,5 +218,5 @@ export function runWorkers(options: WorkersOptions): { stop(): Promise<void> } {
 
   for (let index = 1; index <= count; index++) start(index)
   log.info(`[workers] ${count} server processes (ENGRAM_WORKERS), primary ${process.pid}`)
-  return { stop }
+  return { stop, workers: () => [...workers.values()] }
 }
