@@ -321,7 +321,7 @@ export class DirectSqlite {
   private takeWriteLock(connection: BetterSqlite3.Database, batch: QueuedWrite[]): boolean {
     try {
       connection.pragma(`busy_timeout = ${GROUP_COMMIT_LOCK_WAIT_MS}`)
-      connection.prepare('BEGIN IMMEDIATE').run()
+      this.cached(connection, 'BEGIN IMMEDIATE').run()
       this.lockRefusedSince = null
       return true
     } catch (error) {
