@@ -238,14 +238,15 @@ async function main(env: Env) {
     env,
     ...(clusterEvents ? { eventTarget: clusterEvents } : {}),
     ...(worker !== null ? { workerIndex: worker } : {}),
-    // On SQLite a commit by another worker moves data_version: the request then waits for that
-    // worker's invalidations (Postgres has no such counter: its workers' caches follow the events
-    // as Redis replicas' do, a moment later).
-    ...(clusterEvents && direct
+    // On SQLite a commit by another worker moves data_version: only then does a request wait for
+    // the other workers' invalidations. Postgres has no such counter: every request waits.
+    ...(clusterEvents
       ? {
           beforeOperation: freshAcrossWorkers(
             clusterEvents,
-            async () => (await direct.get<{ data_version: number }>('PRAGMA data_version'))?.data_version,
+            direct
+              ? async () => (await direct.get<{ data_version: number }>('PRAGMA data_version'))?.data_version
+              : null,
           ),
         }
       : {}),
