@@ -104,6 +104,13 @@ export const EnvSchema = z
       .min(1, 'must be at least 1')
       .max(64, 'must be at most 64')
       .default(1),
+    /**
+     * SQLite: how long a group commit waits on the event loop for another process's write lock
+     * before it hands the loop back and tries again 1 ms later (ms; 0 to 1,000; store-sqlite's
+     * GROUP_COMMIT_LOCK_WAIT_MS, 2). Only other processes hold it (ENGRAM_WORKERS, a backup, a
+     * second server on the file); a longer wait blocks every request of this process meanwhile.
+     */
+    ENGRAM_SQLITE_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(2),
     /** Connections one replica keeps to Postgres at most (spec 002's poolSize); SQLite ignores it. */
     ENGRAM_DB_POOL_SIZE: z.coerce
       .number()

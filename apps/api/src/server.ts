@@ -208,6 +208,7 @@ async function main(env: Env) {
   const store = await openStore(env.DATABASE_URL, {
     poolSize: env.ENGRAM_DB_POOL_SIZE,
     appendBatchMessages: env.ENGRAM_DB_APPEND_BATCH,
+    sqliteLockWaitMs: env.ENGRAM_SQLITE_LOCK_WAIT_MS,
     log: (msg) => console.info(`[db] ${msg}`),
   })
   const { db, databaseFile } = store

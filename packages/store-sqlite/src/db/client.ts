@@ -55,10 +55,15 @@ export function refreshPlannerStatistics(
 
 const directs = new WeakMap<Database, DirectSqlite>()
 
-export function createDatabase(databaseFile: string): Database {
+export interface DatabaseOptions {
+  /** A group commit's wait for another process's write lock on the event loop (ms); see DirectSqlite. */
+  groupCommitLockWaitMs?: number
+}
+
+export function createDatabase(databaseFile: string, options: DatabaseOptions = {}): Database {
   fs.mkdirSync(path.dirname(databaseFile), { recursive: true })
-  const factory = new PrismaBetterSqlite3({ url: `file:${databaseFile}`, timeout: 5_000 })
-  const direct = new DirectSqlite()
+  const factory = new PrismaBetterSqlite3({ url: `file:${databaseFile}`, timeout: BUSY_TIMEOUT_MS })
+  const direct = new DirectSqlite(options.groupCommitLockWaitMs)
   const connect = factory.connect.bind(factory)
   factory.connect = async () => {
     const adapter = await connect()
@@ -169,6 +174,9 @@ interface PrismaAdapter {
  */
 export class DirectSqlite {
   connect: () => Promise<void> = async () => {}
+
+  constructor(private readonly lockWaitMs = GROUP_COMMIT_LOCK_WAIT_MS) {}
+
   private connection: BetterSqlite3.Database | null = null
   private readonly statements = new Map<string, BetterSqlite3.Statement>()
   private openTransactions = 0
@@ -313,14 +321,14 @@ export class DirectSqlite {
   }
 
   /**
-   * BEGIN IMMEDIATE, waiting at most GROUP_COMMIT_LOCK_WAIT_MS on the event loop. When another
+   * BEGIN IMMEDIATE, waiting at most `lockWaitMs` (GROUP_COMMIT_LOCK_WAIT_MS) on the event loop. When another
    * process holds the write lock the batch goes back to the head of the queue and a timer tries
    * again: requests go on meanwhile, and those that write join the next commit. Past
    * GROUP_COMMIT_LOCK_DEADLINE_MS the lock error is the batch's answer. False: not begun.
    */
   private takeWriteLock(connection: BetterSqlite3.Database, batch: QueuedWrite[]): boolean {
     try {
-      connection.pragma(`busy_timeout = ${GROUP_COMMIT_LOCK_WAIT_MS}`)
+      connection.pragma(`busy_timeout = ${this.lockWaitMs}`)
       this.cached(connection, 'BEGIN IMMEDIATE').run()
       this.lockRefusedSince = null
       return true
