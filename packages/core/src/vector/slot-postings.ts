@@ -179,9 +179,7 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
     const k = this.resultCount(query, limit)
     if (k === 0) return []
     const count = this.ids.length
-    if (this.partial.length < count) {
-      this.partial = new Float32Array(this.data.length / this.stride)
-    }
+    if (this.partial.length < count) this.partial = new Float32Array(this.data.length / this.stride)
     const partial = this.partial
     for (const dimension of this.queryDimensions(query)) {
       const value = query[dimension] as number
@@ -204,9 +202,9 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
       const score = partial[slot] as number
       if (score > best.threshold) best.push(score, slot)
     }
+    // Every slot was offered, so `best` holds min(count, breadth) ≥ k candidates even when few
+    // vectors share anything with the query (the rest score 0 and are rescored like any other).
     partial.fill(0, 0, count)
-    // Too few vectors share anything with the query: fill up with the exact scan's answer.
-    if (best.size < k) return super.search(query, limit)
     return this.hits(this.rescoreSparse(query, best.slots, best.size, k), vectorNorm(query))
   }
 
