@@ -95,8 +95,9 @@ export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-b
 export { buildHnswInWorker } from './vector/hnsw-build.ts'
 export * from './vector/hnsw-index.ts'
 export type {
+  ApproximateIndexKind,
   EmbeddingRowWrite,
   EmbeddingWriteStatement,
   VectorIndexOptions,
 } from './vector/sqlite-vector-store.ts'
-export { SqliteVectorStore } from './vector/sqlite-vector-store.ts'
+export { approximateIndexFor, SqliteVectorStore } from './vector/sqlite-vector-store.ts'
