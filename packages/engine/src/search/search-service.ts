@@ -607,9 +607,14 @@ export class SearchService {
     }
     if (request.weights.episode > 0) {
       // The span of each conversation's candidates and of the turns beside them.
-      const points = turns.map((c) => ({ sessionId: c.sessionId as string, time: c.timestamp.getTime() }))
+      const points = turns.map((c) => ({
+        sessionId: c.sessionId as string,
+        id: c.id,
+        time: c.timestamp.getTime(),
+      }))
       for (const c of turns)
-        for (const n of near.get(c.id) ?? []) points.push({ sessionId: c.sessionId as string, time: n.time })
+        for (const n of near.get(c.id) ?? [])
+          points.push({ sessionId: c.sessionId as string, id: n.id, time: n.time })
       const episodeOf = await episodesOf(this.recall, points)
       for (const [id, share] of episodeContext(base, episodeOf, { episodeShare: request.weights.episode }))
         episode.set(id, share)

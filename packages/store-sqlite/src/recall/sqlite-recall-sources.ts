@@ -7,9 +7,11 @@ import type {
   RecalledMemoryItem,
   RecalledMessage,
   RecallSources,
+  SpanTurn,
   SpeakerActivity,
   TurnBeside,
   TurnFilter,
+  TurnSpan,
 } from '@engram/engine'
 import { type Database, readRows } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
@@ -224,19 +226,28 @@ export class SqliteRecallSources implements RecallSources {
     }))
   }
 
-  async turnTimes(
-    sessionId: string,
-    from: Date,
-    to: Date,
-    limit: number,
-  ): Promise<{ id: string; timestamp: Date }[]> {
-    const rows = await this.db.message.findMany({
-      where: { sessionId, timestamp: { gte: from, lte: to } },
-      orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
-      select: { id: true, timestamp: true },
-      take: limit,
+  async turnSpans(spans: readonly TurnSpan[], limit: number): Promise<SpanTurn[]> {
+    if (spans.length === 0) return []
+    // One statement for every span (a read per conversation was a round trip per hit): each span
+    // is an ordered, limited seek on the (sessionId, timestamp, id) index, its bounds the two
+    // turns' own stored times (compared as stored, as turnsBeside does: no date format to match).
+    const bound = `(SELECT b."timestamp" FROM "Message" b WHERE b."id" = ?)`
+    const span = (
+      i: number,
+    ) => `SELECT * FROM (SELECT p."sessionId" AS "sessionId", p."id" AS id, p."timestamp" AS ts
+        FROM "Message" p WHERE p."sessionId" = ? AND p."timestamp" >= ${bound} AND p."timestamp" <= ${bound}
+        ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) AS span${i}`
+    const rows = await readRows<
+      { sessionId: string; id: number | bigint; ts: number | bigint | string | Date }[]
+    >(
+      this.db,
+      spans.map((_, i) => span(i)).join(' UNION ALL '),
+      ...spans.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
+    )
+    return rows.flatMap((row) => {
+      const timestamp = row.ts instanceof Date ? row.ts : storedTime(row.ts)
+      return timestamp ? [{ sessionId: row.sessionId, id: String(row.id), timestamp }] : []
     })
-    return rows.map((r) => ({ id: String(r.id), timestamp: r.timestamp }))
   }
 
   async sessionIdOf(agentId: string, conversationId: string): Promise<string | null> {
