@@ -1,4 +1,4 @@
-import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory } from '@engram/core'
+import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory, type Role } from '@engram/core'
 import type {
   FullTextCollection,
   MemoryItemFilter,
@@ -18,13 +18,27 @@ import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
 import type { Prisma } from '../generated/prisma/client.ts'
-import { toMessage } from '../mappers.ts'
+import { parseMetadata } from '../mappers.ts'
 import { memoryItemWhere, toMemoryItem } from '../memory-items/sqlite-memory-items.ts'
 
 /** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
 export function storedTime(value: number | bigint | string): Date | null {
   const time = typeof value === 'string' && !/^\d+$/.test(value) ? new Date(value) : new Date(Number(value))
   return Number.isNaN(time.getTime()) ? null : time
+}
+
+/** A turn and its conversation as the raw read returns them (either backend's types). */
+interface MessageWithConversation {
+  id: number | bigint
+  sessionId: string
+  role: string
+  speaker: string | null
+  content: string
+  tokenCount: number | bigint
+  isCompressed: number | boolean
+  timestamp: number | bigint | string | Date
+  metadata: string
+  conversationId: string
 }
 
 /** The search's memory filter as the memory items' own Prisma condition. */
@@ -192,20 +206,46 @@ export class SqliteRecallSources implements RecallSources {
 
   async messages(agentId: string, ids: readonly string[], filter: TurnFilter): Promise<RecalledMessage[]> {
     if (ids.length === 0) return []
-    const rows = await this.db.message.findMany({
-      where: {
-        agentId,
-        id: { in: ids.map(Number) },
-        content: turnSet(filter.set, this.dialect),
-        ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
-        timestamp: {
-          ...(filter.since ? { gte: filter.since } : {}),
-          ...(filter.until ? { lte: filter.until } : {}),
+    // Raw SQL on a cached statement (the ids as one JSON parameter, so every search shares it):
+    // through Prisma this read was compiled on every search and its `include` was a second query.
+    // The set and the time bounds are checked on the rows here, on the times as read.
+    const rows = await readRows<MessageWithConversation[]>(
+      this.db,
+      `SELECT m."id" AS id, m."sessionId" AS "sessionId", m."role" AS role, m."speaker" AS speaker,
+              m."content" AS content, m."tokenCount" AS "tokenCount", m."isCompressed" AS "isCompressed",
+              m."timestamp" AS timestamp, m."metadata" AS metadata, s."conversationId" AS "conversationId"
+         FROM "Message" m JOIN "Session" s ON s."id" = m."sessionId"
+        WHERE m."id" IN (${this.dialect.integersOf('?')}) AND m."agentId" = ?`,
+      JSON.stringify(ids.map(Number)),
+      agentId,
+    )
+    const prefix = CONTEXT_SUMMARY_PREFIX.toLowerCase()
+    const out: RecalledMessage[] = []
+    for (const row of rows) {
+      const timestamp = row.timestamp instanceof Date ? row.timestamp : storedTime(row.timestamp)
+      if (!timestamp) continue
+      // Prisma's LIKE of the set filter ignores ASCII case (ILIKE on Postgres): so does this.
+      const summary = row.content.slice(0, prefix.length).toLowerCase() === prefix
+      if (summary !== (filter.set === 'summaries')) continue
+      if (filter.sessionId && row.sessionId !== filter.sessionId) continue
+      if (filter.since && timestamp < filter.since) continue
+      if (filter.until && timestamp > filter.until) continue
+      out.push({
+        message: {
+          id: String(row.id),
+          sessionId: row.sessionId,
+          role: row.role as Role,
+          speaker: row.speaker,
+          content: row.content,
+          tokenCount: Number(row.tokenCount),
+          isCompressed: Boolean(row.isCompressed),
+          timestamp,
+          metadata: parseMetadata(row.metadata),
         },
-      },
-      include: { session: { select: { conversationId: true } } },
-    })
-    return rows.map((row) => ({ message: toMessage(row), conversationId: row.session.conversationId }))
+        conversationId: row.conversationId,
+      })
+    }
+    return out
   }
 
   async turnsBeside(turnIds: readonly string[], reach: number): Promise<TurnBeside[]> {
