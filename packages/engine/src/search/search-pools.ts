@@ -1,5 +1,6 @@
 import { poolStorageAgentId } from '@engram/core'
-import type { SearchMemories } from './collaborators.ts'
+import type { RecalledMemoryItem } from '../ports/recall-sources.ts'
+import type { AccessBuffer } from './search-access.ts'
 import type { Candidate } from './search-candidates.ts'
 import type { ScoreComponents, SearchHit, SearchOptions } from './search-types.ts'
 
@@ -65,15 +66,16 @@ export async function poolScopeCandidates(
  * A kept pool hit is a use of the pool's memory (as in queryPool), recorded under the pool's
  * storage agent, never as the searching agent's; the hits show the updated counts.
  */
-export async function recordPoolAccess(memories: SearchMemories, hits: SearchHit[]): Promise<void> {
+export async function recordPoolAccess(accesses: AccessBuffer, hits: SearchHit[]): Promise<void> {
   const byPool = new Map<string, SearchHit[]>()
   for (const hit of hits)
-    if (hit.scope === 'POOLS' && hit.poolId) byPool.set(hit.poolId, [...(byPool.get(hit.poolId) ?? []), hit])
+    if (hit.scope === 'POOLS' && hit.poolId && hit.memory)
+      byPool.set(hit.poolId, [...(byPool.get(hit.poolId) ?? []), hit])
   for (const [poolId, poolHits] of byPool) {
-    const ids = poolHits.map((h) => Number(h.id))
-    const updated = new Map(
-      (await memories.recordAccess(poolStorageAgentId(poolId), ids)).map((m) => [m.id, m]),
+    const updated = await accesses.record(
+      poolStorageAgentId(poolId),
+      poolHits.map((h) => h.memory as RecalledMemoryItem),
     )
-    for (const hit of poolHits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
+    for (const [i, hit] of poolHits.entries()) hit.memory = updated[i] ?? hit.memory
   }
 }

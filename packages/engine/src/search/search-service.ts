@@ -7,6 +7,7 @@ import {
   mmrRerank,
   NotFoundError,
   namedParticipants,
+  parseWith,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
   type TimeWindow,
@@ -18,12 +19,14 @@ import {
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { FullTextIndex } from '../ports/full-text.ts'
 import type { GraphRepository } from '../ports/graph.ts'
+import type { Logger } from '../ports/logger.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
 import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
+import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
 import { dialogueContext, hybridScores, sourceTurnContext } from './search-context.ts'
 import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-graph.ts'
@@ -71,6 +74,9 @@ export interface SearchServiceDeps {
   graph?: GraphRepository
   /** Where each search's duration is reported, per scope and strategy (issue 17's metrics). */
   telemetry?: Telemetry
+  /** When search's memory accesses are written (search-access.ts); defaults DEFAULT_ACCESS_FLUSH. */
+  accessFlush?: Partial<AccessFlushConfig>
+  log?: Pick<Logger, 'warn'>
 }
 
 /**
@@ -92,9 +98,17 @@ export class SearchService {
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
   private readonly telemetry: Telemetry
+  /** Search's memory accesses, buffered off the request path (flushAccesses, stop). */
+  readonly accesses: AccessBuffer
 
   constructor(deps: SearchServiceDeps) {
     this.telemetry = deps.telemetry ?? NO_TELEMETRY
+    this.accesses = new AccessBuffer(
+      deps.memories,
+      deps.clock,
+      parseWith(AccessFlushConfigSchema, deps.accessFlush ?? {}, 'accessFlush'),
+      deps.log,
+    )
     this.graph = deps.graph ?? null
     this.fullText = deps.fullText
     this.recall = deps.recall
@@ -130,6 +144,15 @@ export class SearchService {
     this.facts.forget(agentId)
     // Other replicas forget theirs too (their facts would only ever be extended).
     this.writes.touch(agentId, 'reset')
+  }
+
+  /**
+   * Drops search accesses not yet written of deleted memories, or of a deleted agent (every
+   * agent's when none is named): the buffer keeps nothing of them (a flush could not bring a row
+   * back anyway: it only increments rows that exist).
+   */
+  forgetAccesses(agentId?: string, memoryIds?: readonly string[]): void {
+    this.accesses.forget(agentId, memoryIds)
   }
 
   /** The time of the agent's newest message (null without messages): where its windows count back from. */
@@ -530,12 +553,15 @@ export class SearchService {
   }
 
   private async recordAccess(agentId: string, hits: SearchHit[]): Promise<void> {
-    const memoryIds = hits.filter((h) => h.scope === 'MEMORIES').map((h) => Number(h.id))
-    if (memoryIds.length) {
-      const updated = new Map((await this.memories.recordAccess(agentId, memoryIds)).map((m) => [m.id, m]))
-      for (const hit of hits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
+    const memoryHits = hits.filter((h) => h.scope === 'MEMORIES' && h.memory)
+    if (memoryHits.length) {
+      const updated = await this.accesses.record(
+        agentId,
+        memoryHits.map((h) => h.memory as RecalledMemoryItem),
+      )
+      for (const [i, hit] of memoryHits.entries()) hit.memory = updated[i] ?? hit.memory
     }
-    await recordPoolAccess(this.memories, hits)
+    await recordPoolAccess(this.accesses, hits)
     const knowledgeIds = hits.filter((h) => h.scope === 'KNOWLEDGE').map((h) => Number(h.id))
     if (knowledgeIds.length) {
       // A search hit is a use for decay purposes (it was recalled), not a confirmation: confidence
