@@ -158,7 +158,12 @@ function memoryItemsIn(
     // Inside a transaction already: the work joins it.
     transaction: transaction ?? ((fn) => fn(repository)),
     settings: async (agentId) => {
-      const agent = await db.agent.findUnique({ where: { id: agentId }, select: { memorySettings: true } })
+      // Read on every search and memoryContext: a cached statement, not a Prisma query compiled each time.
+      const [agent] = await readRows<{ memorySettings: string }[]>(
+        reader,
+        `SELECT "memorySettings" AS "memorySettings" FROM "Agent" WHERE "id" = ?`,
+        agentId,
+      )
       return safeJson(agent?.memorySettings ?? '{}')
     },
     saveSettings: async (agentId, stored) => {
