@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createDatabase, SqliteRecallSources, sqliteMemoryItems } from '@engram/store-sqlite'
+import { createDatabase, memoryItemWhere, SqliteRecallSources, sqliteMemoryItems } from '@engram/store-sqlite'
 import { median, seededRandom } from '../../../packages/core/bench/report.ts'
 import { FULL, seed } from './load.ts'
 
@@ -19,12 +19,15 @@ const index = process.argv.indexOf('--entries')
 const entries = index >= 0 ? Number(process.argv[index + 1]) : FULL.entries
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-search-reads-'))
 const file = path.join(dir, 'reads.db')
-seed(file, { ...FULL, entries, memories: 1_000, smallEntries: 0 }, seededRandom(23))
+seed(file, { ...FULL, entries, memories: entries, smallEntries: 0 }, seededRandom(23))
 const db = createDatabase(file)
 const recall = new SqliteRecallSources(db)
 const memoryItems = sqliteMemoryItems(db)
 const random = seededRandom(61)
 const ids = (await db.message.findMany({ where: { agentId: 'load' }, select: { id: true } })).map((m) => m.id)
+const memoryIds = (await db.memoryItem.findMany({ where: { agentId: 'mem' }, select: { id: true } })).map(
+  (m) => m.id,
+)
 
 const timings = new Map<string, number[]>()
 async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
@@ -36,6 +39,11 @@ async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
 
 for (let round = 0; round < ROUNDS; round++) {
   const picked = Array.from({ length: CANDIDATES }, () => String(ids[Math.floor(random() * ids.length)]))
+  const pickedMemories = Array.from(
+    { length: CANDIDATES },
+    () => memoryIds[Math.floor(random() * memoryIds.length)] as number,
+  )
+  const asOf = new Date()
   const turns = await recall.messages('load', picked, {
     set: 'messages',
     sessionId: null,
@@ -85,6 +93,11 @@ for (let round = 0; round < ROUNDS; round++) {
           include: { session: { select: { conversationId: true } } },
         }),
       )
+      await timed('memory rows by id: before (Prisma findMany)', () =>
+        db.memoryItem.findMany({
+          where: { ...memoryItemWhere('mem', { validAt: asOf }), id: { in: pickedMemories } },
+        }),
+      )
       await timed('memory settings: before (Prisma findUnique)', () =>
         db.agent.findUnique({ where: { id: 'load' }, select: { memorySettings: true } }),
       )
@@ -103,6 +116,9 @@ for (let round = 0; round < ROUNDS; round++) {
       await timed('turns by id: after (raw, cached statement)', () =>
         recall.messages('load', picked, { set: 'messages', sessionId: null, since: null, until: null }),
       )
+      await timed('memory rows by id: after (raw, cached statement)', () =>
+        recall.memoryItems('mem', pickedMemories.map(String), { asOf }),
+      )
       await timed('memory settings: after (cached statement)', () => memoryItems.settings('load'))
     },
   }
@@ -120,7 +136,7 @@ const perSearch = (name: string) => {
 console.info(
   `${entries.toLocaleString('en-US')} turns, ${ROUNDS} searches of ${CANDIDATES} candidates, reach ${REACH}`,
 )
-for (const what of ['episode spans', 'turns by id', 'memory settings']) {
+for (const what of ['episode spans', 'turns by id', 'memory rows by id', 'memory settings']) {
   const before = [...timings.keys()].find((k) => k.startsWith(`${what}: before`))
   const after = [...timings.keys()].find((k) => k.startsWith(`${what}: after`))
   if (!before || !after) continue

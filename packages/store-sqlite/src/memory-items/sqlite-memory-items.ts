@@ -38,7 +38,7 @@ export function toMemoryItem(row: MemoryItemRow): MemoryItemView {
 }
 
 /** A MemoryItem row as a prepared statement returns it: booleans as 0/1, dates as the stored text. */
-type RawMemoryItemRow = Omit<
+export type RawMemoryItemRow = Omit<
   MemoryItemRow,
   | 'id'
   | 'pinned'
@@ -59,7 +59,7 @@ type RawMemoryItemRow = Omit<
   updatedAt: string
 }
 
-function fromRawRow(row: RawMemoryItemRow): MemoryItemView {
+export function fromRawRow(row: RawMemoryItemRow): MemoryItemView {
   const date = (value: string | null) => (value == null ? null : new Date(value))
   return toMemoryItem({
     ...row,

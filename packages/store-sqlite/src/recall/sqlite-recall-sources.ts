@@ -19,7 +19,12 @@ import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
 import type { Prisma } from '../generated/prisma/client.ts'
 import { parseMetadata } from '../mappers.ts'
-import { memoryItemWhere, toMemoryItem } from '../memory-items/sqlite-memory-items.ts'
+import {
+  fromRawRow,
+  memoryItemWhere,
+  type RawMemoryItemRow,
+  toMemoryItem,
+} from '../memory-items/sqlite-memory-items.ts'
 
 /** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
 export function storedTime(value: number | bigint | string): Date | null {
@@ -55,6 +60,47 @@ function recallWhere(
       validAt: filter.includeSuperseded ? null : filter.asOf,
     },
     dialect,
+  )
+}
+
+/** The memory item's own columns (Postgres adds search columns a raw read cannot return). */
+const MEMORY_ITEM_COLUMNS = [
+  'id',
+  'agentId',
+  'userId',
+  'content',
+  'category',
+  'tags',
+  'importance',
+  'confidence',
+  'pinned',
+  'sourceConversationId',
+  'sourceMessageId',
+  'accessCount',
+  'lastAccessedAt',
+  'validFrom',
+  'validUntil',
+  'supersededById',
+  'metadata',
+  'contentHash',
+  'tokenCount',
+  'createdAt',
+  'updatedAt',
+]
+  .map((column) => `"${column}" AS "${column}"`)
+  .join(', ')
+
+/** Whether a memory filter asks for nothing but validity (search's usual read). */
+function onlyValidity(filter: MemoryItemFilter): boolean {
+  return (
+    !filter.userId &&
+    !filter.categories?.length &&
+    !filter.tags?.length &&
+    filter.minImportance == null &&
+    !filter.createdAfter &&
+    !filter.createdBefore &&
+    filter.pinned == null &&
+    !filter.search
   )
 }
 
@@ -193,6 +239,22 @@ export class SqliteRecallSources implements RecallSources {
     filter: MemoryItemFilter,
   ): Promise<RecalledMemoryItem[]> {
     if (ids.length === 0) return []
+    if (onlyValidity(filter)) {
+      // Search's usual read (no filter but validity): one cached statement, the ids as one JSON
+      // parameter; validity checked on the rows, as memoryItemWhere's validAt has it.
+      const rows = await readRows<RawMemoryItemRow[]>(
+        this.db,
+        `SELECT ${MEMORY_ITEM_COLUMNS} FROM "MemoryItem" WHERE "id" IN (${this.dialect.integersOf('?')}) AND "agentId" = ?`,
+        JSON.stringify(ids.map(Number)),
+        agentId,
+      )
+      const asOf = filter.includeSuperseded ? null : filter.asOf
+      return rows
+        .map(fromRawRow)
+        .filter(
+          (item) => !asOf || (item.validFrom <= asOf && (item.validUntil === null || item.validUntil > asOf)),
+        )
+    }
     const rows = await this.db.memoryItem.findMany({
       where: { ...recallWhere(agentId, filter, this.dialect), id: { in: ids.map(Number) } },
     })
