@@ -24,20 +24,26 @@ export async function poolScopeCandidates(
   options: SearchOptions,
   limit: number,
 ): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
+  // The pools' searches at once: on Postgres their reads overlap instead of queueing one pool's
+  // round trips behind the other's; the merge keeps the pools' order, so the result is the same.
+  const rankings = await Promise.all(
+    poolIds.map((poolId) =>
+      rank(poolStorageAgentId(poolId), {
+        scopes: ['MEMORIES'],
+        strategy: options.strategy ?? 'HYBRID',
+        weights: options.weights ?? null,
+        decay: options.decay ?? null,
+        memoryFilter: options.memoryFilter ?? null,
+        limit,
+        mmrLambda: 1,
+        // Accesses are recorded for the hits the merge keeps (recordPoolAccess), not every candidate.
+        track: false,
+      }),
+    ),
+  )
   const out: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
-  for (const poolId of poolIds) {
-    const ranked = await rank(poolStorageAgentId(poolId), {
-      scopes: ['MEMORIES'],
-      strategy: options.strategy ?? 'HYBRID',
-      weights: options.weights ?? null,
-      decay: options.decay ?? null,
-      memoryFilter: options.memoryFilter ?? null,
-      limit,
-      mmrLambda: 1,
-      // Accesses are recorded for the hits the merge keeps (recordPoolAccess), not every candidate.
-      track: false,
-    })
-    for (const hit of ranked.hits) {
+  for (const [index, poolId] of poolIds.entries()) {
+    for (const hit of (rankings[index] as { hits: SearchHit[] }).hits) {
       if (!hit.memory) continue
       out.push({
         candidate: {
