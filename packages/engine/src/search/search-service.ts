@@ -98,7 +98,7 @@ export class SearchService {
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
   private readonly telemetry: Telemetry
-  /** Search's memory accesses, buffered off the request path (flushAccesses, stop). */
+  /** Search's memory accesses, buffered off the request path (the server starts its timer, close stops it). */
   readonly accesses: AccessBuffer
 
   constructor(deps: SearchServiceDeps) {
