@@ -168,6 +168,20 @@ export function describeRecallSources(initializer: StorageInitializer): void {
       )
       expect(limited.map((t) => t.id)).toEqual([ids[1], ids[2]])
       expect(await storage.recall.turnSpans([], 10)).toEqual([])
+      // A search over a long history asks for hundreds of spans and thousands of turns at once
+      // (Prisma's IN list of turns ran past the parameter limit; SQLite takes 500 SELECTs in a UNION).
+      const many = await storage.recall.turnSpans(
+        Array.from({ length: 600 }, () => ({
+          sessionId,
+          fromTurnId: ids[0] as string,
+          toTurnId: ids[1] as string,
+        })),
+        10,
+      )
+      expect(many).toHaveLength(1_200)
+      const wanted = [...Array.from({ length: 5_000 }, (_, i) => String(10_000_000 + i)), ids[2] as string]
+      const found = await storage.recall.messages('agent-a', wanted, { set: 'messages' })
+      expect(found.map((t) => t.message.id)).toEqual([ids[2]])
     })
 
     it('reads memory items by id through the filter, valid at a time unless superseded ones are asked for', async () => {

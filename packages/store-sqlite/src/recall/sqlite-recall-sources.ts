@@ -63,6 +63,9 @@ function recallWhere(
   )
 }
 
+/** Spans per statement of turnSpans (SQLite's compound SELECT takes at most 500 terms). */
+const SPANS_PER_READ = 100
+
 /** The memory item's own columns (Postgres adds search columns a raw read cannot return). */
 const MEMORY_ITEM_COLUMNS = [
   'id',
@@ -339,13 +342,19 @@ export class SqliteRecallSources implements RecallSources {
     ) => `SELECT * FROM (SELECT p."sessionId" AS "sessionId", p."id" AS id, p."timestamp" AS ts
         FROM "Message" p WHERE p."sessionId" = ? AND p."timestamp" >= ${bound} AND p."timestamp" <= ${bound}
         ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) AS span${i}`
-    const rows = await readRows<
-      { sessionId: string; id: number | bigint; ts: number | bigint | string | Date }[]
-    >(
-      this.db,
-      spans.map((_, i) => span(i)).join(' UNION ALL '),
-      ...spans.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
-    )
+    // SQLite takes at most 500 terms in a compound SELECT: a search over many conversations reads
+    // its spans SPANS_PER_READ at a time.
+    const rows: { sessionId: string; id: number | bigint; ts: number | bigint | string | Date }[] = []
+    for (let from = 0; from < spans.length; from += SPANS_PER_READ) {
+      const chunk = spans.slice(from, from + SPANS_PER_READ)
+      rows.push(
+        ...(await readRows<typeof rows>(
+          this.db,
+          chunk.map((_, i) => span(i)).join(' UNION ALL '),
+          ...chunk.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
+        )),
+      )
+    }
     return rows.flatMap((row) => {
       const timestamp = row.ts instanceof Date ? row.ts : storedTime(row.ts)
       return timestamp ? [{ sessionId: row.sessionId, id: String(row.id), timestamp }] : []
