@@ -14,8 +14,8 @@ import { textMaker } from './load.ts'
 export const SCALE_MESSAGES = { full: 100_000, quick: 10_000 } as const
 /** Searches of each kind per backend (each query asked of both, alternating which goes first). */
 const QUERIES = { full: 300, quick: 60 } as const
-const BATCH = 500
 const MESSAGES_PER_CONVERSATION = 100
+const THIRTY_DAYS_MS = 30 * 86_400_000
 
 const ADD = `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { __typename } }`
 const SEARCH = `query($q: String!, $s: SearchStrategy) { search(input: { query: $q, limit: 10, strategy: $s }) { __typename ... on SearchResult { hits { score text } } } }`
@@ -23,12 +23,16 @@ const SEARCH = `query($q: String!, $s: SearchStrategy) { search(input: { query: 
 async function fill(t: TestApp, key: string, messages: number, seed: number): Promise<number> {
   const text = textMaker(seededRandom(seed))
   const started = performance.now()
-  for (let from = 0; from < messages; from += BATCH) {
-    const batch = Array.from({ length: Math.min(BATCH, messages - from) }, () => ({
+  // Conversations of MESSAGES_PER_CONVERSATION turns over the last 30 days, one addMessages call
+  // each, as load.ts seeds them (the test clock stands still: without their own times every turn
+  // would be one instant, and a conversation one episode).
+  for (let at = 0; at < messages; at += MESSAGES_PER_CONVERSATION) {
+    const batch = Array.from({ length: Math.min(MESSAGES_PER_CONVERSATION, messages - at) }, (_, i) => ({
       role: 'USER',
       content: text.turn(),
+      timestamp: new Date(t.clock.now().getTime() - (messages - at - i) * (THIRTY_DAYS_MS / messages)),
     }))
-    const c = `c${Math.floor(from / MESSAGES_PER_CONVERSATION)}`
+    const c = `c${Math.floor(at / MESSAGES_PER_CONVERSATION)}`
     const result = await t.gql(ADD, { c, m: batch }, key)
     if (result.data?.addMessages?.__typename !== 'AddMessagesPayload')
       throw new Error(`addMessages failed: ${JSON.stringify(result.errors ?? result.data)}`)
@@ -96,7 +100,7 @@ export async function backendScaleBenchmarks({ quick, messages }: { quick: boole
     }
     for (const app of apps)
       rows.push({
-        name: `seed ${label} through addMessages (batches of ${BATCH}): ${app.name}`,
+        name: `seed ${label} through addMessages (a call per ${MESSAGES_PER_CONVERSATION}-turn conversation): ${app.name}`,
         value: app.seedSeconds,
         unit: 's',
       })
