@@ -234,6 +234,13 @@ export const EnvSchema = z
       .min(0)
       .max(60_000)
       .default(DEFAULT_ACCESS_FLUSH.flushIntervalMs),
+    /** Search accesses (memory, agent) held at most before the next search writes them at once. */
+    ENGRAM_SEARCH_ACCESS_MAX_PENDING: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(DEFAULT_ACCESS_FLUSH.maxPending),
     /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
     ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
     ENGRAM_EMBEDDER: z.enum(EMBEDDER_KINDS).default('hashing'),

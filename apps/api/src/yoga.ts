@@ -72,6 +72,7 @@ export interface AppOptions {
         | 'ENGRAM_CORS_ORIGIN'
         | 'ENGRAM_SEARCH_COMMON_TERM_SHARE'
         | 'ENGRAM_SEARCH_ACCESS_FLUSH_MS'
+        | 'ENGRAM_SEARCH_ACCESS_MAX_PENDING'
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
@@ -229,9 +230,14 @@ export function createApp(options: AppOptions) {
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
     vectorIndex: options.vectorIndex,
-    ...(env.ENGRAM_SEARCH_ACCESS_FLUSH_MS === undefined
-      ? {}
-      : { accessFlush: { flushIntervalMs: env.ENGRAM_SEARCH_ACCESS_FLUSH_MS } }),
+    accessFlush: {
+      ...(env.ENGRAM_SEARCH_ACCESS_FLUSH_MS === undefined
+        ? {}
+        : { flushIntervalMs: env.ENGRAM_SEARCH_ACCESS_FLUSH_MS }),
+      ...(env.ENGRAM_SEARCH_ACCESS_MAX_PENDING === undefined
+        ? {}
+        : { maxPending: env.ENGRAM_SEARCH_ACCESS_MAX_PENDING }),
+    },
     lexicalPlan: {
       ...(env.ENGRAM_SEARCH_COMMON_TERM_SHARE === undefined
         ? {}
