@@ -122,6 +122,16 @@ export const SUITES: Suite[] = [
     run: async (c) => (await import('../../apps/api/bench/backends.ts')).backendBenchmarks(c),
   },
   {
+    id: 'backends-scale',
+    title:
+      'Search at scale on SQLite and Postgres side by side (issue 18: 100K messages, quick 10K; the same queries alternating between the backends)',
+    seed: 47,
+    // The latency rows are hundreds of searches inside one run; seeding 100K messages twice is enough.
+    repetitions: { full: 1, quick: 1 },
+    run: async (c) =>
+      (await import('../../apps/api/bench/backends-scale.ts')).backendScaleBenchmarks({ quick: c.quick }),
+  },
+  {
     id: 'replicas',
     title:
       'API replicas on one Postgres + Redis (1, 2, 3 processes over HTTP; req/s and server CPU per request)',
@@ -158,6 +168,21 @@ export const SUITES: Suite[] = [
       c.dataset ? null : 'no dataset: pass --dataset PATH or put one at ../shared/datasets/locomo-dev.json',
     run: async (c) =>
       (await import('../../apps/api/bench/quality.ts')).qualityBenchmarks({
+        dataset: c.dataset as string,
+        quick: c.quick,
+      }),
+  },
+  {
+    id: 'quality-scale',
+    title:
+      'Recall at scale (issue 18): the LoCoMo conversations planted inside a synthetic history of the same agent (100K turns; quick 10K) beside the conversations alone, same run',
+    seed: 43,
+    // Recall is a count; the latency rows are every question's search on both sides, alternating.
+    repetitions: { full: 1, quick: 1 },
+    unavailable: (c) =>
+      c.dataset ? null : 'no dataset: pass --dataset PATH or put one at ../shared/datasets/locomo-dev.json',
+    run: async (c) =>
+      (await import('../../apps/api/bench/quality-scale.ts')).qualityScaleBenchmarks({
         dataset: c.dataset as string,
         quick: c.quick,
       }),

@@ -87,7 +87,7 @@ const COMMON =
     ' ',
   )
 
-function textMaker(random: () => number) {
+export function textMaker(random: () => number) {
   const tail = Array.from({ length: 4_000 }, (_, i) => `w${i.toString(36)}`)
   const word = () =>
     random() < 0.6

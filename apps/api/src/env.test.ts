@@ -354,6 +354,29 @@ describe('loadEnv: language model', () => {
   })
 })
 
+describe('loadEnv: search access tracking (issue 18)', () => {
+  it('writes accesses every second, 10,000 pending at most, by default; 0 writes them in the search', () => {
+    expect(loadEnv({})).toMatchObject({
+      ENGRAM_SEARCH_ACCESS_FLUSH_MS: 1_000,
+      ENGRAM_SEARCH_ACCESS_MAX_PENDING: 10_000,
+    })
+    expect(
+      loadEnv({ ENGRAM_SEARCH_ACCESS_FLUSH_MS: '0', ENGRAM_SEARCH_ACCESS_MAX_PENDING: '1' }),
+    ).toMatchObject({ ENGRAM_SEARCH_ACCESS_FLUSH_MS: 0, ENGRAM_SEARCH_ACCESS_MAX_PENDING: 1 })
+  })
+
+  it('names an interval or a cap out of bounds', () => {
+    for (const ms of ['-1', '60001', '0.5', 'soon'])
+      expect(configError({ ENGRAM_SEARCH_ACCESS_FLUSH_MS: ms })?.message).toContain(
+        'ENGRAM_SEARCH_ACCESS_FLUSH_MS',
+      )
+    for (const cap of ['0', '1000001'])
+      expect(configError({ ENGRAM_SEARCH_ACCESS_MAX_PENDING: cap })?.message).toContain(
+        'ENGRAM_SEARCH_ACCESS_MAX_PENDING',
+      )
+  })
+})
+
 describe('loadEnv: lexical search planning', () => {
   it('defaults to the core plan and accepts the bounds', () => {
     expect(loadEnv({})).toMatchObject({

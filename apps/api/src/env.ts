@@ -19,6 +19,7 @@ import {
   WorkingContextRulesSchema,
 } from '@engram/core'
 import {
+  DEFAULT_ACCESS_FLUSH,
   DEFAULT_FORMATION_CONFIG,
   DEFAULT_OPTIMIZER_LEASE_RENEW_MS,
   DEFAULT_OPTIMIZER_LEASE_TTL_MS,
@@ -244,6 +245,23 @@ export const EnvSchema = z
       .min(0)
       .max(1_000_000_000)
       .default(DEFAULT_LEXICAL_PLAN.minDocuments),
+    /**
+     * How long search's memory accesses wait in memory before they are written together (ms; 0
+     * writes them inside each search, as before issue 18). The hits show the counts either way.
+     */
+    ENGRAM_SEARCH_ACCESS_FLUSH_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(DEFAULT_ACCESS_FLUSH.flushIntervalMs),
+    /** Search accesses (memory, agent) held at most before the next search writes them at once. */
+    ENGRAM_SEARCH_ACCESS_MAX_PENDING: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(DEFAULT_ACCESS_FLUSH.maxPending),
     /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
     ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
     ENGRAM_EMBEDDER: z.enum(EMBEDDER_KINDS).default('hashing'),

@@ -286,6 +286,8 @@ async function main(env: Env) {
   // The headline series serverMetrics answers (issue 17), sampled on a timer; Prometheus scrapes
   // /metrics on the main port (token or admin key) or on ENGRAM_METRICS_BIND's own listener.
   app.sampler.start()
+  // Search's memory accesses are written on this timer too, not only when the next search comes.
+  app.services.search.accesses.start()
   // One metrics listener per replica: a second worker could not bind the same address.
   const metricsListener =
     env.ENGRAM_METRICS_BIND && (worker === null || worker === 1)

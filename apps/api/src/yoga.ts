@@ -71,6 +71,8 @@ export interface AppOptions {
         Env,
         | 'ENGRAM_CORS_ORIGIN'
         | 'ENGRAM_SEARCH_COMMON_TERM_SHARE'
+        | 'ENGRAM_SEARCH_ACCESS_FLUSH_MS'
+        | 'ENGRAM_SEARCH_ACCESS_MAX_PENDING'
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
@@ -243,6 +245,14 @@ export function createApp(options: AppOptions) {
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
     vectorIndex: options.vectorIndex,
+    accessFlush: {
+      ...(env.ENGRAM_SEARCH_ACCESS_FLUSH_MS === undefined
+        ? {}
+        : { flushIntervalMs: env.ENGRAM_SEARCH_ACCESS_FLUSH_MS }),
+      ...(env.ENGRAM_SEARCH_ACCESS_MAX_PENDING === undefined
+        ? {}
+        : { maxPending: env.ENGRAM_SEARCH_ACCESS_MAX_PENDING }),
+    },
     lexicalPlan: {
       ...(env.ENGRAM_SEARCH_COMMON_TERM_SHARE === undefined
         ? {}
@@ -411,6 +421,8 @@ export function createApp(options: AppOptions) {
       lease?.close()
       // Jobs in flight finish first; queued ones stay in the table for the next start.
       await services.jobs.stop()
+      // Search's buffered memory accesses are written before the database closes.
+      await services.search.accesses.stop()
       await extractionPool?.close()
       await services.embeddings.flush()
       await checkpointer?.stop()

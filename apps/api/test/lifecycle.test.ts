@@ -406,6 +406,47 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     expect(after.built.memories).toEqual({ included: [], overflowed: [], summarized: [] })
   })
 
+  it('writes search accesses after the flush interval, and never those of a deleted memory or agent (issue 18)', async () => {
+    const FOUND = `query($q: String!) { search(input: { query: $q, scopes: [MEMORIES] }) {
+      ... on SearchResult { hits { id memory { accessCount } } } } }`
+    const accesses = t.app.services.search.accesses
+    const stored = async (id: string) =>
+      (await t.db.memoryItem.findUnique({ where: { id: Number(id) } }))?.accessCount ?? null
+    const key = await createAgentKey(t, 'rt-access')
+    const create = async (content: string) =>
+      (
+        await t.gql(
+          `mutation($c: String!) { createMemory(input: { content: $c, category: FACT }) { ... on MemoryWrite { memory { id } } } }`,
+          { c: content },
+          key,
+        )
+      ).data.createMemory.memory.id as string
+    const kept = await create('the harbour crane lifts containers')
+    const doomed = await create('the harbour ferry leaves at dawn')
+    const first = (await t.gql(FOUND, { q: 'harbour' }, key)).data.search.hits
+    // The hits show the access at once; the rows get it with the next flush.
+    expect(first.map((h: { memory: { accessCount: number } }) => h.memory.accessCount)).toEqual([1, 1])
+    expect(await stored(kept)).toBe(0)
+    expect(accesses.pendingOf('rt-access', kept)).toBe(1)
+
+    // A memory deleted while its access is pending: the access goes with it.
+    await t.gql(`mutation($id: ID!) { deleteMemory(id: $id) { __typename } }`, { id: doomed }, key)
+    expect(accesses.pendingOf('rt-access', doomed)).toBe(0)
+    t.clock.advance(1_000)
+    await t.gql(FOUND, { q: 'crane' }, key)
+    await accesses.flush()
+    expect(await stored(kept)).toBe(2)
+    expect(await stored(doomed)).toBeNull()
+
+    // The agent deleted with an access pending: nothing of it is kept or written after.
+    await t.gql(FOUND, { q: 'crane' }, key)
+    expect(accesses.pendingOf('rt-access', kept)).toBe(1)
+    expect((await t.gql(DELETE, { id: 'rt-access' })).data.deleteAgent.__typename).toBe('Agent')
+    expect(accesses.pendingOf('rt-access', kept)).toBe(0)
+    await accesses.flush()
+    expect(await t.db.memoryItem.count({ where: { agentId: 'rt-access' } })).toBe(0)
+  })
+
   it('deleting an agent removes its pool contributions and memberships; deleting a pool removes its storage agent everywhere', async () => {
     const src = await createAgentKey(t, 'pool-source')
     const keep = await createAgentKey(t, 'pool-keeper')

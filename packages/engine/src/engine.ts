@@ -71,6 +71,7 @@ import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
 import type { WorkingContextStore } from './ports/working-context.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
 import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
+import type { AccessFlushConfig } from './search/search-access.ts'
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
@@ -99,6 +100,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   embedder?: Embedder
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
+  /** When search's memory accesses are written (search-access.ts; DEFAULT_ACCESS_FLUSH). */
+  accessFlush?: Partial<AccessFlushConfig>
   /**
    * The scheduled optimizer: how often it runs (0: never on its own), what counts as an error key
    * fact, and its leases' TTL and renewal interval (ms; see OptimizerService).
@@ -341,6 +344,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     clock,
     writes,
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
+    accessFlush: deps.accessFlush ?? {},
+    log,
     graph: storage.graph,
     telemetry,
   })

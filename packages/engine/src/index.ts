@@ -195,6 +195,12 @@ export {
   ProfileService,
   type ProfileServiceDeps,
 } from './profile/profile-service.ts'
+export {
+  AccessBuffer,
+  type AccessFlushConfig,
+  AccessFlushConfigSchema,
+  DEFAULT_ACCESS_FLUSH,
+} from './search/search-access.ts'
 export { SearchService, type SearchServiceDeps } from './search/search-service.ts'
 export {
   MAX_SUMMARY_LIST,

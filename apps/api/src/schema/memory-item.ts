@@ -403,6 +403,8 @@ builder.mutationFields((t) => ({
       const scope = await agentScope(ctx, args.agentId)
       const deleted = await ctx.services.memoryItems.delete(scope, String(args.id))
       ctx.services.search.forgetAgent(scope)
+      // Its search accesses not yet written go with it (search-access.ts).
+      ctx.services.search.forgetAccesses(scope, [deleted.id])
       return deleted
     },
   }),

@@ -141,13 +141,47 @@ export function describeRecallSources(initializer: StorageInitializer): void {
         [`${ids[0]}:after:${ids[1]}`, `${ids[4]}:before:${ids[3]}`].sort(),
       )
 
-      const span = await storage.recall.turnTimes(sessionId, at(1), at(3), 10)
-      expect(span.map((t) => t.id)).toEqual([ids[1], ids[2], ids[3]])
-      expect(span[0]?.timestamp.getTime()).toBe(at(1).getTime())
-      expect((await storage.recall.turnTimes(sessionId, at(1), at(3), 2)).map((t) => t.id)).toEqual([
-        ids[1],
-        ids[2],
-      ])
+      const other = await addTurns(
+        'agent-a',
+        'c3',
+        [0, 1, 2].map((i) => ({ content: `other ${i}`, timestamp: at(i) })),
+      )
+      const spans = await storage.recall.turnSpans(
+        [
+          { sessionId, fromTurnId: ids[1] as string, toTurnId: ids[3] as string },
+          {
+            sessionId: other.sessionId,
+            fromTurnId: other.ids[0] as string,
+            toTurnId: other.ids[1] as string,
+          },
+        ],
+        10,
+      )
+      const of = (session: string) => spans.filter((t) => t.sessionId === session).map((t) => t.id)
+      // Each span in its own conversation only (c2's turn at the same time is not in it), oldest first.
+      expect(of(sessionId)).toEqual([ids[1], ids[2], ids[3]])
+      expect(of(other.sessionId)).toEqual([other.ids[0], other.ids[1]])
+      expect(spans.find((t) => t.id === ids[1])?.timestamp.getTime()).toBe(at(1).getTime())
+      const limited = await storage.recall.turnSpans(
+        [{ sessionId, fromTurnId: ids[1] as string, toTurnId: ids[3] as string }],
+        2,
+      )
+      expect(limited.map((t) => t.id)).toEqual([ids[1], ids[2]])
+      expect(await storage.recall.turnSpans([], 10)).toEqual([])
+      // A search over a long history asks for hundreds of spans and thousands of turns at once
+      // (Prisma's IN list of turns ran past the parameter limit; SQLite takes 500 SELECTs in a UNION).
+      const many = await storage.recall.turnSpans(
+        Array.from({ length: 600 }, () => ({
+          sessionId,
+          fromTurnId: ids[0] as string,
+          toTurnId: ids[1] as string,
+        })),
+        10,
+      )
+      expect(many).toHaveLength(1_200)
+      const wanted = [...Array.from({ length: 5_000 }, (_, i) => String(10_000_000 + i)), ids[2] as string]
+      const found = await storage.recall.messages('agent-a', wanted, { set: 'messages' })
+      expect(found.map((t) => t.message.id)).toEqual([ids[2]])
     })
 
     it('reads memory items by id through the filter, valid at a time unless superseded ones are asked for', async () => {

@@ -103,6 +103,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     memory.invalidate(agentId ?? null)
     optimizer.forget(agentId)
     search.forgetStatistics()
+    search.forgetAccesses(agentId)
     this.deps.formationStats?.forget(agentId)
     this.deps.workingContext?.dropCached(agentId)
   }

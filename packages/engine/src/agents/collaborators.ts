@@ -27,4 +27,6 @@ export interface LifecycleEmbeddings {
 /** Search keeps per-agent term statistics between queries. */
 export interface LifecycleSearch {
   forgetStatistics(): void
+  /** Drops pending search accesses of an agent (every agent's when none is named). */
+  forgetAccesses(agentId?: string): void
 }

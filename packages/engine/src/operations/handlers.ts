@@ -290,6 +290,7 @@ export function operationHandlers(engine: Engine): OperationHandlers {
       const scope = await call.agentScope(input.agentId)
       const deleted = await engine.memoryItems.delete(scope, input.id)
       engine.search.forgetAgent(scope)
+      engine.search.forgetAccesses(scope, [deleted.id])
       return wire.memoryOut(deleted, now())
     },
     async memories(call, input) {

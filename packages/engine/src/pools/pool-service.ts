@@ -294,6 +294,7 @@ export class PoolService {
     const deleted = await this.deps.memoryItems.delete(storage, memoryId)
     await this.deps.pools.forgetContribution(poolId, memoryId)
     this.deps.search.forgetAgent(storage)
+    this.deps.search.forgetAccesses(storage, [memoryId])
     return { memory: deleted, contributorAgentId: contribution?.sourceAgentId ?? null }
   }
 

@@ -142,9 +142,11 @@ export type {
   RecalledMemoryItem,
   RecalledMessage,
   RecallSources,
+  SpanTurn,
   SpeakerActivity,
   TurnBeside,
   TurnFilter,
+  TurnSpan,
 } from './recall-sources.ts'
 export type {
   AgentRecord,

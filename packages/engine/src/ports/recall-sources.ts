@@ -83,6 +83,20 @@ export interface TurnBeside {
   side: 'before' | 'after'
 }
 
+/** A conversation's turns between two of its turns (by their times, both included). */
+export interface TurnSpan {
+  sessionId: string
+  fromTurnId: string
+  toTurnId: string
+}
+
+/** A turn of a span. */
+export interface SpanTurn {
+  sessionId: string
+  id: string
+  timestamp: Date
+}
+
 export interface RecallSources {
   /**
    * The agent's speakers (and unnamed turns) among messages with ids above `afterMessageId`, one
@@ -133,13 +147,13 @@ export interface RecallSources {
    * order; unordered in the result, the caller sorts and cuts at pauses.
    */
   turnsBeside(turnIds: readonly string[], reach: number): Promise<TurnBeside[]>
-  /** A conversation's turns in a span, oldest first, at most `limit` (episodes are split on them). */
-  turnTimes(
-    sessionId: string,
-    from: Date,
-    to: Date,
-    limit: number,
-  ): Promise<{ id: string; timestamp: Date }[]>
+  /**
+   * Each span's turns, oldest first, at most `limit` a span: a span is a conversation's turns
+   * from one of its turns' time to another's, both included (episodes are split on them). All
+   * spans in one read: search asks for one per conversation its candidates are in, and a read
+   * per conversation was a round trip per hit.
+   */
+  turnSpans(spans: readonly TurnSpan[], limit: number): Promise<SpanTurn[]>
   /** The session id of the agent's conversation, null when it has none by that id. */
   sessionIdOf(agentId: string, conversationId: string): Promise<string | null>
   /**

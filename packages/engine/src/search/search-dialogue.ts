@@ -59,27 +59,41 @@ export async function neighbours(
 /**
  * The episode of each turn in the span the points cover, per conversation: split at pauses
  * longer than EPISODE_GAP_MS, read over that span (at most MAX_EPISODE_SCAN turns per
- * conversation; a turn past it is its own episode).
+ * conversation; a turn past it is its own episode). Every conversation's span in one read.
  */
 export async function episodesOf(
   recall: RecallSources,
-  points: { sessionId: string; time: number }[],
+  points: { sessionId: string; id: string; time: number }[],
 ): Promise<Map<string, string>> {
-  const bySession = new Map<string, number[]>()
-  for (const { sessionId, time } of points) {
-    const list = bySession.get(sessionId) ?? []
-    list.push(time)
-    bySession.set(sessionId, list)
+  // Each conversation's span runs from its earliest point's turn to its latest's.
+  const spans = new Map<string, { first: { id: string; time: number }; last: { id: string; time: number } }>()
+  for (const point of points) {
+    const span = spans.get(point.sessionId)
+    if (!span) spans.set(point.sessionId, { first: point, last: point })
+    else {
+      if (point.time < span.first.time) span.first = point
+      if (point.time > span.last.time) span.last = point
+    }
+  }
+  const rows = await recall.turnSpans(
+    [...spans].map(([sessionId, { first, last }]) => ({
+      sessionId,
+      fromTurnId: first.id,
+      toTurnId: last.id,
+    })),
+    MAX_EPISODE_SCAN,
+  )
+  const bySession = new Map<string, { id: string; timestamp: Date }[]>()
+  for (const row of rows) {
+    const list = bySession.get(row.sessionId) ?? []
+    list.push(row)
+    bySession.set(row.sessionId, list)
   }
   const out = new Map<string, string>()
-  for (const [sessionId, times] of bySession) {
-    const rows = await recall.turnTimes(
-      sessionId,
-      new Date(Math.min(...times)),
-      new Date(Math.max(...times)),
-      MAX_EPISODE_SCAN,
-    )
-    for (const [id, key] of episodes(rows)) out.set(id, `${sessionId}\u0000${key}`)
+  for (const [sessionId, turns] of bySession) {
+    // Oldest first per conversation, as the store returned each span (kept if it interleaved them).
+    turns.sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || Number(a.id) - Number(b.id))
+    for (const [id, key] of episodes(turns)) out.set(id, `${sessionId}\u0000${key}`)
   }
   return out
 }

@@ -13,7 +13,7 @@ import { relationshipSourceReader } from '../graph/graph-service.ts'
 import type { GraphEntityRecord, GraphRepository } from '../ports/graph.ts'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import type { Candidate } from './search-candidates.ts'
-import type { GraphRelationshipHit } from './search-types.ts'
+import type { GraphRelationshipHit, ScoreComponents } from './search-types.ts'
 
 // The knowledge graph in search (issue 15): the GRAPH scope's candidates, and graph expansion of
 // MESSAGES and MEMORIES (entities the query names pull in what their neighbourhood was learnt from).
@@ -171,4 +171,42 @@ function graphCandidate(
     confidence,
     row,
   }
+}
+
+/**
+ * The GRAPH scope's hits, whatever the strategy: the graph has no vectors, importance or
+ * dialogue, so a hit scores its lexical score as a share of the best GRAPH candidate's (0..1,
+ * comparable with the other scopes' HYBRID scores).
+ */
+export async function graphScopeHits(
+  graph: GraphRepository,
+  recall: RecallSources,
+  agentId: string,
+  query: string,
+  now: Date,
+  candidateLimit: number,
+): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
+  const candidates = await graphScopeCandidates(graph, recall, agentId, query, now, candidateLimit)
+  const best = Math.max(0, ...candidates.map((c) => c.bm25))
+  const byRecency = [...candidates].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime())
+  const recencyRank = new Map(byRecency.map((c, i) => [c.id, 1 - i / candidateLimit]))
+  return candidates.map((c) => ({
+    candidate: c,
+    score: best > 0 ? c.bm25 / best : 0,
+    components: {
+      bm25: c.bm25,
+      vector: 0,
+      importance: c.importance,
+      recency: recencyRank.get(c.id) ?? 0,
+      confidence: c.confidence,
+      context: 0,
+      episode: 0,
+      time: 1,
+      speaker: 1,
+      feedback: 0,
+      cooccurrence: 0,
+      graph: 0,
+      decay: 1,
+    },
+  }))
 }

@@ -1,5 +1,6 @@
 import { poolStorageAgentId } from '@engram/core'
-import type { SearchMemories } from './collaborators.ts'
+import type { RecalledMemoryItem } from '../ports/recall-sources.ts'
+import type { AccessBuffer } from './search-access.ts'
 import type { Candidate } from './search-candidates.ts'
 import type { ScoreComponents, SearchHit, SearchOptions } from './search-types.ts'
 
@@ -23,20 +24,26 @@ export async function poolScopeCandidates(
   options: SearchOptions,
   limit: number,
 ): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
+  // The pools' searches at once: on Postgres their reads overlap instead of queueing one pool's
+  // round trips behind the other's; the merge keeps the pools' order, so the result is the same.
+  const rankings = await Promise.all(
+    poolIds.map((poolId) =>
+      rank(poolStorageAgentId(poolId), {
+        scopes: ['MEMORIES'],
+        strategy: options.strategy ?? 'HYBRID',
+        weights: options.weights ?? null,
+        decay: options.decay ?? null,
+        memoryFilter: options.memoryFilter ?? null,
+        limit,
+        mmrLambda: 1,
+        // Accesses are recorded for the hits the merge keeps (recordPoolAccess), not every candidate.
+        track: false,
+      }),
+    ),
+  )
   const out: { candidate: Candidate; score: number; components: ScoreComponents }[] = []
-  for (const poolId of poolIds) {
-    const ranked = await rank(poolStorageAgentId(poolId), {
-      scopes: ['MEMORIES'],
-      strategy: options.strategy ?? 'HYBRID',
-      weights: options.weights ?? null,
-      decay: options.decay ?? null,
-      memoryFilter: options.memoryFilter ?? null,
-      limit,
-      mmrLambda: 1,
-      // Accesses are recorded for the hits the merge keeps (recordPoolAccess), not every candidate.
-      track: false,
-    })
-    for (const hit of ranked.hits) {
+  for (const [index, poolId] of poolIds.entries()) {
+    for (const hit of (rankings[index] as { hits: SearchHit[] }).hits) {
       if (!hit.memory) continue
       out.push({
         candidate: {
@@ -65,15 +72,16 @@ export async function poolScopeCandidates(
  * A kept pool hit is a use of the pool's memory (as in queryPool), recorded under the pool's
  * storage agent, never as the searching agent's; the hits show the updated counts.
  */
-export async function recordPoolAccess(memories: SearchMemories, hits: SearchHit[]): Promise<void> {
+export async function recordPoolAccess(accesses: AccessBuffer, hits: SearchHit[]): Promise<void> {
   const byPool = new Map<string, SearchHit[]>()
   for (const hit of hits)
-    if (hit.scope === 'POOLS' && hit.poolId) byPool.set(hit.poolId, [...(byPool.get(hit.poolId) ?? []), hit])
+    if (hit.scope === 'POOLS' && hit.poolId && hit.memory)
+      byPool.set(hit.poolId, [...(byPool.get(hit.poolId) ?? []), hit])
   for (const [poolId, poolHits] of byPool) {
-    const ids = poolHits.map((h) => Number(h.id))
-    const updated = new Map(
-      (await memories.recordAccess(poolStorageAgentId(poolId), ids)).map((m) => [m.id, m]),
+    const updated = await accesses.record(
+      poolStorageAgentId(poolId),
+      poolHits.map((h) => h.memory as RecalledMemoryItem),
     )
-    for (const hit of poolHits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
+    for (const [i, hit] of poolHits.entries()) hit.memory = updated[i] ?? hit.memory
   }
 }

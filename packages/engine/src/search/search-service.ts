@@ -1,14 +1,13 @@
 import {
   type Clock,
   DEFAULT_LEXICAL_PLAN,
-  episodeContext,
   type LexicalPlanConfig,
   type Limits,
   mentionedTimes,
   mmrRerank,
   NotFoundError,
   namedParticipants,
-  neighbourContext,
+  parseWith,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
   type TimeWindow,
@@ -20,15 +19,17 @@ import {
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { FullTextIndex } from '../ports/full-text.ts'
 import type { GraphRepository } from '../ports/graph.ts'
+import type { Logger } from '../ports/logger.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
 import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
+import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
-import { episodesOf, neighbours } from './search-dialogue.ts'
-import { type GraphRow, graphExpansionScores, graphScopeCandidates } from './search-graph.ts'
+import { dialogueContext, hybridScores, sourceTurnContext } from './search-context.ts'
+import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-graph.ts'
 import { LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
 import { searchRequest } from './search-request.ts'
@@ -43,16 +44,6 @@ import type {
 export { MAX_QUERY_CHARS, type SearchRequest, searchRequest } from './search-request.ts'
 export * from './search-types.ts'
 
-/** The share of a candidate's score a turn beside it gains, over the distance. */
-const NEIGHBOUR_SHARE = 0.5
-/**
- * Share of its source turn's relative score a memory formed from chat gains (sourceTurnContext).
- * 1: the turn weighs as much as the memory's own words and vector (HYBRID's own score is at most
- * 1). Larger shares scored a little higher on the bench's tuning conversation, not on the other,
- * and would rank memories without a source turn (created through the API) below any chat memory
- * whose turn matches.
- */
-const SOURCE_TURN_SHARE = 1
 const DAY_MS = 86_400_000
 /** Each side proposes this many times the requested hits before fusion (spec 002: candidates ×3). */
 export const CANDIDATE_FACTOR = 3
@@ -83,6 +74,9 @@ export interface SearchServiceDeps {
   graph?: GraphRepository
   /** Where each search's duration is reported, per scope and strategy (issue 17's metrics). */
   telemetry?: Telemetry
+  /** When search's memory accesses are written (search-access.ts); defaults DEFAULT_ACCESS_FLUSH. */
+  accessFlush?: Partial<AccessFlushConfig>
+  log?: Pick<Logger, 'warn'>
 }
 
 /**
@@ -104,9 +98,17 @@ export class SearchService {
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
   private readonly telemetry: Telemetry
+  /** Search's memory accesses, buffered off the request path (the server starts its timer, close stops it). */
+  readonly accesses: AccessBuffer
 
   constructor(deps: SearchServiceDeps) {
     this.telemetry = deps.telemetry ?? NO_TELEMETRY
+    this.accesses = new AccessBuffer(
+      deps.memories,
+      deps.clock,
+      parseWith(AccessFlushConfigSchema, deps.accessFlush ?? {}, 'accessFlush'),
+      deps.log,
+    )
     this.graph = deps.graph ?? null
     this.fullText = deps.fullText
     this.recall = deps.recall
@@ -142,6 +144,15 @@ export class SearchService {
     this.facts.forget(agentId)
     // Other replicas forget theirs too (their facts would only ever be extended).
     this.writes.touch(agentId, 'reset')
+  }
+
+  /**
+   * Drops search accesses not yet written of deleted memories, or of a deleted agent (every
+   * agent's when none is named): the buffer keeps nothing of them (a flush could not bring a row
+   * back anyway: it only increments rows that exist).
+   */
+  forgetAccesses(agentId?: string, memoryIds?: readonly string[]): void {
+    this.accesses.forget(agentId, memoryIds)
   }
 
   /** The time of the agent's newest message (null without messages): where its windows count back from. */
@@ -294,7 +305,9 @@ export class SearchService {
     for (const searchScope of request.scopes) {
       if (searchScope === 'GRAPH' && this.graph) {
         // Whole query: a participant's name is exactly what the graph is searched by.
-        scored.push(...(await this.graphScope(scope, query, candidateLimit)))
+        scored.push(
+          ...(await graphScopeHits(this.graph, this.recall, scope, query, this.now(), candidateLimit)),
+        )
         continue
       }
       if (searchScope === 'POOLS') {
@@ -411,10 +424,10 @@ export class SearchService {
         strategy === 'HYBRID' &&
         searchScope === 'MESSAGES' &&
         (request.weights.context > 0 || request.weights.episode > 0)
-          ? await this.dialogueContext(base, candidates, request)
+          ? await dialogueContext(this.recall, base, candidates, request)
           : strategy === 'HYBRID' && searchScope === 'MEMORIES' && request.weights.context > 0
             ? {
-                context: await this.sourceTurnContext(scope, signals.lexicalQuery, {
+                context: await sourceTurnContext(this.recall, this.sources, scope, signals.lexicalQuery, {
                   ...request,
                   candidateLimit,
                   sessionId,
@@ -525,49 +538,6 @@ export class SearchService {
   }
 
   /**
-   * The GRAPH scope's hits, whatever the strategy: the graph has no vectors, importance or
-   * dialogue, so a hit scores its lexical score as a share of the best GRAPH candidate's (0..1,
-   * comparable with the other scopes' HYBRID scores).
-   */
-  private async graphScope(
-    agentId: string,
-    query: string,
-    candidateLimit: number,
-  ): Promise<{ candidate: Candidate; score: number; components: ScoreComponents }[]> {
-    if (!this.graph) return []
-    const candidates = await graphScopeCandidates(
-      this.graph,
-      this.recall,
-      agentId,
-      query,
-      this.now(),
-      candidateLimit,
-    )
-    const best = Math.max(0, ...candidates.map((c) => c.bm25))
-    const byRecency = [...candidates].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime())
-    const recencyRank = new Map(byRecency.map((c, i) => [c.id, 1 - i / candidateLimit]))
-    return candidates.map((c) => ({
-      candidate: c,
-      score: best > 0 ? c.bm25 / best : 0,
-      components: {
-        bm25: c.bm25,
-        vector: 0,
-        importance: c.importance,
-        recency: recencyRank.get(c.id) ?? 0,
-        confidence: c.confidence,
-        context: 0,
-        episode: 0,
-        time: 1,
-        speaker: 1,
-        feedback: 0,
-        cooccurrence: 0,
-        graph: 0,
-        decay: 1,
-      },
-    }))
-  }
-
-  /**
    * Whether a hit falls in a period the query names: a turn by its time, a memory by when it
    * became true (validFrom: a memory stored today about May is about May), or (optionally) by a
    * period its text names.
@@ -582,97 +552,16 @@ export class SearchService {
     )
   }
 
-  /**
-   * Dialogue context: the turn that answers is often beside the one that matches (a question and
-   * its reply), and a short turn ("It's a mix of drama and romance!") means what its exchange
-   * means. Each turn up to `contextTurns` away from a candidate, in the same episode (no pause
-   * longer than EPISODE_GAP_MS in between), gains half the candidate's score over the distance; each
-   * turn gains weights.episode of the best score in its episode.
-   */
-  private async dialogueContext(
-    base: Map<string, number>,
-    candidates: Candidate[],
-    request: { contextTurns: number; weights: SearchWeights },
-  ): Promise<{ context: Map<string, number>; episode: Map<string, number> }> {
-    const context = new Map<string, number>()
-    const episode = new Map<string, number>()
-    const turns = candidates.filter((c) => c.sessionId && (base.get(c.id) ?? 0) > 0)
-    if (turns.length === 0) return { context, episode }
-    const near = await neighbours(this.recall, turns, request.contextTurns)
-    if (request.weights.context > 0) {
-      // Half the candidate's score over the distance: a turn between two matches gains their
-      // mean at distance 1, as before reach grew past one turn, and never outranks them on it.
-      for (const [id, score] of neighbourContext(base, near, { neighbourDistance: request.contextTurns }))
-        context.set(id, score * NEIGHBOUR_SHARE)
-    }
-    if (request.weights.episode > 0) {
-      // The span of each conversation's candidates and of the turns beside them.
-      const points = turns.map((c) => ({ sessionId: c.sessionId as string, time: c.timestamp.getTime() }))
-      for (const c of turns)
-        for (const n of near.get(c.id) ?? []) points.push({ sessionId: c.sessionId as string, time: n.time })
-      const episodeOf = await episodesOf(this.recall, points)
-      for (const [id, share] of episodeContext(base, episodeOf, { episodeShare: request.weights.episode }))
-        episode.set(id, share)
-    }
-    return { context, episode }
-  }
-
-  /**
-   * Dialogue context of memories formed from chat: a memory restates one turn, and the words a
-   * question shares are often in that turn or in the turn it answers, not in the restatement. Each
-   * memory gains SOURCE_TURN_SHARE of its source turn's score as search over MESSAGES ranks it
-   * (its words and dialogue context, as a share of the best turn's). The context is the
-   * turn's own entry in the messages' index, nothing copied: a deleted turn takes it with it, and
-   * the memory's content stays what it says.
-   */
-  private async sourceTurnContext(
-    agentId: string,
-    query: string,
-    request: {
-      candidateLimit: number
-      sessionId: string | null
-      contextTurns: number
-      weights: SearchWeights
-    },
-  ): Promise<Map<string, number>> {
-    const out = new Map<string, number>()
-    // Words and dialogue only: the turns' vectors scored the same on the bench (R@10 on covered
-    // questions 78.9 / 92.7% with them, 78.7 / 93.7% without), and a memory search should not load
-    // the agent's message vectors (nor embed its queued turns first) to find memories.
-    const turns = await this.sources.candidates(agentId, 'MESSAGES', {
-      query,
-      queryVector: null,
-      strategy: 'HYBRID',
-      candidateLimit: request.candidateLimit,
-      sessionId: request.sessionId,
-      options: {},
-      weights: request.weights,
-    })
-    if (turns.length === 0) return out
-    const base = hybridScores(turns, request.weights)
-    const dialogue = await this.dialogueContext(base, turns, request)
-    const scores = new Map(base)
-    for (const [id, score] of dialogue.context)
-      scores.set(id, (scores.get(id) ?? 0) + request.weights.context * score)
-    for (const [id, score] of dialogue.episode) scores.set(id, (scores.get(id) ?? 0) + score)
-    const best = Math.max(0, ...scores.values())
-    if (best <= 0) return out
-    for (const { memoryId, turnId } of await this.recall.memoryItemIdsFromTurns(agentId, [
-      ...scores.keys(),
-    ])) {
-      const share = (SOURCE_TURN_SHARE * (scores.get(turnId) ?? 0)) / best
-      if (share > (out.get(memoryId) ?? 0)) out.set(memoryId, share)
-    }
-    return out
-  }
-
   private async recordAccess(agentId: string, hits: SearchHit[]): Promise<void> {
-    const memoryIds = hits.filter((h) => h.scope === 'MEMORIES').map((h) => Number(h.id))
-    if (memoryIds.length) {
-      const updated = new Map((await this.memories.recordAccess(agentId, memoryIds)).map((m) => [m.id, m]))
-      for (const hit of hits) if (hit.memory) hit.memory = updated.get(hit.id) ?? hit.memory
+    const memoryHits = hits.filter((h) => h.scope === 'MEMORIES' && h.memory)
+    if (memoryHits.length) {
+      const updated = await this.accesses.record(
+        agentId,
+        memoryHits.map((h) => h.memory as RecalledMemoryItem),
+      )
+      for (const [i, hit] of memoryHits.entries()) hit.memory = updated[i] ?? hit.memory
     }
-    await recordPoolAccess(this.memories, hits)
+    await recordPoolAccess(this.accesses, hits)
     const knowledgeIds = hits.filter((h) => h.scope === 'KNOWLEDGE').map((h) => Number(h.id))
     if (knowledgeIds.length) {
       // A search hit is a use for decay purposes (it was recalled), not a confirmation: confidence
@@ -680,20 +569,4 @@ export class SearchService {
       await this.recall.recordKnowledgeRecall(agentId, knowledgeIds, this.now())
     }
   }
-}
-
-/**
- * HYBRID's own score of each candidate: its lexical score (BM25 and the expansions) as a share of
- * the best one's, and its vector similarity, at the request's weights.
- */
-function hybridScores(candidates: readonly Candidate[], weights: SearchWeights): Map<string, number> {
-  const lexicalScore = (c: Candidate) =>
-    c.bm25 + weights.feedback * c.feedback + weights.cooccurrence * c.cooccurrence
-  const best = Math.max(0, ...candidates.map(lexicalScore))
-  return new Map(
-    candidates.map((c) => [
-      c.id,
-      weights.bm25 * (best > 0 ? lexicalScore(c) / best : 0) + weights.vector * c.vector,
-    ]),
-  )
 }

@@ -7,9 +7,11 @@ import type {
   RecalledMemoryItem,
   RecalledMessage,
   RecallSources,
+  SpanTurn,
   SpeakerActivity,
   TurnBeside,
   TurnFilter,
+  TurnSpan,
 } from '../ports/recall-sources.ts'
 import { containsIgnoringCase, hasTagIgnoringCase, startsWithIgnoringCase } from './text-match.ts'
 
@@ -210,18 +212,22 @@ export class InMemoryRecallSources implements RecallSources {
     return out
   }
 
-  async turnTimes(
-    sessionId: string,
-    from: Date,
-    to: Date,
-    limit: number,
-  ): Promise<{ id: string; timestamp: Date }[]> {
-    return [...this.turns.values()]
-      .map((t) => t.message)
-      .filter((m) => m.sessionId === sessionId && m.timestamp >= from && m.timestamp <= to)
-      .sort(byTimeThenId)
-      .slice(0, limit)
-      .map((m) => ({ id: m.id, timestamp: m.timestamp }))
+  async turnSpans(spans: readonly TurnSpan[], limit: number): Promise<SpanTurn[]> {
+    const out: SpanTurn[] = []
+    for (const { sessionId, fromTurnId, toTurnId } of spans) {
+      const from = this.turns.get(fromTurnId)?.message.timestamp
+      const to = this.turns.get(toTurnId)?.message.timestamp
+      if (!from || !to) continue
+      out.push(
+        ...[...this.turns.values()]
+          .map((t) => t.message)
+          .filter((m) => m.sessionId === sessionId && m.timestamp >= from && m.timestamp <= to)
+          .sort(byTimeThenId)
+          .slice(0, limit)
+          .map((m) => ({ sessionId, id: m.id, timestamp: m.timestamp })),
+      )
+    }
+    return out
   }
 
   async sessionIdOf(agentId: string, conversationId: string): Promise<string | null> {

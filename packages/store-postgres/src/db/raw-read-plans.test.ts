@@ -122,6 +122,30 @@ describe('the shared repositories’ raw reads on Postgres (20,000 messages over
     )
   })
 
+  it('reads search’s episode spans and its turns by id with index seeks, no sequential scan of Message (issue 18)', async () => {
+    const turns = await candidateTurns(20)
+    const rows = await db.message.findMany({
+      where: { id: { in: turns.map(Number) } },
+      select: { id: true, sessionId: true },
+    })
+    const { view, plans } = explaining()
+    const recall = new SqliteRecallSources(view, postgresDialect)
+    await recall.turnSpans(
+      rows.map((r) => ({ sessionId: r.sessionId, fromTurnId: String(r.id), toTurnId: String(r.id) })),
+      5_000,
+    )
+    await recall.messages('agent-7', turns, { set: 'messages', sessionId: null, since: null, until: null })
+    expect(plans).toHaveLength(2)
+    for (const { plan } of plans)
+      expect(scansOf(plan, 'Message').map((node) => node['Node Type'])).not.toContain('Seq Scan')
+    // Each span seeks the (sessionId, timestamp, id) index.
+    expect(
+      scansOf(plans[0]?.plan as PlanNode, 'Message').filter(
+        (node) => node['Index Name'] === 'Message_sessionId_timestamp_id_idx',
+      ),
+    ).toHaveLength(rows.length)
+  })
+
   it('returns the same neighbours as SQLite’s statement on the large table', async () => {
     const candidates = await candidateTurns(8)
     const key = (b: { origin: string; side: string; id: string }) => `${b.origin}:${b.side}:${b.id}`

@@ -38,7 +38,7 @@ export function toMemoryItem(row: MemoryItemRow): MemoryItemView {
 }
 
 /** A MemoryItem row as a prepared statement returns it: booleans as 0/1, dates as the stored text. */
-type RawMemoryItemRow = Omit<
+export type RawMemoryItemRow = Omit<
   MemoryItemRow,
   | 'id'
   | 'pinned'
@@ -59,7 +59,7 @@ type RawMemoryItemRow = Omit<
   updatedAt: string
 }
 
-function fromRawRow(row: RawMemoryItemRow): MemoryItemView {
+export function fromRawRow(row: RawMemoryItemRow): MemoryItemView {
   const date = (value: string | null) => (value == null ? null : new Date(value))
   return toMemoryItem({
     ...row,
@@ -158,7 +158,12 @@ function memoryItemsIn(
     // Inside a transaction already: the work joins it.
     transaction: transaction ?? ((fn) => fn(repository)),
     settings: async (agentId) => {
-      const agent = await db.agent.findUnique({ where: { id: agentId }, select: { memorySettings: true } })
+      // Read on every search and memoryContext: a cached statement, not a Prisma query compiled each time.
+      const [agent] = await readRows<{ memorySettings: string }[]>(
+        reader,
+        `SELECT "memorySettings" AS "memorySettings" FROM "Agent" WHERE "id" = ?`,
+        agentId,
+      )
       return safeJson(agent?.memorySettings ?? '{}')
     },
     saveSettings: async (agentId, stored) => {

@@ -1,4 +1,4 @@
-import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory } from '@engram/core'
+import { CONTEXT_SUMMARY_PREFIX, type MemoryCategory, type Role } from '@engram/core'
 import type {
   FullTextCollection,
   MemoryItemFilter,
@@ -7,22 +7,43 @@ import type {
   RecalledMemoryItem,
   RecalledMessage,
   RecallSources,
+  SpanTurn,
   SpeakerActivity,
   TurnBeside,
   TurnFilter,
+  TurnSpan,
 } from '@engram/engine'
 import { type Database, readRows } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
 import type { Prisma } from '../generated/prisma/client.ts'
-import { toMessage } from '../mappers.ts'
-import { memoryItemWhere, toMemoryItem } from '../memory-items/sqlite-memory-items.ts'
+import { parseMetadata } from '../mappers.ts'
+import {
+  fromRawRow,
+  memoryItemWhere,
+  type RawMemoryItemRow,
+  toMemoryItem,
+} from '../memory-items/sqlite-memory-items.ts'
 
 /** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
 export function storedTime(value: number | bigint | string): Date | null {
   const time = typeof value === 'string' && !/^\d+$/.test(value) ? new Date(value) : new Date(Number(value))
   return Number.isNaN(time.getTime()) ? null : time
+}
+
+/** A turn and its conversation as the raw read returns them (either backend's types). */
+interface MessageWithConversation {
+  id: number | bigint
+  sessionId: string
+  role: string
+  speaker: string | null
+  content: string
+  tokenCount: number | bigint
+  isCompressed: number | boolean
+  timestamp: number | bigint | string | Date
+  metadata: string
+  conversationId: string
 }
 
 /** The search's memory filter as the memory items' own Prisma condition. */
@@ -39,6 +60,50 @@ function recallWhere(
       validAt: filter.includeSuperseded ? null : filter.asOf,
     },
     dialect,
+  )
+}
+
+/** Spans per statement of turnSpans (SQLite's compound SELECT takes at most 500 terms). */
+const SPANS_PER_READ = 100
+
+/** The memory item's own columns (Postgres adds search columns a raw read cannot return). */
+const MEMORY_ITEM_COLUMNS = [
+  'id',
+  'agentId',
+  'userId',
+  'content',
+  'category',
+  'tags',
+  'importance',
+  'confidence',
+  'pinned',
+  'sourceConversationId',
+  'sourceMessageId',
+  'accessCount',
+  'lastAccessedAt',
+  'validFrom',
+  'validUntil',
+  'supersededById',
+  'metadata',
+  'contentHash',
+  'tokenCount',
+  'createdAt',
+  'updatedAt',
+]
+  .map((column) => `"${column}" AS "${column}"`)
+  .join(', ')
+
+/** Whether a memory filter asks for nothing but validity (search's usual read). */
+function onlyValidity(filter: MemoryItemFilter): boolean {
+  return (
+    !filter.userId &&
+    !filter.categories?.length &&
+    !filter.tags?.length &&
+    filter.minImportance == null &&
+    !filter.createdAfter &&
+    !filter.createdBefore &&
+    filter.pinned == null &&
+    !filter.search
   )
 }
 
@@ -177,6 +242,22 @@ export class SqliteRecallSources implements RecallSources {
     filter: MemoryItemFilter,
   ): Promise<RecalledMemoryItem[]> {
     if (ids.length === 0) return []
+    if (onlyValidity(filter)) {
+      // Search's usual read (no filter but validity): one cached statement, the ids as one JSON
+      // parameter; validity checked on the rows, as memoryItemWhere's validAt has it.
+      const rows = await readRows<RawMemoryItemRow[]>(
+        this.db,
+        `SELECT ${MEMORY_ITEM_COLUMNS} FROM "MemoryItem" WHERE "id" IN (${this.dialect.integersOf('?')}) AND "agentId" = ?`,
+        JSON.stringify(ids.map(Number)),
+        agentId,
+      )
+      const asOf = filter.includeSuperseded ? null : filter.asOf
+      return rows
+        .map(fromRawRow)
+        .filter(
+          (item) => !asOf || (item.validFrom <= asOf && (item.validUntil === null || item.validUntil > asOf)),
+        )
+    }
     const rows = await this.db.memoryItem.findMany({
       where: { ...recallWhere(agentId, filter, this.dialect), id: { in: ids.map(Number) } },
     })
@@ -190,20 +271,46 @@ export class SqliteRecallSources implements RecallSources {
 
   async messages(agentId: string, ids: readonly string[], filter: TurnFilter): Promise<RecalledMessage[]> {
     if (ids.length === 0) return []
-    const rows = await this.db.message.findMany({
-      where: {
-        agentId,
-        id: { in: ids.map(Number) },
-        content: turnSet(filter.set, this.dialect),
-        ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
-        timestamp: {
-          ...(filter.since ? { gte: filter.since } : {}),
-          ...(filter.until ? { lte: filter.until } : {}),
+    // Raw SQL on a cached statement (the ids as one JSON parameter, so every search shares it):
+    // through Prisma this read was compiled on every search and its `include` was a second query.
+    // The set and the time bounds are checked on the rows here, on the times as read.
+    const rows = await readRows<MessageWithConversation[]>(
+      this.db,
+      `SELECT m."id" AS id, m."sessionId" AS "sessionId", m."role" AS role, m."speaker" AS speaker,
+              m."content" AS content, m."tokenCount" AS "tokenCount", m."isCompressed" AS "isCompressed",
+              m."timestamp" AS timestamp, m."metadata" AS metadata, s."conversationId" AS "conversationId"
+         FROM "Message" m JOIN "Session" s ON s."id" = m."sessionId"
+        WHERE m."id" IN (${this.dialect.integersOf('?')}) AND m."agentId" = ?`,
+      JSON.stringify(ids.map(Number)),
+      agentId,
+    )
+    const prefix = CONTEXT_SUMMARY_PREFIX.toLowerCase()
+    const out: RecalledMessage[] = []
+    for (const row of rows) {
+      const timestamp = row.timestamp instanceof Date ? row.timestamp : storedTime(row.timestamp)
+      if (!timestamp) continue
+      // Prisma's LIKE of the set filter ignores ASCII case (ILIKE on Postgres): so does this.
+      const summary = row.content.slice(0, prefix.length).toLowerCase() === prefix
+      if (summary !== (filter.set === 'summaries')) continue
+      if (filter.sessionId && row.sessionId !== filter.sessionId) continue
+      if (filter.since && timestamp < filter.since) continue
+      if (filter.until && timestamp > filter.until) continue
+      out.push({
+        message: {
+          id: String(row.id),
+          sessionId: row.sessionId,
+          role: row.role as Role,
+          speaker: row.speaker,
+          content: row.content,
+          tokenCount: Number(row.tokenCount),
+          isCompressed: Boolean(row.isCompressed),
+          timestamp,
+          metadata: parseMetadata(row.metadata),
         },
-      },
-      include: { session: { select: { conversationId: true } } },
-    })
-    return rows.map((row) => ({ message: toMessage(row), conversationId: row.session.conversationId }))
+        conversationId: row.conversationId,
+      })
+    }
+    return out
   }
 
   async turnsBeside(turnIds: readonly string[], reach: number): Promise<TurnBeside[]> {
@@ -224,19 +331,34 @@ export class SqliteRecallSources implements RecallSources {
     }))
   }
 
-  async turnTimes(
-    sessionId: string,
-    from: Date,
-    to: Date,
-    limit: number,
-  ): Promise<{ id: string; timestamp: Date }[]> {
-    const rows = await this.db.message.findMany({
-      where: { sessionId, timestamp: { gte: from, lte: to } },
-      orderBy: [{ timestamp: 'asc' }, { id: 'asc' }],
-      select: { id: true, timestamp: true },
-      take: limit,
+  async turnSpans(spans: readonly TurnSpan[], limit: number): Promise<SpanTurn[]> {
+    if (spans.length === 0) return []
+    // One statement for every span (a read per conversation was a round trip per hit): each span
+    // is an ordered, limited seek on the (sessionId, timestamp, id) index, its bounds the two
+    // turns' own stored times (compared as stored, as turnsBeside does: no date format to match).
+    const bound = `(SELECT b."timestamp" FROM "Message" b WHERE b."id" = ?)`
+    const span = (
+      i: number,
+    ) => `SELECT * FROM (SELECT p."sessionId" AS "sessionId", p."id" AS id, p."timestamp" AS ts
+        FROM "Message" p WHERE p."sessionId" = ? AND p."timestamp" >= ${bound} AND p."timestamp" <= ${bound}
+        ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) AS span${i}`
+    // SQLite takes at most 500 terms in a compound SELECT: a search over many conversations reads
+    // its spans SPANS_PER_READ at a time.
+    const rows: { sessionId: string; id: number | bigint; ts: number | bigint | string | Date }[] = []
+    for (let from = 0; from < spans.length; from += SPANS_PER_READ) {
+      const chunk = spans.slice(from, from + SPANS_PER_READ)
+      rows.push(
+        ...(await readRows<typeof rows>(
+          this.db,
+          chunk.map((_, i) => span(i)).join(' UNION ALL '),
+          ...chunk.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
+        )),
+      )
+    }
+    return rows.flatMap((row) => {
+      const timestamp = row.ts instanceof Date ? row.ts : storedTime(row.ts)
+      return timestamp ? [{ sessionId: row.sessionId, id: String(row.id), timestamp }] : []
     })
-    return rows.map((r) => ({ id: String(r.id), timestamp: r.timestamp }))
   }
 
   async sessionIdOf(agentId: string, conversationId: string): Promise<string | null> {

@@ -1,0 +1,125 @@
+import { episodeContext, neighbourContext } from '@engram/core'
+import type { RecallSources } from '../ports/recall-sources.ts'
+import type { Candidate, SearchCandidates } from './search-candidates.ts'
+import { episodesOf, neighbours } from './search-dialogue.ts'
+import type { SearchWeights } from './search-types.ts'
+
+// A candidate's context in scoring: HYBRID's own score, the dialogue around a turn (the turns
+// beside it and its episode), and a memory's source turn (split from search-service.ts).
+
+/** The share of a candidate's score a turn beside it gains, over the distance. */
+const NEIGHBOUR_SHARE = 0.5
+/**
+ * Share of its source turn's relative score a memory formed from chat gains (sourceTurnContext).
+ * 1: the turn weighs as much as the memory's own words and vector (HYBRID's own score is at most
+ * 1). Larger shares scored a little higher on the bench's tuning conversation, not on the other,
+ * and would rank memories without a source turn (created through the API) below any chat memory
+ * whose turn matches.
+ */
+const SOURCE_TURN_SHARE = 1
+
+/**
+ * HYBRID's own score of each candidate: its lexical score (BM25 and the expansions) as a share of
+ * the best one's, and its vector similarity, at the request's weights.
+ */
+export function hybridScores(candidates: readonly Candidate[], weights: SearchWeights): Map<string, number> {
+  const lexicalScore = (c: Candidate) =>
+    c.bm25 + weights.feedback * c.feedback + weights.cooccurrence * c.cooccurrence
+  const best = Math.max(0, ...candidates.map(lexicalScore))
+  return new Map(
+    candidates.map((c) => [
+      c.id,
+      weights.bm25 * (best > 0 ? lexicalScore(c) / best : 0) + weights.vector * c.vector,
+    ]),
+  )
+}
+
+/**
+ * Dialogue context: the turn that answers is often beside the one that matches (a question and
+ * its reply), and a short turn ("It's a mix of drama and romance!") means what its exchange
+ * means. Each turn up to `contextTurns` away from a candidate, in the same episode (no pause
+ * longer than EPISODE_GAP_MS in between), gains half the candidate's score over the distance; each
+ * turn gains weights.episode of the best score in its episode.
+ */
+export async function dialogueContext(
+  recall: RecallSources,
+  base: Map<string, number>,
+  candidates: Candidate[],
+  request: { contextTurns: number; weights: SearchWeights },
+): Promise<{ context: Map<string, number>; episode: Map<string, number> }> {
+  const context = new Map<string, number>()
+  const episode = new Map<string, number>()
+  const turns = candidates.filter((c) => c.sessionId && (base.get(c.id) ?? 0) > 0)
+  if (turns.length === 0) return { context, episode }
+  const near = await neighbours(recall, turns, request.contextTurns)
+  if (request.weights.context > 0) {
+    // Half the candidate's score over the distance: a turn between two matches gains their
+    // mean at distance 1, as before reach grew past one turn, and never outranks them on it.
+    for (const [id, score] of neighbourContext(base, near, { neighbourDistance: request.contextTurns }))
+      context.set(id, score * NEIGHBOUR_SHARE)
+  }
+  if (request.weights.episode > 0) {
+    // The span of each conversation's candidates and of the turns beside them.
+    const points = turns.map((c) => ({
+      sessionId: c.sessionId as string,
+      id: c.id,
+      time: c.timestamp.getTime(),
+    }))
+    for (const c of turns)
+      for (const n of near.get(c.id) ?? [])
+        points.push({ sessionId: c.sessionId as string, id: n.id, time: n.time })
+    const episodeOf = await episodesOf(recall, points)
+    for (const [id, share] of episodeContext(base, episodeOf, { episodeShare: request.weights.episode }))
+      episode.set(id, share)
+  }
+  return { context, episode }
+}
+
+/**
+ * Dialogue context of memories formed from chat: a memory restates one turn, and the words a
+ * question shares are often in that turn or in the turn it answers, not in the restatement. Each
+ * memory gains SOURCE_TURN_SHARE of its source turn's score as search over MESSAGES ranks it
+ * (its words and dialogue context, as a share of the best turn's). The context is the
+ * turn's own entry in the messages' index, nothing copied: a deleted turn takes it with it, and
+ * the memory's content stays what it says.
+ */
+export async function sourceTurnContext(
+  recall: RecallSources,
+  sources: SearchCandidates,
+  agentId: string,
+  query: string,
+  request: {
+    candidateLimit: number
+    sessionId: string | null
+    contextTurns: number
+    weights: SearchWeights
+  },
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  // Words and dialogue only: the turns' vectors scored the same on the bench (R@10 on covered
+  // questions 78.9 / 92.7% with them, 78.7 / 93.7% without), and a memory search should not load
+  // the agent's message vectors (nor embed its queued turns first) to find memories.
+  const turns = await sources.candidates(agentId, 'MESSAGES', {
+    query,
+    queryVector: null,
+    strategy: 'HYBRID',
+    candidateLimit: request.candidateLimit,
+    sessionId: request.sessionId,
+    options: {},
+    weights: request.weights,
+  })
+  if (turns.length === 0) return out
+  const base = hybridScores(turns, request.weights)
+  const dialogue = await dialogueContext(recall, base, turns, request)
+  const scores = new Map(base)
+  for (const [id, score] of dialogue.context)
+    scores.set(id, (scores.get(id) ?? 0) + request.weights.context * score)
+  for (const [id, score] of dialogue.episode) scores.set(id, (scores.get(id) ?? 0) + score)
+  const best = Math.max(0, ...scores.values())
+  if (best <= 0) return out
+  for (const { memoryId, turnId } of await recall.memoryItemIdsFromTurns(agentId, [...scores.keys()])) {
+    const share = (SOURCE_TURN_SHARE * (scores.get(turnId) ?? 0)) / best
+    if (share > (out.get(memoryId) ?? 0)) out.set(memoryId, share)
+  }
+  return out
+}
