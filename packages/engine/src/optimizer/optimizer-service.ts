@@ -27,6 +27,7 @@ import type { Lease } from '../ports/lease.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { OptimizerRepository } from '../ports/optimizer.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
+import { OptimizerEntries, OptimizerEntriesConfigSchema } from './optimizer-entries.ts'
 
 export interface OptimizerServiceConfig {
   intervalMs: number
@@ -36,6 +37,11 @@ export interface OptimizerServiceConfig {
   leaseTtlMs?: number
   /** How often held leases are renewed (ms); below the TTL, so a late renewal or two is survived. */
   leaseRenewMs?: number
+  /**
+   * Entries kept between runs over all agents (DEFAULT_OPTIMIZER_CACHED_ENTRIES), so a run reads
+   * only the rows new or changed since the last; 0 reads every run's entries whole.
+   */
+  cachedEntries?: number
 }
 
 /**
@@ -98,6 +104,8 @@ export class OptimizerService {
   private renewal: ReturnType<typeof setInterval> | null = null
   /** Per agent (and session), the redundancy join kept since the last run. */
   private readonly redundancy = new Map<string, IncrementalRedundancy>()
+  /** Per agent (and session), the entries and their text's features kept since the last run. */
+  private readonly entries: OptimizerEntries
   private cycle: Promise<void> | null = null
   /** Lease keys this replica holds, with when each was last taken or renewed (clock ms). */
   private readonly held = new Map<string, number>()
@@ -126,6 +134,12 @@ export class OptimizerService {
     )
     this.leaseTtlMs = leases.leaseTtlMs
     this.leaseRenewMs = leases.leaseRenewMs
+    const { cachedEntries } = parseWith(
+      OptimizerEntriesConfigSchema,
+      { cachedEntries: config.cachedEntries },
+      'optimizer',
+    )
+    this.entries = new OptimizerEntries(store, cachedEntries)
   }
 
   /**
@@ -300,10 +314,21 @@ export class OptimizerService {
     )
   }
 
-  /** Drops the redundancy joins kept for an agent (or every agent): its entries are gone. */
+  /** Drops the redundancy joins and entries kept for an agent (or every agent): its entries are gone. */
   forget(agentId?: string): void {
     for (const key of this.redundancy.keys())
       if (agentId === undefined || key.startsWith(`${agentId}\u0000`)) this.redundancy.delete(key)
+    this.entries.forget(agentId)
+  }
+
+  /** Entries kept for an agent between runs (each with its text). */
+  cachedEntries(agentId: string): number {
+    return this.entries.keptFor(agentId)
+  }
+
+  /** Rows the last run read with their text (all of them without the kept entries). */
+  lastRowsRead(): number {
+    return this.entries.lastRead
   }
 
   /** Redundancy joins kept for an agent (each holds the text of its entries). */
@@ -433,7 +458,7 @@ export class OptimizerService {
     confirmLease: () => Promise<void>,
   ): Promise<SnapshotEvent> {
     const now = this.clock.now()
-    const entries = await this.store.entries(scope, sessionId)
+    const entries = await this.entries.load(scope, sessionId)
     const parameters = await this.parameters.load(scope)
     const step = runOptimizerStep({
       entries,
@@ -441,6 +466,7 @@ export class OptimizerService {
       now,
       tokenCounter: this.tokenCounter,
       findRedundant: this.reusingRedundancy(`${scope}\u0000${sessionId ?? ''}`),
+      contentFeatures: this.entries.features(scope, sessionId),
       keyFactMode: this.config.keyFactMode ?? 'spec',
     })
     const decay = planKnowledgeDecay(await this.store.decayCandidates(scope), now)
