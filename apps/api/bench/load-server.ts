@@ -11,7 +11,7 @@ import { listen } from '../src/server.ts'
 import { createApp } from '../src/yoga.ts'
 
 export type LoadServerCommand =
-  | { id: number; cmd: 'optimize'; agentId: string }
+  | { id: number; cmd: 'optimize'; agentId: string; readWhole?: boolean }
   | { id: number; cmd: 'memory' }
   | { id: number; cmd: 'cpu' }
   | { id: number; cmd: 'settle' }
@@ -48,7 +48,9 @@ process.on('message', async (message: LoadServerCommand) => {
     if (message.cmd === 'optimize') {
       const started = performance.now()
       const cpu = process.cpuUsage()
-      const event = await app.services.optimizer.run(message.agentId)
+      const event = await app.services.optimizer.run(message.agentId, null, {
+        readWhole: message.readWhole ?? false,
+      })
       const used = process.cpuUsage(cpu)
       send({
         id: message.id,

@@ -161,6 +161,7 @@ export {
   MAX_SNAPSHOT_HISTORY,
   OptimizerLeaseConfigSchema,
   OptimizerLeaseError,
+  type OptimizerRunOptions,
   OptimizerService,
   type OptimizerServiceConfig,
   optimizerLeaseKey,

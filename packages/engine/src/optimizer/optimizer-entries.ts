@@ -20,6 +20,19 @@ export const OptimizerEntriesConfigSchema = z.object({
   cachedEntries: z.number().int().min(0).max(10_000_000).default(DEFAULT_OPTIMIZER_CACHED_ENTRIES),
 })
 
+/** One load's entries, and what it knows of their texts against an earlier load. */
+export interface LoadedEntries {
+  entries: MemoryEntry[]
+  /** Names this load among all loads (of every agent), increasing. */
+  generation: number
+  /**
+   * For a consumer that last saw the entries of load `seen` (the redundancy join): which entries
+   * certainly have the text they had then. Undefined unless `seen` is the load this one read its
+   * changes against (otherwise every text must be looked at again).
+   */
+  textUnchangedSince(seen: number | undefined): ((entry: MemoryEntry) => boolean) | undefined
+}
+
 interface KeptEntry {
   entry: MemoryEntry
   version: string
@@ -41,6 +54,9 @@ export class OptimizerEntries {
   /** Per key, the entries by id; the Map's order is the keys' last use (first: least recent). */
   private readonly kept = new Map<string, Map<string, KeptEntry>>()
   private total = 0
+  /** The generation of each key's last load. */
+  private readonly generationOf = new Map<string, number>()
+  private generations = 0
   /** Rows read with their text by the last load: for tests and reports. */
   lastRead = 0
 
@@ -50,7 +66,7 @@ export class OptimizerEntries {
   ) {}
 
   /** The entries of one agent (of one conversation when sessionId is given), oldest first. */
-  async load(agentId: string, sessionId: string | null): Promise<MemoryEntry[]> {
+  async load(agentId: string, sessionId: string | null): Promise<LoadedEntries> {
     const key = keyOf(agentId, sessionId)
     const { store } = this
     if (!store.entryStamps || !store.entriesByIds || this.maxEntries === 0)
@@ -58,6 +74,8 @@ export class OptimizerEntries {
     const stamps = await store.entryStamps(agentId, sessionId)
     if (stamps.length > this.maxEntries) return this.whole(key, agentId, sessionId)
     const known = this.kept.get(key) ?? new Map<string, KeptEntry>()
+    // The load these changes are read against: the last one, while its entries are still kept.
+    const basedOn = this.kept.has(key) ? this.generationOf.get(key) : undefined
     const missing: string[] = []
     for (const stamp of stamps) {
       const kept = known.get(stamp.id)
@@ -109,7 +127,19 @@ export class OptimizerEntries {
       entries.push(kept.entry)
     }
     this.keep(key, next)
-    return entries
+    const generation = this.nextGeneration(key)
+    return {
+      entries,
+      generation,
+      textUnchangedSince: (seen) =>
+        seen !== undefined && seen === basedOn ? (entry) => !fetched.has(entry.id) : undefined,
+    }
+  }
+
+  private nextGeneration(key: string): number {
+    const generation = ++this.generations
+    this.generationOf.set(key, generation)
+    return generation
   }
 
   /**
@@ -136,6 +166,7 @@ export class OptimizerEntries {
       if (agentId === undefined || key.startsWith(`${agentId}\u0000`)) {
         this.total -= entries.size
         this.kept.delete(key)
+        this.generationOf.delete(key)
       }
   }
 
@@ -151,11 +182,11 @@ export class OptimizerEntries {
     return this.total
   }
 
-  private async whole(key: string, agentId: string, sessionId: string | null): Promise<MemoryEntry[]> {
+  private async whole(key: string, agentId: string, sessionId: string | null): Promise<LoadedEntries> {
     this.drop(key)
     const entries = await this.store.entries(agentId, sessionId)
     this.lastRead = entries.length
-    return entries
+    return { entries, generation: this.nextGeneration(key), textUnchangedSince: () => undefined }
   }
 
   private keep(key: string, entries: Map<string, KeptEntry>): void {
