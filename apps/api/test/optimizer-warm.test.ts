@@ -106,4 +106,45 @@ describe('the optimizer keeping entries between runs', () => {
     expect(cold.app.services.optimizer.cachedEntries('agent-w')).toBe(0)
     expect(readWarm).toBeLessThan(readCold / 2)
   })
+
+  it('reads only the rows new or changed since the last run, and keeps at most the configured entries', async () => {
+    const t = await createTestApp({ env: { ENGRAM_OPTIMIZER_CACHED_ENTRIES: 30 } })
+    apps.push(t)
+    const { optimizer } = t.app.services
+    const keyOf: Record<string, string> = {}
+    const add = async (agentId: string, count: number, from = 0) => {
+      keyOf[agentId] ??= await createAgentKey(t, agentId)
+      const messages = Array.from({ length: count }, (_, i) => ({
+        role: 'USER',
+        content: `${agentId} note ${from + i} about the garden, the shed and the ${from + i}th tomato plant`,
+      }))
+      expect((await t.gql(ADD, { c: 'c', m: messages }, keyOf[agentId])).data.addMessages.__typename).toBe(
+        'AddMessagesPayload',
+      )
+    }
+    const run = async (agentId: string) => {
+      expect((await t.gql(RUN, {}, keyOf[agentId])).data.runOptimizer.__typename).toBe('OptimizationSnapshot')
+      return optimizer.lastRowsRead()
+    }
+    await add('a', 20)
+    expect(await run('a')).toBe(20)
+    expect(optimizer.cachedEntries('a')).toBe(20)
+    // Nothing changed: no text is read; three new messages: their three rows.
+    expect(await run('a')).toBe(0)
+    await add('a', 3, 20)
+    expect(await run('a')).toBe(3)
+    // A second agent: 23 + 15 entries are over the bound of 30, so the agent run least recently goes.
+    await add('b', 15)
+    expect(await run('b')).toBe(15)
+    expect(optimizer.cachedEntries('b')).toBe(15)
+    expect(optimizer.cachedEntries('a')).toBe(0)
+    expect(await run('a')).toBe(23)
+    expect(optimizer.cachedEntries('b')).toBe(0)
+    // An agent larger than the whole bound is read whole every run and kept nowhere.
+    await add('c', 31)
+    expect(await run('c')).toBe(31)
+    expect(await run('c')).toBe(31)
+    expect(optimizer.cachedEntries('c')).toBe(0)
+    expect(optimizer.cachedEntries('a')).toBe(23)
+  })
 })
