@@ -35,6 +35,11 @@ const app = createApp({
     ENGRAM_TOKENIZER: 'o200k_base',
     ENGRAM_MAX_QUERY_DEPTH: 12,
     ENGRAM_MAX_QUERY_COST: 20_000,
+    // One replica: its optimizer lease guards only against itself. A first run over 100K entries
+    // on a loaded shared machine can block the event loop past the default 30 s TTL (no renewal
+    // runs meanwhile) and would then lose the lease and apply nothing.
+    ENGRAM_OPTIMIZER_LEASE_TTL_MS: 600_000,
+    ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 60_000,
   },
   embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
   databaseFile,

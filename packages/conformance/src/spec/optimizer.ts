@@ -1,4 +1,4 @@
-import type { OptimizationSnapshot } from '@engram/core'
+import type { MemoryEntry, OptimizationSnapshot } from '@engram/core'
 import type { OptimizerRunChanges, Storage } from '@engram/engine'
 import { describe, expect, it } from 'vitest'
 import type { StorageFixture, StorageInitializer } from '../types.ts'
@@ -101,6 +101,26 @@ export function describeOptimizer(initializer: StorageInitializer): void {
       const read = await optimizer.entriesByIds('agent-a', [second.id, theirs.id])
       expect(read.map((r) => r.entry.content)).toEqual(['second'])
       expect(read[0]).toMatchObject({ version: stamps[1]?.version, contentLength: 'second'.length })
+      // All of them with their stamps in one read (a first run): entries() and the same stamps.
+      const whole = await optimizer.stampedEntries?.('agent-a', null)
+      if (whole) {
+        // The fields the optimizer reads (an adapter's entries() may carry more of the row).
+        const read = (e: MemoryEntry) => [
+          e.id,
+          e.type,
+          e.role,
+          e.content,
+          e.tokenCount,
+          e.relevance,
+          e.isCompressed,
+          e.timestamp,
+          e.sessionId,
+        ]
+        expect(whole.map((w) => read(w.entry))).toEqual((await optimizer.entries('agent-a', null)).map(read))
+        expect(whole.map((w) => [w.entry.id, w.version, w.contentLength])).toEqual(
+          stamps.map((s) => [s.id, s.version, s.contentLength]),
+        )
+      }
 
       clock.advance(1_000)
       await optimizer.applyRun(

@@ -71,6 +71,8 @@ export class OptimizerEntries {
     const { store } = this
     if (!store.entryStamps || !store.entriesByIds || this.maxEntries === 0)
       return this.whole(key, agentId, sessionId)
+    // Nothing kept yet (a first run, or evicted): one read of every row with its stamp.
+    if (!this.kept.has(key) && store.stampedEntries) return this.first(key, agentId, sessionId)
     const stamps = await store.entryStamps(agentId, sessionId)
     if (stamps.length > this.maxEntries) return this.whole(key, agentId, sessionId)
     const known = this.kept.get(key) ?? new Map<string, KeptEntry>()
@@ -180,6 +182,25 @@ export class OptimizerEntries {
   /** Entries kept over all agents (at most maxEntries). */
   get size(): number {
     return this.total
+  }
+
+  private async first(key: string, agentId: string, sessionId: string | null): Promise<LoadedEntries> {
+    const read = await (this.store.stampedEntries as NonNullable<OptimizerRepository['stampedEntries']>)(
+      agentId,
+      sessionId,
+    )
+    this.lastRead = read.length
+    if (read.length <= this.maxEntries) {
+      const next = new Map<string, KeptEntry>()
+      for (const { entry, version, contentLength } of read)
+        next.set(entry.id, { entry, version, contentLength, features: null, featuresMode: '' })
+      this.keep(key, next)
+    }
+    return {
+      entries: read.map((stamped) => stamped.entry),
+      generation: this.nextGeneration(key),
+      textUnchangedSince: () => undefined,
+    }
   }
 
   private async whole(key: string, agentId: string, sessionId: string | null): Promise<LoadedEntries> {

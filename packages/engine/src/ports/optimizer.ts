@@ -70,6 +70,8 @@ export interface OptimizerRepository {
   entryStamps?(agentId: string, sessionId: string | null): Promise<EntryStamp[]>
   /** The agent's entries with these ids (those still there), each with its stamp. */
   entriesByIds?(agentId: string, ids: readonly string[]): Promise<StampedEntry[]>
+  /** entries() with each entry's stamp, in one read: a run with nothing kept yet. */
+  stampedEntries?(agentId: string, sessionId: string | null): Promise<StampedEntry[]>
   /** The agent's knowledge with what decay is planned from. */
   decayCandidates(agentId: string): Promise<DecayCandidate[]>
   /**

@@ -99,6 +99,22 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
     return rows.map(toStamp)
   }
 
+  async stampedEntries(agentId: string, sessionId: string | null): Promise<StampedEntry[]> {
+    const sql = `SELECT ${ENTRY_COLUMNS}, "updatedAt" AS "version", length("content") AS "contentLength"
+                   FROM "MemoryEntry" WHERE "agentId" = ? ${sessionId ? 'AND "sessionId" = ?' : ''}
+                  ORDER BY "timestamp", "id"`
+    const params = sessionId ? [agentId, sessionId] : [agentId]
+    const direct = directSqlite(this.db)
+    const rows = direct
+      ? await direct.all<RawStampedRow>(sql, ...params)
+      : await this.db.$queryRawUnsafe<RawStampedRow[]>(sql, ...params)
+    return rows.map((row) => ({
+      entry: fromRawRow(row),
+      version: versionOf(row.version),
+      contentLength: Number(row.contentLength),
+    }))
+  }
+
   async entriesByIds(agentId: string, ids: readonly string[]): Promise<StampedEntry[]> {
     const found: StampedEntry[] = []
     const direct = directSqlite(this.db)
