@@ -105,7 +105,8 @@ describe('the optimizer keeping entries between runs', () => {
     expect(warm.app.services.optimizer.cachedEntries('agent-w')).toBeGreaterThan(0)
     expect(cold.app.services.optimizer.cachedEntries('agent-w')).toBe(0)
     expect(readWarm).toBeLessThan(readCold / 2)
-  })
+    // Two apps and 16 cycles: tens of seconds on Postgres on a busy machine.
+  }, 180_000)
 
   it('reads only the rows new or changed since the last run, and keeps at most the configured entries', async () => {
     const t = await createTestApp({ env: { ENGRAM_OPTIMIZER_CACHED_ENTRIES: 30 } })
