@@ -19,6 +19,7 @@ import {
 } from '../src/index.ts'
 import { TopK } from '../src/vector/top-k.ts'
 import type { BenchRow } from './report.ts'
+import { vectorScanBenchmarks } from './vector-scan.ts'
 
 /**
  * Vector search: the exact scan, the int8 scan with exact rescoring, and the HNSW graph, on the
@@ -68,6 +69,9 @@ export async function vectorBenchmarks(options: {
       hnswOnly: true,
     })
   }
+  // The SIMD kernel against the JavaScript scans, on data of its own seed (so the sets above, and
+  // their cached graphs, stay as they were).
+  rows.push(...vectorScanBenchmarks({ quick, random: seededRandom(18) }))
   return rows
 }
 
