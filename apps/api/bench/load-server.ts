@@ -16,7 +16,7 @@ import { listen } from '../src/server.ts'
 import { createApp } from '../src/yoga.ts'
 
 export type LoadServerCommand =
-  | { id: number; cmd: 'optimize'; agentId: string }
+  | { id: number; cmd: 'optimize'; agentId: string; readWhole?: boolean }
   | { id: number; cmd: 'memory' }
   | { id: number; cmd: 'cpu' }
   | { id: number; cmd: 'settle' }
@@ -126,6 +126,11 @@ async function runServer(file: string, key: string) {
       ENGRAM_TOKENIZER: 'o200k_base',
       ENGRAM_MAX_QUERY_DEPTH: 12,
       ENGRAM_MAX_QUERY_COST: 20_000,
+      // One replica: its optimizer lease guards only against itself. A first run over 100K entries
+      // on a loaded shared machine can block the event loop past the default 30 s TTL (no renewal
+      // runs meanwhile) and would then lose the lease and apply nothing.
+      ENGRAM_OPTIMIZER_LEASE_TTL_MS: 600_000,
+      ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 60_000,
     },
     embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
     databaseFile: file,
@@ -145,7 +150,9 @@ async function runServer(file: string, key: string) {
       if (message.cmd === 'optimize') {
         const started = performance.now()
         const cpu = process.cpuUsage()
-        const event = await app.services.optimizer.run(message.agentId)
+        const event = await app.services.optimizer.run(message.agentId, null, {
+          readWhole: message.readWhole ?? false,
+        })
         const used = process.cpuUsage(cpu)
         send({
           id: message.id,

@@ -476,6 +476,16 @@ describe('loadEnv: optimizer leases', () => {
   })
 })
 
+describe('loadEnv: the optimizer kept entries (issue 18)', () => {
+  it('keeps 250,000 entries by default, 0 turns keeping off, and a negative count is refused', () => {
+    expect(loadEnv({}).ENGRAM_OPTIMIZER_CACHED_ENTRIES).toBe(250_000)
+    expect(loadEnv({ ENGRAM_OPTIMIZER_CACHED_ENTRIES: '0' }).ENGRAM_OPTIMIZER_CACHED_ENTRIES).toBe(0)
+    expect(configError({ ENGRAM_OPTIMIZER_CACHED_ENTRIES: '-1' })?.message).toContain(
+      'ENGRAM_OPTIMIZER_CACHED_ENTRIES',
+    )
+  })
+})
+
 describe('loadEnv: metrics', () => {
   it('samples every 10 s over the last hour, /metrics for the admin key alone, by default', () => {
     const env = loadEnv({})

@@ -21,6 +21,7 @@ import {
 import {
   DEFAULT_ACCESS_FLUSH,
   DEFAULT_FORMATION_CONFIG,
+  DEFAULT_OPTIMIZER_CACHED_ENTRIES,
   DEFAULT_OPTIMIZER_LEASE_RENEW_MS,
   DEFAULT_OPTIMIZER_LEASE_TTL_MS,
 } from '@engram/engine'
@@ -154,6 +155,17 @@ export const EnvSchema = z
       .min(100)
       .max(3_600_000)
       .default(DEFAULT_OPTIMIZER_LEASE_TTL_MS),
+    /**
+     * Memory entries the optimizer keeps between runs over all agents (text and features), so a
+     * run reads only the rows new or changed since the last; the least recently run agents go
+     * first past it. 0 reads every run's entries whole.
+     */
+    ENGRAM_OPTIMIZER_CACHED_ENTRIES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10_000_000)
+      .default(DEFAULT_OPTIMIZER_CACHED_ENTRIES),
     /** How often held optimizer leases are renewed (ms); must be below the TTL. */
     ENGRAM_OPTIMIZER_LEASE_RENEW_MS: z.coerce
       .number()

@@ -99,6 +99,7 @@ export interface AppOptions {
         | 'ENGRAM_L2_MAX_MESSAGES'
         | 'ENGRAM_OPTIMIZER_LEASE_TTL_MS'
         | 'ENGRAM_OPTIMIZER_LEASE_RENEW_MS'
+        | 'ENGRAM_OPTIMIZER_CACHED_ENTRIES'
         | 'ENGRAM_METRICS_TOKEN'
         | 'ENGRAM_METRICS_BIND'
         | 'ENGRAM_METRICS_SAMPLE_MS'
@@ -202,6 +203,7 @@ export function createApp(options: AppOptions) {
       ttlMs: env.ENGRAM_OPTIMIZER_LEASE_TTL_MS,
       renewMs: env.ENGRAM_OPTIMIZER_LEASE_RENEW_MS,
     },
+    optimizerCachedEntries: env.ENGRAM_OPTIMIZER_CACHED_ENTRIES,
     tokenCounter: createTokenCounter(env.ENGRAM_TOKENIZER),
     pubsub: createEngramPubSub(sharedEvents ?? undefined),
     limits: options.limits,

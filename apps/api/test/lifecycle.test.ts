@@ -285,6 +285,13 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     const second = await t.gql(CONTEXT, { input: { query: 'vault code' } }, key)
     expect(second.data.memoryContext).toMatchObject({ cached: true, text: expect.stringContaining('4711') })
     expect(JSON.stringify((await t.gql(SEARCH, { q: 'vault' }, key)).data.search.hits)).toContain('4711')
+    // The optimizer keeps the agent's entries and their redundancy join between runs (issue 18).
+    const run = await t.gql(`mutation { runOptimizer { __typename } }`, {}, key)
+    expect(run.data.runOptimizer.__typename).toBe('OptimizationSnapshot')
+    expect(nonZero(await report(t, agentId))).toMatchObject({
+      'optimizer kept entries': expect.any(Number),
+      'optimizer redundancy joins': 1,
+    })
     return key
   }
 

@@ -104,9 +104,16 @@ export interface EngineDeps<S extends Storage = Storage> {
   accessFlush?: Partial<AccessFlushConfig>
   /**
    * The scheduled optimizer: how often it runs (0: never on its own), what counts as an error key
-   * fact, and its leases' TTL and renewal interval (ms; see OptimizerService).
+   * fact, its leases' TTL and renewal interval (ms), and how many entries it keeps between runs
+   * (see OptimizerService).
    */
-  optimizer?: { intervalMs?: number; keyFactMode?: KeyFactMode; leaseTtlMs?: number; leaseRenewMs?: number }
+  optimizer?: {
+    intervalMs?: number
+    keyFactMode?: KeyFactMode
+    leaseTtlMs?: number
+    leaseRenewMs?: number
+    cachedEntries?: number
+  }
   /**
    * Leases that give each agent's optimizer to one replica (REDIS_URL: Redis's); in process when
    * none is given, which one replica is always granted.
@@ -393,6 +400,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       keyFactMode: deps.optimizer?.keyFactMode ?? 'spec',
       leaseTtlMs: deps.optimizer?.leaseTtlMs,
       leaseRenewMs: deps.optimizer?.leaseRenewMs,
+      cachedEntries: deps.optimizer?.cachedEntries,
     },
     log,
     writes,

@@ -151,11 +151,17 @@ export {
 } from './memory-items/memory-item-service.ts'
 export * from './operations/index.ts'
 export {
+  DEFAULT_OPTIMIZER_CACHED_ENTRIES,
+  OptimizerEntries,
+  OptimizerEntriesConfigSchema,
+} from './optimizer/optimizer-entries.ts'
+export {
   DEFAULT_OPTIMIZER_LEASE_RENEW_MS,
   DEFAULT_OPTIMIZER_LEASE_TTL_MS,
   MAX_SNAPSHOT_HISTORY,
   OptimizerLeaseConfigSchema,
   OptimizerLeaseError,
+  type OptimizerRunOptions,
   OptimizerService,
   type OptimizerServiceConfig,
   optimizerLeaseKey,

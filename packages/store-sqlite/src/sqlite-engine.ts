@@ -40,6 +40,8 @@ export interface SqliteEngineOptions {
   lease?: Lease
   /** The optimizer leases' TTL and renewal interval (ms; the engine's defaults when omitted). */
   optimizerLease?: { ttlMs?: number; renewMs?: number }
+  /** Entries the optimizer keeps between runs over all agents (the engine's default when omitted; 0: none). */
+  optimizerCachedEntries?: number
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
@@ -143,6 +145,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
       keyFactMode: options.keyFactMode,
       leaseTtlMs: options.optimizerLease?.ttlMs,
       leaseRenewMs: options.optimizerLease?.renewMs,
+      cachedEntries: options.optimizerCachedEntries,
     },
     ...(options.lease ? { lease: options.lease } : {}),
     formation: options.formation,

@@ -1,4 +1,4 @@
-import type { OptimizationSnapshot } from '@engram/core'
+import type { MemoryEntry, OptimizationSnapshot } from '@engram/core'
 import type { OptimizerRunChanges, Storage } from '@engram/engine'
 import { describe, expect, it } from 'vitest'
 import type { StorageFixture, StorageInitializer } from '../types.ts'
@@ -77,6 +77,74 @@ export function describeOptimizer(initializer: StorageInitializer): void {
         'other session',
       ])
       expect(await storage.optimizer.entries('agent-idle', null)).toEqual([])
+    })
+
+    it('stamps entries without their text, and reads changed ones by id (optional, issue 18)', async () => {
+      const { storage, clock } = fixture()
+      const { optimizer } = storage
+      // Optional: an adapter without them has every run read its entries whole.
+      if (!optimizer.entryStamps || !optimizer.entriesByIds) return
+      const { first, second, other, theirs } = await twoAgents(storage, fixture())
+      const stamps = await optimizer.entryStamps('agent-a', null)
+      // The order of entries(), so a run keeping entries lists them as a whole read would.
+      expect(stamps.map((s) => s.id)).toEqual((await optimizer.entries('agent-a', null)).map((e) => e.id))
+      expect(stamps[0]).toMatchObject({
+        id: first.id,
+        contentLength: 'first'.length,
+        type: 'short_term',
+        relevance: 0.5,
+        isCompressed: false,
+        tokenCount: 3,
+      })
+      expect((await optimizer.entryStamps('agent-a', S2)).map((s) => s.id)).toEqual([other.id])
+      // By id, with the same stamp; another agent's id reads nothing.
+      const read = await optimizer.entriesByIds('agent-a', [second.id, theirs.id])
+      expect(read.map((r) => r.entry.content)).toEqual(['second'])
+      expect(read[0]).toMatchObject({ version: stamps[1]?.version, contentLength: 'second'.length })
+      // All of them with their stamps in one read (a first run): entries() and the same stamps.
+      const whole = await optimizer.stampedEntries?.('agent-a', null)
+      if (whole) {
+        // The fields the optimizer reads (an adapter's entries() may carry more of the row).
+        const read = (e: MemoryEntry) => [
+          e.id,
+          e.type,
+          e.role,
+          e.content,
+          e.tokenCount,
+          e.relevance,
+          e.isCompressed,
+          e.timestamp,
+          e.sessionId,
+        ]
+        expect(whole.map((w) => read(w.entry))).toEqual((await optimizer.entries('agent-a', null)).map(read))
+        expect(whole.map((w) => [w.entry.id, w.version, w.contentLength])).toEqual(
+          stamps.map((s) => [s.id, s.version, s.contentLength]),
+        )
+      }
+
+      clock.advance(1_000)
+      await optimizer.applyRun(
+        'agent-a',
+        {
+          ...emptyRun(clock.now()),
+          drops: [first.id],
+          promotions: [second.id],
+          compressions: [{ entryId: other.id, content: 'short', tokenCount: 1 }],
+        },
+        async () => {},
+      )
+      const after = await optimizer.entryStamps('agent-a', null)
+      const before = new Map(stamps.map((s) => [s.id, s]))
+      expect(after.map((s) => s.id)).toEqual([second.id, other.id])
+      expect(after[0]).toMatchObject({ type: 'long_term', relevance: 1 })
+      // A rewritten text shows in the stamp: its version or its length changed.
+      const compressed = after[1]
+      const was = before.get(other.id)
+      expect(compressed?.version !== was?.version || compressed?.contentLength !== was?.contentLength).toBe(
+        true,
+      )
+      expect(compressed).toMatchObject({ isCompressed: true, tokenCount: 1 })
+      expect((await optimizer.entriesByIds('agent-a', [other.id]))[0]?.entry.content).toBe('short')
     })
 
     it('applies a run together: drops, promotions, compressions, what runs alongside, and its snapshot', async () => {

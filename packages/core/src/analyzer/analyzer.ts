@@ -2,11 +2,12 @@ import type { MemoryEntry } from '../types.ts'
 import { findRedundantEntries, type RedundantEntry } from './redundancy.ts'
 import {
   type AnalyzerConfig,
+  contentSignals,
   DEFAULT_ANALYZER_CONFIG,
   type KeyFact,
   keyFacts,
   parseAnalyzerConfig,
-  scoreRelevance,
+  relevanceFromSignals,
 } from './relevance.ts'
 
 export type SuggestedActionKind = 'compress' | 'drop' | 'promote'
@@ -33,6 +34,27 @@ export interface EntryScore {
  */
 export type RedundancyFinder = (entries: readonly MemoryEntry[], threshold: number) => RedundantEntry[]
 
+/** What the analyzer reads from an entry's text alone: its relevance signals and key facts. */
+export interface ContentFeatures {
+  signals: number
+  facts: KeyFact[]
+}
+
+/**
+ * Where the analyzer gets each entry's content features: computed from the text by default. A
+ * caller analyzing mostly the same entries run after run (the optimizer service) passes one that
+ * keeps them while an entry's text and the config's keyFactMode are unchanged.
+ */
+export type ContentFeatureSource = (entry: MemoryEntry, config: AnalyzerConfig) => ContentFeatures
+
+/** The features of the entry's text under the config, computed (what a cache must reproduce). */
+export function contentFeatures(entry: MemoryEntry, config: AnalyzerConfig): ContentFeatures {
+  return {
+    signals: contentSignals(entry.content, config),
+    facts: keyFacts(entry.content, config.keyFactMode),
+  }
+}
+
 export interface AnalysisResult {
   scores: EntryScore[]
   actions: SuggestedAction[]
@@ -50,6 +72,7 @@ export function analyzeEntries(
   now: Date,
   config: Partial<AnalyzerConfig> = {},
   findRedundant: RedundancyFinder = findRedundantEntries,
+  featuresOf: ContentFeatureSource = contentFeatures,
 ): AnalysisResult {
   const cfg = Object.keys(config).length
     ? parseAnalyzerConfig({ ...DEFAULT_ANALYZER_CONFIG, ...config })
@@ -58,9 +81,10 @@ export function analyzeEntries(
   const scores: EntryScore[] = []
   const actions: SuggestedAction[] = []
   for (const entry of entries) {
-    const computed = scoreRelevance(entry, now, cfg)
+    const features = featuresOf(entry, cfg)
+    const computed = relevanceFromSignals(entry, now, features.signals, cfg)
     const relevance = entry.type === 'long_term' ? Math.max(computed, entry.relevance) : computed
-    const facts = keyFacts(entry.content, cfg.keyFactMode)
+    const facts = features.facts
     const factKind = facts[0]?.kind ?? null
     scores.push({ entryId: entry.id, relevance, hasKeyFacts: factKind !== null })
 

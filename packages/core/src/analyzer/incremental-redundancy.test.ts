@@ -80,3 +80,56 @@ describe('IncrementalRedundancy', () => {
     expect(join.lastCompared).toBe(2)
   })
 })
+
+describe('IncrementalRedundancy on dense vocabularies, told which texts are unchanged', () => {
+  it('answers exactly as findRedundantEntries while entries are added, edited and removed', () => {
+    const random = seeded(18)
+    let found = 0
+    for (const threshold of [2 / 3, 0.8, 0.9, 18 / 19, 1]) {
+      // 30 words drawn uniformly: every word in a large share of the texts, as in the bench's hard case.
+      const word = () => `v${Math.floor(random() * 30)}`
+      let next = 0
+      const text = () =>
+        random() < 0.05 ? '' : Array.from({ length: 1 + Math.floor(random() * 30) }, word).join(' ')
+      const entry = (content = text()): MemoryEntry => ({
+        id: String(++next),
+        type: 'short_term',
+        role: 'user',
+        content,
+        tokenCount: 10,
+        relevance: 0.5,
+        isCompressed: false,
+        timestamp: new Date(base + Math.floor(random() * 20) * 1_000),
+        sessionId: 's',
+      })
+      const join = new IncrementalRedundancy(threshold)
+      let entries = Array.from({ length: 120 }, () => entry())
+      let seen = new Map<string, string>()
+      for (let step = 0; step < 20; step++) {
+        // What the optimizer's kept entries tell it: the texts it did not read again are as they were.
+        const before = seen
+        const unchanged = (e: MemoryEntry) => before.get(e.id) === e.content && random() < 0.9
+        expect(join.update(entries, unchanged), `threshold ${threshold}, step ${step}`).toEqual(
+          findRedundantEntries(entries, threshold),
+        )
+        found += join.update(entries, () => true).length
+        seen = new Map(entries.map((e) => [e.id, e.content]))
+        const kept = entries.filter(() => random() > 0.05)
+        for (let i = 0; i < 4; i++) {
+          const at = Math.floor(random() * kept.length)
+          const changed = kept[at] as MemoryEntry
+          // A near copy of another entry (a word swapped): a pair right at the threshold.
+          const source = (kept[Math.floor(random() * kept.length)] as MemoryEntry).content.split(' ')
+          source[Math.floor(random() * source.length)] = word()
+          kept[at] = { ...changed, content: random() < 0.5 ? source.join(' ') : text() }
+        }
+        for (let i = 0; i < 6; i++) {
+          const source = kept[Math.floor(random() * kept.length)] as MemoryEntry
+          kept.push(entry(random() < 0.4 ? source.content : text()))
+        }
+        entries = kept
+      }
+    }
+    expect(found).toBeGreaterThan(200)
+  })
+})

@@ -32,6 +32,9 @@ export class IncrementalRedundancy {
   private readonly pairs = new Map<number, Map<number, number>>()
   private builtFor = 0
   private probe = 0
+  /** The update that last found each slot's entry with its text unchanged. */
+  private lastUpdateAt = new Int32Array(1_024)
+  private updates = 0
   /** This call's entries and word sets by slot (released when the call returns). */
   private entryAt: (MemoryEntry | undefined)[] = []
   private setAt: (Set<string> | undefined)[] = []
@@ -46,11 +49,31 @@ export class IncrementalRedundancy {
   /** How many entries the last update compared (new or changed); for tests and reports. */
   lastCompared = 0
 
-  update(entries: readonly MemoryEntry[]): RedundantEntry[] {
+  /**
+   * The redundant entries among `entries`, as findRedundantEntries finds them. `textUnchanged`
+   * names entries the caller knows still have the text they had at the last update (the
+   * optimizer's kept entries, whose rows it read again only when they changed): those are not
+   * hashed again, which at 100K entries was most of an update with few changes. Without it every
+   * text is hashed and compared with the last.
+   */
+  update(entries: readonly MemoryEntry[], textUnchanged?: (entry: MemoryEntry) => boolean): RedundantEntry[] {
+    const run = ++this.updates
+    if (this.lastUpdateAt.length < this.hashAt.length)
+      this.lastUpdateAt = widened(this.lastUpdateAt, this.hashAt.length)
     const hashes = new Map<string, number>()
-    for (const entry of entries) hashes.set(entry.id, textHash(entry.content))
-    for (const [id, slot] of [...this.slotOf]) {
-      if (hashes.get(id) !== this.hashAt[slot]) this.forget(slot)
+    for (const entry of entries) {
+      const slot = this.slotOf.get(entry.id)
+      if (slot !== undefined && textUnchanged?.(entry)) {
+        this.lastUpdateAt[slot] = run
+        continue
+      }
+      const hash = textHash(entry.content)
+      hashes.set(entry.id, hash)
+      if (slot !== undefined && this.hashAt[slot] === hash) this.lastUpdateAt[slot] = run
+    }
+    // Known entries not in this call, or whose text changed, are forgotten (then added as new).
+    for (let slot = 0; slot < this.idAt.length; slot++) {
+      if (this.idAt[slot] !== undefined && this.lastUpdateAt[slot] !== run) this.forget(slot)
     }
     const changed = entries.filter((e) => !this.slotOf.has(e.id))
     const grown = entries.length > 2 * this.builtFor || entries.length < this.builtFor / 2
@@ -58,7 +81,7 @@ export class IncrementalRedundancy {
     if (rebuild) this.reset()
     // Slots for the new ones first, so every entry of this call can be looked up by slot.
     const fresh = rebuild ? entries : changed
-    for (const entry of fresh) this.assign(entry.id, hashes.get(entry.id) as number)
+    for (const entry of fresh) this.assign(entry.id, hashes.get(entry.id) ?? textHash(entry.content))
     this.entryAt = []
     this.setAt = []
     for (const entry of entries) this.entryAt[this.slotOf.get(entry.id) as number] = entry
@@ -98,6 +121,7 @@ export class IncrementalRedundancy {
       this.hashAt = grow(this.hashAt, new Uint32Array(length))
       this.sizeAt = grow(this.sizeAt, new Int32Array(length))
       this.seenAt = grow(this.seenAt, new Int32Array(length))
+      this.lastUpdateAt = grow(this.lastUpdateAt, new Int32Array(length))
     }
     this.slotOf.set(id, slot)
     this.idAt[slot] = id
@@ -200,6 +224,12 @@ export class IncrementalRedundancy {
     }
     return choice.result(entries)
   }
+}
+
+function widened(from: Int32Array, length: number): Int32Array<ArrayBuffer> {
+  const to = new Int32Array(length)
+  to.set(from)
+  return to
 }
 
 /**

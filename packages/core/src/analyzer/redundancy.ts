@@ -1,4 +1,7 @@
 import type { MemoryEntry } from '../types.ts'
+import { PartitionJoin } from './partition-join.ts'
+import { PrefixJoin } from './prefix-join.ts'
+import { type PairSink, SetsBySize } from './set-layout.ts'
 import { indexWords, type WordRuns } from './word-ids.ts'
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu
@@ -58,6 +61,16 @@ export function findRedundantEntriesNaive(
     }))
 }
 
+/** Postings per set the prefix join may meet before the partition join is weighed against it. */
+const PREFIX_POSTINGS_PER_SET_ENOUGH = 64
+
+/**
+ * Which exact join finds the candidate pairs: each alone gives the all-pairs answer, so the choice
+ * only moves the cost. 'cheaper' counts the candidates each would meet and runs that one; the
+ * others are for tests and benchmarks.
+ */
+export type JoinChoice = 'cheaper' | 'prefix' | 'partition'
+
 /**
  * The same answer as `findRedundantEntriesNaive`, from an exact set-similarity join (PPJoin: Xiao
  * et al., "Efficient similarity joins for near duplicate detection") instead of all n² pairs.
@@ -73,11 +86,19 @@ export function findRedundantEntriesNaive(
  * member of each group needs a partner from the join. A thousand repeats of one reply would
  * otherwise be half a million pairs.
  *
- * The cost is the candidates plus the answer: a rare word shared by few sets keeps it near linear
- * on conversation text; a tiny vocabulary, or thousands of distinct sets all similar to each
- * other, make it grow towards n² like any exact join.
+ * The cost is the candidates plus the answer: a rare word shared by few sets keeps the prefix join
+ * near linear on conversation text. A dense vocabulary (every word in a large share of the sets)
+ * leaves it no rare word, and it grows towards n²; there the partition join (pigeonhole on the
+ * words two sets do not share, `partition-join.ts`) meets a few percent of the candidates. Both
+ * are exact, so which one runs changes only the time: each counts, before running, the candidates
+ * it would meet, and the cheaper runs. Thousands of distinct sets all similar to each other still
+ * make any exact join quadratic: that many pairs are the answer.
  */
-export function findRedundantEntries(entries: readonly MemoryEntry[], threshold = 0.9): RedundantEntry[] {
+export function findRedundantEntries(
+  entries: readonly MemoryEntry[],
+  threshold = 0.9,
+  join: JoinChoice = 'cheaper',
+): RedundantEntry[] {
   // At 0 and below (or NaN, which compares like 0 in the naive scan) every pair is in the answer:
   // there is nothing to filter.
   if (!(threshold > 0)) return findRedundantEntriesNaive(entries, threshold)
@@ -89,7 +110,22 @@ export function findRedundantEntries(entries: readonly MemoryEntry[], threshold 
   const runs = indexWords(entries.map((e) => e.content))
   const groups = groupIdentical(runs)
   const newest = chooseWithinGroups(groups, times, choice)
-  new PrefixJoin(runs, groups.representatives, threshold).run(new GroupPairs(groups, newest, times, choice))
+  const sets = new SetsBySize(runs, groups.representatives)
+  const sink = new GroupPairs(groups, newest, times, choice)
+  if (join === 'prefix') new PrefixJoin(sets, threshold).run(sink)
+  else if (join === 'partition') new PartitionJoin(sets, threshold).run(sink)
+  else {
+    const prefix = new PrefixJoin(sets, threshold)
+    const prefixCost = prefix.estimatedPairs()
+    // Few postings per set: the prefix join is near linear already, and weighing the other would
+    // cost more than it could save (conversation text: ~30 per set).
+    if (prefixCost <= PREFIX_POSTINGS_PER_SET_ENOUGH * sets.count) prefix.run(sink)
+    else {
+      const partition = new PartitionJoin(sets, threshold)
+      if (partition.estimatedCost() < prefixCost) partition.run(sink)
+      else prefix.run(sink)
+    }
+  }
   return choice.result(entries)
 }
 
@@ -301,11 +337,6 @@ function chooseWithinGroup(
   }
 }
 
-/** Where the join reports each pair of sets at or above the threshold. */
-interface PairSink {
-  pair(a: number, b: number, similarity: number): void
-}
-
 /**
  * Turns a similar pair of group representatives into the choices of their members. Only a member
  * with no newer identical entry takes a partner from another group; its best there is the group's
@@ -346,241 +377,4 @@ class GroupPairs implements PairSink {
       }
     }
   }
-}
-
-// Float error (0.7 × 10 = 7.000000000000001) must never tighten a bound: a bound too tight loses a
-// pair, one too loose only costs a verification, which then decides with the exact division.
-const FLOAT_SLACK = 1e-9
-// An overlap count that positional filtering has ruled out for the current probe.
-const PRUNED = -1
-
-/**
- * PPJoin over the non-empty sets among `included`: sets are probed shortest first, each against
- * the sets indexed before it (so no longer than itself), then indexed by their own prefix. Each
- * step is a method called once per set, not one long loop, so V8 optimizes them as functions
- * instead of entering a long loop half-way (on-stack replacement) and falling out of it again.
- */
-class PrefixJoin {
-  /** Probe order (ascending size) → entry. */
-  private readonly entryOf: Int32Array
-  /** Probe p's word ids are `tokens[setStart[p]] … tokens[setStart[p + 1] - 1]`. */
-  private readonly setStart: Int32Array
-  private readonly sizeOf: Int32Array
-  private readonly tokens: Int32Array
-  /**
-   * A 64-bit signature per set, bit (id mod 64) for each word: a bit set in one signature only
-   * stands for at least one word in one set only, so |x ∩ y| ≤ (|x| + |y| − popcount(x ⊕ y)) / 2
-   * (the bitmap filter of Sandes et al., 2020). It settles most candidates without a merge, and
-   * with a vocabulary of at most 64 words it is the exact overlap.
-   */
-  private readonly signatureLow: Int32Array
-  private readonly signatureHigh: Int32Array
-  /**
-   * Postings per word, laid out up front: a word's list is appended to in probe order, which is
-   * size order, so the sets too short for the current probe are always at the front of a list.
-   * Each posting is (set, position of the word in it, set size), side by side for a sequential
-   * scan.
-   */
-  private readonly listStart: Int32Array
-  private readonly listEnd: Int32Array
-  private readonly posting: Int32Array
-  /** Prefix overlap of each earlier set with the current probe, or PRUNED; 0 between probes. */
-  private readonly overlap: Int32Array
-  private readonly candidates: Int32Array
-  /** The overlap a partner of each size needs, for the current probe. */
-  private readonly neededWith: Int32Array
-  /** t / (1 + t): the pair (x, y) needs an overlap of at least this × (|x| + |y|). */
-  private readonly overlapShare: number
-
-  constructor(
-    runs: WordRuns,
-    included: Int32Array,
-    private readonly threshold: number,
-  ) {
-    const { start, ids } = runs
-    const sizeOfEntry = (e: number) => (start[e + 1] as number) - (start[e] as number)
-    // Counting sort by size, stable, so equal sizes keep their order; empty sets dropped.
-    let maxSize = 0
-    for (const e of included) maxSize = Math.max(maxSize, sizeOfEntry(e))
-    const bySize = new Int32Array(maxSize + 2)
-    for (const e of included) {
-      const slot = sizeOfEntry(e) + 1
-      bySize[slot] = (bySize[slot] as number) + 1
-    }
-    for (let s = 1; s <= maxSize + 1; s++) bySize[s] = (bySize[s] as number) + (bySize[s - 1] as number)
-    const empty = bySize[1] as number
-    const order = new Int32Array(included.length)
-    let total = 0
-    for (const e of included) {
-      const size = sizeOfEntry(e)
-      order[bySize[size] as number] = e
-      bySize[size] = (bySize[size] as number) + 1
-      total += size
-    }
-
-    // The sets again, laid out in probe order, so a probe and its candidates read nearby memory.
-    const m = included.length - empty
-    this.entryOf = order.subarray(empty)
-    this.setStart = new Int32Array(m + 1)
-    this.sizeOf = new Int32Array(m)
-    this.tokens = new Int32Array(total)
-    this.signatureLow = new Int32Array(m)
-    this.signatureHigh = new Int32Array(m)
-    let length = 0
-    for (let p = 0; p < m; p++) {
-      const e = this.entryOf[p] as number
-      this.setStart[p] = length
-      this.sizeOf[p] = sizeOfEntry(e)
-      this.tokens.set(ids.subarray(start[e], start[e + 1]), length)
-      length += sizeOfEntry(e)
-      this.sign(p)
-    }
-    this.setStart[m] = length
-
-    this.overlapShare = threshold / (1 + threshold)
-    const vocabulary = runs.words.length
-    const listStart = new Int32Array(vocabulary + 1)
-    for (let p = 0; p < m; p++) {
-      const s = this.setStart[p] as number
-      const prefix = this.indexedPrefix(this.sizeOf[p] as number)
-      for (let k = 0; k < prefix; k++) {
-        const slot = (this.tokens[s + k] as number) + 1
-        listStart[slot] = (listStart[slot] as number) + 3
-      }
-    }
-    for (let w = 1; w <= vocabulary; w++)
-      listStart[w] = (listStart[w] as number) + (listStart[w - 1] as number)
-    this.listStart = listStart
-    this.listEnd = listStart.slice(0, vocabulary)
-    this.posting = new Int32Array(listStart[vocabulary] as number)
-    this.overlap = new Int32Array(m)
-    this.candidates = new Int32Array(m)
-    this.neededWith = new Int32Array(maxSize + 1)
-  }
-
-  run(sink: PairSink): void {
-    for (let x = 0; x < this.sizeOf.length; x++) {
-      const found = this.gatherCandidates(x)
-      this.verify(x, found, sink)
-      this.index(x)
-    }
-  }
-
-  private sign(p: number): void {
-    let low = 0
-    let high = 0
-    for (
-      let k = this.setStart[p] as number;
-      k < (this.setStart[p] as number) + (this.sizeOf[p] as number);
-      k++
-    ) {
-      const bit = (this.tokens[k] as number) & 63
-      if (bit < 32) low |= 1 << bit
-      else high |= 1 << (bit - 32)
-    }
-    this.signatureLow[p] = low
-    this.signatureHigh[p] = high
-  }
-
-  /**
-   * A partner x of y (|x| ≥ |y|) needs an overlap of at least t/(1+t)·(|x|+|y|) ≥ 2t/(1+t)·|y|,
-   * so y only has to be findable by its first |y| − ⌈2t/(1+t)·|y|⌉ + 1 words: the index holds those.
-   */
-  private indexedPrefix(size: number): number {
-    return Math.max(0, Math.min(size, size - Math.ceil(2 * this.overlapShare * size - FLOAT_SLACK) + 1))
-  }
-
-  /** Sets sharing a word with x's probe prefix, of a size and word positions that allow t. */
-  private gatherCandidates(x: number): number {
-    const { listStart, listEnd, posting, overlap, candidates, neededWith, tokens, threshold } = this
-    const xs = this.setStart[x] as number
-    const xSize = this.sizeOf[x] as number
-    const minPartnerSize = threshold * xSize - FLOAT_SLACK
-    const probePrefix = Math.min(xSize, xSize - Math.ceil(threshold * xSize - FLOAT_SLACK) + 1)
-    for (let ySize = Math.max(1, Math.ceil(minPartnerSize)); ySize <= xSize; ySize++) {
-      neededWith[ySize] = Math.ceil(this.overlapShare * (xSize + ySize) - FLOAT_SLACK)
-    }
-    let found = 0
-    for (let i = 0; i < probePrefix; i++) {
-      const word = tokens[xs + i] as number
-      let k = listStart[word] as number
-      const end = listEnd[word] as number
-      // Probes only grow, so a set too short now stays too short: drop it from the list for good.
-      while (k < end && (posting[k + 2] as number) < minPartnerSize) k += 3
-      listStart[word] = k
-      for (; k < end; k += 3) {
-        const y = posting[k] as number
-        const sofar = overlap[y] as number
-        if (sofar === PRUNED) continue
-        if (sofar === 0) candidates[found++] = y
-        const ySize = posting[k + 2] as number
-        // Both runs are in one global order, so past this shared word only their tails can match.
-        const reachable = sofar + 1 + Math.min(xSize - i - 1, ySize - (posting[k + 1] as number) - 1)
-        overlap[y] = reachable >= (neededWith[ySize] as number) ? sofar + 1 : PRUNED
-      }
-    }
-    return found
-  }
-
-  /** Measures each surviving candidate against x, and reports those at or above the threshold. */
-  private verify(x: number, found: number, sink: PairSink): void {
-    const { overlap, candidates, neededWith, tokens, setStart, sizeOf } = this
-    const xs = setStart[x] as number
-    const xSize = sizeOf[x] as number
-    const xLow = this.signatureLow[x] as number
-    const xHigh = this.signatureHigh[x] as number
-    for (let c = 0; c < found; c++) {
-      const y = candidates[c] as number
-      const prefixOverlap = overlap[y] as number
-      overlap[y] = 0
-      if (prefixOverlap === PRUNED) continue
-      const ySize = sizeOf[y] as number
-      const needed = neededWith[ySize] as number
-      const apart =
-        bitCount(xLow ^ (this.signatureLow[y] as number)) +
-        bitCount(xHigh ^ (this.signatureHigh[y] as number))
-      if (xSize + ySize - apart < 2 * needed) continue
-      let a = xs
-      const aEnd = xs + xSize
-      let b = setStart[y] as number
-      const bEnd = b + ySize
-      let shared = 0
-      // Stop as soon as the words left on the shorter side cannot make up the overlap needed.
-      while (a < aEnd && b < bEnd && shared + Math.min(aEnd - a, bEnd - b) >= needed) {
-        const u = tokens[a] as number
-        const v = tokens[b] as number
-        if (u === v) {
-          shared++
-          a++
-          b++
-        } else if (u < v) a++
-        else b++
-      }
-      if (shared < needed) continue
-      const similarity = shared / (xSize + ySize - shared)
-      if (similarity < this.threshold) continue
-      sink.pair(this.entryOf[x] as number, this.entryOf[y] as number, similarity)
-    }
-  }
-
-  private index(x: number): void {
-    const xs = this.setStart[x] as number
-    const xSize = this.sizeOf[x] as number
-    const prefix = this.indexedPrefix(xSize)
-    for (let k = 0; k < prefix; k++) {
-      const word = this.tokens[xs + k] as number
-      const slot = this.listEnd[word] as number
-      this.posting[slot] = x
-      this.posting[slot + 1] = k
-      this.posting[slot + 2] = xSize
-      this.listEnd[word] = slot + 3
-    }
-  }
-}
-
-/** Set bits in a 32-bit integer (SWAR popcount). */
-function bitCount(bits: number): number {
-  let v = bits - ((bits >>> 1) & 0x55555555)
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
-  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
 }

@@ -72,6 +72,47 @@ export function scoreRelevance(
   now: Date,
   config: AnalyzerConfig = DEFAULT_ANALYZER_CONFIG,
 ): number {
+  return relevanceFromSignals(entry, now, contentSignals(entry.content, config), config)
+}
+
+// The content signals of the relevance score, one bit each, in the order the score adds them.
+const ERROR_SIGNAL = 1
+const URL_SIGNAL = 2
+const SELECTOR_SIGNAL = 4
+const CREDENTIAL_SIGNAL = 8
+const IMPORTANT_SIGNAL = 16
+const SHORT_SIGNAL = 32
+const FILLER_SIGNAL = 64
+
+/**
+ * Which content signals a text carries, as bits: the regex work of the score, which depends on the
+ * text and the config only, so a caller scoring the same entries run after run (the optimizer)
+ * can keep it while the text is unchanged and redo only the part that moves with the clock.
+ */
+export function contentSignals(text: string, config: AnalyzerConfig = DEFAULT_ANALYZER_CONFIG): number {
+  let signals = 0
+  if (config.keyFactMode === 'strict' ? actualError(text) !== null : ERROR_WORDS.test(text)) {
+    signals |= ERROR_SIGNAL
+  }
+  if (URL_PATTERN.test(text)) signals |= URL_SIGNAL
+  if (SELECTOR_WORDS.test(text)) signals |= SELECTOR_SIGNAL
+  if (CREDENTIAL_WORDS.test(text)) signals |= CREDENTIAL_SIGNAL
+  if (IMPORTANT_WORDS.test(text)) signals |= IMPORTANT_SIGNAL
+  if (text.length < config.shortContentChars) signals |= SHORT_SIGNAL
+  if (FILLER_START.test(text)) signals |= FILLER_SIGNAL
+  return signals
+}
+
+/**
+ * scoreRelevance from the text's signals (contentSignals of the same text and config): the same
+ * additions in the same order, so the same number to the last bit.
+ */
+export function relevanceFromSignals(
+  entry: Pick<MemoryEntry, 'role' | 'timestamp'>,
+  now: Date,
+  signals: number,
+  config: AnalyzerConfig = DEFAULT_ANALYZER_CONFIG,
+): number {
   let score = config.baseScore
   const age = now.getTime() - entry.timestamp.getTime()
   // A timestamp ahead of `now` (clock skew between agent and server) counts as the last hour.
@@ -79,16 +120,13 @@ export function scoreRelevance(
   else if (age <= config.lastDayMs) score += config.lastDayBoost
   else score += config.olderPenalty
 
-  const text = entry.content
-  if (config.keyFactMode === 'strict' ? actualError(text) !== null : ERROR_WORDS.test(text)) {
-    score += config.errorBoost
-  }
-  if (URL_PATTERN.test(text)) score += config.urlBoost
-  if (SELECTOR_WORDS.test(text)) score += config.selectorBoost
-  if (CREDENTIAL_WORDS.test(text)) score += config.credentialBoost
-  if (IMPORTANT_WORDS.test(text)) score += config.importantBoost
-  if (text.length < config.shortContentChars) score += config.shortContentPenalty
-  if (FILLER_START.test(text)) score += config.fillerPenalty
+  if (signals & ERROR_SIGNAL) score += config.errorBoost
+  if (signals & URL_SIGNAL) score += config.urlBoost
+  if (signals & SELECTOR_SIGNAL) score += config.selectorBoost
+  if (signals & CREDENTIAL_SIGNAL) score += config.credentialBoost
+  if (signals & IMPORTANT_SIGNAL) score += config.importantBoost
+  if (signals & SHORT_SIGNAL) score += config.shortContentPenalty
+  if (signals & FILLER_SIGNAL) score += config.fillerPenalty
 
   const roleBoost = ROLE_BOOST[entry.role]
   if (roleBoost) score += config[roleBoost] as number

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { analyzeEntries, type RedundancyFinder } from '../analyzer/analyzer.ts'
+import { analyzeEntries, type ContentFeatureSource, type RedundancyFinder } from '../analyzer/analyzer.ts'
 import type { KeyFact, KeyFactMode } from '../analyzer/relevance.ts'
 import { availableBudget, parseTokenBudgetConfig, type TokenBudgetConfig } from '../budget/token-budget.ts'
 import type { TokenCounter } from '../budget/tokenizer.ts'
@@ -294,6 +294,8 @@ export interface OptimizerStepInput {
   config?: Partial<OptimizerConfig>
   /** Finds redundant entries (default: findRedundantEntries over all of them). */
   findRedundant?: RedundancyFinder
+  /** Each entry's content features (default: computed from its text). */
+  contentFeatures?: ContentFeatureSource
   /** What counts as an error key fact (default: spec 000's words). */
   keyFactMode?: KeyFactMode
 }
@@ -322,6 +324,7 @@ export function runOptimizerStep(input: OptimizerStepInput): OptimizerStepResult
     input.now,
     { minRelevance: input.parameters.minRelevance, keyFactMode },
     input.findRedundant,
+    input.contentFeatures,
   )
 
   const actions: PlannedAction[] = []

@@ -148,6 +148,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
         count: embeddings.held(agentId).indexes + (memory.holdsIndex(agentId) ? 1 : 0),
       },
       { store: 'optimizer redundancy joins', kind: 'CACHE', count: optimizer.cachedJoins(agentId) },
+      { store: 'optimizer kept entries', kind: 'CACHE', count: optimizer.cachedEntries(agentId) },
     ]
     const { workingContext } = this.deps
     if (workingContext)

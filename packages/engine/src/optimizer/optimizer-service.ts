@@ -27,6 +27,7 @@ import type { Lease } from '../ports/lease.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { OptimizerRepository } from '../ports/optimizer.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
+import { type LoadedEntries, OptimizerEntries, OptimizerEntriesConfigSchema } from './optimizer-entries.ts'
 
 export interface OptimizerServiceConfig {
   intervalMs: number
@@ -36,6 +37,11 @@ export interface OptimizerServiceConfig {
   leaseTtlMs?: number
   /** How often held leases are renewed (ms); below the TTL, so a late renewal or two is survived. */
   leaseRenewMs?: number
+  /**
+   * Entries kept between runs over all agents (DEFAULT_OPTIMIZER_CACHED_ENTRIES), so a run reads
+   * only the rows new or changed since the last; 0 reads every run's entries whole.
+   */
+  cachedEntries?: number
 }
 
 /**
@@ -81,6 +87,15 @@ export class OptimizerLeaseError extends EngramError {
   }
 }
 
+export interface OptimizerRunOptions {
+  /**
+   * Read every entry and compute every text's features, as runs did before they kept entries
+   * (issue 18), leaving the kept entries as they are: the load benchmark times both paths in one
+   * run. The answer is the same either way.
+   */
+  readWhole?: boolean
+}
+
 /** The snapshot history kept per agent (spec: the most recent 500). */
 export const MAX_SNAPSHOT_HISTORY = DEFAULT_OPTIMIZER_CONFIG.snapshotHistoryLimit
 
@@ -98,6 +113,10 @@ export class OptimizerService {
   private renewal: ReturnType<typeof setInterval> | null = null
   /** Per agent (and session), the redundancy join kept since the last run. */
   private readonly redundancy = new Map<string, IncrementalRedundancy>()
+  /** The load of entries each join last saw (see LoadedEntries.textUnchangedSince). */
+  private readonly joinSaw = new WeakMap<IncrementalRedundancy, number>()
+  /** Per agent (and session), the entries and their text's features kept since the last run. */
+  private readonly entries: OptimizerEntries
   private cycle: Promise<void> | null = null
   /** Lease keys this replica holds, with when each was last taken or renewed (clock ms). */
   private readonly held = new Map<string, number>()
@@ -126,6 +145,12 @@ export class OptimizerService {
     )
     this.leaseTtlMs = leases.leaseTtlMs
     this.leaseRenewMs = leases.leaseRenewMs
+    const { cachedEntries } = parseWith(
+      OptimizerEntriesConfigSchema,
+      { cachedEntries: config.cachedEntries },
+      'optimizer',
+    )
+    this.entries = new OptimizerEntries(store, cachedEntries)
   }
 
   /**
@@ -135,14 +160,18 @@ export class OptimizerService {
    * its request. Past the wait it fails with OptimizerLeaseError (CONFLICT). With the lease store
    * unreachable it runs without a lease (degraded; see takeRunLease).
    */
-  async run(scope: string, sessionId: string | null = null): Promise<SnapshotEvent> {
+  async run(
+    scope: string,
+    sessionId: string | null = null,
+    options: OptimizerRunOptions = {},
+  ): Promise<SnapshotEvent> {
     for (;;) {
       const inFlight = this.running.get(scope)
       if (!inFlight) break
       const shared = await inFlight
       if (shared) return shared
     }
-    return (await this.begin(scope, sessionId, 'wait')) as SnapshotEvent
+    return (await this.begin(scope, sessionId, 'wait', options)) as SnapshotEvent
   }
 
   /** Lease keys this replica holds now: its agents, and the runs going on here. */
@@ -180,10 +209,11 @@ export class OptimizerService {
     scope: string,
     sessionId: string | null,
     mode: 'wait' | 'skip',
+    options: OptimizerRunOptions = {},
   ): Promise<SnapshotEvent | null> {
-    const run = this.underRunLease(scope, mode, (confirm) => this.execute(scope, sessionId, confirm)).finally(
-      () => this.running.delete(scope),
-    )
+    const run = this.underRunLease(scope, mode, (confirm) =>
+      this.execute(scope, sessionId, confirm, options),
+    ).finally(() => this.running.delete(scope))
     this.running.set(scope, run)
     return run
   }
@@ -300,10 +330,21 @@ export class OptimizerService {
     )
   }
 
-  /** Drops the redundancy joins kept for an agent (or every agent): its entries are gone. */
+  /** Drops the redundancy joins and entries kept for an agent (or every agent): its entries are gone. */
   forget(agentId?: string): void {
     for (const key of this.redundancy.keys())
       if (agentId === undefined || key.startsWith(`${agentId}\u0000`)) this.redundancy.delete(key)
+    this.entries.forget(agentId)
+  }
+
+  /** Entries kept for an agent between runs (each with its text). */
+  cachedEntries(agentId: string): number {
+    return this.entries.keptFor(agentId)
+  }
+
+  /** Rows the last run read with their text (all of them without the kept entries). */
+  lastRowsRead(): number {
+    return this.entries.lastRead
   }
 
   /** Redundancy joins kept for an agent (each holds the text of its entries). */
@@ -316,7 +357,7 @@ export class OptimizerService {
    * compares only the entries new or changed since the last run with the others, and answers
    * exactly as the full join. Scores, which depend on the time, are computed every run.
    */
-  private reusingRedundancy(key: string): RedundancyFinder {
+  private reusingRedundancy(key: string, loaded: LoadedEntries | null): RedundancyFinder {
     return (entries, threshold) => {
       // An agent with nothing left (deleted, cleared) holds no join.
       if (entries.length === 0) {
@@ -328,7 +369,10 @@ export class OptimizerService {
         join = new IncrementalRedundancy(threshold)
         this.redundancy.set(key, join)
       }
-      return join.update(entries)
+      const found = join.update(entries, loaded?.textUnchangedSince(this.joinSaw.get(join)))
+      if (loaded) this.joinSaw.set(join, loaded.generation)
+      else this.joinSaw.delete(join)
+      return found
     }
   }
 
@@ -431,16 +475,19 @@ export class OptimizerService {
     scope: string,
     sessionId: string | null,
     confirmLease: () => Promise<void>,
+    options: OptimizerRunOptions,
   ): Promise<SnapshotEvent> {
     const now = this.clock.now()
-    const entries = await this.store.entries(scope, sessionId)
+    const loaded = options.readWhole ? null : await this.entries.load(scope, sessionId)
+    const entries = loaded ? loaded.entries : await this.store.entries(scope, sessionId)
     const parameters = await this.parameters.load(scope)
     const step = runOptimizerStep({
       entries,
       parameters,
       now,
       tokenCounter: this.tokenCounter,
-      findRedundant: this.reusingRedundancy(`${scope}\u0000${sessionId ?? ''}`),
+      findRedundant: this.reusingRedundancy(`${scope}\u0000${sessionId ?? ''}`, loaded),
+      ...(options.readWhole ? {} : { contentFeatures: this.entries.features(scope, sessionId) }),
       keyFactMode: this.config.keyFactMode ?? 'spec',
     })
     const decay = planKnowledgeDecay(await this.store.decayCandidates(scope), now)

@@ -119,7 +119,13 @@ export type {
   StoredMemorySettings,
   VerificationCandidate,
 } from './memory-items.ts'
-export type { EntryCompression, OptimizerRepository, OptimizerRunChanges } from './optimizer.ts'
+export type {
+  EntryCompression,
+  EntryStamp,
+  OptimizerRepository,
+  OptimizerRunChanges,
+  StampedEntry,
+} from './optimizer.ts'
 export type {
   PoolChanges,
   PoolContributionRecord,

@@ -29,6 +29,30 @@ export interface OptimizerRunChanges {
 }
 
 /**
+ * An entry's row without its text, as the optimizer's incremental read sees it: enough to tell
+ * whether the text kept from an earlier run is still the row's, and the fields a run may change
+ * (so they are always read fresh).
+ */
+export interface EntryStamp {
+  id: string
+  /** The row's last write (its updatedAt, as the store holds it): changes with every write. */
+  version: string
+  /** The text's length as the store counts it: a second guard beside the version. */
+  contentLength: number
+  type: MemoryEntry['type']
+  relevance: number
+  isCompressed: boolean
+  tokenCount: number
+}
+
+/** An entry with the stamp it was read under. */
+export interface StampedEntry {
+  entry: MemoryEntry
+  version: string
+  contentLength: number
+}
+
+/**
  * What the scheduled optimizer reads and writes per agent: its memory entries (the step's input,
  * read whole at every run, so the adapter keeps this read lean), the knowledge it decays, and the
  * snapshot history behind the efficiency report and the snapshot subscription.
@@ -38,6 +62,16 @@ export interface OptimizerRepository {
   agentsWithEntries(): Promise<string[]>
   /** The agent's entries (of one conversation when sessionId is given), oldest first. */
   entries(agentId: string, sessionId: string | null): Promise<MemoryEntry[]>
+  /**
+   * The agent's entries without their text, in the order of entries(): with entriesByIds, lets
+   * the optimizer keep entries between runs and read the text of new or changed rows only.
+   * Optional: without it every run reads entries() whole.
+   */
+  entryStamps?(agentId: string, sessionId: string | null): Promise<EntryStamp[]>
+  /** The agent's entries with these ids (those still there), each with its stamp. */
+  entriesByIds?(agentId: string, ids: readonly string[]): Promise<StampedEntry[]>
+  /** entries() with each entry's stamp, in one read: a run with nothing kept yet. */
+  stampedEntries?(agentId: string, sessionId: string | null): Promise<StampedEntry[]>
   /** The agent's knowledge with what decay is planned from. */
   decayCandidates(agentId: string): Promise<DecayCandidate[]>
   /**

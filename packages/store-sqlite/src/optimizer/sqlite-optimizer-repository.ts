@@ -1,5 +1,12 @@
 import type { DecayCandidate, MemoryEntry, OptimizationSnapshot, OptimizerExplanation } from '@engram/core'
-import type { OptimizerRepository, OptimizerRunChanges, Repositories, SnapshotEvent } from '@engram/engine'
+import type {
+  EntryStamp,
+  OptimizerRepository,
+  OptimizerRunChanges,
+  Repositories,
+  SnapshotEvent,
+  StampedEntry,
+} from '@engram/engine'
 import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import type { OptimizationSnapshot as OptimizationSnapshotRow } from '../generated/prisma/client.ts'
@@ -7,16 +14,29 @@ import { toEntry } from '../mappers.ts'
 import { prismaRepositories } from '../repositories/prisma-repositories.ts'
 
 interface RawEntryRow {
-  id: number
+  id: number | bigint
   type: string
   role: string
   content: string
-  tokenCount: number
+  tokenCount: number | bigint
   relevance: number
-  isCompressed: number
-  timestamp: string
+  isCompressed: number | boolean
+  timestamp: string | Date
   sessionId: string | null
 }
+
+/** Raw rows as either database returns them: Postgres gives Dates and booleans, SQLite text and 0/1. */
+interface RawStampRow {
+  id: number | bigint
+  version: string | number | Date
+  contentLength: number | bigint
+  type: string
+  relevance: number
+  isCompressed: number | boolean
+  tokenCount: number | bigint
+}
+
+type RawStampedRow = RawEntryRow & { version: string | number | Date; contentLength: number | bigint }
 
 const CHUNK = 500
 
@@ -48,7 +68,7 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
       })
       return rows.map(toEntry)
     }
-    const columns = `"id", "type", "role", "content", "tokenCount", "relevance", "isCompressed", "timestamp", "sessionId"`
+    const columns = ENTRY_COLUMNS
     const rows = sessionId
       ? await direct.all<RawEntryRow>(
           `SELECT ${columns} FROM "MemoryEntry" WHERE "agentId" = ? AND "sessionId" = ? ORDER BY "timestamp", "id"`,
@@ -59,17 +79,60 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
           `SELECT ${columns} FROM "MemoryEntry" WHERE "agentId" = ? ORDER BY "timestamp", "id"`,
           agentId,
         )
+    return rows.map(fromRawRow)
+  }
+
+  /**
+   * Every row's stamp without its text: the optimizer keeps the entries between runs and reads
+   * the text of new or changed rows only (entriesByIds). The version is updatedAt as stored, which
+   * every write path sets (Prisma's @updatedAt, the raw inserts and the compression UPDATE).
+   */
+  async entryStamps(agentId: string, sessionId: string | null): Promise<EntryStamp[]> {
+    const sql = `SELECT "id", "updatedAt" AS "version", length("content") AS "contentLength", "type", "relevance", "isCompressed", "tokenCount"
+                   FROM "MemoryEntry" WHERE "agentId" = ? ${sessionId ? 'AND "sessionId" = ?' : ''}
+                  ORDER BY "timestamp", "id"`
+    const params = sessionId ? [agentId, sessionId] : [agentId]
+    const direct = directSqlite(this.db)
+    const rows = direct
+      ? await direct.all<RawStampRow>(sql, ...params)
+      : await this.db.$queryRawUnsafe<RawStampRow[]>(sql, ...params)
+    return rows.map(toStamp)
+  }
+
+  async stampedEntries(agentId: string, sessionId: string | null): Promise<StampedEntry[]> {
+    const sql = `SELECT ${ENTRY_COLUMNS}, "updatedAt" AS "version", length("content") AS "contentLength"
+                   FROM "MemoryEntry" WHERE "agentId" = ? ${sessionId ? 'AND "sessionId" = ?' : ''}
+                  ORDER BY "timestamp", "id"`
+    const params = sessionId ? [agentId, sessionId] : [agentId]
+    const direct = directSqlite(this.db)
+    const rows = direct
+      ? await direct.all<RawStampedRow>(sql, ...params)
+      : await this.db.$queryRawUnsafe<RawStampedRow[]>(sql, ...params)
     return rows.map((row) => ({
-      id: String(row.id),
-      type: row.type as MemoryEntry['type'],
-      role: row.role as MemoryEntry['role'],
-      content: row.content,
-      tokenCount: row.tokenCount,
-      relevance: row.relevance,
-      isCompressed: row.isCompressed === 1,
-      timestamp: new Date(row.timestamp),
-      sessionId: row.sessionId,
+      entry: fromRawRow(row),
+      version: versionOf(row.version),
+      contentLength: Number(row.contentLength),
     }))
+  }
+
+  async entriesByIds(agentId: string, ids: readonly string[]): Promise<StampedEntry[]> {
+    const found: StampedEntry[] = []
+    const direct = directSqlite(this.db)
+    for (const chunk of chunks(ids.map(Number))) {
+      const sql = `SELECT ${ENTRY_COLUMNS}, "updatedAt" AS "version", length("content") AS "contentLength"
+                     FROM "MemoryEntry" WHERE "agentId" = ? AND "id" IN (${this.dialect.integersOf('?')})`
+      const params = [agentId, JSON.stringify(chunk)]
+      const rows = direct
+        ? await direct.all<RawStampedRow>(sql, ...params)
+        : await this.db.$queryRawUnsafe<RawStampedRow[]>(sql, ...params)
+      for (const row of rows)
+        found.push({
+          entry: fromRawRow(row),
+          version: versionOf(row.version),
+          contentLength: Number(row.contentLength),
+        })
+    }
+    return found
   }
 
   async decayCandidates(agentId: string): Promise<DecayCandidate[]> {
@@ -156,6 +219,38 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
       take: last,
     })
     return rows.reverse().map(toSnapshotEvent)
+  }
+}
+
+const ENTRY_COLUMNS = `"id", "type", "role", "content", "tokenCount", "relevance", "isCompressed", "timestamp", "sessionId"`
+
+function fromRawRow(row: RawEntryRow): MemoryEntry {
+  return {
+    id: String(row.id),
+    type: row.type as MemoryEntry['type'],
+    role: row.role as MemoryEntry['role'],
+    content: row.content,
+    tokenCount: Number(row.tokenCount),
+    relevance: Number(row.relevance),
+    isCompressed: row.isCompressed === 1 || row.isCompressed === true,
+    timestamp: new Date(row.timestamp),
+    sessionId: row.sessionId,
+  }
+}
+
+/** A row's updatedAt as a version string: compared, never parsed, so as stored on SQLite. */
+const versionOf = (value: string | number | Date) =>
+  value instanceof Date ? String(value.getTime()) : String(value)
+
+function toStamp(row: RawStampRow): EntryStamp {
+  return {
+    id: String(row.id),
+    version: versionOf(row.version),
+    contentLength: Number(row.contentLength),
+    type: row.type as MemoryEntry['type'],
+    relevance: Number(row.relevance),
+    isCompressed: row.isCompressed === 1 || row.isCompressed === true,
+    tokenCount: Number(row.tokenCount),
   }
 }
 
