@@ -146,6 +146,7 @@ export function describeFullText(initializer: StorageInitializer): void {
         [turn, summary, later].sort(),
       )
       expect(await fullText.documentIds('memories', 'agent-a')).toEqual([])
+      expect(await fullText.documentCount('messages', 'agent-a')).toBe(3)
       const version = await fullText.changeVersion()
       expect(version === null || typeof version === 'string').toBe(true)
     })

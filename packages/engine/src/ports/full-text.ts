@@ -66,6 +66,8 @@ export interface FullTextIndex {
     agentId: string,
     cursor: DocumentCursor | null,
   ): AsyncIterable<IndexedDocumentBatch>
+  /** How many documents the agent has in the collection now: fewer than indexed means some were deleted. */
+  documentCount(collection: FullTextCollection, agentId: string): Promise<number>
   /** Every document id the agent has in the collection now: what was deleted behind the process is missing. */
   documentIds(collection: FullTextCollection, agentId: string): Promise<string[]>
   /**

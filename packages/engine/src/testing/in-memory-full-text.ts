@@ -138,6 +138,10 @@ export class InMemoryFullTextIndex implements FullTextIndex {
     }
   }
 
+  async documentCount(collection: FullTextCollection, agentId: string): Promise<number> {
+    return this.documents(collection, agentId, 'all').length
+  }
+
   async documentIds(collection: FullTextCollection, agentId: string): Promise<string[]> {
     return this.documents(collection, agentId, 'all').map(([id]) => id)
   }

@@ -191,6 +191,15 @@ export class PostgresFullTextIndex implements FullTextIndex {
     )
   }
 
+  async documentCount(collection: FullTextCollection, agentId: string): Promise<number> {
+    const { table } = COLLECTIONS[collection]
+    const [row] = await this.db.$queryRawUnsafe<{ n: bigint }[]>(
+      `SELECT count(*) AS n FROM "${table}" WHERE "agentId" = $1`,
+      agentId,
+    )
+    return Number(row?.n ?? 0)
+  }
+
   async documentIds(collection: FullTextCollection, agentId: string): Promise<string[]> {
     const { table } = COLLECTIONS[collection]
     const rows = await this.db.$queryRawUnsafe<{ id: number }[]>(

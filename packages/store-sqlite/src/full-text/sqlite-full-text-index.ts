@@ -103,6 +103,16 @@ export class SqliteFullTextIndex implements FullTextIndex {
     )
   }
 
+  async documentCount(collection: FullTextCollection, agentId: string): Promise<number> {
+    const { table } = INDEXED_SOURCES[collection]
+    const [row] = await readRows<{ n: number | bigint }[]>(
+      this.db,
+      `SELECT count(*) AS n FROM "${table}" WHERE "agentId" = ?`,
+      agentId,
+    )
+    return Number(row?.n ?? 0)
+  }
+
   async documentIds(collection: FullTextCollection, agentId: string): Promise<string[]> {
     const { table } = INDEXED_SOURCES[collection]
     const rows = await readRows<{ id: number | bigint }[]>(

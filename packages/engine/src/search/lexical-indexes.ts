@@ -1,0 +1,158 @@
+import { LexicalIndex } from '@engram/core'
+import { LRUCache } from 'lru-cache'
+import { z } from 'zod'
+import type { AgentWrites } from '../agents/agent-writes.ts'
+import type { DocumentCursor, FullTextCollection, FullTextIndex } from '../ports/full-text.ts'
+
+export const LexicalIndexCacheConfigSchema = z.object({
+  /**
+   * In-process lexical indexes (one per agent and collection) held at most; the least recently
+   * searched goes first. An agent not held is rebuilt from the store on its next search.
+   */
+  maxIndexes: z.number().int().min(1).max(1_000_000).default(256),
+  /**
+   * Bytes all held indexes take at most (estimated: postings, block bounds, per-document arrays,
+   * terms). 100K messages take ~25 MB (docs/speed-lexical18.md).
+   */
+  maxBytes: z
+    .number()
+    .int()
+    .min(1_000_000)
+    .max(2 ** 40)
+    .default(1024 * 1024 * 1024),
+})
+export type LexicalIndexCacheConfig = z.infer<typeof LexicalIndexCacheConfigSchema>
+
+/** What search needs to keep the in-process lexical indexes (SearchServiceDeps extends it). */
+export interface LexicalIndexDeps {
+  fullText: FullTextIndex
+  writes: AgentWrites
+  /** Bounds of the cache of in-process lexical indexes (defaults: LexicalIndexCacheConfigSchema). */
+  lexicalIndexes?: Partial<LexicalIndexCacheConfig>
+}
+
+interface HeldIndex {
+  agentId: string
+  index: LexicalIndex
+  /** Where the store's document stream resumes (what was written after it is not in the index yet). */
+  cursor: DocumentCursor | null
+  /** The agent's write version and the store's change version the index was last brought up to. */
+  version: string
+  external: string | null
+  bytes: number
+  /** The size the bytes were measured at. */
+  measuredSize: number
+}
+
+/**
+ * The in-process lexical indexes of issue 18, one per (agent, collection), in an LRU bounded by
+ * count and bytes. FTS5 (or Postgres) stays the source of truth: an index is built from the
+ * store's document stream on first use, and before each search it is checked against the agent's
+ * write version (every write of this process, and of other replicas through cache:invalidate)
+ * and the store's change version (another process's commit on the SQLite file). When either
+ * moved, the index catches up: the documents written or edited since its cursor are (re)added,
+ * and when the store then holds a different number of documents, those deleted are dropped.
+ * Nothing moved: no query at all.
+ */
+export class AgentLexicalIndexes {
+  private readonly held: LRUCache<string, HeldIndex>
+  private readonly syncing = new Map<string, Promise<LexicalIndex>>()
+  /** Bumped when everything is dropped: a sync started before must not store what it read. */
+  private generation = 0
+
+  constructor(
+    private readonly fullText: FullTextIndex,
+    private readonly writes: AgentWrites,
+    config: Partial<LexicalIndexCacheConfig> = {},
+  ) {
+    const { maxIndexes, maxBytes } = LexicalIndexCacheConfigSchema.parse(config)
+    this.held = new LRUCache<string, HeldIndex>({
+      max: maxIndexes,
+      maxSize: maxBytes,
+      sizeCalculation: (held) => Math.max(1, held.bytes),
+    })
+    // A deleted agent (or every agent, a restore) leaves at once: its postings are not kept.
+    writes.observe((agentId, change) => {
+      if (agentId === null) this.clear()
+      else if (change === 'ended') this.forget(agentId)
+    })
+  }
+
+  /** The agent's index of a collection, brought up to date with the store. */
+  async index(collection: FullTextCollection, agentId: string): Promise<LexicalIndex> {
+    const key = `${collection}\u0000${agentId}`
+    // Read before anything else: a write while this runs moves it, and the next search looks again.
+    const version = this.writes.version(agentId)
+    const external = await this.fullText.changeVersion()
+    const held = this.held.get(key)
+    if (held && held.version === version && held.external === external) return held.index
+    const running = this.syncing.get(key)
+    if (running) {
+      await running
+      return this.index(collection, agentId)
+    }
+    const sync = this.sync(key, collection, agentId, version, external, held).finally(() =>
+      this.syncing.delete(key),
+    )
+    this.syncing.set(key, sync)
+    return sync
+  }
+
+  /** Drops one agent's indexes (every collection). */
+  forget(agentId: string): void {
+    for (const [key, held] of this.held.entries()) if (held.agentId === agentId) this.held.delete(key)
+  }
+
+  clear(): void {
+    this.generation++
+    this.held.clear()
+  }
+
+  /** How many indexes are held and their bytes (for the bench and the deletion tests). */
+  stats(): { indexes: number; bytes: number } {
+    return { indexes: this.held.size, bytes: this.held.calculatedSize }
+  }
+
+  /** The index held for an agent's collection, as it is now (no sync): tests check deletions with it. */
+  peek(collection: FullTextCollection, agentId: string): LexicalIndex | null {
+    return this.held.peek(`${collection}\u0000${agentId}`)?.index ?? null
+  }
+
+  private async sync(
+    key: string,
+    collection: FullTextCollection,
+    agentId: string,
+    version: string,
+    external: string | null,
+    held: HeldIndex | undefined,
+  ): Promise<LexicalIndex> {
+    const generation = this.generation
+    const next: HeldIndex = held ?? {
+      agentId,
+      index: new LexicalIndex(),
+      cursor: null,
+      version,
+      external,
+      bytes: 0,
+      measuredSize: 0,
+    }
+    for await (const batch of this.fullText.indexedDocuments(collection, agentId, next.cursor)) {
+      for (const document of batch.documents) next.index.add(document)
+      next.cursor = batch.cursor
+    }
+    // Rows deleted (here or by another process) are seen by their count; edits re-read above.
+    if (held && (await this.fullText.documentCount(collection, agentId)) !== next.index.size) {
+      const present = new Set(await this.fullText.documentIds(collection, agentId))
+      for (const id of [...next.index.documentIds()]) if (!present.has(id)) next.index.remove(id)
+    }
+    next.version = version
+    next.external = external
+    // Measured again when the size moved by a twentieth: measuring walks every term.
+    if (!held || Math.abs(next.index.size - next.measuredSize) > next.index.size / 20) {
+      next.bytes = next.index.bytes()
+      next.measuredSize = next.index.size
+    }
+    if (generation === this.generation) this.held.set(key, next)
+    return next.index
+  }
+}
