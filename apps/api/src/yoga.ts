@@ -72,6 +72,8 @@ export interface AppOptions {
         | 'ENGRAM_CORS_ORIGIN'
         | 'ENGRAM_SEARCH_COMMON_TERM_SHARE'
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+        | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
+        | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
@@ -235,6 +237,14 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS === undefined
         ? {}
         : { minDocuments: env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS }),
+    },
+    lexicalIndexes: {
+      ...(env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES === undefined
+        ? {}
+        : { maxIndexes: env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES }),
+      ...(env.ENGRAM_LEXICAL_INDEX_MAX_MB === undefined
+        ? {}
+        : { maxBytes: env.ENGRAM_LEXICAL_INDEX_MAX_MB * 1024 * 1024 }),
     },
   })
 

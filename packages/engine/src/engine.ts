@@ -70,6 +70,11 @@ import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
 import type { WorkingContextStore } from './ports/working-context.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
 import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
+import {
+  AgentLexicalIndexes,
+  type LexicalIndexCacheConfig,
+  LexicalIndexCacheConfigSchema,
+} from './search/lexical-indexes.ts'
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
@@ -98,6 +103,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   embedder?: Embedder
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
+  /** Bounds of the in-process lexical indexes' cache (issue 18; see LexicalIndexCacheConfigSchema). */
+  lexicalIndexes?: Partial<LexicalIndexCacheConfig>
   /**
    * The scheduled optimizer: how often it runs (0: never on its own), what counts as an error key
    * fact, and its leases' TTL and renewal interval (ms; see OptimizerService).
@@ -335,7 +342,13 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
   })
+  const lexicalIndexes = new AgentLexicalIndexes(
+    storage.fullText,
+    writes,
+    parseWith(LexicalIndexCacheConfigSchema, deps.lexicalIndexes ?? {}, 'lexicalIndexes'),
+  )
   const search = new SearchService({
+    lexicalIndexes,
     fullText: storage.fullText,
     recall: storage.recall,
     embeddings,
@@ -439,6 +452,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     optimizer,
     events,
     formationStats,
+    lexicalIndexes,
     ...(episodic ? { shared: episodic } : {}),
     workingContext,
     // The memories an agent contributed to pools leave them before its rows go (issue 17).
@@ -629,6 +643,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
     formationSettings,
+    /** Each agent's in-process lexical index per collection, kept in step with the store (issue 18). */
+    lexicalIndexes,
     /** Knowledge-graph formation from every memory written (issue 15). */
     graphFormation: forming,
     /** Cross-replica cache invalidation when configured (stop it when the engine is closed). */

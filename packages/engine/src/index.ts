@@ -195,6 +195,11 @@ export {
   ProfileService,
   type ProfileServiceDeps,
 } from './profile/profile-service.ts'
+export {
+  AgentLexicalIndexes,
+  type LexicalIndexCacheConfig,
+  LexicalIndexCacheConfigSchema,
+} from './search/lexical-indexes.ts'
 export { SearchService, type SearchServiceDeps } from './search/search-service.ts'
 export {
   MAX_SUMMARY_LIST,

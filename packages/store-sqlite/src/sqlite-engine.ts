@@ -58,6 +58,8 @@ export interface SqliteEngineOptions {
   automaticGraph?: boolean
   /** When common query terms stop selecting documents (see planLexicalQuery). */
   lexicalPlan?: Partial<LexicalPlanConfig>
+  /** Bounds of the in-process lexical indexes' cache (see LexicalIndexCacheConfigSchema). */
+  lexicalIndexes?: EngineDeps['lexicalIndexes']
   /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
   trajectoryRules?: EngineDeps['trajectoryRules']
   /** Maintenance's rules (spec 002: retention 90 days, '0 3 * * *', compaction on); core's defaults for the rest. */
@@ -135,6 +137,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     jobPollIntervalMs: options.jobPollIntervalMs,
     embedder: options.embedder,
     lexicalPlan: options.lexicalPlan,
+    lexicalIndexes: options.lexicalIndexes,
     optimizer: {
       intervalMs: options.optimizerIntervalMs,
       keyFactMode: options.keyFactMode,

@@ -27,12 +27,15 @@ export type LexicalIndexCacheConfig = z.infer<typeof LexicalIndexCacheConfigSche
 export interface LexicalIndexDeps {
   fullText: FullTextIndex
   writes: AgentWrites
-  /** Bounds of the cache of in-process lexical indexes (defaults: LexicalIndexCacheConfigSchema). */
-  lexicalIndexes?: Partial<LexicalIndexCacheConfig>
+  /** The agents' in-process lexical indexes (the engine's, shared; one with default bounds when absent). */
+  lexicalIndexes?: AgentLexicalIndexes
 }
 
 interface HeldIndex {
   agentId: string
+  collection: FullTextCollection
+  /** A catch-up after a write is queued (one at a time). */
+  refreshQueued: boolean
   index: LexicalIndex
   /** Where the store's document stream resumes (what was written after it is not in the index yet). */
   cursor: DocumentCursor | null
@@ -55,8 +58,9 @@ interface HeldIndex {
  * Nothing moved: no query at all.
  */
 export class AgentLexicalIndexes {
-  private readonly held: LRUCache<string, HeldIndex>
+  private readonly cache: LRUCache<string, HeldIndex>
   private readonly syncing = new Map<string, Promise<LexicalIndex>>()
+  private readonly refreshing = new Set<Promise<void>>()
   /** Bumped when everything is dropped: a sync started before must not store what it read. */
   private generation = 0
 
@@ -66,16 +70,44 @@ export class AgentLexicalIndexes {
     config: Partial<LexicalIndexCacheConfig> = {},
   ) {
     const { maxIndexes, maxBytes } = LexicalIndexCacheConfigSchema.parse(config)
-    this.held = new LRUCache<string, HeldIndex>({
+    this.cache = new LRUCache<string, HeldIndex>({
       max: maxIndexes,
       maxSize: maxBytes,
       sizeCalculation: (held) => Math.max(1, held.bytes),
     })
-    // A deleted agent (or every agent, a restore) leaves at once: its postings are not kept.
+    // A deleted agent, or rows deleted or replaced in bulk (a clear, an import, a deleted memory:
+    // 'reset'), or every agent (a restore) leave at once: their postings are not kept. A write of
+    // an agent whose index is held brings it up to date right after (a deleted conversation's
+    // turns leave it then, not at the next search), off the search's path.
     writes.observe((agentId, change) => {
       if (agentId === null) this.clear()
-      else if (change === 'ended') this.forget(agentId)
+      else if (change === 'write') this.refreshSoon(agentId)
+      else this.forget(agentId)
     })
+  }
+
+  /** Resolves when the catch-ups started by writes so far have run (tests wait on it instead of sleeping). */
+  async settled(): Promise<void> {
+    while (this.refreshing.size > 0) await Promise.allSettled([...this.refreshing])
+  }
+
+  private refreshSoon(agentId: string): void {
+    for (const held of this.cache.values()) {
+      if (held.agentId !== agentId || held.refreshQueued) continue
+      held.refreshQueued = true
+      const refresh = (async () => {
+        // After the writing code ran on (the touch comes before and after a write).
+        await Promise.resolve()
+        held.refreshQueued = false
+        // Dropped meanwhile (a reset right after the write): not built again until searched.
+        if (this.cache.peek(`${held.collection}\u0000${agentId}`) !== held) return
+        await this.index(held.collection, agentId)
+      })()
+        // A failed catch-up leaves the index as it was: the next search tries again.
+        .catch(() => {})
+        .finally(() => this.refreshing.delete(refresh))
+      this.refreshing.add(refresh)
+    }
   }
 
   /** The agent's index of a collection, brought up to date with the store. */
@@ -84,7 +116,7 @@ export class AgentLexicalIndexes {
     // Read before anything else: a write while this runs moves it, and the next search looks again.
     const version = this.writes.version(agentId)
     const external = await this.fullText.changeVersion()
-    const held = this.held.get(key)
+    const held = this.cache.get(key)
     if (held && held.version === version && held.external === external) return held.index
     const running = this.syncing.get(key)
     if (running) {
@@ -100,22 +132,29 @@ export class AgentLexicalIndexes {
 
   /** Drops one agent's indexes (every collection). */
   forget(agentId: string): void {
-    for (const [key, held] of this.held.entries()) if (held.agentId === agentId) this.held.delete(key)
+    for (const [key, held] of this.cache.entries()) if (held.agentId === agentId) this.cache.delete(key)
   }
 
   clear(): void {
     this.generation++
-    this.held.clear()
+    this.cache.clear()
+  }
+
+  /** How many indexes (collections) are held for an agent: the deletion report's count. */
+  held(agentId: string): number {
+    let count = 0
+    for (const held of this.cache.values()) if (held.agentId === agentId) count++
+    return count
   }
 
   /** How many indexes are held and their bytes (for the bench and the deletion tests). */
   stats(): { indexes: number; bytes: number } {
-    return { indexes: this.held.size, bytes: this.held.calculatedSize }
+    return { indexes: this.cache.size, bytes: this.cache.calculatedSize }
   }
 
   /** The index held for an agent's collection, as it is now (no sync): tests check deletions with it. */
   peek(collection: FullTextCollection, agentId: string): LexicalIndex | null {
-    return this.held.peek(`${collection}\u0000${agentId}`)?.index ?? null
+    return this.cache.peek(`${collection}\u0000${agentId}`)?.index ?? null
   }
 
   private async sync(
@@ -129,6 +168,8 @@ export class AgentLexicalIndexes {
     const generation = this.generation
     const next: HeldIndex = held ?? {
       agentId,
+      collection,
+      refreshQueued: false,
       index: new LexicalIndex(),
       cursor: null,
       version,
@@ -152,7 +193,7 @@ export class AgentLexicalIndexes {
       next.bytes = next.index.bytes()
       next.measuredSize = next.index.size
     }
-    if (generation === this.generation) this.held.set(key, next)
+    if (generation === this.generation) this.cache.set(key, next)
     return next.index
   }
 }

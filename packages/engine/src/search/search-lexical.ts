@@ -55,7 +55,7 @@ export class LexicalSearch {
   ) {
     this.fullText = deps.fullText
     this.recall = deps.recall
-    this.indexes = new AgentLexicalIndexes(deps.fullText, deps.writes, deps.lexicalIndexes)
+    this.indexes = deps.lexicalIndexes ?? new AgentLexicalIndexes(deps.fullText, deps.writes)
   }
 
   /** The index terms of a query: each word stemmed as the documents were; a split word counts each part. */
@@ -143,7 +143,7 @@ export class LexicalSearch {
    * current postings at query time, so it is always up to date with what the agent stored.
    */
   async cooccurrence(
-    agentId: string,
+    _agentId: string,
     queryTerms_: string[],
     first: LexicalRun,
     limit: number,
