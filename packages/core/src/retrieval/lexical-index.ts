@@ -46,6 +46,7 @@ const COMPACT_DEAD_SHARE = 0.25
 export class LexicalIndex {
   private readonly termIds = new Map<string, number>()
   private readonly termNames: string[] = []
+  private readonly counts = new Map<string, number>()
   private postings: (TermPostings | null)[] = []
   private readonly freeTermIds: number[] = []
   private readonly slotOf = new Map<string, number>()
@@ -87,7 +88,9 @@ export class LexicalIndex {
   /** Adds a document, replacing the one of that id (an edit). */
   add(document: LexicalDocument): void {
     this.remove(document.id)
-    const counts = new Map<string, number>()
+    // One map reused for every document: building 100K documents allocated one each.
+    const counts = this.counts
+    counts.clear()
     for (const term of document.terms) counts.set(term, (counts.get(term) ?? 0) + 1)
     const slot = this.slots++
     this.ensureSlots(this.slots)
@@ -281,14 +284,15 @@ export class LexicalIndex {
     }
     if (lists.length === 0) return []
     const top = new TopDocuments(query.limit, this.order)
+    // Each query position's list (a repeated term has one list for its positions).
+    const listAt: QueryList[] = []
+    for (const list of lists) for (const i of list.positions) listAt[i] = list
     const score = (slot: number): number => {
       // Exactly bm25Scores' arithmetic, in the query's term order.
       const norm = BM25_K1 * (1 - BM25_B + (BM25_B * (this.lengths[slot] as number)) / averageLength)
-      const frequencies = new Float64Array(query.terms.length)
-      for (const list of lists) for (const i of list.positions) frequencies[i] = list.frequency
       let total = 0
       for (let i = 0; i < query.terms.length; i++) {
-        const f = frequencies[i] as number
+        const f = listAt[i]?.frequency ?? 0
         if (f) total += ((idfs[i] as number) * (f * (BM25_K1 + 1))) / (f + norm)
       }
       return total
