@@ -35,6 +35,8 @@ const app = createApp({
     ENGRAM_TOKENIZER: 'o200k_base',
     ENGRAM_MAX_QUERY_DEPTH: 12,
     ENGRAM_MAX_QUERY_COST: 20_000,
+    // ENGRAM_LEXICAL_INDEX=off measures the store-read lexical path of before issue 18 (same data).
+    ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
   },
   embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
   databaseFile,

@@ -227,6 +227,8 @@ export const EnvSchema = z
      * In-process lexical indexes (one per agent and collection, issue 18) held at most; the least
      * recently searched is dropped and rebuilt from the store on its next search.
      */
+    /** off: search reads postings from the store per query, as before issue 18 (for comparison). */
+    ENGRAM_LEXICAL_INDEX: z.enum(['on', 'off']).default('on'),
     ENGRAM_LEXICAL_INDEX_MAX_INDEXES: z.coerce.number().int().min(1).max(1_000_000).default(256),
     /** Megabytes those indexes take at most (100K messages take ~25 MB). */
     ENGRAM_LEXICAL_INDEX_MAX_MB: z.coerce.number().int().min(1).max(1_048_576).default(1_024),

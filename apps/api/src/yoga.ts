@@ -72,6 +72,7 @@ export interface AppOptions {
         | 'ENGRAM_CORS_ORIGIN'
         | 'ENGRAM_SEARCH_COMMON_TERM_SHARE'
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+        | 'ENGRAM_LEXICAL_INDEX'
         | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
         | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
         | 'ENGRAM_MAX_QUERY_NESTING'
@@ -239,6 +240,7 @@ export function createApp(options: AppOptions) {
         : { minDocuments: env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS }),
     },
     lexicalIndexes: {
+      enabled: env.ENGRAM_LEXICAL_INDEX !== 'off',
       ...(env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES === undefined
         ? {}
         : { maxIndexes: env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES }),

@@ -342,13 +342,14 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
   })
-  const lexicalIndexes = new AgentLexicalIndexes(
-    storage.fullText,
-    writes,
-    parseWith(LexicalIndexCacheConfigSchema, deps.lexicalIndexes ?? {}, 'lexicalIndexes'),
+  const lexicalIndexConfig = parseWith(
+    LexicalIndexCacheConfigSchema,
+    deps.lexicalIndexes ?? {},
+    'lexicalIndexes',
   )
+  const lexicalIndexes = new AgentLexicalIndexes(storage.fullText, writes, lexicalIndexConfig)
   const search = new SearchService({
-    lexicalIndexes,
+    lexicalIndexes: lexicalIndexConfig.enabled ? lexicalIndexes : null,
     fullText: storage.fullText,
     recall: storage.recall,
     embeddings,

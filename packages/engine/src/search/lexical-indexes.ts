@@ -5,6 +5,8 @@ import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { DocumentCursor, FullTextCollection, FullTextIndex } from '../ports/full-text.ts'
 
 export const LexicalIndexCacheConfigSchema = z.object({
+  /** Off: search reads postings from the store per query (the path before issue 18, for comparison). */
+  enabled: z.boolean().default(true),
   /**
    * In-process lexical indexes (one per agent and collection) held at most; the least recently
    * searched goes first. An agent not held is rebuilt from the store on its next search.
@@ -27,8 +29,11 @@ export type LexicalIndexCacheConfig = z.infer<typeof LexicalIndexCacheConfigSche
 export interface LexicalIndexDeps {
   fullText: FullTextIndex
   writes: AgentWrites
-  /** The agents' in-process lexical indexes (the engine's, shared; one with default bounds when absent). */
-  lexicalIndexes?: AgentLexicalIndexes
+  /**
+   * The agents' in-process lexical indexes (the engine's, shared; one with default bounds when
+   * absent); null switches them off: postings are read from the store per query, as before issue 18.
+   */
+  lexicalIndexes?: AgentLexicalIndexes | null
 }
 
 interface HeldIndex {

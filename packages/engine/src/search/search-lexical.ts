@@ -17,6 +17,7 @@ import {
 } from '../ports/full-text.ts'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import { AgentLexicalIndexes, type LexicalIndexDeps } from './lexical-indexes.ts'
+import { type StoreLexicalRun, StoreLexicalSearch } from './search-lexical-store.ts'
 
 export type { LexicalIndexDeps }
 
@@ -31,6 +32,8 @@ export interface LexicalRun {
   corpus: CorpusFigures
   /** The agent's in-process index the run read (absent when the agent has no documents). */
   index?: LexicalIndex
+  /** The store's postings of the query terms (ENGRAM_LEXICAL_INDEX=off: the path before issue 18). */
+  postings?: StoreLexicalRun['postings']
 }
 
 /** What lexical search reads: the store's full-text port, the rows' texts, and the write versions. */
@@ -48,6 +51,8 @@ export class LexicalSearch {
   private readonly recall: RecallSources
   /** The agents' in-process indexes: postings, figures and the pruned top-k (issue 18). */
   readonly indexes: AgentLexicalIndexes
+  /** The store-read path, when the in-process indexes are switched off (lexicalIndexes null). */
+  private readonly store: StoreLexicalSearch | null
 
   constructor(
     deps: LexicalSearchDeps,
@@ -56,6 +61,8 @@ export class LexicalSearch {
     this.fullText = deps.fullText
     this.recall = deps.recall
     this.indexes = deps.lexicalIndexes ?? new AgentLexicalIndexes(deps.fullText, deps.writes)
+    this.store =
+      deps.lexicalIndexes === null ? new StoreLexicalSearch(deps.fullText, deps.recall, lexicalPlan) : null
   }
 
   /** The index terms of a query: each word stemmed as the documents were; a split word counts each part. */
@@ -80,6 +87,7 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<LexicalRun> {
+    if (this.store) return this.store.lexical(agentId, scope, terms, limit, sessionId)
     const collection: FullTextCollection =
       scope === 'MEMORIES' ? 'memories' : scope === 'KNOWLEDGE' ? 'knowledge' : 'messages'
     const set: DocumentSet = scope === 'SUMMARIES' ? 'summaries' : scope === 'MESSAGES' ? 'messages' : 'all'
@@ -120,6 +128,7 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<[string, number][]> {
+    if (this.store) return this.store.feedback(agentId, scope, queryTerms_, first, limit, sessionId)
     const top = first.scores.slice(0, DEFAULT_FEEDBACK_OPTIONS.documents).map(([id]) => id)
     const documents = await this.documentTerms(first.collection, top)
     const candidates = [...new Set(documents.flat())].filter((t) => !queryTerms_.includes(t))
@@ -149,6 +158,7 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<[string, number][]> {
+    if (this.store) return this.store.cooccurrence(_agentId, queryTerms_, first, limit, sessionId)
     const index = first.index
     if (!index) return []
     const cap = DEFAULT_COOCCURRENCE_OPTIONS.maxDocumentsPerTerm
