@@ -53,6 +53,7 @@ export async function lexicalIndexBenchmarks(options: {
     }
     index.add(document)
   }
+  index.trim()
   const buildMs = performance.now() - started
   const queries = Array.from({ length: options.quick ? 150 : 300 }, () =>
     Array.from({ length: 2 + Math.floor(random() * 3) }, word),

@@ -1,5 +1,5 @@
 import { BM25_B, BM25_K1, type Bm25Corpus, type Bm25Term, bm25Idf, bm25Scores } from './bm25.ts'
-import { BLOCK_SIZE, TermPostings } from './lexical-postings.ts'
+import { TermPostings } from './lexical-postings.ts'
 
 /**
  * An agent's in-process lexical index for one collection (issue 18): an inverted index over the
@@ -57,7 +57,11 @@ export class LexicalIndex {
   private lengths = new Int32Array(16)
   private sessions = new Int32Array(16)
   private flags = new Uint8Array(16)
-  private forward: (Int32Array | null)[] = []
+  /** Per slot: where its term ids start in `forwardTerms` and how many (one arena, not an array each). */
+  private forwardStart = new Int32Array(16)
+  private forwardCount = new Int32Array(16)
+  private forwardTerms = new Int32Array(256)
+  private forwardUsed = 0
   private slots = 0
   private dead = 0
   private documentCount = 0
@@ -101,17 +105,21 @@ export class LexicalIndex {
     this.lengths[slot] = length
     this.sessions[slot] = document.sessionId === null ? -1 : this.sessionOf(document.sessionId, true)
     this.flags[slot] = ALIVE | (document.summary ? SUMMARY : 0)
-    const held = new Int32Array(counts.size)
-    let i = 0
+    if (this.forwardUsed + counts.size > this.forwardTerms.length) {
+      const grown = new Int32Array(Math.max(this.forwardUsed + counts.size, this.forwardTerms.length * 2))
+      grown.set(this.forwardTerms.subarray(0, this.forwardUsed))
+      this.forwardTerms = grown
+    }
+    this.forwardStart[slot] = this.forwardUsed
+    this.forwardCount[slot] = counts.size
     for (const [term, frequency] of counts) {
       const termId = this.termOf(term)
       const postings = this.postings[termId] as TermPostings
       postings.append(slot, frequency, length)
       postings.documents++
       if (document.summary) postings.summaries++
-      held[i++] = termId
+      this.forwardTerms[this.forwardUsed++] = termId
     }
-    this.forward[slot] = held
     this.slotOf.set(document.id, slot)
     this.documentCount++
     this.totalLength += length
@@ -133,14 +141,17 @@ export class LexicalIndex {
     this.slotOf.delete(id)
     const summary = ((this.flags[slot] as number) & SUMMARY) !== 0
     const length = this.lengths[slot] as number
-    for (const termId of this.forward[slot] as Int32Array) {
+    const start = this.forwardStart[slot] as number
+    const held = this.forwardCount[slot] as number
+    for (let i = start; i < start + held; i++) {
+      const termId = this.forwardTerms[i] as number
       const postings = this.postings[termId] as TermPostings
       postings.documents--
       if (summary) postings.summaries--
       if (postings.documents === 0) this.dropTerm(termId)
     }
-    this.postingCount -= (this.forward[slot] as Int32Array).length
-    this.forward[slot] = null
+    this.postingCount -= held
+    this.forwardCount[slot] = 0
     this.ids[slot] = null
     this.flags[slot] = 0
     this.documentCount--
@@ -152,6 +163,11 @@ export class LexicalIndex {
     this.dead++
     if (this.dead >= COMPACT_MIN_DEAD && this.dead >= COMPACT_DEAD_SHARE * this.slots) this.compact()
     return true
+  }
+
+  /** Gives back the postings' growth slack (after a build or a catch-up of many documents). */
+  trim(): void {
+    for (const postings of this.postings) postings?.trim()
   }
 
   /** BM25's corpus figures of a set: its documents and their mean length. */
@@ -196,7 +212,7 @@ export class LexicalIndex {
   bytes(): number {
     let bytes = this.order.length * 17 + this.slots * 48
     for (const postings of this.postings) if (postings) bytes += postings.bytes()
-    for (const held of this.forward) if (held) bytes += held.byteLength + 32
+    bytes += this.forwardTerms.byteLength + this.forwardStart.byteLength * 2
     for (const term of this.termIds.keys()) bytes += term.length * 2 + 48
     return bytes
   }
@@ -325,15 +341,15 @@ export class LexicalIndex {
     const [lead, ...rest] = lists as [QueryList, ...QueryList[]]
     const bounds = lists.reduce((sum, list) => sum + list.bound, 0)
     next: for (; lead.at < lead.postings.size; lead.at++) {
-      const slot = lead.postings.slots[lead.at] as number
+      const slot = lead.postings.slotAt(lead.at)
       if (!admissible(slot)) continue
       if (top.full && !reaches(bounds, top.threshold)) return
-      lead.frequency = lead.postings.frequencies[lead.at] as number
+      lead.frequency = lead.postings.frequencyAt(lead.at)
       for (const list of rest) {
         list.at = list.postings.seek(list.at, slot)
         if (list.at >= list.postings.size) return
-        if (list.postings.slots[list.at] !== slot) continue next
-        list.frequency = list.postings.frequencies[list.at] as number
+        if (list.postings.slotAt(list.at) !== slot) continue next
+        list.frequency = list.postings.frequencyAt(list.at)
       }
       if (top.full && !reaches(blockBound(lists, averageLength), top.threshold)) continue
       top.offer(slot, score(slot))
@@ -366,7 +382,7 @@ export class LexicalIndex {
       let slot = NONE
       for (let i = essential; i < lists.length; i++) {
         const list = lists[i] as QueryList
-        if (list.at < list.postings.size) slot = Math.min(slot, list.postings.slots[list.at] as number)
+        if (list.at < list.postings.size) slot = Math.min(slot, list.postings.slotAt(list.at))
       }
       if (slot === NONE) return
       // The essential lists' part: exact contributions of those holding the slot, block bounds first.
@@ -374,15 +390,14 @@ export class LexicalIndex {
       for (let i = essential; i < lists.length; i++) {
         const list = lists[i] as QueryList
         list.frequency = 0
-        if (list.at < list.postings.size && list.postings.slots[list.at] === slot) {
-          const block = list.at >> 6
+        if (list.at < list.postings.size && list.postings.slotAt(list.at) === slot) {
           bound += contributionBound(
             list.weight,
-            list.postings.blockMaxFrequency[block] as number,
-            list.postings.blockMinLength[block] as number,
+            list.postings.blockMaxFrequency(list.at),
+            list.postings.blockMinLength(list.at),
             averageLength,
           )
-          list.frequency = list.postings.frequencies[list.at] as number
+          list.frequency = list.postings.frequencyAt(list.at)
         }
       }
       const keep = admissible(slot) && (!top.full || reaches(bound, top.threshold))
@@ -403,8 +418,8 @@ export class LexicalIndex {
           partial -= list.bound
           list.frequency = 0
           list.at = list.postings.seek(list.at, slot)
-          if (list.at < list.postings.size && list.postings.slots[list.at] === slot) {
-            list.frequency = list.postings.frequencies[list.at] as number
+          if (list.at < list.postings.size && list.postings.slotAt(list.at) === slot) {
+            list.frequency = list.postings.frequencyAt(list.at)
             partial += termContribution(list.weight, list.frequency, norm)
           }
         }
@@ -413,7 +428,7 @@ export class LexicalIndex {
       }
       for (let i = essential; i < lists.length; i++) {
         const list = lists[i] as QueryList
-        if (list.at < list.postings.size && list.postings.slots[list.at] === slot) list.at++
+        if (list.at < list.postings.size && list.postings.slotAt(list.at) === slot) list.at++
       }
     }
   }
@@ -427,12 +442,12 @@ export class LexicalIndex {
     if (termId === undefined) return
     const postings = this.postings[termId] as TermPostings
     for (let i = 0; i < postings.size; i++) {
-      const slot = postings.slots[i] as number
+      const slot = postings.slotAt(i)
       const flags = this.flags[slot] as number
       if ((flags & ALIVE) === 0) continue
       if (set === 'summaries' && (flags & SUMMARY) === 0) continue
       if (set === 'messages' && (flags & SUMMARY) !== 0) continue
-      visit(slot, postings.frequencies[i] as number)
+      visit(slot, postings.frequencyAt(i))
     }
   }
 
@@ -485,6 +500,12 @@ export class LexicalIndex {
     const flags = new Uint8Array(capacity)
     flags.set(this.flags)
     this.flags = flags
+    const forwardStart = new Int32Array(capacity)
+    forwardStart.set(this.forwardStart)
+    this.forwardStart = forwardStart
+    const forwardCount = new Int32Array(capacity)
+    forwardCount.set(this.forwardCount)
+    this.forwardCount = forwardCount
   }
 
   /** Rewrites the postings without dropped documents' slots (renumbered, order kept). */
@@ -505,16 +526,24 @@ export class LexicalIndex {
     move(this.sessions)
     move(this.flags)
     const ids: (string | null)[] = []
-    const forward: (Int32Array | null)[] = []
+    const forwardTerms = new Int32Array(Math.max(256, this.postingCount))
+    let used = 0
     for (let slot = 0; slot < this.slots; slot++) {
       const to = renumber[slot] as number
       if (to < 0) continue
       ids[to] = this.ids[slot] as string
-      forward[to] = this.forward[slot] as Int32Array
+      const start = this.forwardStart[slot] as number
+      const count = this.forwardCount[slot] as number
+      forwardTerms.set(this.forwardTerms.subarray(start, start + count), used)
+      this.forwardStart[to] = used
+      this.forwardCount[to] = count
+      used += count
       this.slotOf.set(this.ids[slot] as string, to)
     }
+    this.forwardCount.fill(0, next, this.slots)
     this.ids = ids
-    this.forward = forward
+    this.forwardTerms = forwardTerms
+    this.forwardUsed = used
     for (const postings of this.postings) postings?.compact(renumber, (slot) => this.lengths[slot] as number)
     this.slots = next
     this.dead = 0
@@ -557,11 +586,10 @@ function reaches(bound: number, threshold: number): boolean {
 function blockBound(lists: QueryList[], averageLength: number): number {
   let bound = 0
   for (const list of lists) {
-    const block = Math.floor(list.at / BLOCK_SIZE)
     bound += contributionBound(
       list.weight,
-      list.postings.blockMaxFrequency[block] as number,
-      list.postings.blockMinLength[block] as number,
+      list.postings.blockMaxFrequency(list.at),
+      list.postings.blockMinLength(list.at),
       averageLength,
     )
   }

@@ -191,6 +191,8 @@ export class AgentLexicalIndexes {
       const present = new Set(await this.fullText.documentIds(collection, agentId))
       for (const id of [...next.index.documentIds()]) if (!present.has(id)) next.index.remove(id)
     }
+    // A build grew every list by doubling: up to half of it unused.
+    if (!held) next.index.trim()
     next.version = version
     next.external = external
     // Measured again when the size moved by a twentieth: measuring walks every term.
