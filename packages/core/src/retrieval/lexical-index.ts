@@ -344,6 +344,22 @@ export class LexicalIndex {
       const slot = lead.postings.slotAt(lead.at)
       if (!admissible(slot)) continue
       if (top.full && !reaches(bounds, top.threshold)) return
+      // The lead's block bound with the others' list bounds: a whole block of the lead may be skipped.
+      if (
+        top.full &&
+        !reaches(
+          bounds -
+            lead.bound +
+            contributionBound(
+              lead.weight,
+              lead.postings.blockMaxFrequency(lead.at),
+              lead.postings.blockMinLength(lead.at),
+              averageLength,
+            ),
+          top.threshold,
+        )
+      )
+        continue
       lead.frequency = lead.postings.frequencyAt(lead.at)
       for (const list of rest) {
         list.at = list.postings.seek(list.at, slot)
