@@ -74,6 +74,7 @@ export interface AppOptions {
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
         | 'ENGRAM_LEXICAL_INDEX'
         | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
+        | 'ENGRAM_LEXICAL_INDEX_REFRESH_MS'
         | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
@@ -241,6 +242,9 @@ export function createApp(options: AppOptions) {
     },
     lexicalIndexes: {
       enabled: env.ENGRAM_LEXICAL_INDEX !== 'off',
+      ...(env.ENGRAM_LEXICAL_INDEX_REFRESH_MS === undefined
+        ? {}
+        : { refreshDelayMs: env.ENGRAM_LEXICAL_INDEX_REFRESH_MS }),
       ...(env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES === undefined
         ? {}
         : { maxIndexes: env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES }),
