@@ -95,6 +95,7 @@ export const SUITES: Suite[] = [
     },
     'packages/core/bench/vector.ts',
     'vectorBenchmarks',
+    (c) => ({ quick: c.quick, random: c.random, dataset: c.dataset }),
   ),
   optionalSuite(
     {

@@ -43,6 +43,11 @@ const NOW = new Date()
 /** Where the optimizer's parameters end up for an agent far over its budget (their bounds). */
 const SETTLED = { compressionTrigger: 0.35, fullMessageWindow: 10, minRelevance: 0.7 }
 const PHASES = ['memory', 'reads', 'optimizer', 'writes'] as const
+/**
+ * Server processes of the second server the write phase compares with one (ENGRAM_WORKERS); 2 by
+ * default, the cores of the machines the figures come from. ENGRAM_LOAD_WORKERS=1 skips it.
+ */
+const WORKERS = Number(process.env.ENGRAM_LOAD_WORKERS ?? 2)
 // ENGRAM_LOAD_PHASES=writes,reads runs only those (while tuning one path).
 const phases = new Set(process.env.ENGRAM_LOAD_PHASES?.split(',') ?? PHASES)
 
@@ -263,8 +268,8 @@ interface Server {
   call<T>(command: CommandBody): Promise<T>
 }
 
-function startServer(file: string): Promise<Server> {
-  const child = fork(path.join(HERE, 'load-server.ts'), [file, ADMIN_KEY], {
+function startServer(file: string, workers = 1): Promise<Server> {
+  const child = fork(path.join(HERE, 'load-server.ts'), [file, ADMIN_KEY, String(workers)], {
     cwd: path.resolve(HERE, '..'),
     // ENGRAM_BENCH_PROFILE=DIR writes the server's CPU profile there (open it in Chrome DevTools).
     execArgv: [
@@ -710,6 +715,61 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
         }),
         { rate: 2_000, targets: { rate: 1_960, p95: 10 } },
       )
+    // The same open loop against one server process and against WORKERS of them (ENGRAM_WORKERS,
+    // node:cluster) on the same database, both up at once and driven in turn, sample by sample.
+    if (phases.has('writes') && WORKERS > 1) {
+      const cluster = await startServer(file, WORKERS)
+      try {
+        const sides = [
+          { label: '1 process', on: server },
+          { label: `${WORKERS} processes`, on: cluster },
+        ]
+        const runs = new Map<string, { runs: RunResult[]; cpu: number[] }>(
+          sides.map((side) => [side.label, { runs: [], cpu: [] }]),
+        )
+        const addMessage = () => ({
+          query: `mutation($c: String!, $t: String!) { addMessage(input: { conversationId: $c, role: USER, content: $t }) { ... on Message { id } } }`,
+          variables: { c: `p${request++ % 64}`, t: text.turn() },
+        })
+        for (const side of sides) await openLoop(side.on.port, AGENT_KEY, 2_000, 1, addMessage, 64)
+        for (let i = 0; i < sizes.samples; i++) {
+          for (const side of sides) {
+            const before = await side.on.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+            const run = await openLoop(side.on.port, AGENT_KEY, 2_000, sizes.writeSeconds, addMessage, 64)
+            const after = await side.on.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+            const used = after.usage.user - before.usage.user + after.usage.system - before.usage.system
+            const figures = runs.get(side.label) as { runs: RunResult[]; cpu: number[] }
+            figures.runs.push(run)
+            figures.cpu.push(used / 1_000 / run.requests)
+          }
+        }
+        for (const [label, figures] of runs) {
+          const name = `addMessage at 2,000 req/s offered (open loop, ≤ 64 connections), ${label}, same run`
+          const q = (p: number) => figures.runs.map((r) => percentile(r.latencies, p))
+          const row = (suffix: string, samples: number[], unit: string, target?: BenchRow['target']) =>
+            rows.push({
+              name: `${name}: ${suffix}`,
+              value: median(samples),
+              samples,
+              unit,
+              better: unit === 'ms' ? 'lower' : 'higher',
+              ...(target ? { target } : {}),
+            })
+          row(
+            'throughput',
+            figures.runs.map((r) => r.requests / r.seconds),
+            'req/s',
+            { op: '>=', value: 1_960 },
+          )
+          row('p50', q(50), 'ms')
+          row('p95', q(95), 'ms', { op: '<=', value: 10 })
+          row('p99', q(99), 'ms')
+          row('server CPU per request (all processes)', figures.cpu, 'ms')
+        }
+      } finally {
+        await cluster.call({ cmd: 'stop' }).catch(() => cluster.child.kill())
+      }
+    }
     for (const connections of phases.has('writes') ? CONCURRENCY : []) {
       await measure(
         `addMessages (batches of ${ADD_MESSAGES_BATCH})`,

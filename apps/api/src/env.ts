@@ -90,6 +90,27 @@ export const EnvSchema = z
         'must be a SQLite URL (file:/absolute/path.db) or a Postgres URL (postgres://user:password@host:5432/database)',
       )
       .default(DEFAULT_DATABASE_URL),
+    /**
+     * Server processes of this replica (node:cluster), all on one port and one database; each runs
+     * its own event loop, so a write-heavy load uses more than one core. Events and cache
+     * invalidations cross them over the cluster's IPC (Redis when REDIS_URL is set). 1 by default:
+     * each process holds its own copy of every loaded vector index (RSS grows with the count) and
+     * SQLite still commits one writer at a time; set it to the cores left free for requests when
+     * one event loop is saturated (docs/speed-writes18.md measures 1 vs 2 on 2 cores).
+     */
+    ENGRAM_WORKERS: z.coerce
+      .number()
+      .int()
+      .min(1, 'must be at least 1')
+      .max(64, 'must be at most 64')
+      .default(1),
+    /**
+     * SQLite: how long a group commit waits on the event loop for another process's write lock
+     * before it hands the loop back and tries again 1 ms later (ms; 0 to 1,000; store-sqlite's
+     * GROUP_COMMIT_LOCK_WAIT_MS, 2). Only other processes hold it (ENGRAM_WORKERS, a backup, a
+     * second server on the file); a longer wait blocks every request of this process meanwhile.
+     */
+    ENGRAM_SQLITE_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(2),
     /** Connections one replica keeps to Postgres at most (spec 002's poolSize); SQLite ignores it. */
     ENGRAM_DB_POOL_SIZE: z.coerce
       .number()

@@ -1,14 +1,17 @@
+import cluster from 'node:cluster'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
 import { loadWordNetLexicon } from '@engram/providers'
+import { directSqlite } from '@engram/store-sqlite'
 import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { ensureAdminKey } from './admin-key.ts'
 import { keyFromConnectionParams, resolveViewer } from './auth.ts'
 import { maskError } from './client-errors.ts'
+import { ClusterEventTarget, freshAcrossWorkers, runWorkers, workerIndex } from './cluster.ts'
 import { createEmbedderFromEnv } from './embedding/provider.ts'
 import { type Env, EnvError, loadEnv, REPO_ROOT } from './env.ts'
 import { createLlmFromEnv } from './llm/provider.ts'
@@ -165,19 +168,52 @@ function redisHost(url: string): string {
   return `${parsed.protocol}//${parsed.host}`
 }
 
-async function main(env: Env) {
+/** Migrations and the admin key, once, before any worker opens the database (ENGRAM_WORKERS > 1). */
+async function prepareDatabase(env: Env) {
   const store = await openStore(env.DATABASE_URL, {
-    poolSize: env.ENGRAM_DB_POOL_SIZE,
-    appendBatchMessages: env.ENGRAM_DB_APPEND_BATCH,
+    poolSize: 1,
     log: (msg) => console.info(`[db] ${msg}`),
   })
-  const { db, databaseFile } = store
-  const generatedKey = await ensureAdminKey(db, env.ENGRAM_ADMIN_KEY)
+  await announceAdminKey(await ensureAdminKey(store.db, env.ENGRAM_ADMIN_KEY))
+  await store.close()
+}
+
+async function announceAdminKey(generatedKey: string | null | undefined) {
   if (generatedKey) {
     console.info(
       `\n  A new admin key was generated. It is shown only this once; store it now:\n\n    ${generatedKey}\n\n  (or set ENGRAM_ADMIN_KEY to use your own)\n`,
     )
   }
+}
+
+async function main(env: Env) {
+  if (env.ENGRAM_WORKERS > 1 && cluster.isPrimary) {
+    await prepareDatabase(env)
+    const workers = runWorkers({ count: env.ENGRAM_WORKERS, log: console })
+    const shutdown = async (signal: string) => {
+      console.info(`[api] ${signal}: stopping the workers`)
+      await workers.stop()
+      process.exit(0)
+    }
+    process.once('SIGINT', () => void shutdown('SIGINT'))
+    process.once('SIGTERM', () => void shutdown('SIGTERM'))
+    return
+  }
+  // In a cluster: this worker's index (1..N); null when the server is one process.
+  const worker = workerIndex()
+  // The duties one process does for the database (the optimizer's and maintenance's schedules,
+  // orphan files, the embedding catch-up): without Redis' leases, worker 1 alone; a crashed worker 1
+  // is started again with the same index. With Redis every worker takes part in the leases.
+  const runsSchedules = worker === null || worker === 1 || env.REDIS_URL !== undefined
+  const store = await openStore(env.DATABASE_URL, {
+    poolSize: env.ENGRAM_DB_POOL_SIZE,
+    appendBatchMessages: env.ENGRAM_DB_APPEND_BATCH,
+    sqliteLockWaitMs: env.ENGRAM_SQLITE_LOCK_WAIT_MS,
+    log: (msg) => console.info(`[db] ${msg}`),
+  })
+  const { db, databaseFile } = store
+  // The primary registered the key before starting the workers.
+  if (worker === null) await announceAdminKey(await ensureAdminKey(db, env.ENGRAM_ADMIN_KEY))
   // The offline default carries WordNet synonyms: paraphrases match with no model and no network.
   const embedder = await createEmbedderFromEnv(env, () =>
     createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
@@ -194,10 +230,27 @@ async function main(env: Env) {
       ? `[redis] events and cache invalidations reach every replica through ${redisHost(env.REDIS_URL)} (channels ${env.ENGRAM_REDIS_PREFIX}:events:*); L2 episodic sets ${env.ENGRAM_REDIS_PREFIX}:l2:<agent>:<conversation>, ${env.ENGRAM_L2_MAX_MESSAGES} messages, TTL ${env.ENGRAM_L2_TTL_SECONDS} s; each agent's optimizer runs on one replica (leases ${env.ENGRAM_REDIS_PREFIX}:lease:optimizer:*, ${env.ENGRAM_OPTIMIZER_LEASE_TTL_MS} ms)`
       : '[redis] no REDIS_URL: events stay in this process (one replica)',
   )
+  // Workers without Redis carry events and cache invalidations to each other through the primary.
+  const clusterEvents = worker !== null && !env.REDIS_URL ? new ClusterEventTarget() : null
+  const direct = databaseFile ? directSqlite(db) : null
   const app = createApp({
     db,
     postgres: store.postgres,
     env,
+    ...(clusterEvents ? { eventTarget: clusterEvents } : {}),
+    ...(worker !== null ? { workerIndex: worker } : {}),
+    // On SQLite a commit by another worker moves data_version: only then does a request wait for
+    // the other workers' invalidations. Postgres has no such counter: every request waits.
+    ...(clusterEvents
+      ? {
+          beforeOperation: freshAcrossWorkers(
+            clusterEvents,
+            direct
+              ? async () => (await direct.get<{ data_version: number }>('PRAGMA data_version'))?.data_version
+              : null,
+          ),
+        }
+      : {}),
     embedder,
     llm,
     databaseFile,
@@ -208,42 +261,50 @@ async function main(env: Env) {
         ? path.join(path.dirname(databaseFile), 'backups')
         : path.join(REPO_ROOT, 'data', 'backups')),
   })
-  const orphans = await app.services.lifecycle.removeOrphanFiles()
+  const orphans = runsSchedules ? await app.services.lifecycle.removeOrphanFiles() : 0
   if (orphans > 0)
     console.info(`[lifecycle] removed ${orphans} vector file(s) of agents that no longer exist`)
   const running = await listen(app, env.API_PORT, env.API_HOST, env.ENGRAM_MAX_REQUEST_BYTES)
-  app.services.optimizer.start()
-  // Scheduled maintenance (ENGRAM_MAINTENANCE=auto): a timer asks the clock each minute whether a
-  // cron slot is due; one replica runs it (the lease and the slot's row).
-  app.services.maintenance.start()
+  if (runsSchedules) {
+    app.services.optimizer.start()
+    // Scheduled maintenance (ENGRAM_MAINTENANCE=auto): a timer asks the clock each minute whether a
+    // cron slot is due; one replica runs it (the lease and the slot's row).
+    app.services.maintenance.start()
+  }
   // Background work goes through the durable job queue: the worker picks up what a previous run
   // left (pending jobs, jobs of a worker that died), then every job as it is queued. After a
   // change of embedding provider everything is embedded again (search uses keywords meanwhile);
   // otherwise rows with no vector and no job (written before the queue existed) get a job.
-  const catchUp = await app.services.embeddings.catchUp()
-  console.info(
-    `[embeddings] model ${app.services.embeddings.model}${catchUp.reembedding ? ': re-embedding everything' : ''}${catchUp.queued > 0 ? `, ${catchUp.queued} queued` : ''}`,
-  )
+  if (runsSchedules) {
+    const catchUp = await app.services.embeddings.catchUp()
+    console.info(
+      `[embeddings] model ${app.services.embeddings.model}${catchUp.reembedding ? ': re-embedding everything' : ''}${catchUp.queued > 0 ? `, ${catchUp.queued} queued` : ''}`,
+    )
+  }
+  // Every worker runs jobs: each claims its batches under its own lease (the queue is shared).
   app.services.jobs.start()
   // The headline series serverMetrics answers (issue 17), sampled on a timer; Prometheus scrapes
   // /metrics on the main port (token or admin key) or on ENGRAM_METRICS_BIND's own listener.
   app.sampler.start()
-  const metricsListener = env.ENGRAM_METRICS_BIND
-    ? await listenMetrics(app.metrics, env.ENGRAM_METRICS_BIND)
-    : null
+  // One metrics listener per replica: a second worker could not bind the same address.
+  const metricsListener =
+    env.ENGRAM_METRICS_BIND && (worker === null || worker === 1)
+      ? await listenMetrics(app.metrics, env.ENGRAM_METRICS_BIND)
+      : null
   console.info(
     metricsListener
       ? `[metrics] Prometheus metrics on http://${env.ENGRAM_METRICS_BIND}/metrics (no token; not on the main port)`
       : `[metrics] Prometheus metrics at /metrics with ${env.ENGRAM_METRICS_TOKEN ? 'ENGRAM_METRICS_TOKEN or ' : ''}the admin key`,
   )
   console.info(
-    `Engram API on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${store.location}`,
+    `Engram API${worker === null ? '' : ` (worker ${worker} of ${env.ENGRAM_WORKERS})`} on http://localhost:${running.port}/graphql (WebSocket and SSE subscriptions on the same path), database ${store.location}`,
   )
   const shutdown = async (signal: string) => {
     console.info(`[api] ${signal}: shutting down`)
     await running.close()
     await metricsListener?.close()
     await store.close()
+    clusterEvents?.close()
     process.exit(0)
   }
   process.once('SIGINT', () => void shutdown('SIGINT'))

@@ -36,6 +36,8 @@ export interface OpenStoreOptions {
   poolSize?: number
   /** Messages one batched append transaction writes at most on Postgres (ENGRAM_DB_APPEND_BATCH). */
   appendBatchMessages?: number
+  /** SQLite: a group commit's wait for another process's write lock on the event loop (ENGRAM_SQLITE_LOCK_WAIT_MS). */
+  sqliteLockWaitMs?: number
   log?: (message: string) => void
 }
 
@@ -51,7 +53,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     const databaseFile = databaseFileFromUrl(url)
     const { applied } = applyMigrations(databaseFile, migrationsDirectory(), log)
     if (applied.length > 0) log(`applied ${applied.length} migration(s) to ${databaseFile}`)
-    const db = createDatabase(databaseFile)
+    const db = createDatabase(databaseFile, { groupCommitLockWaitMs: options.sqliteLockWaitMs })
     return {
       backend: 'sqlite',
       db,

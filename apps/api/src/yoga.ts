@@ -125,6 +125,18 @@ export interface AppOptions {
   formation?: ServicesOptions['formation']
   /** The ceiling of Redis' reconnection backoff (ms; tests lower it). */
   redisReconnectMaxDelayMs?: number
+  /**
+   * Carries events to the other server processes of this replica (cluster.ts' ClusterEventTarget,
+   * ENGRAM_WORKERS > 1 without Redis); REDIS_URL's bus wins when both are there.
+   */
+  eventTarget?: EventTarget
+  /** This process's index in the cluster (1..N), reported by /health; absent when it runs alone. */
+  workerIndex?: number
+  /**
+   * Awaited before each operation's context is built: a worker waits there for the other workers'
+   * invalidations of writes already answered (cluster.ts' freshAcrossWorkers).
+   */
+  beforeOperation?: () => Promise<void>
 }
 
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
@@ -144,8 +156,10 @@ export function createApp(options: AppOptions) {
         reconnectMaxDelayMs: options.redisReconnectMaxDelayMs,
       }
     : null
-  // REDIS_URL carries events across replicas; without it the bus stays in process, as before.
+  // REDIS_URL carries events across replicas; without it the bus stays in process, as before,
+  // or crosses this replica's workers (ENGRAM_WORKERS).
   const redisEvents = redis ? new RedisEventTarget({ ...redis, log }) : null
+  const sharedEvents: EventTarget | null = redisEvents ?? options.eventTarget ?? null
   // With Redis the replicas also share spec 002's L2 episodic layer and drop each other's stale
   // caches (cache:invalidate crosses them on the same bus).
   const episodicStore = redis
@@ -182,7 +196,8 @@ export function createApp(options: AppOptions) {
     serverMetrics: sampler,
     db,
     clock,
-    ...(episodicStore ? { replicas: { episodic: episodicStore, invalidateCaches: true } } : {}),
+    // Other processes' writes drop this one's caches wherever events cross processes.
+    ...(sharedEvents ? { replicas: { episodic: episodicStore, invalidateCaches: true } } : {}),
     ...(lease ? { lease } : {}),
     workingContext: { rules: workingContextRulesOf(env), store: workingContextStore },
     optimizerLease: {
@@ -190,7 +205,7 @@ export function createApp(options: AppOptions) {
       renewMs: env.ENGRAM_OPTIMIZER_LEASE_RENEW_MS,
     },
     tokenCounter: createTokenCounter(env.ENGRAM_TOKENIZER),
-    pubsub: createEngramPubSub(redisEvents ?? undefined),
+    pubsub: createEngramPubSub(sharedEvents ?? undefined),
     limits: options.limits,
     optimizerIntervalMs: env.OPTIMIZER_INTERVAL_MS,
     keyFactMode: env.ENGRAM_KEY_FACT_MODE,
@@ -301,7 +316,14 @@ export function createApp(options: AppOptions) {
       const status = database === 'ok' && redis !== 'down' ? 'ok' : 'degraded'
       endResponse(
         new fetchAPI.Response(
-          JSON.stringify({ status, version: API_VERSION, database, ...(redis ? { redis } : {}) }),
+          JSON.stringify({
+            status,
+            version: API_VERSION,
+            database,
+            ...(redis ? { redis } : {}),
+            // Which worker answered (ENGRAM_WORKERS): a connection stays with one.
+            ...(options.workerIndex === undefined ? {} : { worker: options.workerIndex }),
+          }),
           {
             status: database === 'ok' ? 200 : 503,
             headers: { 'content-type': 'application/json' },
@@ -363,6 +385,7 @@ export function createApp(options: AppOptions) {
       maxAliasesPlugin({ n: MAX_ALIASES, ...plainRejection('TOO_MANY_ALIASES') }),
     ],
     context: async (initial) => {
+      if (options.beforeOperation) await options.beforeOperation()
       const request = (initial as { request?: Request }).request
       const key =
         bearerToken(request?.headers.get('authorization')) ??

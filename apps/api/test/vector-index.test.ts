@@ -1,8 +1,16 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { type AdaptiveVectorIndex, createHashingEmbedder, ExactVectorIndex, recallAtK } from '@engram/core'
+import {
+  type AdaptiveVectorIndex,
+  createHashingEmbedder,
+  DEFAULT_SLOT_POSTINGS_CONFIG,
+  ExactVectorIndex,
+  recallAtK,
+  SlotPostingsIndex,
+} from '@engram/core'
 import { EmbeddingService } from '@engram/engine'
 import {
+  approximateIndexFor,
   HnswVectorIndex,
   SqliteEmbeddingRepository,
   SqliteJobQueue,
@@ -31,6 +39,8 @@ describe('EmbeddingService vector indexes: HNSW above a threshold, saved and rel
   const options = (): VectorIndexOptions => ({
     directory,
     approximateAbove: 100,
+    // The hashing embedder's vectors get slot postings by default: this suite is about HNSW.
+    approximateIndex: 'hnsw',
     hnsw: { initialCapacity: 64 },
   })
   // A fresh service and vector store each time: what a restarted process would have.
@@ -144,5 +154,85 @@ describe('EmbeddingService vector indexes: HNSW above a threshold, saved and rel
     expect(after!.size).toBe(index.size)
     await next.settled()
     expect(after!.mode).toBe('approximate')
+  })
+})
+
+describe('EmbeddingService vector indexes: slot postings for the offline embedder above a threshold', () => {
+  let t: TestApp
+  let directory: string
+  const embedder = createHashingEmbedder({ dimensions: 64 })
+  // The default (`auto`) for the hashing embedder's model: slot postings.
+  const service = () =>
+    new EmbeddingService({
+      vectors: new SqliteVectorStore(
+        t.db,
+        t.clock,
+        embedder.model,
+        { directory, approximateAbove: 100 },
+        quiet,
+      ),
+      repository: new SqliteEmbeddingRepository(t.db, new SqliteJobQueue(t.db, t.clock)),
+      embedder,
+      clock: t.clock,
+      events: asEventBus(t.app.services.pubsub),
+      log: quiet,
+    })
+  const owners = (from: number, to: number, text = textOf) =>
+    Array.from({ length: to - from }, (_, k) => ({ id: from + k, text: text(from + k) }))
+
+  beforeAll(async () => {
+    t = await createTestApp({ embedder })
+    directory = path.join(t.dir, 'slot-vectors')
+    await createAgentKey(t, AGENT)
+  })
+  afterAll(() => t.close())
+
+  it('picks slot postings for the hashing embedder and HNSW for other models unless told', () => {
+    expect(approximateIndexFor(embedder.model)).toBe('slot-postings')
+    expect(approximateIndexFor('engram-hashing-v2-wn31-s3-384')).toBe('slot-postings')
+    expect(approximateIndexFor('text-embedding-3-small')).toBe('hnsw')
+    expect(approximateIndexFor(embedder.model, 'hnsw')).toBe('hnsw')
+    expect(approximateIndexFor('text-embedding-3-small', 'slot-postings')).toBe('slot-postings')
+  })
+
+  it('moves to slot postings above the threshold, holds recall, saves no file, and forgets removed vectors', async () => {
+    const first = service()
+    await first.store(AGENT, 'memory', owners(1, 301))
+    const index = (await first.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    await first.settled()
+    expect(index.mode).toBe('approximate')
+    expect(index.active).toBeInstanceOf(SlotPostingsIndex)
+    expect(index.size).toBe(300)
+    // Not calibrated on stored vectors (whole texts): the default candidates suit search queries.
+    expect(index.calibration).toBeNull()
+    expect((index.active as SlotPostingsIndex).searchBreadth).toBe(DEFAULT_SLOT_POSTINGS_CONFIG.candidates)
+    // Rebuilt from the table at each start: nothing is written beside the database.
+    expect(fs.existsSync(directory)).toBe(false)
+
+    const exact = new ExactVectorIndex()
+    for (const owner of owners(1, 301)) exact.upsert(String(owner.id), embedder.embedOne(owner.text))
+    const queries = owners(1, 41).map((o) => embedder.embedOne(`${o.text} extra`))
+    const recall = recallAtK(
+      queries.map((q) => exact.search(q, 10)),
+      queries.map((q) => index.search(q, 10)),
+      10,
+    )
+    expect(recall).toBeGreaterThanOrEqual(0.95)
+
+    const target = embedder.embedOne(textOf(42))
+    expect(index.search(target, 1)[0]?.id).toBe('42')
+    await first.discard(AGENT, 'memory', [{ id: 42, text: textOf(42) }])
+    const after = (await first.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    expect(after.search(target, 300).map((hit) => hit.id)).not.toContain('42')
+    expect((after.active as SlotPostingsIndex).stampOf('42')).toBeUndefined()
+
+    // A restart reads the table again (no row for 42) and builds the same kind of index.
+    const restarted = service()
+    const reloaded = (await restarted.index(AGENT, 'memory')) as AdaptiveVectorIndex
+    await restarted.settled()
+    expect(reloaded.mode).toBe('approximate')
+    expect(reloaded.active).toBeInstanceOf(SlotPostingsIndex)
+    expect(reloaded.size).toBe(299)
+    expect(reloaded.search(target, 300).map((hit) => hit.id)).not.toContain('42')
   })
 })

@@ -9,16 +9,15 @@ import {
   type ClusteredVectorsOptions,
   calibrateSearchBreadth,
   clusteredVectors,
-  createHashingEmbedder,
   paddedLength,
   QuantizedVectorIndex,
   recallAtK,
   seededRandom,
-  type VectorSource,
-  vectorSource,
 } from '../src/index.ts'
 import { TopK } from '../src/vector/top-k.ts'
 import type { BenchRow } from './report.ts'
+import { offlineEmbedderBenchmarks } from './vector-offline.ts'
+import { vectorScanBenchmarks } from './vector-scan.ts'
 
 /**
  * Vector search: the exact scan, the int8 scan with exact rescoring, and the HNSW graph, on the
@@ -28,9 +27,9 @@ import type { BenchRow } from './report.ts'
  *
  * Data: `clusteredVectors` defaults (1,000 Gaussian clusters of skewed popularity in a 48-dim
  * subspace mapped to 384 dims, plus noise, normalised), a stand-in for sentence embeddings; full
- * mode adds two hard cases at 100k: isotropic Gaussian data (no clusters, no subspace), where graph
- * indexes do worst, and the offline hashing embedder's vectors of synthetic text (the server's
- * default embedder). Queries are fresh draws from the same distribution, not indexed vectors.
+ * mode adds a hard case at 100k: isotropic Gaussian data (no clusters, no subspace), where graph
+ * indexes do worst. Queries are fresh draws from the same distribution, not indexed vectors. The
+ * offline hashing embedder's vectors (the server's default) are measured in vector-offline.ts.
  * Each set also reports the efSearch the server's calibration picks for it.
  *
  * Every figure is the median of several repetitions with min–max in the note; each repetition
@@ -42,6 +41,8 @@ import type { BenchRow } from './report.ts'
 export async function vectorBenchmarks(options: {
   quick: boolean
   random: () => number
+  /** A LoCoMo-format file: its words head the offline embedder set's vocabulary. */
+  dataset?: string | null
 }): Promise<BenchRow[]> {
   const { quick, random } = options
   const rows: BenchRow[] = []
@@ -60,14 +61,19 @@ export async function vectorBenchmarks(options: {
       bandwidth,
       hnswOnly: true,
     })
-    await benchSize(100_000, 'hashed text', 'offline embedder', {
+  }
+  // The server's default embedder (hashing, with WordNet) on text shaped like an agent's history,
+  // searched with short queries: slot postings beside HNSW, both against the exact scan.
+  rows.push(
+    ...(await offlineEmbedderBenchmarks({
       quick,
       seed: seeds[sizes.length] as number,
-      rows,
-      bandwidth,
-      hnswOnly: true,
-    })
-  }
+      dataset: options.dataset,
+    })),
+  )
+  // The SIMD kernel against the JavaScript scans, on data of its own seed (so the sets above, and
+  // their cached graphs, stay as they were).
+  rows.push(...vectorScanBenchmarks({ quick, random: seededRandom(18) }))
   return rows
 }
 
@@ -95,15 +101,12 @@ interface Context {
  */
 async function benchSize(
   size: number,
-  shape: Partial<ClusteredVectorsOptions> | 'hashed text',
+  shape: Partial<ClusteredVectorsOptions>,
   label: string,
   { quick, seed, rows, bandwidth, hnswOnly }: Context,
 ): Promise<void> {
   const name = `${(size / 1_000).toLocaleString('en-US')}k × ${DIMENSIONS} ${label}`
-  const source =
-    shape === 'hashed text'
-      ? hashedTextVectors(seededRandom(seed))
-      : clusteredVectors(seededRandom(seed), { dimensions: DIMENSIONS, ...shape })
+  const source = clusteredVectors(seededRandom(seed), { dimensions: DIMENSIONS, ...shape })
   // Data first: it then depends on the seed alone, whatever is drawn after it for queries.
   const data = source.many(size)
   const index = new QuantizedVectorIndex()
@@ -225,7 +228,7 @@ async function benchSize(
  * parameters; a cached one is loaded (which measures loading a saved index) and the row names the
  * run that built it.
  */
-async function hnswFor(name: string, size: number, data: Float32Array) {
+export async function hnswFor(name: string, size: number, data: Float32Array) {
   const config = DEFAULT_HNSW_CONFIG
   const cacheDir = path.join(os.tmpdir(), 'engram-bench-vector')
   const key = `${size}-${DIMENSIONS}-${fingerprint(data)}-m${config.m}-efc${config.efConstruction}`
@@ -282,22 +285,6 @@ async function hnswFor(name: string, size: number, data: Float32Array) {
       note: `${settings}; wall ${wall.toFixed(0)} s; built in this run; save ${saveSeconds.toFixed(1)} s, load ${reloadSeconds.toFixed(1)} s`,
     },
   }
-}
-
-/**
- * The server's default (offline hashing) embedder on synthetic text: 8-27 words drawn from a
- * 5,000-word vocabulary with Zipf-like frequencies. Few words in common between two texts make
- * these vectors far less clustered than a neural model's, which is what calibration is for.
- */
-function hashedTextVectors(random: () => number): VectorSource {
-  const embedder = createHashingEmbedder({ dimensions: DIMENSIONS })
-  const vocabulary = Array.from({ length: 5_000 }, (_, i) => `w${i.toString(36)}`)
-  const word = () => vocabulary[Math.floor(vocabulary.length ** random()) - 1] as string
-  const next = (out: Float32Array = new Float32Array(DIMENSIONS)) => {
-    out.set(embedder.embedOne(Array.from({ length: 8 + Math.floor(random() * 20) }, word).join(' ')))
-    return out
-  }
-  return vectorSource(DIMENSIONS, next)
 }
 
 /**
@@ -360,7 +347,7 @@ function previousScan(data: Float32Array, size: number, query: Float32Array, k: 
 }
 
 /** Repeated measurements of one rate: per CPU-second and per wall-clock second. */
-class Rates {
+export class Rates {
   readonly cpu: number[] = []
   readonly wall: number[] = []
   add(rate: { cpu: number; wall: number }): void {
@@ -369,7 +356,7 @@ class Rates {
   }
 }
 
-function cpuMilliseconds(): number {
+export function cpuMilliseconds(): number {
   const { user, system } = process.cpuUsage()
   return (user + system) / 1_000
 }
@@ -389,7 +376,7 @@ function timed(run: () => void, work: number): { cpu: number; wall: number } {
  * Queries per second over one pass of `queries`, after a warm-up (at least 200 ms and 3 queries)
  * that lets V8 optimise the search before the clock starts.
  */
-function queriesPerSecond(
+export function queriesPerSecond(
   queries: Float32Array[],
   search: (query: Float32Array) => unknown,
 ): { cpu: number; wall: number } {
@@ -401,7 +388,7 @@ function queriesPerSecond(
   }, queries.length)
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = sorted.length >> 1
   return sorted.length % 2
@@ -409,7 +396,12 @@ function median(values: number[]): number {
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
-function row(name: string, rates: { cpu: number[]; wall: number[] }, unit: string, note?: string): BenchRow {
+export function row(
+  name: string,
+  rates: { cpu: number[]; wall: number[] },
+  unit: string,
+  note?: string,
+): BenchRow {
   const { cpu, wall } = rates
   const spread = `${format(Math.min(...cpu))}–${format(Math.max(...cpu))} over ${cpu.length} runs; wall clock ${format(median(wall))}`
   return { name, value: median(cpu), unit, note: note ? `${note}; ${spread}` : spread }
@@ -423,7 +415,7 @@ function percent(share: number): string {
   return `${(share * 100).toFixed(0)}%`
 }
 
-function format(n: number): string {
+export function format(n: number): string {
   return Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toPrecision(3)
 }
 

@@ -62,6 +62,7 @@ import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
 import type { Lease } from './ports/lease.ts'
 import type { Logger } from './ports/logger.ts'
+import type { MemoryItemRepository } from './ports/memory-items.ts'
 import type { ProfileVersion } from './ports/profiles.ts'
 import { NO_SERVER_METRICS, type ServerMetricsSource } from './ports/server-metrics.ts'
 import type { Storage } from './ports/storage.ts'
@@ -228,6 +229,9 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   const agents = new AgentService(storage.repositories.agents, storage.apiKeys)
   // Caches of derived data are keyed by each agent's write version.
   const writes = new AgentWrites()
+  // Every settings write is announced as such: other replicas drop the settings they keep only
+  // then, not after every turn another replica stores (each turn would read them again).
+  const settingsStore = announcingSettings(storage.memoryItems, writes)
   const embeddings = new EmbeddingService({
     vectors: storage.vectors,
     repository: storage.embeddings,
@@ -239,14 +243,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     telemetry,
   })
   wireEmbedJobs(embeddings, jobs, storage.jobs, storage.embeddings)
-  const memoryItems = new MemoryItemService(
-    storage.memoryItems,
-    clock,
-    tokenCounter,
-    limits,
-    privacy,
-    embeddings,
-  )
+  const memoryItems = new MemoryItemService(settingsStore, clock, tokenCounter, limits, privacy, embeddings)
   const llm = deps.llm ?? null
   // Processing statistics of formation (calls, failures, durations), counted in this process.
   const formationStats = new FormationStats()
@@ -264,7 +261,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     repository: storage.formation,
     queue: storage.jobs,
     memoryItems,
-    settingsStore: storage.memoryItems,
+    settingsStore,
     clock,
     log,
     config: parseWith(FormationConfigSchema, deps.formation ?? {}, 'formation'),
@@ -282,7 +279,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     episodic,
     sessions,
     queue: storage.jobs,
-    settingsStore: storage.memoryItems,
+    settingsStore,
     clock,
     tokenCounter,
     log,
@@ -296,7 +293,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   registerSummaryJobs(jobs, summaries)
   const profiles = new ProfileService({
     repository: storage.profiles,
-    items: storage.memoryItems,
+    items: settingsStore,
     queue: storage.jobs,
     clock,
     tokenCounter,
@@ -337,7 +334,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   )
   // The switch, summary and profile settings read and changed as one object (issue 13 §5).
   const formationSettings = new FormationSettingsService({
-    store: storage.memoryItems,
+    store: settingsStore,
     formation,
     summaries,
     profiles,
@@ -569,7 +566,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     repository: storage.maintenance,
     compaction: storage.compaction,
     agentIds: () => storage.agentData.agentIds(),
-    settingsStore: storage.memoryItems,
+    settingsStore,
     deleteConversation,
     summaries: {
       retentionCutoff: async (agentId) =>
@@ -663,4 +660,20 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     /** Spec 002's L1 working context and recency retrieval (issue 17). */
     workingContext,
   }
+}
+
+/**
+ * The repository with its saveSettings announcing a `settings` change of the agent once saved
+ * (AgentWrites; ReplicaCaches publishes it). Its other methods are the repository's own.
+ */
+function announcingSettings<R extends Pick<MemoryItemRepository, 'saveSettings'>>(
+  repository: R,
+  writes: AgentWrites,
+): R {
+  const announcing = Object.create(repository) as R
+  announcing.saveSettings = async (agentId, stored) => {
+    await repository.saveSettings(agentId, stored)
+    writes.touch(agentId, 'settings')
+  }
+  return announcing
 }

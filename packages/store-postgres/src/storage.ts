@@ -20,6 +20,7 @@ import {
   sqliteProfiles,
   sqliteSummaries,
   sqliteTrajectories,
+  type VectorIndexOptions,
 } from '@engram/store-sqlite'
 import { PostgresAgentData } from './agents/postgres-agent-data.ts'
 import { type PostgresDatabase, sharedView } from './db/client.ts'
@@ -39,7 +40,9 @@ export interface PostgresStorageOptions {
   /** The embedding model the vector store's rows belong to. */
   vectorModel?: string
   /** When an (agent, kind) in-process vector index moves to HNSW (tests lower it). */
-  vectorIndex?: { approximateAbove?: number; hnsw?: { initialCapacity?: number } }
+  vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'approximateIndex' | 'slotPostings'> & {
+    hnsw?: { initialCapacity?: number }
+  }
   /**
    * How vectors are searched: pgvector when the server has it, else in-process indexes kept in
    * step by NOTIFY (`search`), the pgvector HNSW parameters and exact threshold, and where the

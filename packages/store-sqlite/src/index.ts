@@ -10,11 +10,15 @@ export {
 export { SqliteContextSources } from './context/sqlite-context-sources.ts'
 export { CHECKPOINT_INTERVAL_MS, startCheckpointer } from './db/checkpointer.ts'
 export {
+  BUSY_TIMEOUT_MS,
   CONNECTION_PRAGMAS,
   createDatabase,
   type Database,
+  type DatabaseOptions,
   DirectSqlite,
   directSqlite,
+  GROUP_COMMIT_LOCK_DEADLINE_MS,
+  GROUP_COMMIT_LOCK_WAIT_MS,
   MAX_GROUP_COMMIT,
   refreshPlannerStatistics,
   STATISTICS_REFRESH_MS,
@@ -97,8 +101,9 @@ export { type SqliteBackupOptions, SqliteBackupStore } from './transfer/sqlite-b
 export { buildHnswInWorker } from './vector/hnsw-build.ts'
 export * from './vector/hnsw-index.ts'
 export type {
+  ApproximateIndexKind,
   EmbeddingRowWrite,
   EmbeddingWriteStatement,
   VectorIndexOptions,
 } from './vector/sqlite-vector-store.ts'
-export { SqliteVectorStore } from './vector/sqlite-vector-store.ts'
+export { approximateIndexFor, SqliteVectorStore } from './vector/sqlite-vector-store.ts'

@@ -107,7 +107,11 @@ describe('QuantizedVectorIndex', () => {
 })
 
 describe('ExactVectorIndex, randomized', () => {
-  it('matches a full sort of cosine scores after inserts, replacements and removals', () => {
+  it.each([
+    { scan: 'in JavaScript', config: { kernel: 'javascript' as const } },
+    { scan: 'on the SIMD kernel', config: { kernelAbove: 0 } },
+    { scan: 'moving to the kernel midway', config: { kernelAbove: 200 } },
+  ])('matches a full sort of cosine scores after inserts, replacements and removals, $scan', ({ config }) => {
     for (const [seed, dims] of [
       [11, 5],
       [12, 34],
@@ -115,7 +119,7 @@ describe('ExactVectorIndex, randomized', () => {
     ] as const) {
       const random = seededRandom(seed)
       const source = clusteredVectors(random, { dimensions: dims, latentDimensions: 0, clusters: 10 })
-      const index = new ExactVectorIndex()
+      const index = new ExactVectorIndex(config)
       const truth = new Map<string, Float32Array>()
       for (let i = 0; i < 800; i++) {
         const id = `v${Math.floor(random() * 600)}`
@@ -137,6 +141,65 @@ describe('ExactVectorIndex, randomized', () => {
         expect(hits.map((h) => h.id)).toEqual(expected.map((e) => e.id))
         for (const [i, h] of hits.entries()) expect(h.similarity).toBeCloseTo(expected[i]!.similarity, 5)
       }
+      expect(index.usesKernel).toBe(config.kernel !== 'javascript')
+    }
+  })
+})
+
+describe('the SIMD kernel against the JavaScript scan', () => {
+  it.each([37, 64, 384])(
+    'gives the same hits at %i dims, also for an index that moves to the kernel as it grows',
+    (dims) => {
+      const random = seededRandom(dims)
+      const source = clusteredVectors(random, { dimensions: dims, latentDimensions: 16, clusters: 40 })
+      const javascript = new QuantizedVectorIndex({ kernel: 'javascript' })
+      const kernel = new QuantizedVectorIndex({ kernelAbove: 0 })
+      const moved = new QuantizedVectorIndex({ kernelAbove: 1_000 })
+      fill(random, source, [javascript, kernel, moved])
+      expect([javascript.usesKernel, kernel.usesKernel, moved.usesKernel]).toEqual([false, true, true])
+      for (let q = 0; q < 40; q++) {
+        const query = source.next()
+        // The int8 scan is integer arithmetic on both sides and rescoring reads the same floats.
+        const expected = javascript.search(query, 10)
+        expect(kernel.search(query, 10)).toEqual(expected)
+        expect(moved.search(query, 10)).toEqual(expected)
+        // The exact scan sums in f32 on the kernel, in f64 in JavaScript.
+        const exact = javascript.searchExact(query, 10)
+        for (const index of [kernel, moved]) {
+          const hits = index.searchExact(query, 10)
+          expect(hits.map((h) => h.id)).toEqual(exact.map((h) => h.id))
+          for (const [i, hit] of hits.entries()) expect(hit.similarity).toBeCloseTo(exact[i]!.similarity, 5)
+        }
+      }
+    },
+  )
+
+  it('leaves no copy of a removed vector in the float or int8 buffers, and lets the kernel go when emptied', () => {
+    for (const config of [{ kernelAbove: 0 }, { kernel: 'javascript' as const }]) {
+      const index = new QuantizedVectorIndex(config)
+      const random = seededRandom(9)
+      const vectors = Array.from({ length: 5 }, () => Float32Array.from({ length: 20 }, () => random() - 0.5))
+      for (const [i, vector] of vectors.entries()) index.upsert(`v${i}`, vector)
+      const internals = index as any
+      const codesOf = (slot: number) => Array.from(internals.codes.subarray(slot * 32, slot * 32 + 20))
+      const removedCodes = codesOf(1)
+      const removedFloats = Array.from(index.vectorOf('v1')!)
+      index.remove('v1')
+      index.remove('v4')
+      const floats: Float32Array = internals.data
+      const codes: Int8Array = internals.codes
+      for (let slot = 0; slot * 20 < floats.length && slot < 16; slot++) {
+        expect(Array.from(floats.subarray(slot * 20, slot * 20 + 20))).not.toEqual(removedFloats)
+      }
+      for (let slot = 0; slot * 32 < codes.length && slot < 16; slot++)
+        expect(codesOf(slot)).not.toEqual(removedCodes)
+      // Slots 3 and 4, freed by the two removals (each moves the last vector into the hole), are zeros.
+      expect(Array.from(floats.subarray(3 * 20, 5 * 20)).every((x) => x === 0)).toBe(true)
+      expect(Array.from(codes.subarray(3 * 32, 5 * 32)).every((x) => x === 0)).toBe(true)
+      expect(index.search(vectors[1]!, 5).map((h) => h.id)).not.toContain('v1')
+      for (const id of ['v0', 'v2', 'v3']) index.remove(id)
+      expect(index.usesKernel).toBe(false)
+      expect(index.size).toBe(0)
     }
   })
 })

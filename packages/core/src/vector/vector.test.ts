@@ -123,3 +123,20 @@ describe('ExactVectorIndex', () => {
     expect(index.search(Float32Array.from([1, 0]), 0)).toEqual([])
   })
 })
+
+describe('ExactVectorIndex scan config', () => {
+  it('rejects a kernel threshold or mode out of range', () => {
+    expect(() => new ExactVectorIndex({ kernelAbove: -1 })).toThrow(ValidationError)
+    expect(() => new ExactVectorIndex({ kernel: 'gpu' as never })).toThrow(ValidationError)
+  })
+
+  it('scans in JavaScript below the threshold and moves to the kernel from it', () => {
+    const index = new ExactVectorIndex({ kernelAbove: 40 })
+    const random = seeded(7)
+    for (let i = 0; i < 20; i++) index.upsert(`v${i}`, Float32Array.from({ length: 8 }, random))
+    expect(index.usesKernel).toBe(false)
+    for (let i = 20; i < 60; i++) index.upsert(`v${i}`, Float32Array.from({ length: 8 }, random))
+    expect(index.usesKernel).toBe(true)
+    expect(index.search(index.vectorOf('v3')!, 1)[0]!.id).toBe('v3')
+  })
+})

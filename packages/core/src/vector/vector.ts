@@ -1,4 +1,6 @@
-import { ValidationError } from '../errors.ts'
+import { z } from 'zod'
+import { parseWith, ValidationError } from '../errors.ts'
+import { alignTo64, ScanKernel } from './kernel/scan-kernel.ts'
 import { TopK } from './top-k.ts'
 
 /** Embeddings are stored as raw little-endian Float32 bytes (spec: memory_vectors blobs). */
@@ -47,6 +49,28 @@ export function paddedLength(dimensions: number): number {
   return Math.ceil(dimensions / 4) * 4
 }
 
+/**
+ * From this many vectors an index moves them into a WebAssembly SIMD kernel's memory (see
+ * kernel/scan-kernel.ts). Each kernel memory reserves address space (V8 on x64: ~10 GB of it, and
+ * it refused a 13,090th memory here), so the thousands of small per-agent indexes a server holds
+ * stay in JavaScript, where 1,024 × 384 dims scans in well under a millisecond anyway.
+ */
+export const DEFAULT_KERNEL_ABOVE = 1_024
+
+export const VectorScanConfigSchema = z.object({
+  /**
+   * 'auto' scans with the SIMD kernel where WebAssembly SIMD is available (falling back to
+   * JavaScript where not); 'javascript' never uses it (e.g. to compare the two).
+   */
+  kernel: z.enum(['auto', 'javascript']).default('auto'),
+  /** Indexes holding at least this many vectors use the kernel. */
+  kernelAbove: z.number().int().min(0).max(1_000_000_000).default(DEFAULT_KERNEL_ABOVE),
+})
+export type VectorScanConfig = z.infer<typeof VectorScanConfigSchema>
+
+/** Vectors one kernel call scores: its candidates (4 + 8 bytes each) then stay in the L1/L2 cache. */
+const KERNEL_BLOCK = 4_096
+
 export interface VectorHit {
   id: string
   similarity: number
@@ -70,7 +94,18 @@ export interface VectorIndex {
  * `moved`, and reuse `rescore` for exact scores of a few slots.
  */
 export class ExactVectorIndex implements VectorIndex {
+  /**
+   * The vectors, `stride` floats apart: a plain array, or a view into `kernel`'s memory (replaced
+   * whenever that memory grows, which detaches the old view).
+   */
   protected data = new Float32Array(0)
+  protected readonly scanConfig: VectorScanConfig
+  /** Where the vectors live when the SIMD kernel scans them; null while they live in `data` alone. */
+  private kernel: ScanKernel | null = null
+  /** Set once a kernel could not be had or grown: this index then stays in JavaScript. */
+  private kernelRefused = false
+  /** Byte offsets in the kernel's memory: query, the pre-filter's slots and scores, then vectors. */
+  private kernelLayout = { query: 0, slots: 0, scores: 0, vectors: 0 }
   protected ids: string[] = []
   protected readonly slots = new Map<string, number>()
   protected dims: number | null = null
@@ -80,6 +115,15 @@ export class ExactVectorIndex implements VectorIndex {
    * scan ran at half the speed (bench: vector, 13 against 26 queries/s at 100k × 384).
    */
   protected stride = 0
+
+  constructor(config: Partial<VectorScanConfig> = {}) {
+    this.scanConfig = parseWith(VectorScanConfigSchema, config, 'vectorScan')
+  }
+
+  /** Whether searches run on the SIMD kernel (else in JavaScript). */
+  get usesKernel(): boolean {
+    return this.kernel !== null
+  }
 
   get dimensions(): number | null {
     return this.dims
@@ -126,11 +170,7 @@ export class ExactVectorIndex implements VectorIndex {
     let slot = this.slots.get(id)
     if (slot === undefined) {
       slot = this.ids.length
-      if ((slot + 1) * stride > this.data.length) {
-        const grown = new Float32Array(Math.max(stride * 16, this.data.length * 2))
-        grown.set(this.data)
-        this.data = grown
-      }
+      if ((slot + 1) * stride > this.data.length) this.grow(Math.max(16, (slot + 1) * 2))
       this.ids.push(id)
       this.slots.set(id, slot)
     }
@@ -154,19 +194,63 @@ export class ExactVectorIndex implements VectorIndex {
       this.slots.set(lastId, slot)
       this.moved(last, slot)
     }
+    // The freed slot is zeroed so a deleted vector leaves no copy behind, here or in a subclass's.
+    this.data.fill(0, last * this.stride, (last + 1) * this.stride)
+    this.cleared(last)
     this.ids.pop()
     this.slots.delete(id)
     if (this.ids.length === 0) {
-      // The next vector may have another length: its padding must start as zeros again.
+      // The next vector may have another length: its padding must start as zeros again. The
+      // kernel's memory goes too (wasm memory cannot shrink), so an emptied index holds nothing.
       this.dims = null
       this.data = new Float32Array(0)
+      this.kernel = null
     }
     return true
+  }
+
+  /** Whether an index of `slots` vectors should scan with the kernel (also for subclasses' copies). */
+  protected kernelWanted(slots: number): boolean {
+    return !this.kernelRefused && this.scanConfig.kernel === 'auto' && slots >= this.scanConfig.kernelAbove
+  }
+
+  /**
+   * Room for `slots` vectors, in the kernel's memory once the index is large enough: the vectors
+   * are copied there once, then kept in step by writes through `data`, so no query copies them.
+   */
+  private grow(slots: number): void {
+    const floats = slots * this.stride
+    if (this.kernelWanted(slots)) {
+      const kernel = this.kernel ?? ScanKernel.create()
+      if (kernel !== null) {
+        const strideBytes = this.stride * 4
+        const query = 0
+        const slotsAt = alignTo64(strideBytes)
+        const scores = slotsAt + KERNEL_BLOCK * 4
+        const vectors = scores + KERNEL_BLOCK * 8
+        if (kernel.reserve(vectors + floats * 4)) {
+          const grown = new Float32Array(kernel.buffer, vectors, floats)
+          // A grown memory keeps its contents, but the old view is detached: copy only when the
+          // vectors come from a plain array.
+          if (this.kernel === null) grown.set(this.data)
+          this.kernel = kernel
+          this.kernelLayout = { query, slots: slotsAt, scores, vectors }
+          this.data = grown
+          return
+        }
+      }
+      this.kernelRefused = true
+    }
+    const grown = new Float32Array(floats)
+    grown.set(this.data.subarray(0, Math.min(this.data.length, floats)))
+    this.data = grown
+    this.kernel = null
   }
 
   search(query: Float32Array, limit: number): VectorHit[] {
     const k = this.resultCount(query, limit)
     if (k === 0) return []
+    if (this.kernel !== null) return this.hits(this.kernelScan(this.kernel, query, k), vectorNorm(query))
     const stride = this.stride
     const padded = this.padded(query)
     const top = new TopK(k)
@@ -192,8 +276,46 @@ export class ExactVectorIndex implements VectorIndex {
     return this.hits(top, vectorNorm(query))
   }
 
+  /**
+   * The scan on the kernel, in blocks: the kernel keeps only scores above the threshold the block
+   * starts with, so JavaScript handles a few candidates per block instead of every score.
+   */
+  private kernelScan(kernel: ScanKernel, query: Float32Array, k: number): TopK {
+    const layout = this.kernelLayout
+    const buffer = kernel.buffer
+    const strideBytes = this.stride * 4
+    const queryView = new Float32Array(buffer, layout.query, this.stride)
+    queryView.fill(0)
+    queryView.set(query)
+    const slots = new Int32Array(buffer, layout.slots, KERNEL_BLOCK)
+    const scores = new Float64Array(buffer, layout.scores, KERNEL_BLOCK)
+    const top = new TopK(k)
+    const size = this.ids.length
+    for (let start = 0; start < size; start += KERNEL_BLOCK) {
+      const count = Math.min(KERNEL_BLOCK, size - start)
+      const base = layout.vectors + start * strideBytes
+      const kept = kernel.dotScanAbove(
+        layout.query,
+        base,
+        count,
+        strideBytes,
+        top.threshold,
+        layout.slots,
+        layout.scores,
+      )
+      for (let i = 0; i < kept; i++) {
+        const score = scores[i] as number
+        if (score > top.threshold) top.push(score, start + (slots[i] as number))
+      }
+    }
+    return top
+  }
+
   /** A derived copy of the vector at `slot` must be (re)computed from `data`. */
   protected stored(_slot: number): void {}
+
+  /** The slot `slot` no longer holds a vector: a derived copy of it must be erased. */
+  protected cleared(_slot: number): void {}
 
   /** The vector at `from` now lives at `to` (dense removal). */
   protected moved(_from: number, _to: number): void {}

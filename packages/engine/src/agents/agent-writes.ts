@@ -1,7 +1,7 @@
 import type { CacheChange } from '../ports/event-bus.ts'
 
 /** How much a change takes away: several changes of one agent in a tick are announced as the largest. */
-const WEIGHT: Record<CacheChange, number> = { write: 0, reset: 1, ended: 2 }
+const WEIGHT: Record<CacheChange, number> = { write: 0, settings: 1, reset: 2, ended: 3 }
 
 /**
  * A write counter per agent. Caches of derived data (the assembled memory context) are keyed by
@@ -38,7 +38,10 @@ export class AgentWrites {
     return `${this.epoch}.${this.versions.get(agentId) ?? 0}`
   }
 
-  /** The agent's rows changed: `write` when added or edited, `reset` when deleted or replaced in bulk. */
+  /**
+   * The agent's rows changed: `write` when added or edited, `settings` when its settings record
+   * was saved, `reset` when deleted or replaced in bulk.
+   */
   touch(agentId: string, change: CacheChange = 'write'): void {
     this.versions.set(agentId, (this.versions.get(agentId) ?? 0) + 1)
     for (const observe of this.observers) observe(agentId, change)

@@ -106,6 +106,23 @@ describe('cache invalidation across replicas (cache:invalidate)', () => {
     expect(a.formation.jobsFor('x', [1], session)).toHaveLength(1)
   })
 
+  it('keeps its settings when another replica only stores turns, and drops them when that replica saves settings', async () => {
+    const { a, b } = twoReplicas()
+    await a.storage.repositories.agents.upsert('x', null)
+    const session = { id: 's', scope: 'x', conversationId: 'c' } as Parameters<typeof a.formation.jobsFor>[2]
+    await a.formation.updateSettings('x', { enabled: false })
+    // A turn stored on B: A still knows formation is off for x (forgetting it queued extraction
+    // for every turn until the settings were read again).
+    b.writes.touch('x')
+    await settle()
+    expect(a.replicas?.applied).toBe(1)
+    expect(a.formation.jobsFor('x', [1], session)).toEqual([])
+    // B saves settings (no door's touch after it): A drops what it kept and follows them.
+    await b.formation.updateSettings('x', { enabled: true })
+    await settle()
+    expect(a.formation.jobsFor('x', [1], session)).toHaveLength(1)
+  })
+
   it('is not wired without the option: a single process announces nothing', async () => {
     const storage = createInMemoryStorage(clock)
     const events = new InProcessEventBus()

@@ -72,9 +72,11 @@ export class ReplicaCaches {
       else if (change === 'ended') writes.ended(agentId)
       else writes.touch(agentId, change)
     })
-    if (agentId !== null && change === 'write') this.holders.dropWritten(agentId)
+    if (agentId !== null && (change === 'write' || change === 'settings')) this.holders.dropWritten(agentId)
     else this.holders.dropDerived(agentId ?? undefined)
-    this.holders.dropSettings(agentId)
+    // Kept settings go only when they may have changed: a turn stored there (a `write`, the most
+    // frequent event by far) would otherwise make every next turn here read them again.
+    if (change !== 'write' || agentId === null) this.holders.dropSettings(agentId)
     this.received++
   }
 

@@ -26,7 +26,11 @@ export interface EmbeddingProgressEvent {
  * `reset` rows were deleted or replaced in bulk (everything derived from them goes), `ended` the
  * agent was deleted or replaced (its id may belong to another agent now).
  */
-export type CacheChange = 'write' | 'reset' | 'ended'
+/**
+ * `write`: rows added or changed; `settings`: the agent's settings record saved (kept settings go
+ * too); `reset`: rows deleted or replaced in bulk; `ended`: the agent is gone.
+ */
+export type CacheChange = 'write' | 'settings' | 'reset' | 'ended'
 
 /** `cache:invalidate`'s event; `origin` names the engine that published it (it ignores its own). */
 export interface CacheInvalidateEvent {

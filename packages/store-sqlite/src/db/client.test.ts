@@ -38,6 +38,32 @@ describe('direct writes on the Prisma connection', () => {
     expect(await direct.get('PRAGMA foreign_keys')).toEqual({ foreign_keys: 1 })
   })
 
+  it("waits for another process's write lock without holding up the event loop, then commits with what joined meanwhile", async () => {
+    const { db, direct, file } = database()
+    await direct.get('SELECT 1')
+    // Another process's writer (here: another connection) holds the write lock.
+    const other = new Database3(file)
+    other.prepare('BEGIN IMMEDIATE').run()
+    let committed = 0
+    const first = direct.write((sql) => sql.run(INSERT_AGENT, 'first', 'x')).then(() => committed++)
+    // Timers keep firing while the write waits: the loop was not blocked for the lock's duration.
+    let ticks = 0
+    for (let i = 0; i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2))
+      ticks++
+    }
+    expect(ticks).toBe(20)
+    expect(committed).toBe(0)
+    const second = direct.write((sql) => sql.run(INSERT_AGENT, 'second', 'x')).then(() => committed++)
+    other.prepare('COMMIT').run()
+    other.close()
+    await Promise.all([first, second])
+    expect(committed).toBe(2)
+    expect(await agentIds(db)).toEqual(['first', 'second'])
+    // The connection's own wait for locks is back to its setting.
+    expect(await direct.get('PRAGMA busy_timeout')).toEqual({ timeout: 5_000 })
+  })
+
   it('group commit: writes asked for together commit together, in order, each all or nothing', async () => {
     const { db, direct } = database()
     const order: string[] = []

@@ -17,11 +17,14 @@ export type Transaction = Parameters<Parameters<PrismaClient['$transaction']>[0]
  * auto_vacuum INCREMENTAL (effective on a new file; maintenance converts an older one) lets
  * maintenance return free pages to the file system without a full VACUUM.
  */
+/** How long a statement waits for another process's lock before SQLITE_BUSY (ms). */
+export const BUSY_TIMEOUT_MS = 5_000
+
 export const CONNECTION_PRAGMAS = [
   'auto_vacuum = INCREMENTAL',
   'journal_mode = WAL',
   'synchronous = NORMAL',
-  'busy_timeout = 5000',
+  `busy_timeout = ${BUSY_TIMEOUT_MS}`,
   'foreign_keys = ON',
   'temp_store = MEMORY',
   'secure_delete = ON',
@@ -52,10 +55,15 @@ export function refreshPlannerStatistics(
 
 const directs = new WeakMap<Database, DirectSqlite>()
 
-export function createDatabase(databaseFile: string): Database {
+export interface DatabaseOptions {
+  /** A group commit's wait for another process's write lock on the event loop (ms); see DirectSqlite. */
+  groupCommitLockWaitMs?: number
+}
+
+export function createDatabase(databaseFile: string, options: DatabaseOptions = {}): Database {
   fs.mkdirSync(path.dirname(databaseFile), { recursive: true })
-  const factory = new PrismaBetterSqlite3({ url: `file:${databaseFile}`, timeout: 5_000 })
-  const direct = new DirectSqlite()
+  const factory = new PrismaBetterSqlite3({ url: `file:${databaseFile}`, timeout: BUSY_TIMEOUT_MS })
+  const direct = new DirectSqlite(options.groupCommitLockWaitMs)
   const connect = factory.connect.bind(factory)
   factory.connect = async () => {
     const adapter = await connect()
@@ -134,6 +142,23 @@ interface QueuedWrite {
 }
 /** Writes per group commit at most, so one transaction stays short. */
 export const MAX_GROUP_COMMIT = 256
+
+/**
+ * How long a group commit's BEGIN IMMEDIATE waits, blocking the event loop, for another process's
+ * write lock before it hands the loop back and tries again (ms). The connection's busy_timeout
+ * (5 s) would block every request of the process for as long as the other holds the lock; with
+ * several server processes on one file (ENGRAM_WORKERS) that stalled them all, and a process
+ * descheduled while holding the lock made waits run out ("database is locked", load bench).
+ */
+export const GROUP_COMMIT_LOCK_WAIT_MS = 2
+
+/** How long a group commit keeps trying to take the write lock before its writes fail (ms). */
+export const GROUP_COMMIT_LOCK_DEADLINE_MS = 5_000
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY')
+}
 interface PrismaAdapter {
   client: BetterSqlite3.Database
   startTransaction(level?: unknown): Promise<{ commit(): Promise<void>; rollback(): Promise<void> }>
@@ -149,11 +174,18 @@ interface PrismaAdapter {
  */
 export class DirectSqlite {
   connect: () => Promise<void> = async () => {}
+
+  constructor(private readonly lockWaitMs = GROUP_COMMIT_LOCK_WAIT_MS) {}
+
   private connection: BetterSqlite3.Database | null = null
   private readonly statements = new Map<string, BetterSqlite3.Statement>()
   private openTransactions = 0
   private waiters: (() => void)[] = []
   private readonly queue: QueuedWrite[] = []
+  /** A retry of the queued writes once another process's write lock may be free. */
+  private lockRetry: ReturnType<typeof setTimeout> | null = null
+  /** Since when (performance.now()) the write lock has been refused, while it is. */
+  private lockRefusedSince: number | null = null
 
   attach(adapter: PrismaAdapter): void {
     const connection = adapter.client
@@ -236,6 +268,8 @@ export class DirectSqlite {
   }
 
   private async flush(): Promise<void> {
+    // A retry is due: it flushes what is queued then, including what joins meanwhile.
+    if (this.lockRetry) return
     let connection: BetterSqlite3.Database
     try {
       connection = await this.open()
@@ -260,7 +294,7 @@ export class DirectSqlite {
     }
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
     try {
-      connection.prepare('BEGIN IMMEDIATE').run()
+      if (!this.takeWriteLock(connection, batch)) return
       for (const { work } of batch) {
         sql.run('SAVEPOINT engram_write')
         try {
@@ -284,6 +318,36 @@ export class DirectSqlite {
       if (outcome.ok) queued.resolve(outcome.value)
       else queued.reject(outcome.error)
     })
+  }
+
+  /**
+   * BEGIN IMMEDIATE, waiting at most `lockWaitMs` (GROUP_COMMIT_LOCK_WAIT_MS) on the event loop. When another
+   * process holds the write lock the batch goes back to the head of the queue and a timer tries
+   * again: requests go on meanwhile, and those that write join the next commit. Past
+   * GROUP_COMMIT_LOCK_DEADLINE_MS the lock error is the batch's answer. False: not begun.
+   */
+  private takeWriteLock(connection: BetterSqlite3.Database, batch: QueuedWrite[]): boolean {
+    try {
+      connection.pragma(`busy_timeout = ${this.lockWaitMs}`)
+      this.cached(connection, 'BEGIN IMMEDIATE').run()
+      this.lockRefusedSince = null
+      return true
+    } catch (error) {
+      const now = performance.now()
+      this.lockRefusedSince ??= now
+      if (!isBusy(error) || now - this.lockRefusedSince > GROUP_COMMIT_LOCK_DEADLINE_MS) {
+        this.lockRefusedSince = null
+        throw error
+      }
+      this.queue.unshift(...batch)
+      this.lockRetry ??= setTimeout(() => {
+        this.lockRetry = null
+        void this.flush()
+      }, 1)
+      return false
+    } finally {
+      connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    }
   }
 
   private transactionEnded(): void {

@@ -38,6 +38,16 @@ export type AppendResult = { session: Session; messages: StoredMessage[] }
  * The session manager's storage in SQLite. Every message also becomes a short-term memory entry
  * (spec data flow, steps 2-4), written in the same transaction.
  */
+/** A Session row as a prepared statement returns it (dates as SQLite stores them). */
+interface SessionLookup {
+  id: string
+  agentId: string
+  conversationId: string
+  messageCount: number
+  createdAt: string | number
+  updatedAt: string | number
+}
+
 export class PrismaSessionRepository implements SessionRepository {
   private readonly direct: DirectSqlite | null
   private readonly producers: MessageJobProducer[] = []
@@ -76,6 +86,23 @@ export class PrismaSessionRepository implements SessionRepository {
   }
 
   async findSession(scope: string, conversationId: string): Promise<Session | null> {
+    // A prepared statement where there is one: every addMessage after another process wrote to
+    // the agent finds its session again (that process's cache:invalidate dropped the cached one),
+    // and Prisma's query costs ~10x the lookup itself (load bench, two server processes).
+    if (this.direct) {
+      const found = await this.direct.get<SessionLookup>(
+        `SELECT "id", "agentId", "conversationId", "messageCount", "createdAt", "updatedAt" FROM "Session" WHERE "agentId" = ? AND "conversationId" = ?`,
+        scope,
+        conversationId,
+      )
+      return found
+        ? toSession({
+            ...found,
+            createdAt: new Date(found.createdAt),
+            updatedAt: new Date(found.updatedAt),
+          } as unknown as SessionRow)
+        : null
+    }
     const row = await this.db.session.findUnique({
       where: { agentId_conversationId: { agentId: scope, conversationId } },
     })

@@ -1,0 +1,202 @@
+;; The vector scan kernel: one query against many vectors laid out back to back in this module's
+;; memory, with WebAssembly SIMD (v128). Built by `pnpm --filter @engram/core build:wasm` into
+;; scan-wasm.ts (the bytes as base64, so core loads them without I/O); a test rebuilds this file
+;; and compares, so the committed bytes cannot drift from it.
+;;
+;; Every address and length is in bytes. A stride (the distance between two vectors) is a multiple
+;; of 16 bytes, so each vector is read in whole v128 loads: the callers pad vectors with zeros.
+;; Loads are unaligned-safe (v128.load allows any address); callers align to 64 anyway.
+(module
+  (memory (export "memory") 1)
+
+  ;; dot(query, vector) over `bytes` bytes of f32. Four accumulators over 64-byte steps let the
+  ;; CPU overlap the adds (one accumulator made each add wait for the previous one); the 16-byte
+  ;; loop after them takes a stride that is not a multiple of 64.
+  (func $dot (param $q i32) (param $v i32) (param $bytes i32) (result f32)
+    (local $i i32) (local $main i32)
+    (local $a v128) (local $b v128) (local $c v128) (local $d v128)
+    (local.set $main (i32.and (local.get $bytes) (i32.const -64)))
+    (block $main_done
+      (loop $main_loop
+        (br_if $main_done (i32.ge_u (local.get $i) (local.get $main)))
+        (local.set $a (f32x4.add (local.get $a)
+          (f32x4.mul (v128.load (i32.add (local.get $v) (local.get $i)))
+                     (v128.load (i32.add (local.get $q) (local.get $i))))))
+        (local.set $b (f32x4.add (local.get $b)
+          (f32x4.mul (v128.load offset=16 (i32.add (local.get $v) (local.get $i)))
+                     (v128.load offset=16 (i32.add (local.get $q) (local.get $i))))))
+        (local.set $c (f32x4.add (local.get $c)
+          (f32x4.mul (v128.load offset=32 (i32.add (local.get $v) (local.get $i)))
+                     (v128.load offset=32 (i32.add (local.get $q) (local.get $i))))))
+        (local.set $d (f32x4.add (local.get $d)
+          (f32x4.mul (v128.load offset=48 (i32.add (local.get $v) (local.get $i)))
+                     (v128.load offset=48 (i32.add (local.get $q) (local.get $i))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 64)))
+        (br $main_loop)))
+    (block $tail_done
+      (loop $tail_loop
+        (br_if $tail_done (i32.ge_u (local.get $i) (local.get $bytes)))
+        (local.set $a (f32x4.add (local.get $a)
+          (f32x4.mul (v128.load (i32.add (local.get $v) (local.get $i)))
+                     (v128.load (i32.add (local.get $q) (local.get $i))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $tail_loop)))
+    (local.set $a (f32x4.add (f32x4.add (local.get $a) (local.get $b))
+                             (f32x4.add (local.get $c) (local.get $d))))
+    (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $a)) (f32x4.extract_lane 1 (local.get $a)))
+      (f32.add (f32x4.extract_lane 2 (local.get $a)) (f32x4.extract_lane 3 (local.get $a)))))
+
+  ;; The integer dot product of `bytes` int8 codes at $v with the query's int16 codes at $q (two
+  ;; bytes per code). Codes are widened to int16 and multiplied pairwise into int32 lanes
+  ;; (i32x4.dot_i16x8_s): exact as long as the callers bound the query's codes so the sum stays
+  ;; within int32 (127 × largest query code × codes < 2^31), which they do. 64 codes a step (one
+  ;; cache line), the query pointer stepping alongside, then 16 at a time.
+  (func $int8_dot (param $q i32) (param $v i32) (param $bytes i32) (result i32)
+    (local $end i32) (local $main i32) (local $codes v128) (local $codes2 v128)
+    (local $a v128) (local $b v128) (local $c v128) (local $d v128)
+    (local.set $end (i32.add (local.get $v) (local.get $bytes)))
+    (local.set $main (i32.add (local.get $v) (i32.and (local.get $bytes) (i32.const -64))))
+    (block $main_done
+      (loop $main_loop
+        (br_if $main_done (i32.ge_u (local.get $v) (local.get $main)))
+        (local.set $codes (v128.load (local.get $v)))
+        (local.set $codes2 (v128.load offset=16 (local.get $v)))
+        (local.set $a (i32x4.add (local.get $a)
+          (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes)) (v128.load (local.get $q)))))
+        (local.set $b (i32x4.add (local.get $b)
+          (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes)) (v128.load offset=16 (local.get $q)))))
+        (local.set $c (i32x4.add (local.get $c)
+          (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes2)) (v128.load offset=32 (local.get $q)))))
+        (local.set $d (i32x4.add (local.get $d)
+          (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes2)) (v128.load offset=48 (local.get $q)))))
+        (local.set $codes (v128.load offset=32 (local.get $v)))
+        (local.set $codes2 (v128.load offset=48 (local.get $v)))
+        (local.set $a (i32x4.add (local.get $a)
+          (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes)) (v128.load offset=64 (local.get $q)))))
+        (local.set $b (i32x4.add (local.get $b)
+          (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes)) (v128.load offset=80 (local.get $q)))))
+        (local.set $c (i32x4.add (local.get $c)
+          (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes2)) (v128.load offset=96 (local.get $q)))))
+        (local.set $d (i32x4.add (local.get $d)
+          (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes2)) (v128.load offset=112 (local.get $q)))))
+        (local.set $v (i32.add (local.get $v) (i32.const 64)))
+        (local.set $q (i32.add (local.get $q) (i32.const 128)))
+        (br $main_loop)))
+    (block $tail_done
+      (loop $tail_loop
+        (br_if $tail_done (i32.ge_u (local.get $v) (local.get $end)))
+        (local.set $codes (v128.load (local.get $v)))
+        (local.set $a (i32x4.add (local.get $a)
+          (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $codes)) (v128.load (local.get $q)))))
+        (local.set $b (i32x4.add (local.get $b)
+          (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $codes)) (v128.load offset=16 (local.get $q)))))
+        (local.set $v (i32.add (local.get $v) (i32.const 16)))
+        (local.set $q (i32.add (local.get $q) (i32.const 32)))
+        (br $tail_loop)))
+    (local.set $a (i32x4.add (i32x4.add (local.get $a) (local.get $b))
+                             (i32x4.add (local.get $c) (local.get $d))))
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
+      (i32.add (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a)))))
+
+  ;; Writes the f32 dot product of the query with each of `count` vectors to $out (4 bytes each).
+  (func (export "dot_scan")
+    (param $q i32) (param $base i32) (param $count i32) (param $stride i32) (param $out i32)
+    (local $n i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $n) (local.get $count)))
+        (f32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2)))
+          (call $dot (local.get $q) (local.get $base) (local.get $stride)))
+        (local.set $base (i32.add (local.get $base) (local.get $stride)))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br $next))))
+
+  ;; The top-k pre-filter: only vectors scoring above $threshold are written, their index (i32 at
+  ;; $slots) and score (f64 at $scores); returns how many. The caller's threshold only rises as it
+  ;; keeps better scores, so one taken at the start of a block never drops a vector it would keep,
+  ;; and it is spared reading every score back.
+  (func (export "dot_scan_above")
+    (param $q i32) (param $base i32) (param $count i32) (param $stride i32) (param $threshold f64)
+    (param $slots i32) (param $scores i32) (result i32)
+    (local $n i32) (local $kept i32) (local $score f64)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $n) (local.get $count)))
+        (local.set $score
+          (f64.promote_f32 (call $dot (local.get $q) (local.get $base) (local.get $stride))))
+        (if (f64.gt (local.get $score) (local.get $threshold))
+          (then
+            (i32.store (i32.add (local.get $slots) (i32.shl (local.get $kept) (i32.const 2)))
+              (local.get $n))
+            (f64.store (i32.add (local.get $scores) (i32.shl (local.get $kept) (i32.const 3)))
+              (local.get $score))
+            (local.set $kept (i32.add (local.get $kept) (i32.const 1)))))
+        (local.set $base (i32.add (local.get $base) (local.get $stride)))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br $next)))
+    (local.get $kept))
+
+  ;; Writes the int32 dot product of the int16 query codes with each of `count` int8 code vectors
+  ;; ($stride bytes apart) to $out (4 bytes each).
+  (func (export "int8_scan")
+    (param $q i32) (param $base i32) (param $count i32) (param $stride i32) (param $out i32)
+    (local $n i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $n) (local.get $count)))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2)))
+          (call $int8_dot (local.get $q) (local.get $base) (local.get $stride)))
+        (local.set $base (i32.add (local.get $base) (local.get $stride)))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br $next))))
+
+  ;; int8_scan with each dot product times its vector's f32 scale (at $scales, 4 bytes per vector)
+  ;; in f64, as JavaScript computes it, and the top-k pre-filter of dot_scan_above.
+  (func (export "int8_scan_above")
+    (param $q i32) (param $base i32) (param $count i32) (param $stride i32) (param $scales i32)
+    (param $threshold f64) (param $slots i32) (param $scores i32) (result i32)
+    (local $n i32) (local $kept i32) (local $score f64)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $n) (local.get $count)))
+        (local.set $score
+          (f64.mul
+            (f64.convert_i32_s (call $int8_dot (local.get $q) (local.get $base) (local.get $stride)))
+            (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $n) (i32.const 2)))))))
+        (if (f64.gt (local.get $score) (local.get $threshold))
+          (then
+            (i32.store (i32.add (local.get $slots) (i32.shl (local.get $kept) (i32.const 2)))
+              (local.get $n))
+            (f64.store (i32.add (local.get $scores) (i32.shl (local.get $kept) (i32.const 3)))
+              (local.get $score))
+            (local.set $kept (i32.add (local.get $kept) (i32.const 1)))))
+        (local.set $base (i32.add (local.get $base) (local.get $stride)))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br $next)))
+    (local.get $kept))
+
+  ;; Reads `bytes` bytes (a multiple of 64) from $start with the scans' loads and as little work
+  ;; per byte as possible: the machine's read bandwidth as this kernel sees it. Returns a value
+  ;; depending on every byte, so the reads cannot be skipped.
+  (func (export "read_bandwidth") (param $start i32) (param $bytes i32) (result i32)
+    (local $p i32) (local $end i32)
+    (local $a v128) (local $b v128) (local $c v128) (local $d v128)
+    (local.set $p (local.get $start))
+    (local.set $end (i32.add (local.get $start) (local.get $bytes)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $a (v128.xor (local.get $a) (v128.load (local.get $p))))
+        (local.set $b (v128.xor (local.get $b) (v128.load offset=16 (local.get $p))))
+        (local.set $c (v128.xor (local.get $c) (v128.load offset=32 (local.get $p))))
+        (local.set $d (v128.xor (local.get $d) (v128.load offset=48 (local.get $p))))
+        (local.set $p (i32.add (local.get $p) (i32.const 64)))
+        (br $next)))
+    (local.set $a (v128.xor (v128.xor (local.get $a) (local.get $b))
+                            (v128.xor (local.get $c) (local.get $d))))
+    (i32.xor
+      (i32.xor (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
+      (i32.xor (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a)))))
+)

@@ -1,0 +1,267 @@
+import { z } from 'zod'
+import { parseWith, ValidationError } from '../errors.ts'
+import type { ApproximateVectorIndex } from './adaptive.ts'
+import { TopK } from './top-k.ts'
+import { ExactVectorIndex, type VectorHit, vectorNorm } from './vector.ts'
+
+/**
+ * Tuning of the slot-postings index. Defaults measured on the offline hashing embedder's vectors
+ * of synthetic conversation turns with WordNet synonyms, short search-like queries (bench: vector,
+ * "offline embedder" rows, see docs/speed-ann18.md).
+ */
+export const SlotPostingsConfigSchema = z.object({
+  /**
+   * A stored vector's value in a dimension is listed when its magnitude reaches this (vectors are
+   * normalised). The hashing embedder puts a whole feature's weight into one dimension, so a word or
+   * synonym group a text holds shows as a large value there, while trigram shares and hash
+   * collisions stay small; listing only the large values keeps the lists short.
+   */
+  minImpact: z.number().min(0).max(1).default(0.05),
+  /**
+   * Candidates (best partial scores from the lists) scored exactly; the search breadth that
+   * calibration tunes, like HNSW's efSearch. Never below the search's limit.
+   */
+  candidates: z.number().int().min(1).max(100_000).default(64),
+  /**
+   * Query dimensions looked up, largest magnitude first, until they hold this share of the query's
+   * squared norm: a short query's words and synonym groups hold most of it, its trigram shares little,
+   * and what the rest adds is counted by the exact rescoring. 1 looks up every non-zero dimension.
+   */
+  queryMass: z.number().min(0).max(1).default(0.85),
+})
+export type SlotPostingsConfig = z.infer<typeof SlotPostingsConfigSchema>
+export const DEFAULT_SLOT_POSTINGS_CONFIG: SlotPostingsConfig = SlotPostingsConfigSchema.parse({})
+
+/**
+ * One list: the slots whose vector has a large value of one sign in one dimension. Each entry is
+ * `slot << 8 | impact`, the value's magnitude as 0-255 for 0-1, so partial scores need no read of
+ * the vector and a search reads one Int32 per entry (two arrays ran slower: one more load each).
+ */
+interface Postings {
+  entries: Int32Array
+  length: number
+}
+
+const IMPACT_BITS = 8
+const IMPACT_SCALE = 255
+/** Slots an entry can name: 2^23, 8M vectors per index. */
+export const SLOT_POSTINGS_MAX_VECTORS = 2 ** (31 - IMPACT_BITS)
+
+/**
+ * Approximate search for vectors that are sums of hashed features (the offline embedder's): an
+ * inverted index from (dimension, sign) to the vectors with a large value there. A short query is
+ * sparse (only its own features' dimensions are non-zero), and a stored text can only score high
+ * against it by holding large values of the same sign in those dimensions, i.e. by sharing its
+ * words, synonym groups or spellings. A search adds up `|q_i| × |d_i|` over the query's lists into
+ * per-vector partial scores, then scores the best `candidates` exactly from the stored vectors.
+ *
+ * Graph indexes need efSearch 768 on these vectors (near-isotropic, high intrinsic dimension) for
+ * recall@10 0.97; the lists instead follow the features the texts share, which is what the exact
+ * ranking rests on too.
+ *
+ * Writes are O(listed values): a slot is appended to its lists, and removed by a scan of the lists
+ * its vector is in (the vector tells which). Everything lives in memory and rebuilds from the
+ * vectors in one pass (~1 s per 100k at 384 dims), so nothing is saved.
+ */
+export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVectorIndex {
+  private lists: Postings[] = []
+  private readonly stamps = new Map<string, string>()
+  private readonly config: SlotPostingsConfig
+  private breadth: number
+  /** Per slot partial scores of the search in progress; zeroed again by the search. */
+  private partial = new Float32Array(0)
+
+  constructor(config: Partial<SlotPostingsConfig> = {}) {
+    super()
+    this.config = parseWith(SlotPostingsConfigSchema, config, 'slotPostings')
+    this.breadth = this.config.candidates
+  }
+
+  get searchBreadth(): number {
+    return this.breadth
+  }
+
+  setSearchBreadth(breadth: number): void {
+    this.breadth = Math.max(1, Math.floor(breadth))
+  }
+
+  stampOf(id: string): string | undefined {
+    return this.stamps.get(id)
+  }
+
+  /** Listed values in all: what the lists cost in memory (5 bytes each). */
+  get postingCount(): number {
+    let count = 0
+    for (const list of this.lists) count += list.length
+    return count
+  }
+
+  override upsert(id: string, vector: Float32Array, stamp?: string): void {
+    const existing = this.slots.get(id)
+    if (existing !== undefined) this.unlist(existing, existing)
+    else if (this.ids.length >= SLOT_POSTINGS_MAX_VECTORS)
+      throw new ValidationError([
+        {
+          field: 'vector',
+          message: `an index holds at most ${SLOT_POSTINGS_MAX_VECTORS} vectors`,
+          limit: SLOT_POSTINGS_MAX_VECTORS,
+        },
+      ])
+    super.upsert(id, vector)
+    if (stamp === undefined) this.stamps.delete(id)
+    else this.stamps.set(id, stamp)
+  }
+
+  override remove(id: string): boolean {
+    const slot = this.slots.get(id)
+    if (slot === undefined) return false
+    this.unlist(slot, slot)
+    this.stamps.delete(id)
+    super.remove(id)
+    if (this.ids.length === 0) this.lists = []
+    return true
+  }
+
+  protected override stored(slot: number): void {
+    const dims = this.dims as number
+    if (this.lists.length === 0) {
+      this.lists = Array.from({ length: 2 * dims }, () => ({ entries: new Int32Array(16), length: 0 }))
+    }
+    const { minImpact } = this.config
+    const offset = slot * this.stride
+    for (let i = 0; i < dims; i++) {
+      const value = this.data[offset + i] as number
+      const magnitude = Math.abs(value)
+      if (magnitude < minImpact || magnitude === 0) continue
+      const list = this.lists[2 * i + (value < 0 ? 1 : 0)] as Postings
+      if (list.length === list.entries.length) {
+        const grown = new Int32Array(list.length * 2)
+        grown.set(list.entries)
+        list.entries = grown
+      }
+      list.entries[list.length++] = (slot << IMPACT_BITS) | Math.round(magnitude * IMPACT_SCALE)
+    }
+  }
+
+  /** The last vector moved into `to` (dense removal): its list entries are renamed. */
+  protected override moved(from: number, to: number): void {
+    this.forEachList(to, (list) => {
+      const at = entryOf(list, from)
+      if (at >= 0) list.entries[at] = (to << IMPACT_BITS) | ((list.entries[at] as number) & IMPACT_SCALE)
+    })
+  }
+
+  /** Drops `slot` from the lists of the vector stored at `at` (itself, before it is overwritten). */
+  private unlist(slot: number, at: number): void {
+    this.forEachList(at, (list) => {
+      const index = entryOf(list, slot)
+      if (index < 0) return
+      // Order within a list does not matter: the last entry fills the hole.
+      list.length--
+      list.entries[index] = list.entries[list.length] as number
+    })
+  }
+
+  /** Calls `visit` with each list the vector stored at `slot` is in. */
+  private forEachList(slot: number, visit: (list: Postings) => void): void {
+    const dims = this.dims as number
+    const { minImpact } = this.config
+    const offset = slot * this.stride
+    for (let i = 0; i < dims; i++) {
+      const value = this.data[offset + i] as number
+      const magnitude = Math.abs(value)
+      if (magnitude < minImpact || magnitude === 0) continue
+      visit(this.lists[2 * i + (value < 0 ? 1 : 0)] as Postings)
+    }
+  }
+
+  override search(query: Float32Array, limit: number): VectorHit[] {
+    const k = this.resultCount(query, limit)
+    if (k === 0) return []
+    const count = this.ids.length
+    if (this.partial.length < count) this.partial = new Float32Array(this.data.length / this.stride)
+    const partial = this.partial
+    for (const dimension of this.queryDimensions(query)) {
+      const value = query[dimension] as number
+      // A positive contribution needs the stored value's sign to match the query's.
+      const list = this.lists[2 * dimension + (value < 0 ? 1 : 0)]
+      if (!list || list.length === 0) continue
+      const weight = Math.abs(value) / IMPACT_SCALE
+      const { entries, length } = list
+      for (let n = 0; n < length; n++) {
+        const entry = entries[n] as number
+        const slot = entry >>> IMPACT_BITS
+        partial[slot] = (partial[slot] as number) + weight * (entry & IMPACT_SCALE)
+      }
+    }
+    const breadth = Math.min(count, Math.max(k, this.breadth))
+    const best = new TopK(breadth)
+    // One pass over every slot rather than a list of the touched ones: the lists of a few common
+    // words reach most vectors anyway, and a branch per posting cost more than the pass.
+    for (let slot = 0; slot < count; slot++) {
+      const score = partial[slot] as number
+      if (score > best.threshold) best.push(score, slot)
+    }
+    // Every slot was offered, so `best` holds min(count, breadth) ≥ k candidates even when few
+    // vectors share anything with the query (the rest score 0 and are rescored like any other).
+    partial.fill(0, 0, count)
+    return this.hits(this.rescoreSparse(query, best.slots, best.size, k), vectorNorm(query))
+  }
+
+  /**
+   * Exact dot products over the query's non-zero dimensions only: the same sums (the others add
+   * zeros), and a short query's ~30 of 384 leave most of each candidate's vector unread.
+   */
+  private rescoreSparse(query: Float32Array, candidates: Int32Array, count: number, k: number): TopK {
+    const dims = this.dims as number
+    let nonZero = 0
+    const at = new Int32Array(dims)
+    for (let i = 0; i < dims; i++) if ((query[i] as number) !== 0) at[nonZero++] = i
+    const stride = this.stride
+    const data = this.data
+    const top = new TopK(k)
+    for (let n = 0; n < count; n++) {
+      const slot = candidates[n] as number
+      const offset = slot * stride
+      let dot = 0
+      for (let j = 0; j < nonZero; j++) {
+        const i = at[j] as number
+        dot += (data[offset + i] as number) * (query[i] as number)
+      }
+      if (dot > top.threshold) top.push(dot, slot)
+    }
+    return top
+  }
+
+  /** The query's largest dimensions, holding `queryMass` of its squared norm. */
+  private queryDimensions(query: Float32Array): number[] {
+    const dims = this.dims as number
+    const nonZero: number[] = []
+    let mass = 0
+    for (let i = 0; i < dims; i++) {
+      const value = query[i] as number
+      if (value !== 0) {
+        nonZero.push(i)
+        mass += value * value
+      }
+    }
+    const { queryMass } = this.config
+    if (queryMass >= 1) return nonZero
+    nonZero.sort((a, b) => Math.abs(query[b] as number) - Math.abs(query[a] as number))
+    const wanted = queryMass * mass
+    let held = 0
+    let taken = 0
+    while (taken < nonZero.length && held < wanted) {
+      held += (query[nonZero[taken] as number] as number) ** 2
+      taken++
+    }
+    return nonZero.slice(0, taken)
+  }
+}
+
+/** Where `slot`'s entry is in `list`, -1 when absent. */
+function entryOf(list: Postings, slot: number): number {
+  const { entries, length } = list
+  for (let n = 0; n < length; n++) if ((entries[n] as number) >>> IMPACT_BITS === slot) return n
+  return -1
+}
