@@ -77,6 +77,8 @@ describe("the engine's in-process lexical indexes", () => {
     writes.ended('a')
     expect(indexes.held('a')).toBe(0)
     expect(indexes.held('b')).toBe(1)
+    writes.touch('b', 'settings')
+    expect(indexes.held('b')).toBe(1)
     writes.touch('b', 'reset')
     expect(indexes.peek('messages', 'b')).toBeNull()
     await indexes.index('messages', 'b')

@@ -95,7 +95,8 @@ export class AgentLexicalIndexes {
     writes.observe((agentId, change) => {
       if (agentId === null) this.clear()
       else if (change === 'write') this.refreshSoon(agentId)
-      else this.forget(agentId)
+      // A settings record saved changes no document.
+      else if (change !== 'settings') this.forget(agentId)
     })
   }
 
