@@ -107,6 +107,16 @@ export const SUITES: Suite[] = [
     'packages/core/bench/redundancy.ts',
     'redundancyBenchmarks',
   ),
+  optionalSuite(
+    {
+      id: 'lexical',
+      title: 'In-process lexical index: pruned top-k vs exhaustive BM25 (packages/core/src/retrieval)',
+      seed: 41,
+      repetitions: { full: 1, quick: 1 },
+    },
+    'packages/core/bench/lexical-index.ts',
+    'lexicalIndexBenchmarks',
+  ),
   {
     id: 'api',
     title: 'API over SQLite (apps/api, yoga.fetch, no network)',

@@ -131,6 +131,8 @@ async function runServer(file: string, key: string) {
       // runs meanwhile) and would then lose the lease and apply nothing.
       ENGRAM_OPTIMIZER_LEASE_TTL_MS: 600_000,
       ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 60_000,
+      // ENGRAM_LEXICAL_INDEX=off measures the store-read lexical path of before issue 18 (same data).
+      ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
     },
     embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
     databaseFile: file,

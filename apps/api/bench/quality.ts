@@ -164,7 +164,12 @@ export async function runQualitySuite(options: QualityOptions): Promise<QualityR
 
   const all = loadLocomo(options.dataset)
   const conversations = quick ? all.slice(0, 1) : all
-  const t = await createTestApp({ embedder, env: { ENGRAM_INTROSPECTION: true } })
+  // ENGRAM_LEXICAL_INDEX=off ranks with the store-read lexical path of before issue 18: same recall expected.
+  const lexicalIndex = process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on'
+  const t = await createTestApp({
+    embedder,
+    env: { ENGRAM_INTROSPECTION: true, ENGRAM_LEXICAL_INDEX: lexicalIndex },
+  })
   try {
     const schema = await introspect(t)
     if (SPEAKER_AS_FIELD && !schema.addMessage.has('speaker'))

@@ -377,6 +377,22 @@ describe('loadEnv: search access tracking (issue 18)', () => {
   })
 })
 
+describe('loadEnv: the in-process lexical indexes (issue 18)', () => {
+  it('bounds them by count and megabytes, with defaults, and names a bad bound', () => {
+    expect(loadEnv({})).toMatchObject({
+      ENGRAM_LEXICAL_INDEX_MAX_INDEXES: 256,
+      ENGRAM_LEXICAL_INDEX_MAX_MB: 1_024,
+    })
+    expect(
+      loadEnv({ ENGRAM_LEXICAL_INDEX_MAX_INDEXES: '8', ENGRAM_LEXICAL_INDEX_MAX_MB: '64' }),
+    ).toMatchObject({ ENGRAM_LEXICAL_INDEX_MAX_INDEXES: 8, ENGRAM_LEXICAL_INDEX_MAX_MB: 64 })
+    for (const bad of ['0', '-3', 'lots'])
+      expect(configError({ ENGRAM_LEXICAL_INDEX_MAX_MB: bad })?.message).toContain(
+        'ENGRAM_LEXICAL_INDEX_MAX_MB',
+      )
+  })
+})
+
 describe('loadEnv: lexical search planning', () => {
   it('defaults to the core plan and accepts the bounds', () => {
     expect(loadEnv({})).toMatchObject({

@@ -274,6 +274,17 @@ export const EnvSchema = z
       .min(1)
       .max(1_000_000)
       .default(DEFAULT_ACCESS_FLUSH.maxPending),
+    /** off: search reads postings from the store per query, as before issue 18 (for comparison). */
+    ENGRAM_LEXICAL_INDEX: z.enum(['on', 'off']).default('on'),
+    /**
+     * In-process lexical indexes (one per agent and collection, issue 18) held at most; the least
+     * recently searched is dropped and rebuilt from the store on its next search.
+     */
+    ENGRAM_LEXICAL_INDEX_MAX_INDEXES: z.coerce.number().int().min(1).max(1_000_000).default(256),
+    /** Milliseconds after a write that a held lexical index catches up (writes within it share one). */
+    ENGRAM_LEXICAL_INDEX_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(100),
+    /** Megabytes those indexes take at most (100K messages take ~25 MB). */
+    ENGRAM_LEXICAL_INDEX_MAX_MB: z.coerce.number().int().min(1).max(1_048_576).default(1_024),
     /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
     ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
     ENGRAM_EMBEDDER: z.enum(EMBEDDER_KINDS).default('hashing'),

@@ -74,6 +74,10 @@ export interface AppOptions {
         | 'ENGRAM_SEARCH_ACCESS_FLUSH_MS'
         | 'ENGRAM_SEARCH_ACCESS_MAX_PENDING'
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
+        | 'ENGRAM_LEXICAL_INDEX'
+        | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
+        | 'ENGRAM_LEXICAL_INDEX_REFRESH_MS'
+        | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
@@ -262,6 +266,18 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS === undefined
         ? {}
         : { minDocuments: env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS }),
+    },
+    lexicalIndexes: {
+      enabled: env.ENGRAM_LEXICAL_INDEX !== 'off',
+      ...(env.ENGRAM_LEXICAL_INDEX_REFRESH_MS === undefined
+        ? {}
+        : { refreshDelayMs: env.ENGRAM_LEXICAL_INDEX_REFRESH_MS }),
+      ...(env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES === undefined
+        ? {}
+        : { maxIndexes: env.ENGRAM_LEXICAL_INDEX_MAX_INDEXES }),
+      ...(env.ENGRAM_LEXICAL_INDEX_MAX_MB === undefined
+        ? {}
+        : { maxBytes: env.ENGRAM_LEXICAL_INDEX_MAX_MB * 1024 * 1024 }),
     },
   })
 

@@ -331,10 +331,71 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
         // ...and schedules its conversation's summary (issue 13 §3).
         'SummaryCursor',
         'context cache',
+        // Its search built its own lexical indexes (issue 18), from its own rows only.
+        'lexical indexes in memory',
         'session cache',
         'vector indexes in memory',
       ].sort(),
     )
+  })
+
+  it("deleteMemory and deleteSession take the documents out of search's in-process lexical index at once (issue 18)", async () => {
+    const key = await createAgentKey(t, 'rt-lexical')
+    const created = await t.gql(
+      CREATE,
+      { input: { content: 'The zqxlexical vault code is 4711', category: 'FACT' } },
+      key,
+    )
+    expect(created.data.createMemory.outcome).toBe('STORED')
+    const memoryId = (await t.db.memoryItem.findFirst({ where: { agentId: 'rt-lexical' } }))?.id
+    await t.gql(ADD, { c: 'doomed', t: 'The zqxlexical key hides behind the painting' }, key)
+    await t.gql(ADD, { c: 'kept', t: 'The zqxlexical garden needs water' }, key)
+    // A search builds the agent's indexes from the store.
+    expect(JSON.stringify((await t.gql(SEARCH, { q: 'zqxlexical' }, key)).data.search.hits)).toContain(
+      'painting',
+    )
+    const indexes = t.app.services.lexicalIndexes
+    const [term] = t.app.services.storage.fullText.terms('zqxlexical')
+    const messages = () => indexes.peek('messages', 'rt-lexical')
+    const memories = () => indexes.peek('memories', 'rt-lexical')
+    expect(messages()?.documentFrequency(term as string, 'all')).toBe(2)
+    expect(memories()?.documentFrequency(term as string, 'all')).toBe(1)
+    const doomed = await t.db.message.findMany({
+      where: { agentId: 'rt-lexical', session: { conversationId: 'doomed' } },
+    })
+    expect(doomed).toHaveLength(1)
+    expect(messages()?.has(String(doomed[0]?.id))).toBe(true)
+
+    const deleted = await t.gql(
+      `mutation { deleteSession(conversationId: "doomed") { __typename } }`,
+      {},
+      key,
+    )
+    expect(deleted.errors).toBeUndefined()
+    await indexes.settled()
+    // Gone from memory at once: the deletion resets the agent's search state, so its index is
+    // dropped whole, before any search; the next search builds it again without the turn.
+    expect(messages()).toBeNull()
+    await t.gql(SEARCH, { q: 'zqxlexical' }, key)
+    expect(messages()?.has(String(doomed[0]?.id))).toBe(false)
+    expect(messages()?.documentFrequency(term as string, 'all')).toBe(1)
+
+    expect(memoryId).toBeTruthy()
+    await t.gql(`mutation($id: ID!) { deleteMemory(id: $id) { __typename } }`, { id: memoryId }, key)
+    await indexes.settled()
+    // A deleted memory resets the agent's memories (search forgets the agent): that index goes whole.
+    expect(memories()).toBeNull()
+    const hits = JSON.stringify(
+      (await t.gql(SEARCH, { q: 'zqxlexical painting vault' }, key)).data.search.hits,
+    )
+    expect(hits).not.toMatch(/painting|4711/)
+    expect(hits).toContain('garden')
+
+    // Deleting the agent drops its indexes whole.
+    expect(indexes.held('rt-lexical')).toBeGreaterThan(0)
+    expect((await t.gql(DELETE, { id: 'rt-lexical' })).data.deleteAgent.__typename).toBe('Agent')
+    expect(indexes.held('rt-lexical')).toBe(0)
+    expect(messages()).toBeNull()
   })
 
   it('clearAll of one agent', async () => {

@@ -86,6 +86,16 @@ describe('three API replicas on one database and one Redis', () => {
     )
     return (session?.messages.edges ?? []).map((edge: { node: { content: string } }) => edge.node.content)
   }
+  const lexicalHitsOn = async (index: number, agentId: string, query: string): Promise<string[]> =>
+    dataOf(
+      await set.on(
+        index,
+        `query($q: String!) { search(input: { query: $q, scopes: [MESSAGES], strategy: LEXICAL, limit: 10 }) { ... on SearchResult { hits { text } } } }`,
+        { q: query },
+        keys[agentId],
+      ),
+      'search',
+    ).hits.map((hit: { text: string }) => hit.text)
   const snapshotsOf = async (agentId: string): Promise<Snapshot[]> =>
     dataOf(
       await set.gql(
@@ -154,6 +164,22 @@ describe('three API replicas on one database and one Redis', () => {
       const index = set.next().index
       expect(await messagesOn(index, 'agent-b')).toEqual(['written on replica 1 for agent-b'])
     }
+  })
+
+  it("keeps each replica's in-process lexical index in step with writes made on another (issue 18)", async () => {
+    // Every replica builds its index of agent-b first, so what follows is a catch-up, not a build.
+    for (const index of [0, 1, 2]) await lexicalHitsOn(index, 'agent-b', 'zqxreplica')
+    await addMessage(1, 'agent-b', 'the zqxreplica lantern hangs in the barn')
+    // SQLite: another process's commit moves data_version, seen on the next search; Postgres: the
+    // write's cache:invalidate reaches the others through Redis (milliseconds).
+    for (const other of [0, 2])
+      await waitFor(
+        async () => (await lexicalHitsOn(other, 'agent-b', 'zqxreplica lantern')).length === 1,
+        10_000,
+        `replica ${other} finds the write`,
+      )
+    // Never another agent's document.
+    expect(await lexicalHitsOn(0, 'agent-a', 'zqxreplica lantern')).toEqual([])
   })
 
   it('delivers the optimizer snapshot produced on replica C to a subscription on replica A', async () => {

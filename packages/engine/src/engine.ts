@@ -71,6 +71,11 @@ import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
 import type { WorkingContextStore } from './ports/working-context.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
 import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
+import {
+  AgentLexicalIndexes,
+  type LexicalIndexCacheConfig,
+  LexicalIndexCacheConfigSchema,
+} from './search/lexical-indexes.ts'
 import type { AccessFlushConfig } from './search/search-access.ts'
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
@@ -102,6 +107,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** When search's memory accesses are written (search-access.ts; DEFAULT_ACCESS_FLUSH). */
   accessFlush?: Partial<AccessFlushConfig>
+  /** Bounds of the in-process lexical indexes' cache (issue 18; see LexicalIndexCacheConfigSchema). */
+  lexicalIndexes?: Partial<LexicalIndexCacheConfig>
   /**
    * The scheduled optimizer: how often it runs (0: never on its own), what counts as an error key
    * fact, its leases' TTL and renewal interval (ms), and how many entries it keeps between runs
@@ -342,7 +349,14 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
   })
+  const lexicalIndexConfig = parseWith(
+    LexicalIndexCacheConfigSchema,
+    deps.lexicalIndexes ?? {},
+    'lexicalIndexes',
+  )
+  const lexicalIndexes = new AgentLexicalIndexes(storage.fullText, writes, lexicalIndexConfig)
   const search = new SearchService({
+    lexicalIndexes: lexicalIndexConfig.enabled ? lexicalIndexes : null,
     fullText: storage.fullText,
     recall: storage.recall,
     embeddings,
@@ -449,6 +463,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     optimizer,
     events,
     formationStats,
+    lexicalIndexes,
     ...(episodic ? { shared: episodic } : {}),
     workingContext,
     // The memories an agent contributed to pools leave them before its rows go (issue 17).
@@ -639,6 +654,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     summaries,
     profiles,
     formationSettings,
+    /** Each agent's in-process lexical index per collection, kept in step with the store (issue 18). */
+    lexicalIndexes,
     /** Knowledge-graph formation from every memory written (issue 15). */
     graphFormation: forming,
     /** Cross-replica cache invalidation when configured (stop it when the engine is closed). */

@@ -202,6 +202,11 @@ export {
   type ProfileServiceDeps,
 } from './profile/profile-service.ts'
 export {
+  AgentLexicalIndexes,
+  type LexicalIndexCacheConfig,
+  LexicalIndexCacheConfigSchema,
+} from './search/lexical-indexes.ts'
+export {
   AccessBuffer,
   type AccessFlushConfig,
   AccessFlushConfigSchema,

@@ -38,6 +38,12 @@ export { SqliteEmbeddingRepository } from './embeddings/sqlite-embedding-reposit
 export { SqliteFormation } from './formation/sqlite-formation.ts'
 export { sqliteProfiles } from './formation/sqlite-profiles.ts'
 export { sqliteSummaries } from './formation/sqlite-summaries.ts'
+export {
+  INDEXED_SOURCES,
+  type IndexedRow,
+  type IndexedRowReader,
+  indexedDocumentBatches,
+} from './full-text/indexed-documents.ts'
 export { COLLECTION_TABLES, SqliteFullTextIndex } from './full-text/sqlite-full-text-index.ts'
 export * from './full-text/term-statistics.ts'
 export type * from './generated/prisma/client.ts'

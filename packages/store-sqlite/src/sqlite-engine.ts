@@ -62,6 +62,8 @@ export interface SqliteEngineOptions {
   lexicalPlan?: Partial<LexicalPlanConfig>
   /** When search's memory accesses are written (ENGRAM_SEARCH_ACCESS_FLUSH_MS). */
   accessFlush?: EngineDeps['accessFlush']
+  /** Bounds of the in-process lexical indexes' cache (see LexicalIndexCacheConfigSchema). */
+  lexicalIndexes?: EngineDeps['lexicalIndexes']
   /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
   trajectoryRules?: EngineDeps['trajectoryRules']
   /** Maintenance's rules (spec 002: retention 90 days, '0 3 * * *', compaction on); core's defaults for the rest. */
@@ -140,6 +142,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     embedder: options.embedder,
     lexicalPlan: options.lexicalPlan,
     accessFlush: options.accessFlush,
+    lexicalIndexes: options.lexicalIndexes,
     optimizer: {
       intervalMs: options.optimizerIntervalMs,
       keyFactMode: options.keyFactMode,

@@ -109,5 +109,46 @@ export function describeFullText(initializer: StorageInitializer): void {
         ]),
       )
     })
+
+    it("streams an agent's documents with their index terms, then from a cursor only what was written after", async () => {
+      const { storage, addDocuments } = fixture()
+      const { fullText } = storage
+      const collect = async (cursor: string | null) => {
+        const documents = []
+        let last = cursor
+        for await (const batch of fullText.indexedDocuments('messages', 'agent-a', cursor)) {
+          documents.push(...batch.documents)
+          last = batch.cursor
+        }
+        return { documents, cursor: last }
+      }
+      const [turn, summary] = await addDocuments('messages', [
+        { agentId: 'agent-a', text: 'Gardens and gardens of tomatoes', sessionId: null },
+        { agentId: 'agent-a', text: `${CONTEXT_SUMMARY_PREFIX} the garden` },
+      ])
+      await addDocuments('messages', [{ agentId: 'agent-b', text: 'gardens elsewhere' }])
+      const first = await collect(null)
+      expect(first.documents.map((d) => d.id)).toEqual([turn, summary])
+      const [garden] = fullText.terms('garden')
+      const byId = new Map(first.documents.map((d) => [d.id, d]))
+      // The terms FTS5 holds, stop words too: their count is the document's BM25 length.
+      expect(byId.get(turn as string)?.terms.filter((t) => t === garden)).toHaveLength(2)
+      const corpus = await fullText.corpus('messages', 'agent-a', 'all')
+      const total = first.documents.reduce((sum, d) => sum + d.terms.length, 0)
+      expect(total / first.documents.length).toBeCloseTo(corpus.averageLength, 9)
+      expect(byId.get(summary as string)?.summary).toBe(true)
+      expect(byId.get(turn as string)?.summary).toBe(false)
+      expect(first.cursor).not.toBeNull()
+      expect((await collect(first.cursor)).documents).toEqual([])
+      const [later] = await addDocuments('messages', [{ agentId: 'agent-a', text: 'a later garden turn' }])
+      expect((await collect(first.cursor)).documents.map((d) => d.id)).toEqual([later])
+      expect((await fullText.documentIds('messages', 'agent-a')).sort()).toEqual(
+        [turn, summary, later].sort(),
+      )
+      expect(await fullText.documentIds('memories', 'agent-a')).toEqual([])
+      expect(await fullText.documentCount('messages', 'agent-a')).toBe(3)
+      const version = await fullText.changeVersion()
+      expect(version === null || typeof version === 'string').toBe(true)
+    })
   })
 }

@@ -36,6 +36,8 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
     forgetAgent(agentId: string | null): Promise<void>
     keysOf(agentId: string): Promise<number | null>
   }
+  /** Search's in-process lexical indexes (issue 18): how many it holds for an agent. */
+  lexicalIndexes?: { held(agentId: string): number }
   /** Spec 002's L1 working context (issue 17): this process's LRU and, with Redis, its shared key. */
   workingContext?: {
     forgetAgent(agentId: string | null): Promise<void>
@@ -149,6 +151,11 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
       },
       { store: 'optimizer redundancy joins', kind: 'CACHE', count: optimizer.cachedJoins(agentId) },
       { store: 'optimizer kept entries', kind: 'CACHE', count: optimizer.cachedEntries(agentId) },
+      {
+        store: 'lexical indexes in memory',
+        kind: 'CACHE',
+        count: this.deps.lexicalIndexes?.held(agentId) ?? 0,
+      },
     ]
     const { workingContext } = this.deps
     if (workingContext)

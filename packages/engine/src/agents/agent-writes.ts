@@ -17,6 +17,7 @@ export class AgentWrites {
   /** Changes of this tick, announced together: one write touches its agent several times. */
   private pending: Map<string | null, CacheChange> | null = null
   private quiet = false
+  private readonly observers: ((agentId: string | null, change: CacheChange) => void)[] = []
 
   /**
    * Changes each time the agent is deleted (or every agent replaced by a restore): whatever was
@@ -43,13 +44,23 @@ export class AgentWrites {
    */
   touch(agentId: string, change: CacheChange = 'write'): void {
     this.versions.set(agentId, (this.versions.get(agentId) ?? 0) + 1)
+    for (const observe of this.observers) observe(agentId, change)
     this.announce(agentId, change)
   }
 
   /** Every agent at once (restore, clearing all data): every id may name another agent now. */
   touchAll(): void {
     this.epoch++
+    for (const observe of this.observers) observe(null, 'ended')
     this.announce(null, 'ended')
+  }
+
+  /**
+   * Who must hear each change at once, here and applied from other replicas alike (in-process
+   * indexes that drop a deleted agent's data immediately, not on their next read).
+   */
+  observe(observer: (agentId: string | null, change: CacheChange) => void): void {
+    this.observers.push(observer)
   }
 
   /**

@@ -55,7 +55,47 @@ export interface FullTextIndex {
   ): Promise<Map<string, number>>
   /** Drops cached figures after rows changed in bulk (an agent deleted, a restore). */
   invalidate(): void
+  /**
+   * The agent's documents of a collection written or edited after `cursor` (every one when null),
+   * each with its index terms in order (FTS5's tokens of every indexed column), in batches: what
+   * the engine's in-process lexical index is built and caught up from. Each batch carries the
+   * cursor to resume from; the last one's is where the next call starts.
+   */
+  indexedDocuments(
+    collection: FullTextCollection,
+    agentId: string,
+    cursor: DocumentCursor | null,
+  ): AsyncIterable<IndexedDocumentBatch>
+  /** How many documents the agent has in the collection now: fewer than indexed means some were deleted. */
+  documentCount(collection: FullTextCollection, agentId: string): Promise<number>
+  /** Every document id the agent has in the collection now: what was deleted behind the process is missing. */
+  documentIds(collection: FullTextCollection, agentId: string): Promise<string[]>
+  /**
+   * Changes when another connection may have committed (SQLite's data_version); null when the
+   * store cannot tell, and the agents' write versions (with cache:invalidate across replicas) say it.
+   */
+  changeVersion(): Promise<string | null>
 }
+
+/** Where an agent's document stream stopped, opaque to the engine (the store's newest id and edit time). */
+export type DocumentCursor = string
+
+/** A document and its index terms, as the in-process lexical index takes it. */
+export interface IndexedDocument {
+  id: string
+  sessionId: string | null
+  /** A conversation summary (the summary prefix): the SUMMARIES set, apart from ordinary turns. */
+  summary: boolean
+  terms: string[]
+}
+
+export interface IndexedDocumentBatch {
+  documents: IndexedDocument[]
+  cursor: DocumentCursor
+}
+
+/** Documents a store reads and tokenises per statement when streaming an agent's index terms. */
+export const INDEXED_DOCUMENT_BATCH = 1_000
 
 /** A document as the index sees it. */
 export interface FullTextDocument {

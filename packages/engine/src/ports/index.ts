@@ -61,13 +61,21 @@ export {
 export type { ConversationToExtract, FormationRepository, MessageJobProducer } from './formation.ts'
 export type {
   CorpusFigures,
+  DocumentCursor,
   DocumentSet,
   FullTextCollection,
   FullTextDocument,
   FullTextIndex,
+  IndexedDocument,
+  IndexedDocumentBatch,
   Posting,
 } from './full-text.ts'
-export { FULL_TEXT_COLLECTIONS, frequencyTerms, MAX_FREQUENCY_TERMS } from './full-text.ts'
+export {
+  FULL_TEXT_COLLECTIONS,
+  frequencyTerms,
+  INDEXED_DOCUMENT_BATCH,
+  MAX_FREQUENCY_TERMS,
+} from './full-text.ts'
 export type {
   GraphEntityChanges,
   GraphEntityQuery,

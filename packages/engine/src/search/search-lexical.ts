@@ -1,22 +1,26 @@
 import {
-  type Bm25Term,
-  bm25Scores,
   cooccurringTerms,
   DEFAULT_COOCCURRENCE_OPTIONS,
   DEFAULT_FEEDBACK_OPTIONS,
   feedbackTerms,
+  type LexicalIndex,
   type LexicalPlanConfig,
   planLexicalQuery,
   queryTerms,
 } from '@engram/core'
-import type {
-  CorpusFigures,
-  DocumentSet,
-  FullTextCollection,
-  FullTextIndex,
-  Posting,
+import {
+  type CorpusFigures,
+  type DocumentSet,
+  type FullTextCollection,
+  type FullTextIndex,
+  frequencyTerms,
 } from '../ports/full-text.ts'
 import type { RecallSources } from '../ports/recall-sources.ts'
+import { AgentLexicalIndexes, type LexicalIndexDeps } from './lexical-indexes.ts'
+import { type StoreLexicalRun, StoreLexicalSearch } from './search-lexical-store.ts'
+
+export type { LexicalIndexDeps }
+
 import type { SearchScope } from './search-types.ts'
 
 /** One lexical query's hits, with what a second (expansion) query needs from it. */
@@ -26,42 +30,15 @@ export interface LexicalRun {
   /** Document id and BM25, best first. */
   scores: [string, number][]
   corpus: CorpusFigures
-  postings?: Map<string, Map<string, Posting>>
+  /** The agent's in-process index the run read (absent when the agent has no documents). */
+  index?: LexicalIndex
+  /** The store's postings of the query terms (ENGRAM_LEXICAL_INDEX=off: the path before issue 18). */
+  postings?: StoreLexicalRun['postings']
 }
 
-/**
- * BM25 (FTS5's formula, the agent's own statistics) of the documents holding any of `terms`, or
- * every one of them with `every`; ties broken by id, newest first, so equal scores come back in
- * one stable order.
- */
-function scoreByBm25(
-  terms: readonly string[],
-  held: (term: string) => Map<string, Posting>,
-  corpus: { documents: number; averageLength: number },
-  options: { every: boolean; sessionId: string | null; limit: number },
-): [string, number][] {
-  const matching = new Set<string>()
-  const lengths = new Map<string, number>()
-  for (const term of terms)
-    for (const [id, p] of held(term)) {
-      matching.add(id)
-      lengths.set(id, p.length)
-    }
-  const { every, sessionId } = options
-  const candidates = [...matching].filter(
-    (id) =>
-      (!every || terms.every((term) => held(term).has(id))) &&
-      (!sessionId || terms.some((term) => held(term).get(id)?.sessionId === sessionId)),
-  )
-  const scoredTerms: Bm25Term[] = terms.map((term) => {
-    const docs = held(term)
-    return {
-      documentFrequency: docs.size,
-      frequencies: new Map([...docs].map(([id, p]) => [id, p.frequency])),
-    }
-  })
-  const scores = bm25Scores(candidates, scoredTerms, (id) => lengths.get(id) ?? 0, corpus)
-  return [...scores].sort((a, b) => b[1] - a[1] || Number(b[0]) - Number(a[0])).slice(0, options.limit)
+/** What lexical search reads: the store's full-text port, the rows' texts, and the write versions. */
+export interface LexicalSearchDeps extends LexicalIndexDeps {
+  recall: RecallSources
 }
 
 /**
@@ -70,11 +47,23 @@ function scoreByBm25(
  * history associates with the query's (co-occurrence).
  */
 export class LexicalSearch {
+  private readonly fullText: FullTextIndex
+  private readonly recall: RecallSources
+  /** The agents' in-process indexes: postings, figures and the pruned top-k (issue 18). */
+  readonly indexes: AgentLexicalIndexes
+  /** The store-read path, when the in-process indexes are switched off (lexicalIndexes null). */
+  private readonly store: StoreLexicalSearch | null
+
   constructor(
-    private readonly fullText: FullTextIndex,
-    private readonly recall: RecallSources,
+    deps: LexicalSearchDeps,
     private readonly lexicalPlan: LexicalPlanConfig,
-  ) {}
+  ) {
+    this.fullText = deps.fullText
+    this.recall = deps.recall
+    this.indexes = deps.lexicalIndexes ?? new AgentLexicalIndexes(deps.fullText, deps.writes)
+    this.store =
+      deps.lexicalIndexes === null ? new StoreLexicalSearch(deps.fullText, deps.recall, lexicalPlan) : null
+  }
 
   /** The index terms of a query: each word stemmed as the documents were; a split word counts each part. */
   queryIndexTerms(query: string): string[] {
@@ -98,6 +87,7 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<LexicalRun> {
+    if (this.store) return this.store.lexical(agentId, scope, terms, limit, sessionId)
     const collection: FullTextCollection =
       scope === 'MEMORIES' ? 'memories' : scope === 'KNOWLEDGE' ? 'knowledge' : 'messages'
     const set: DocumentSet = scope === 'SUMMARIES' ? 'summaries' : scope === 'MESSAGES' ? 'messages' : 'all'
@@ -107,19 +97,22 @@ export class LexicalSearch {
     if (terms.length === 0) return empty
     // Summaries share the messages' index: an agent without any would pay a second full query.
     if (scope === 'SUMMARIES' && !(await this.recall.hasSummaries(agentId, sessionId))) return empty
-    const corpus = await this.fullText.corpus(collection, agentId, set)
+    const index = await this.indexes.index(collection, agentId)
+    const corpus = index.corpus(set)
     if (corpus.documents === 0) return empty
-    const postings = new Map<string, Map<string, Posting>>()
-    for (const term of new Set(terms))
-      postings.set(term, await this.fullText.postings(collection, agentId, set, term))
-    const held = (term: string) => postings.get(term) as Map<string, Posting>
-    const plan = planLexicalQuery(terms, (term) => held(term).size, corpus.documents, this.lexicalPlan)
-    if (!plan) return { ...empty, corpus, postings }
+    const plan = planLexicalQuery(
+      terms,
+      (term) => index.documentFrequency(term, set),
+      corpus.documents,
+      this.lexicalPlan,
+    )
+    if (!plan) return { ...empty, corpus, index }
+    // Pruned top-k (block-max MaxScore): the scores and order of scoring every match (core's tests).
     const run = (selective: string[], every: boolean) =>
-      scoreByBm25(selective, held, corpus, { every, sessionId, limit })
+      index.topK({ terms: selective, set, every, sessionId, limit })
     const rows = run(plan.selective, plan.mode === 'all-common')
-    if (rows.length > 0 || !plan.fallback) return { collection, set, scores: rows, corpus, postings }
-    return { collection, set, scores: run(terms, false), corpus, postings }
+    if (rows.length > 0 || !plan.fallback) return { collection, set, scores: rows, corpus, index }
+    return { collection, set, scores: run(terms, false), corpus, index }
   }
 
   /**
@@ -135,11 +128,20 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<[string, number][]> {
+    if (this.store) return this.store.feedback(agentId, scope, queryTerms_, first, limit, sessionId)
     const top = first.scores.slice(0, DEFAULT_FEEDBACK_OPTIONS.documents).map(([id]) => id)
     const documents = await this.documentTerms(first.collection, top)
     const candidates = [...new Set(documents.flat())].filter((t) => !queryTerms_.includes(t))
-    const df = await this.fullText.documentFrequencies(first.collection, agentId, first.set, candidates)
-    const expansion = feedbackTerms(documents, queryTerms_, (t) => df.get(t) ?? 0, first.corpus.documents)
+    const index = first.index
+    if (!index) return []
+    // Counted as the store's documentFrequencies counted them: the first MAX_FREQUENCY_TERMS only.
+    const counted = new Set(frequencyTerms(candidates))
+    const expansion = feedbackTerms(
+      documents,
+      queryTerms_,
+      (t) => (counted.has(t) ? index.documentFrequency(t, first.set) : 0),
+      first.corpus.documents,
+    )
     if (expansion.length === 0) return []
     return (await this.lexical(agentId, scope, expansion, limit, sessionId)).scores
   }
@@ -150,51 +152,39 @@ export class LexicalSearch {
    * current postings at query time, so it is always up to date with what the agent stored.
    */
   async cooccurrence(
-    agentId: string,
+    _agentId: string,
     queryTerms_: string[],
     first: LexicalRun,
     limit: number,
     sessionId: string | null,
   ): Promise<[string, number][]> {
-    const postings = first.postings
-    if (!postings) return []
+    if (this.store) return this.store.cooccurrence(_agentId, queryTerms_, first, limit, sessionId)
+    const index = first.index
+    if (!index) return []
     const cap = DEFAULT_COOCCURRENCE_OPTIONS.maxDocumentsPerTerm
     const holding = new Map<string, string[][]>()
     for (const term of new Set(queryTerms_)) {
-      const ids = [...(postings.get(term)?.keys() ?? [])]
-      if (ids.length === 0 || ids.length > cap) continue
-      holding.set(term, await this.documentTerms(first.collection, ids))
+      const held = index.documentFrequency(term, first.set)
+      if (held === 0 || held > cap) continue
+      holding.set(term, await this.documentTerms(first.collection, index.documentsHolding(term, first.set)))
     }
     if (holding.size === 0) return []
+    // Counted as before the in-process index (same ranking): the held query terms, and of the
+    // other terms seen the first MAX_FREQUENCY_TERMS (documentFrequencies' cap); the rest count 0.
     const seen = [...new Set([...holding.values()].flat(2))].filter((t) => !queryTerms_.includes(t))
-    const df = await this.fullText.documentFrequencies(first.collection, agentId, first.set, seen)
-    for (const term of holding.keys()) df.set(term, postings.get(term)?.size ?? 0)
+    const counted = new Set([...frequencyTerms(seen), ...holding.keys()])
     const related = cooccurringTerms(
       queryTerms_,
       (term) => holding.get(term) ?? [],
-      (term) => df.get(term) ?? 0,
+      (term) => (counted.has(term) ? index.documentFrequency(term, first.set) : 0),
       first.corpus.documents,
     )
     if (related.length === 0) return []
-    const weight = new Map(related.map((r) => [r.term, r.weight]))
-    const terms = related.map((r) => r.term)
-    const second = new Map<string, Map<string, Posting>>()
-    for (const term of terms)
-      second.set(term, await this.fullText.postings(first.collection, agentId, first.set, term))
     // Each related term's BM25 weighted by its association with the query.
     const scores = new Map<string, number>()
-    for (const term of terms) {
-      for (const [id, score] of scoreByBm25(
-        [term],
-        (t) => second.get(t) as Map<string, Posting>,
-        first.corpus,
-        {
-          every: false,
-          sessionId,
-          limit,
-        },
-      ))
-        scores.set(id, (scores.get(id) ?? 0) + (weight.get(term) ?? 0) * score)
+    for (const { term, weight } of related) {
+      const hits = index.topK({ terms: [term], set: first.set, every: false, sessionId, limit })
+      for (const [id, score] of hits) scores.set(id, (scores.get(id) ?? 0) + weight * score)
     }
     return [...scores].sort((a, b) => b[1] - a[1]).slice(0, limit)
   }

@@ -30,7 +30,7 @@ import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from '.
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
 import { dialogueContext, hybridScores, sourceTurnContext } from './search-context.ts'
 import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-graph.ts'
-import { LexicalSearch } from './search-lexical.ts'
+import { type LexicalIndexDeps, LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
 import { searchRequest } from './search-request.ts'
 import type {
@@ -57,7 +57,7 @@ interface QuerySignals {
 }
 
 /** What search is built from: its storage ports and the services it calls. */
-export interface SearchServiceDeps {
+export interface SearchServiceDeps extends LexicalIndexDeps {
   /** Candidates and the agent's own BM25 statistics. */
   fullText: FullTextIndex
   /** Rows by id, the dialogue around a turn, participants. */
@@ -119,7 +119,7 @@ export class SearchService {
     this.lexicalPlan = deps.lexicalPlan ?? DEFAULT_LEXICAL_PLAN
     this.writes = deps.writes
     this.facts = new AgentFactsCache(deps.recall, deps.writes)
-    const lexical = new LexicalSearch(deps.fullText, deps.recall, this.lexicalPlan)
+    const lexical = new LexicalSearch(deps, this.lexicalPlan)
     this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
   }
 

@@ -2,11 +2,14 @@ import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
 import { stemmer } from 'stemmer'
 import {
   type CorpusFigures,
+  type DocumentCursor,
   type DocumentSet,
   type FullTextCollection,
   type FullTextDocument,
   type FullTextIndex,
   frequencyTerms,
+  INDEXED_DOCUMENT_BATCH,
+  type IndexedDocumentBatch,
   type Posting,
 } from '../ports/full-text.ts'
 
@@ -16,7 +19,11 @@ interface IndexedDocument {
   summary: boolean
   /** Index terms and their counts. */
   terms: Map<string, number>
+  /** Its index terms in order. */
+  tokens: string[]
   length: number
+  /** When it was written: the document stream's cursor. */
+  sequence: number
 }
 
 /**
@@ -26,6 +33,7 @@ interface IndexedDocument {
  */
 export class InMemoryFullTextIndex implements FullTextIndex {
   private readonly collections = new Map<FullTextCollection, Map<string, IndexedDocument>>()
+  private sequence = 0
 
   terms(word: string): string[] {
     return word
@@ -49,7 +57,9 @@ export class InMemoryFullTextIndex implements FullTextIndex {
         sessionId: document.sessionId ?? null,
         summary: document.text.startsWith(CONTEXT_SUMMARY_PREFIX),
         terms,
+        tokens,
         length: tokens.length,
+        sequence: ++this.sequence,
       })
     }
   }
@@ -101,6 +111,44 @@ export class InMemoryFullTextIndex implements FullTextIndex {
 
   invalidate(): void {
     // Nothing cached: every figure is computed from the documents.
+  }
+
+  async *indexedDocuments(
+    collection: FullTextCollection,
+    agentId: string,
+    cursor: DocumentCursor | null,
+  ): AsyncIterable<IndexedDocumentBatch> {
+    const after = cursor === null ? 0 : Number(cursor)
+    const written = this.documents(collection, agentId, 'all')
+      .filter(([, d]) => d.sequence > after)
+      .sort((a, b) => a[1].sequence - b[1].sequence)
+    let reached = after
+    for (let i = 0; i < written.length || i === 0; i += INDEXED_DOCUMENT_BATCH) {
+      const batch = written.slice(i, i + INDEXED_DOCUMENT_BATCH)
+      for (const [, d] of batch) reached = Math.max(reached, d.sequence)
+      yield {
+        documents: batch.map(([id, d]) => ({
+          id,
+          sessionId: d.sessionId,
+          summary: d.summary,
+          terms: [...d.tokens],
+        })),
+        cursor: String(reached),
+      }
+    }
+  }
+
+  async documentCount(collection: FullTextCollection, agentId: string): Promise<number> {
+    return this.documents(collection, agentId, 'all').length
+  }
+
+  async documentIds(collection: FullTextCollection, agentId: string): Promise<string[]> {
+    return this.documents(collection, agentId, 'all').map(([id]) => id)
+  }
+
+  async changeVersion(): Promise<string | null> {
+    // One process: the agents' write versions say everything.
+    return null
   }
 
   private collection(collection: FullTextCollection): Map<string, IndexedDocument> {

@@ -1,12 +1,15 @@
 import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
 import {
   type CorpusFigures,
+  type DocumentCursor,
   type DocumentSet,
   type FullTextCollection,
   type FullTextIndex,
   frequencyTerms,
+  type IndexedDocumentBatch,
   type Posting,
 } from '@engram/engine'
+import { INDEXED_SOURCES, type IndexedRow, indexedDocumentBatches } from '@engram/store-sqlite'
 import type { PostgresDatabase } from '../db/client.ts'
 import {
   fullTextTokenizer,
@@ -147,6 +150,69 @@ export class PostgresFullTextIndex implements FullTextIndex {
   }
 
   close(): void {}
+
+  /**
+   * The agent's documents and their tokens, re-tokenised from the rows' text by FTS5's own
+   * tokenizer (the tsvector may hold a stand-in for an over-long term, and the in-process index
+   * must hold the terms a query asks for). Edit times travel as epoch milliseconds.
+   */
+  indexedDocuments(
+    collection: FullTextCollection,
+    agentId: string,
+    cursor: DocumentCursor | null,
+  ): AsyncIterable<IndexedDocumentBatch> {
+    const { table, columns, edited, session } = INDEXED_SOURCES[collection]
+    const select = `SELECT "id", ${columns.map((c) => `"${c}"`).join(', ')}${session ? ', "sessionId"' : ''}${
+      edited ? ', (extract(epoch from "updatedAt") * 1000)::float8 AS "editedAt"' : ''
+    } FROM "${table}"`
+    return indexedDocumentBatches(
+      collection,
+      cursor,
+      {
+        newer: (afterId, limit) =>
+          this.db.$queryRawUnsafe<IndexedRow[]>(
+            `${select} WHERE "agentId" = $1 AND "id" > $2 ORDER BY "id" LIMIT ${limit}`,
+            agentId,
+            afterId,
+          ),
+        // A millisecond of slack: the time went through a float; re-reading a row is harmless.
+        edited: (since, throughId, afterId, limit) =>
+          this.db.$queryRawUnsafe<IndexedRow[]>(
+            `${select} WHERE "agentId" = $1 AND "id" > $2 AND "id" <= $3
+                AND "updatedAt" >= to_timestamp($4::float8 / 1000) - interval '1 millisecond'
+              ORDER BY "id" LIMIT ${limit}`,
+            agentId,
+            afterId,
+            throughId,
+            Number(since),
+          ),
+      },
+      (documents) => this.tokenizer.documentsTerms(documents),
+    )
+  }
+
+  async documentCount(collection: FullTextCollection, agentId: string): Promise<number> {
+    const { table } = COLLECTIONS[collection]
+    const [row] = await this.db.$queryRawUnsafe<{ n: bigint }[]>(
+      `SELECT count(*) AS n FROM "${table}" WHERE "agentId" = $1`,
+      agentId,
+    )
+    return Number(row?.n ?? 0)
+  }
+
+  async documentIds(collection: FullTextCollection, agentId: string): Promise<string[]> {
+    const { table } = COLLECTIONS[collection]
+    const rows = await this.db.$queryRawUnsafe<{ id: number }[]>(
+      `SELECT "id" AS id FROM "${table}" WHERE "agentId" = $1`,
+      agentId,
+    )
+    return rows.map((row) => String(row.id))
+  }
+
+  /** Null: other replicas' writes reach this one as cache:invalidate (the agents' write versions). */
+  async changeVersion(): Promise<string | null> {
+    return null
+  }
 
   /**
    * Tokenises the agent's rows whose text was written without tokens (a raw statement: the

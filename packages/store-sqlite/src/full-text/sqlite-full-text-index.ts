@@ -1,5 +1,14 @@
-import type { CorpusFigures, DocumentSet, FullTextCollection, FullTextIndex, Posting } from '@engram/engine'
-import type { Database } from '../db/client.ts'
+import type {
+  CorpusFigures,
+  DocumentCursor,
+  DocumentSet,
+  FullTextCollection,
+  FullTextIndex,
+  IndexedDocumentBatch,
+  Posting,
+} from '@engram/engine'
+import { type Database, directSqlite, readRows } from '../db/client.ts'
+import { INDEXED_SOURCES, type IndexedRow, indexedDocumentBatches } from './indexed-documents.ts'
 import { AgentTermStatistics, type FullTextTable, FullTextTokenizer } from './term-statistics.ts'
 
 /** The FTS5 table of each collection (see the migrations; triggers keep them in step with the rows). */
@@ -18,7 +27,7 @@ export class SqliteFullTextIndex implements FullTextIndex {
   readonly statistics: AgentTermStatistics
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly tokenizer = new FullTextTokenizer(),
   ) {
     this.statistics = new AgentTermStatistics(db)
@@ -58,6 +67,68 @@ export class SqliteFullTextIndex implements FullTextIndex {
 
   invalidate(): void {
     this.statistics.clear()
+  }
+
+  indexedDocuments(
+    collection: FullTextCollection,
+    agentId: string,
+    cursor: DocumentCursor | null,
+  ): AsyncIterable<IndexedDocumentBatch> {
+    const { table, columns, edited, session } = INDEXED_SOURCES[collection]
+    const select = `SELECT "id", ${columns.map((c) => `"${c}"`).join(', ')}${session ? ', "sessionId"' : ''}${
+      edited ? ', "updatedAt" AS editedAt' : ''
+    } FROM "${table}"`
+    return indexedDocumentBatches(
+      collection,
+      cursor,
+      {
+        newer: (afterId, limit) =>
+          readRows<IndexedRow[]>(
+            this.db,
+            `${select} WHERE "agentId" = ? AND "id" > ? ORDER BY "id" LIMIT ${limit}`,
+            agentId,
+            afterId,
+          ),
+        edited: (since, throughId, afterId, limit) =>
+          readRows<IndexedRow[]>(
+            this.db,
+            `${select} WHERE "agentId" = ? AND "id" > ? AND "id" <= ? AND "updatedAt" >= ? ORDER BY "id" LIMIT ${limit}`,
+            agentId,
+            afterId,
+            throughId,
+            since,
+          ),
+      },
+      (documents) => this.tokenizer.documentsTerms(documents),
+    )
+  }
+
+  async documentCount(collection: FullTextCollection, agentId: string): Promise<number> {
+    const { table } = INDEXED_SOURCES[collection]
+    const [row] = await readRows<{ n: number | bigint }[]>(
+      this.db,
+      `SELECT count(*) AS n FROM "${table}" WHERE "agentId" = ?`,
+      agentId,
+    )
+    return Number(row?.n ?? 0)
+  }
+
+  async documentIds(collection: FullTextCollection, agentId: string): Promise<string[]> {
+    const { table } = INDEXED_SOURCES[collection]
+    const rows = await readRows<{ id: number | bigint }[]>(
+      this.db,
+      `SELECT "id" AS id FROM "${table}" WHERE "agentId" = ?`,
+      agentId,
+    )
+    return rows.map((row) => String(row.id))
+  }
+
+  /** SQLite's data_version: moves when another connection (another process on the file) commits. */
+  async changeVersion(): Promise<string | null> {
+    const direct = directSqlite(this.db)
+    if (!direct) return null
+    const row = await direct.get<{ data_version: number }>('PRAGMA data_version')
+    return String(row?.data_version ?? '')
   }
 
   close(): void {

@@ -39,6 +39,8 @@ export class FullTextTokenizer {
   private readonly insert
   private readonly tokens
   private readonly clear
+  private readonly insertRow
+  private readonly rowTokens
 
   constructor(tokenizer = FULL_TEXT_TOKENIZER) {
     this.db.exec(
@@ -48,6 +50,8 @@ export class FullTextTokenizer {
     this.insert = this.db.prepare('INSERT INTO words (rowid, word) VALUES (1, ?)')
     this.tokens = this.db.prepare('SELECT term FROM words_instance ORDER BY "offset"').pluck()
     this.clear = this.db.prepare('DELETE FROM words')
+    this.insertRow = this.db.prepare('INSERT INTO words (rowid, word) VALUES (?, ?)')
+    this.rowTokens = this.db.prepare('SELECT doc, term FROM words_instance ORDER BY doc, "offset"').raw()
   }
 
   /** The index terms of a word, in order (one for a plain word). */
@@ -71,6 +75,29 @@ export class FullTextTokenizer {
     const terms = this.tokens.all() as string[]
     this.clear.run()
     return terms
+  }
+
+  /**
+   * Every index term of many documents (each given as its indexed columns, in FTS5's column
+   * order), in one pass: building an agent's in-process index tokenises its whole history, and
+   * one insert-read-clear per document would cost most of that.
+   */
+  documentsTerms(documents: readonly (readonly string[])[]): string[][] {
+    const out: string[][] = documents.map(() => [])
+    const owner: number[] = []
+    const fill = this.db.transaction(() => {
+      documents.forEach((columns, i) => {
+        for (const text of columns) {
+          owner.push(i)
+          this.insertRow.run(owner.length, text)
+        }
+      })
+    })
+    fill()
+    for (const [row, term] of this.rowTokens.all() as [number, string][])
+      (out[owner[row - 1] as number] as string[]).push(term)
+    this.clear.run()
+    return out
   }
 
   close(): void {
