@@ -377,6 +377,44 @@ describe('loadEnv: search access tracking (issue 18)', () => {
   })
 })
 
+describe('loadEnv: the settings of issue 18 that take a switch or a small range', () => {
+  it('defaults to one process, a 2 ms lock wait, the lexical index on and a 100 ms catch-up', () => {
+    expect(loadEnv({})).toMatchObject({
+      ENGRAM_WORKERS: 1,
+      ENGRAM_SQLITE_LOCK_WAIT_MS: 2,
+      ENGRAM_LEXICAL_INDEX: 'on',
+      ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
+    })
+    expect(
+      loadEnv({
+        ENGRAM_WORKERS: '64',
+        ENGRAM_SQLITE_LOCK_WAIT_MS: '0',
+        ENGRAM_LEXICAL_INDEX: 'off',
+        ENGRAM_LEXICAL_INDEX_REFRESH_MS: '60000',
+      }),
+    ).toMatchObject({
+      ENGRAM_WORKERS: 64,
+      ENGRAM_SQLITE_LOCK_WAIT_MS: 0,
+      ENGRAM_LEXICAL_INDEX: 'off',
+      ENGRAM_LEXICAL_INDEX_REFRESH_MS: 60_000,
+    })
+  })
+
+  it('names each one past its limit', () => {
+    const bad: [string, string[]][] = [
+      ['ENGRAM_WORKERS', ['0', '65', '1.5', 'many']],
+      ['ENGRAM_SQLITE_LOCK_WAIT_MS', ['-1', '1001', 'soon']],
+      ['ENGRAM_LEXICAL_INDEX', ['yes', 'ON']],
+      ['ENGRAM_LEXICAL_INDEX_REFRESH_MS', ['-1', '60001', '0.5']],
+      ['ENGRAM_LEXICAL_INDEX_MAX_INDEXES', ['0', '1000001']],
+      ['ENGRAM_OPTIMIZER_CACHED_ENTRIES', ['10000001']],
+    ]
+    for (const [name, values] of bad)
+      for (const value of values)
+        expect(configError({ [name]: value })?.message, `${name}=${value}`).toContain(name)
+  })
+})
+
 describe('loadEnv: the in-process lexical indexes (issue 18)', () => {
   it('bounds them by count and megabytes, with defaults, and names a bad bound', () => {
     expect(loadEnv({})).toMatchObject({
