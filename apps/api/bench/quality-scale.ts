@@ -13,6 +13,11 @@
 // triggers fire as for any insert) with vectors from the server's own embedder, as load.ts seeds;
 // the conversations go in through addMessage. Questions are asked through `search` (MESSAGES,
 // the default ranking, 25 hits) of both agents alternately; recall@k is scored on LoCoMo's dia ids.
+//
+// "Before and after each speed change, in the same run": the same questions also go to a second
+// server over the same database file with issue 18's search changes switched off (the in-process
+// lexical index off, so FTS5 ranks as before; HNSW instead of slot postings for the hashing
+// embedder's vectors), so each recall figure has its "before" beside it.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -47,6 +52,13 @@ export interface QualityScaleOptions {
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { message { metadata } } } ... on Error { message } } }`
 const ADD = `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename } }`
+
+/** The search paths compared on the same data: issue 18's default and the path before it. */
+const PATHS = {
+  now: { label: '', lexicalIndex: 'on', approximateIndex: 'auto' },
+  before: { label: ', before issue 18 (FTS5 ranking, HNSW)', lexicalIndex: 'off', approximateIndex: 'hnsw' },
+} as const
+type SearchPath = keyof typeof PATHS
 
 /** Lowercase word tokens, as the vocabulary is ranked. */
 const wordsOf = (text: string) => text.toLowerCase().match(/[a-z][a-z']+/g) ?? []
@@ -225,6 +237,15 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
   const file = path.join(dir, 'scale.db')
   const seeded = seedSynthetic(file, conversations, turns, embedder, seededRandom(43))
   const t = await createTestApp({ databaseFile: file, embedder })
+  // The second server opens the same file, as another process would; its settings are the
+  // switches issue 18 added, set to the path before it.
+  const before = await createTestApp({
+    sameStoreAs: t,
+    embedder,
+    env: { ENGRAM_LEXICAL_INDEX: PATHS.before.lexicalIndex },
+    vectorIndex: { approximateIndex: PATHS.before.approximateIndex },
+  })
+  const apps: Record<SearchPath, TestApp> = { now: t, before }
   try {
     const ingestStarted = performance.now()
     for (const c of conversations) {
@@ -232,47 +253,70 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
         const key = seeded.keys.get(`${c.id}-${side}`) as string
         await ingest(t, c, key)
         // The first search embeds what is queued and (past the exact-scan size) builds the
-        // agent's vector graph on its thread: both before anything is asked.
-        await ask(t, key, 'warm-up')
-        await t.app.services.embeddings.settled()
+        // agent's vector index: both before anything is asked, on each server.
+        for (const app of Object.values(apps)) {
+          await ask(app, key, 'warm-up')
+          await app.app.services.embeddings.settled()
+        }
       }
     }
     const ingestSeconds = (performance.now() - ingestStarted) / 1_000
-    const outcomes = { alone: [] as QuestionOutcome[], scaled: [] as QuestionOutcome[] }
-    const latency = { alone: [] as number[], scaled: [] as number[] }
+    const sides = ['alone', 'scaled'] as const
+    const outcomes = new Map<string, QuestionOutcome[]>()
+    const latency = new Map<string, number[]>()
+    const cell = (path: SearchPath, side: (typeof sides)[number]) => `${path}:${side}`
+    const paths = Object.keys(PATHS) as SearchPath[]
     for (const c of conversations) {
       for (const [index, q] of c.questions.entries()) {
-        // Which side goes first alternates, so both see the same warm-up and machine load.
-        const sides = index % 2 === 0 ? (['alone', 'scaled'] as const) : (['scaled', 'alone'] as const)
-        for (const side of sides) {
-          const { retrieved, ms } = await ask(t, seeded.keys.get(`${c.id}-${side}`) as string, q.question)
-          outcomes[side].push(outcomeOf(q.category, retrieved, q.evidence))
-          latency[side].push(ms)
+        // Which side and which path go first alternate, so all see the same warm-up and load.
+        const order = paths.flatMap((p) => sides.map((side) => [p, side] as const))
+        const rotated = [...order.slice(index % order.length), ...order.slice(0, index % order.length)]
+        for (const [p, side] of rotated) {
+          const { retrieved, ms } = await ask(
+            apps[p],
+            seeded.keys.get(`${c.id}-${side}`) as string,
+            q.question,
+          )
+          const key = cell(p, side)
+          outcomes.set(key, [...(outcomes.get(key) ?? []), outcomeOf(q.category, retrieved, q.evidence)])
+          latency.set(key, [...(latency.get(key) ?? []), ms])
         }
       }
     }
     const scale = `${(turns / 1_000).toLocaleString('en-US')}K synthetic turns`
     const rows: BenchRow[] = []
-    for (const k of KS) {
-      const alone = `overall R@${k}, conversations alone`
-      rows.push({ name: alone, value: meanRecall(outcomes.alone, k), unit: '%', better: 'higher' })
-      rows.push({
-        name: `overall R@${k}, inside ${scale} of the same agent`,
-        value: meanRecall(outcomes.scaled, k),
-        unit: '%',
-        better: 'higher',
-        baseline: alone,
-        note: `${outcomes.scaled.length} questions of ${conversations.map((c) => c.id).join(', ')}`,
-      })
+    for (const p of paths) {
+      const label = PATHS[p].label
+      for (const k of KS) {
+        const alone = `overall R@${k}, conversations alone${label}`
+        const scaled = outcomes.get(cell(p, 'scaled')) ?? []
+        rows.push({
+          name: alone,
+          value: meanRecall(outcomes.get(cell(p, 'alone')) ?? [], k),
+          unit: '%',
+          better: 'higher',
+          ...(p === 'now' ? {} : { baseline: `overall R@${k}, conversations alone` }),
+        })
+        rows.push({
+          name: `overall R@${k}, inside ${scale} of the same agent${label}`,
+          value: meanRecall(scaled, k),
+          unit: '%',
+          better: 'higher',
+          baseline: p === 'now' ? alone : `overall R@${k}, inside ${scale} of the same agent`,
+          note: `${scaled.length} questions of ${conversations.map((c) => c.id).join(', ')}`,
+        })
+      }
+      for (const side of sides) {
+        const times = latency.get(cell(p, side)) ?? []
+        rows.push({
+          name: `search MESSAGES p95 (yoga.fetch), ${side === 'alone' ? 'conversations alone' : `inside ${scale}`}${label}`,
+          value: percentile(times, 95),
+          unit: 'ms',
+          better: 'lower',
+          note: `p50 ${percentile(times, 50).toFixed(1)} ms over ${times.length} searches`,
+        })
+      }
     }
-    for (const side of ['alone', 'scaled'] as const)
-      rows.push({
-        name: `search MESSAGES p95 (yoga.fetch), ${side === 'alone' ? 'conversations alone' : `inside ${scale}`}`,
-        value: percentile(latency[side], 95),
-        unit: 'ms',
-        better: 'lower',
-        note: `p50 ${percentile(latency[side], 50).toFixed(1)} ms over ${latency[side].length} searches`,
-      })
     rows.push({
       name: `seed ${scale} per conversation (direct SQL, with vectors)`,
       value: seeded.seconds,
@@ -281,6 +325,7 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
     })
     return rows
   } finally {
+    await before.close()
     await t.close()
     fs.rmSync(dir, { recursive: true, force: true })
   }
