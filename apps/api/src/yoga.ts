@@ -7,8 +7,9 @@ import {
   type LlmProvider,
   MetricsRulesSchema,
   parseWith,
+  type Scheduler,
 } from '@engram/core'
-import type { Logger } from '@engram/engine'
+import { type Logger, withScheduler } from '@engram/engine'
 import { ExtractionPool } from '@engram/providers'
 import type { Database } from '@engram/store-sqlite'
 import { startCheckpointer } from '@engram/store-sqlite'
@@ -116,6 +117,12 @@ export interface AppOptions {
       >
     >
   clock?: Clock
+  /**
+   * Where the app's delays run (lexical catch-up, job gather and poll, lease waits, access
+   * flushes, metric samples, token expiry): the clock's own timers when it has them (a test's
+   * manual clock), real unref'd timers otherwise.
+   */
+  scheduler?: Scheduler
   limits?: Limits
   log?: Logger
   embedder?: Embedder
@@ -145,7 +152,7 @@ export interface AppOptions {
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
 export function createApp(options: AppOptions) {
   const { db, env } = options
-  const clock = options.clock ?? { now: () => new Date() }
+  const clock = withScheduler(options.clock ?? { now: () => new Date() }, options.scheduler)
   const log = options.log ?? console
   // The offline extractor's threads (ENGRAM_EXTRACTION_WORKERS; the server's default is 1). Unset,
   // as in tests that build an app from a partial environment, it runs in process.
