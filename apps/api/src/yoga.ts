@@ -79,6 +79,8 @@ export interface AppOptions {
         | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
         | 'ENGRAM_LEXICAL_INDEX_REFRESH_MS'
         | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
+        | 'ENGRAM_VECTOR_KERNEL_ABOVE'
+        | 'ENGRAM_VECTOR_KERNEL'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
@@ -257,7 +259,16 @@ export function createApp(options: AppOptions) {
     postgres: options.postgres ?? null,
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
-    vectorIndex: options.vectorIndex,
+    vectorIndex: {
+      // The exact scans' SIMD kernel and its threshold (issue 18); the test's own settings win.
+      scan: {
+        ...(env.ENGRAM_VECTOR_KERNEL_ABOVE === undefined
+          ? {}
+          : { kernelAbove: env.ENGRAM_VECTOR_KERNEL_ABOVE }),
+        ...(env.ENGRAM_VECTOR_KERNEL === undefined ? {} : { kernel: env.ENGRAM_VECTOR_KERNEL }),
+      },
+      ...options.vectorIndex,
+    },
     accessFlush: {
       ...(env.ENGRAM_SEARCH_ACCESS_FLUSH_MS === undefined
         ? {}

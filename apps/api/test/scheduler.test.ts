@@ -62,7 +62,9 @@ describe("the app's delays run on its injected clock", () => {
       const id = created.data.createMemory.memory.id as string
       // The flush a search would trigger itself is due only after the interval: move the clock
       // less than that between the creation and the search.
-      expect((await t.gql(SEARCH, { q: 'zqxsched ferry', s: ['MEMORIES'] }, key)).data.search.hits).toHaveLength(1)
+      expect(
+        (await t.gql(SEARCH, { q: 'zqxsched ferry', s: ['MEMORIES'] }, key)).data.search.hits,
+      ).toHaveLength(1)
       expect(accesses.pendingOf('sched-access', id)).toBe(1)
       clock.advance(500)
       await new Promise((resolve) => setTimeout(resolve, 20))
