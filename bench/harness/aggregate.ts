@@ -64,8 +64,9 @@ export function formatSpread(row: BenchRow): string {
  * the difference itself when the goal is 0 (no ratio to it).
  */
 export function formatGap(row: BenchRow): string {
-  if (!row.target || row.target.met !== false) return ''
-  const { op, value: goal } = row.target
+  const target = row.target
+  if (target?.met !== false) return ''
+  const { op, value: goal } = target
   const over = op === '<='
   const word = over ? 'over' : 'under'
   if (goal === 0 || row.value === 0 || Math.sign(goal) !== Math.sign(row.value))

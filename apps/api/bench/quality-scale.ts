@@ -225,6 +225,7 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
   const file = path.join(dir, 'scale.db')
   const seeded = seedSynthetic(file, conversations, turns, embedder, seededRandom(43))
   const t = await createTestApp({ databaseFile: file, embedder })
+  let exactPaths: TestApp | null = null
   try {
     const ingestStarted = performance.now()
     for (const c of conversations) {
@@ -238,7 +239,22 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
       }
     }
     const ingestSeconds = (performance.now() - ingestStarted) / 1_000
-    const outcomes = { alone: [] as QuestionOutcome[], scaled: [] as QuestionOutcome[] }
+    // "Faster must not cost recall": a second server on the same database with issue 18's fast
+    // paths off (postings read from the store per query, the exact vector scan in JavaScript at
+    // every size instead of slot postings) asks the scaled questions too; its recall is the target.
+    exactPaths = await createTestApp({
+      sameStoreAs: t,
+      embedder,
+      vectorIndex: { approximateAbove: 1_000_000_000, scan: { kernel: 'javascript' } },
+      env: { ENGRAM_LEXICAL_INDEX: 'off' },
+    })
+    for (const c of conversations)
+      await ask(exactPaths, seeded.keys.get(`${c.id}-scaled`) as string, 'warm-up')
+    const outcomes = {
+      alone: [] as QuestionOutcome[],
+      scaled: [] as QuestionOutcome[],
+      exact: [] as QuestionOutcome[],
+    }
     const latency = { alone: [] as number[], scaled: [] as number[] }
     for (const c of conversations) {
       for (const [index, q] of c.questions.entries()) {
@@ -249,12 +265,15 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
           outcomes[side].push(outcomeOf(q.category, retrieved, q.evidence))
           latency[side].push(ms)
         }
+        const exact = await ask(exactPaths, seeded.keys.get(`${c.id}-scaled`) as string, q.question)
+        outcomes.exact.push(outcomeOf(q.category, exact.retrieved, q.evidence))
       }
     }
     const scale = `${(turns / 1_000).toLocaleString('en-US')}K synthetic turns`
     const rows: BenchRow[] = []
     for (const k of KS) {
       const alone = `overall R@${k}, conversations alone`
+      const exactRecall = meanRecall(outcomes.exact, k)
       rows.push({ name: alone, value: meanRecall(outcomes.alone, k), unit: '%', better: 'higher' })
       rows.push({
         name: `overall R@${k}, inside ${scale} of the same agent`,
@@ -262,7 +281,16 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
         unit: '%',
         better: 'higher',
         baseline: alone,
-        note: `${outcomes.scaled.length} questions of ${conversations.map((c) => c.id).join(', ')}`,
+        // The target: what the exact paths find in the same run, on the same data.
+        target: { op: '>=', value: exactRecall },
+        note: `${outcomes.scaled.length} questions of ${conversations.map((c) => c.id).join(', ')}; target: the exact paths' ${exactRecall.toFixed(1)}% (same run)`,
+      })
+      rows.push({
+        name: `overall R@${k}, inside ${scale}, issue 18's fast paths off (lexical index off, exact vector scan in JavaScript)`,
+        value: exactRecall,
+        unit: '%',
+        better: 'higher',
+        note: 'a second server on the same database, asked the same questions',
       })
     }
     for (const side of ['alone', 'scaled'] as const)
@@ -281,6 +309,7 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
     })
     return rows
   } finally {
+    await exactPaths?.close()
     await t.close()
     fs.rmSync(dir, { recursive: true, force: true })
   }
