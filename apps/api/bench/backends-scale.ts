@@ -12,6 +12,8 @@ import { textMaker } from './load.ts'
 
 /** Messages of the agent searched: the 100K; 10K for the smoke run. */
 export const SCALE_MESSAGES = { full: 100_000, quick: 10_000 } as const
+/** Memories of the memory agent searched: the 100K; 2K for the smoke run. */
+export const SCALE_MEMORIES = { full: 100_000, quick: 2_000 } as const
 /** Searches of each kind per backend (each query asked of both, alternating which goes first). */
 const QUERIES = { full: 300, quick: 60 } as const
 const MESSAGES_PER_CONVERSATION = 100
@@ -71,7 +73,9 @@ export async function backendScaleBenchmarks({
   memories?: number
 }) {
   const total = messages ?? (quick ? SCALE_MESSAGES.quick : SCALE_MESSAGES.full)
-  const memoryTotal = memories ?? total
+  // Seeding memories goes through the verification pipeline (duplicate and contradiction checks
+  // per memory): the smoke run keeps it short; the full run holds the 100K.
+  const memoryTotal = memories ?? (quick ? SCALE_MEMORIES.quick : SCALE_MEMORIES.full)
   const queries = quick ? QUERIES.quick : QUERIES.full
   const embedder = createHashingEmbedder({ lexicon: loadWordNetLexicon() })
   const server = await startPostgres()
