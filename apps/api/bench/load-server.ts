@@ -133,6 +133,11 @@ async function runServer(file: string, key: string) {
       ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 60_000,
       // ENGRAM_LEXICAL_INDEX=off measures the store-read lexical path of before issue 18 (same data).
       ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
+      // The exact scans' SIMD kernel: ENGRAM_VECTOR_KERNEL=javascript measures the scan without it.
+      ENGRAM_VECTOR_KERNEL: process.env.ENGRAM_VECTOR_KERNEL === 'javascript' ? 'javascript' : 'auto',
+      ...(process.env.ENGRAM_VECTOR_KERNEL_ABOVE
+        ? { ENGRAM_VECTOR_KERNEL_ABOVE: Number(process.env.ENGRAM_VECTOR_KERNEL_ABOVE) }
+        : {}),
     },
     embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
     databaseFile: file,

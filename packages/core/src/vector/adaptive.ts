@@ -6,7 +6,7 @@ import {
   type ExactReference,
   type TunableVectorIndex,
 } from './calibration.ts'
-import { ExactVectorIndex, type VectorHit, type VectorIndex } from './vector.ts'
+import { ExactVectorIndex, type VectorHit, type VectorIndex, type VectorScanConfig } from './vector.ts'
 
 /**
  * When to leave the exact scan for an approximate index. 20,000: the exact scan then takes ~7 ms
@@ -88,6 +88,8 @@ export interface AdaptiveVectorIndexOptions {
   /** An approximate index already filled (e.g. loaded from a file): starts in approximate mode. */
   approximate?: ApproximateVectorIndex
   config?: Partial<AdaptiveIndexConfig>
+  /** How its exact index scans (the SIMD kernel, and from how many vectors); the defaults when absent. */
+  scan?: Partial<VectorScanConfig>
 }
 
 export type AdaptiveMode = 'exact' | 'building' | 'approximate'
@@ -119,7 +121,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   constructor(private readonly options: AdaptiveVectorIndexOptions) {
     this.config = parseWith(AdaptiveIndexConfigSchema, options.config, 'adaptiveIndex')
     this.approximate = options.approximate ?? null
-    this.exact = this.approximate ? null : new ExactVectorIndex()
+    this.exact = this.approximate ? null : new ExactVectorIndex(this.options.scan)
   }
 
   get mode(): AdaptiveMode {
@@ -180,7 +182,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     const { approximateAbove, exactBelowRatio } = this.config
     if (this.exact && this.exact.size > approximateAbove) return this.startBuild(this.exact)
     if (this.approximate && this.approximate.size < approximateAbove * exactBelowRatio) {
-      const exact = new ExactVectorIndex()
+      const exact = new ExactVectorIndex(this.options.scan)
       for (const [id, vector] of this.approximate.entries()) {
         exact.upsert(id, vector)
         const stamp = this.approximate.stampOf(id)

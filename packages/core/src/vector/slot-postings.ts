@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { parseWith, ValidationError } from '../errors.ts'
 import type { ApproximateVectorIndex } from './adaptive.ts'
 import { TopK } from './top-k.ts'
-import { ExactVectorIndex, type VectorHit, vectorNorm } from './vector.ts'
+import { ExactVectorIndex, type VectorHit, type VectorScanConfig, vectorNorm } from './vector.ts'
 
 /**
  * Tuning of the slot-postings index. Defaults measured on the offline hashing embedder's vectors
@@ -71,8 +71,8 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
   /** Per slot partial scores of the search in progress; zeroed again by the search. */
   private partial = new Float32Array(0)
 
-  constructor(config: Partial<SlotPostingsConfig> = {}) {
-    super()
+  constructor(config: Partial<SlotPostingsConfig> = {}, scan: Partial<VectorScanConfig> = {}) {
+    super(scan)
     this.config = parseWith(SlotPostingsConfigSchema, config, 'slotPostings')
     this.breadth = this.config.candidates
   }
