@@ -165,9 +165,15 @@ export class LexicalIndex {
     return true
   }
 
-  /** Gives back the postings' growth slack (after a build or a catch-up of many documents). */
+  /**
+   * Gives back the growth slack (after a build or a catch-up of many documents): doubling leaves
+   * up to half of the postings, the per-document arrays and the forward arena unused.
+   */
   trim(): void {
     for (const postings of this.postings) postings?.trim()
+    if (this.forwardTerms.length > this.forwardUsed + 256)
+      this.forwardTerms = this.forwardTerms.slice(0, this.forwardUsed + 256)
+    if (this.order.length > this.slots + 16) this.resizeSlots(this.slots + 16)
   }
 
   /** BM25's corpus figures of a set: its documents and their mean length. */
@@ -503,25 +509,24 @@ export class LexicalIndex {
 
   private ensureSlots(count: number): void {
     if (count <= this.order.length) return
-    const capacity = Math.max(count, this.order.length * 2)
-    const order = new Float64Array(capacity)
-    order.set(this.order)
-    this.order = order
-    const lengths = new Int32Array(capacity)
-    lengths.set(this.lengths)
-    this.lengths = lengths
-    const sessions = new Int32Array(capacity)
-    sessions.set(this.sessions)
-    this.sessions = sessions
-    const flags = new Uint8Array(capacity)
-    flags.set(this.flags)
-    this.flags = flags
-    const forwardStart = new Int32Array(capacity)
-    forwardStart.set(this.forwardStart)
-    this.forwardStart = forwardStart
-    const forwardCount = new Int32Array(capacity)
-    forwardCount.set(this.forwardCount)
-    this.forwardCount = forwardCount
+    this.resizeSlots(Math.max(count, this.order.length * 2))
+  }
+
+  private resizeSlots(capacity: number): void {
+    const resized = <T extends Float64Array | Int32Array | Uint8Array>(
+      array: T,
+      make: (n: number) => T,
+    ): T => {
+      const next = make(capacity)
+      next.set(array.subarray(0, Math.min(array.length, capacity)))
+      return next
+    }
+    this.order = resized(this.order, (n) => new Float64Array(n))
+    this.lengths = resized(this.lengths, (n) => new Int32Array(n))
+    this.sessions = resized(this.sessions, (n) => new Int32Array(n))
+    this.flags = resized(this.flags, (n) => new Uint8Array(n))
+    this.forwardStart = resized(this.forwardStart, (n) => new Int32Array(n))
+    this.forwardCount = resized(this.forwardCount, (n) => new Int32Array(n))
   }
 
   /** Rewrites the postings without dropped documents' slots (renumbered, order kept). */
