@@ -26,6 +26,13 @@ export class IncrementalRedundancy {
   private sizeAt = new Int32Array(1_024)
   private prefixAt: (string[] | undefined)[] = []
   private seenAt = new Int32Array(1_024)
+  /**
+   * Per slot, 128 bits: bit (hash of a word) mod 128 set for each of its words. A probe's bits
+   * missing from a candidate's are words certainly missing from it, so most candidates met through
+   * one shared rare word are turned down with four popcounts instead of a comparison of word sets
+   * (most of an update with 1,000 new entries at 100K). A lower bound only: the answer is exact.
+   */
+  private bitsAt = new Int32Array(1_024 * SIGNATURE_WORDS)
   private readonly freeSlots: number[] = []
   private readonly postings = new Map<string, Set<number>>()
   private readonly empties = new Set<number>()
@@ -122,6 +129,7 @@ export class IncrementalRedundancy {
       this.sizeAt = grow(this.sizeAt, new Int32Array(length))
       this.seenAt = grow(this.seenAt, new Int32Array(length))
       this.lastUpdateAt = grow(this.lastUpdateAt, new Int32Array(length))
+      this.bitsAt = grow(this.bitsAt, new Int32Array(length * SIGNATURE_WORDS))
     }
     this.slotOf.set(id, slot)
     this.idAt[slot] = id
@@ -177,9 +185,21 @@ export class IncrementalRedundancy {
       return
     }
     const frequency = this.frequency
-    const ordered = [...words].sort(
-      (a, b) => (frequency.get(a) ?? 0) - (frequency.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0),
-    )
+    // Each word's frequency looked up once, not twice per comparison.
+    const keyed = [...words].map((word) => ({ word, count: frequency.get(word) ?? 0 }))
+    keyed.sort((a, b) => a.count - b.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0))
+    const ordered = keyed.map((k) => k.word)
+    const bits = this.bitsAt
+    const base = slot * SIGNATURE_WORDS
+    bits.fill(0, base, base + SIGNATURE_WORDS)
+    for (const word of ordered) {
+      const bit = wordHash(word) & (SIGNATURE_WORDS * 32 - 1)
+      bits[base + (bit >>> 5)] = (bits[base + (bit >>> 5)] as number) | (1 << (bit & 31))
+    }
+    const p0 = bits[base] as number
+    const p1 = bits[base + 1] as number
+    const p2 = bits[base + 2] as number
+    const p3 = bits[base + 3] as number
     const t = this.threshold
     const prefix = ordered.slice(0, ordered.length - Math.ceil(t * ordered.length - FLOAT_SLACK) + 1)
     const minSize = t * words.size - FLOAT_SLACK
@@ -195,6 +215,17 @@ export class IncrementalRedundancy {
         seen[other] = stamp
         const size = sizes[other] as number
         if (size < minSize || size > maxSize) continue
+        // Overlap needed for J >= t, against what each side's missing bits leave at most.
+        const needed = (t * (words.size + size)) / (1 + t) - FLOAT_SLACK
+        const o = other * SIGNATURE_WORDS
+        const c0 = bits[o] as number
+        const c1 = bits[o + 1] as number
+        const c2 = bits[o + 2] as number
+        const c3 = bits[o + 3] as number
+        const probeMissing = popcount(p0 & ~c0) + popcount(p1 & ~c1) + popcount(p2 & ~c2) + popcount(p3 & ~c3)
+        if (words.size - probeMissing < needed) continue
+        const otherMissing = popcount(c0 & ~p0) + popcount(c1 & ~p1) + popcount(c2 & ~p2) + popcount(c3 & ~p3)
+        if (size - otherMissing < needed) continue
         const similarity = similarityIfAtLeast(words, this.wordsOf(other), t)
         if (similarity >= t) this.pair(slot, other, similarity)
       }
@@ -248,6 +279,22 @@ function similarityIfAtLeast(a: ReadonlySet<string>, b: ReadonlySet<string>, thr
   }
   // The same expression as jaccardSimilarity, so the same value to the last bit.
   return shared / (a.size + b.size - shared)
+}
+
+const SIGNATURE_WORDS = 4
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555)
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
+}
+
+/** FNV-1a of a word, mixed so its low bits spread (they pick the signature bit). */
+function wordHash(word: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193)
+  hash ^= hash >>> 15
+  return Math.imul(hash, 0x2c1b3c6d) >>> 15
 }
 
 /** FNV-1a of a text: a changed text is missed only on a 32-bit collision (1 in 4 billion). */
