@@ -67,40 +67,56 @@ export class IncrementalRedundancy {
     const run = ++this.updates
     if (this.lastUpdateAt.length < this.hashAt.length)
       this.lastUpdateAt = widened(this.lastUpdateAt, this.hashAt.length)
-    const hashes = new Map<string, number>()
-    for (const entry of entries) {
-      const slot = this.slotOf.get(entry.id)
-      if (slot !== undefined && textUnchanged?.(entry)) {
+    // Each entry's slot, looked up once (-1: new, or its text changed): at 100K entries the id
+    // look-ups repeated per step were most of an update with nothing changed.
+    const slotOfEntry = new Int32Array(entries.length)
+    const hashes = new Uint32Array(entries.length)
+    entries.forEach((entry, i) => {
+      const slot = this.slotOf.get(entry.id) ?? -1
+      slotOfEntry[i] = slot
+      if (slot >= 0 && textUnchanged?.(entry)) {
         this.lastUpdateAt[slot] = run
-        continue
+        return
       }
       const hash = textHash(entry.content)
-      hashes.set(entry.id, hash)
-      if (slot !== undefined && this.hashAt[slot] === hash) this.lastUpdateAt[slot] = run
-    }
+      hashes[i] = hash
+      if (slot >= 0 && this.hashAt[slot] === hash) this.lastUpdateAt[slot] = run
+      else slotOfEntry[i] = -1
+    })
     // Known entries not in this call, or whose text changed, are forgotten (then added as new).
     for (let slot = 0; slot < this.idAt.length; slot++) {
       if (this.idAt[slot] !== undefined && this.lastUpdateAt[slot] !== run) this.forget(slot)
     }
-    const changed = entries.filter((e) => !this.slotOf.has(e.id))
+    let changedCount = 0
+    for (let i = 0; i < entries.length; i++) if ((slotOfEntry[i] as number) < 0) changedCount++
     const grown = entries.length > 2 * this.builtFor || entries.length < this.builtFor / 2
-    const rebuild = this.builtFor === 0 || grown || changed.length > entries.length * this.rebuildShare
-    if (rebuild) this.reset()
+    const rebuild = this.builtFor === 0 || grown || changedCount > entries.length * this.rebuildShare
+    if (rebuild) {
+      this.reset()
+      slotOfEntry.fill(-1)
+    }
     // Slots for the new ones first, so every entry of this call can be looked up by slot.
-    const fresh = rebuild ? entries : changed
-    for (const entry of fresh) this.assign(entry.id, hashes.get(entry.id) ?? textHash(entry.content))
+    const fresh: number[] = []
+    entries.forEach((entry, i) => {
+      if ((slotOfEntry[i] as number) >= 0) return
+      // Not hashed above (its text was known unchanged) when a rebuild drops every slot.
+      if (hashes[i] === 0) hashes[i] = textHash(entry.content)
+      slotOfEntry[i] = this.assign(entry.id, hashes[i] as number)
+      fresh.push(slotOfEntry[i] as number)
+    })
     this.entryAt = []
     this.setAt = []
-    for (const entry of entries) this.entryAt[this.slotOf.get(entry.id) as number] = entry
+    entries.forEach((entry, i) => {
+      this.entryAt[slotOfEntry[i] as number] = entry
+    })
     if (rebuild) {
-      for (const entry of entries)
-        for (const word of this.wordsOf(this.slotOf.get(entry.id) as number))
-          this.frequency.set(word, (this.frequency.get(word) ?? 0) + 1)
+      for (const slot of slotOfEntry)
+        for (const word of this.wordsOf(slot)) this.frequency.set(word, (this.frequency.get(word) ?? 0) + 1)
       this.builtFor = entries.length
     }
-    for (const entry of fresh) this.add(this.slotOf.get(entry.id) as number)
+    for (const slot of fresh) this.add(slot)
     this.lastCompared = fresh.length
-    const found = this.best(entries)
+    const found = this.best(entries, slotOfEntry)
     this.entryAt = []
     this.setAt = [] // not kept between calls: the texts' own size again
     return found
@@ -117,7 +133,7 @@ export class IncrementalRedundancy {
     this.frequency = new Map()
   }
 
-  private assign(id: string, hash: number): void {
+  private assign(id: string, hash: number): number {
     const slot = this.freeSlots.pop() ?? this.idAt.length
     if (slot >= this.hashAt.length) {
       const grow = <T extends Uint32Array | Int32Array>(from: T, to: T): T => {
@@ -135,6 +151,7 @@ export class IncrementalRedundancy {
     this.idAt[slot] = id
     this.hashAt[slot] = hash
     this.seenAt[slot] = 0
+    return slot
   }
 
   private forget(slot: number): void {
@@ -239,11 +256,9 @@ export class IncrementalRedundancy {
   }
 
   /** findRedundantEntries' choice over the kept pairs: the same rules, the same order. */
-  private best(entries: readonly MemoryEntry[]): RedundantEntry[] {
+  private best(entries: readonly MemoryEntry[], slotOfEntry: Int32Array): RedundantEntry[] {
     const position = new Int32Array(this.idAt.length).fill(-1)
-    entries.forEach((entry, i) => {
-      position[this.slotOf.get(entry.id) as number] = i
-    })
+    for (let i = 0; i < entries.length; i++) position[slotOfEntry[i] as number] = i
     const choice = new DuplicateChoice(Float64Array.from(entries, (e) => e.timestamp.getTime()))
     for (const [a, partners] of this.pairs) {
       const i = position[a] as number
