@@ -96,10 +96,15 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
     const params = sessionId ? [agentId, sessionId] : [agentId]
     const direct = directSqlite(this.db)
     if (direct)
-      return (await direct.allArrays(sql, ...params)).map(
-        ([id, version, contentLength, type, relevance, isCompressed, tokenCount]) =>
-          toStamp({ id, version, contentLength, type, relevance, isCompressed, tokenCount } as RawStampRow),
-      )
+      return (await direct.allArrays(sql, ...params)).map((row) => ({
+        id: String(row[0]),
+        version: versionOf(row[1] as RawStampRow['version']),
+        contentLength: Number(row[2]),
+        type: row[3] as MemoryEntry['type'],
+        relevance: Number(row[4]),
+        isCompressed: row[5] === 1 || row[5] === true,
+        tokenCount: Number(row[6]),
+      }))
     return (await this.db.$queryRawUnsafe<RawStampRow[]>(sql, ...params)).map(toStamp)
   }
 
