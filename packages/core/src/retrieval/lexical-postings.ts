@@ -2,8 +2,8 @@
  * One term's postings in an agent's in-process lexical index: document slots in ascending order
  * with the term's frequency in each, one Int32 a posting (`slot << 4 | frequency`, a frequency of
  * 15 or more kept beside in a small map: 4 bytes a posting instead of 8, most frequencies are 1-3),
- * in one growable array (no object per posting, one array object per term). A list of one posting
- * (a compaction can leave one) keeps it in two fields and no array. Once the list outgrows one
+ * in one growable array (no object per posting, one array object per term; a term one document
+ * holds has no object at all, see LexicalIndex). Once the list outgrows one
  * block, per block of BLOCK_SIZE postings the largest frequency and the shortest document length,
  * which bound the term's BM25 contribution inside the block for any corpus figures. A list of one
  * block is bounded by its list-wide figures.
@@ -20,13 +20,10 @@ const FREQUENCY_ESCAPE = (1 << FREQUENCY_BITS) - 1
 export const LEXICAL_MAX_SLOTS = 2 ** (31 - FREQUENCY_BITS)
 
 export class TermPostings {
-  /** `slot << 4 | min(frequency, 15)` per posting; null while the list holds one posting (or none). */
-  private data: Int32Array | null = null
+  /** `slot << 4 | min(frequency, 15)` per posting. */
+  private data: Int32Array = new Int32Array(INITIAL_POSTINGS)
   /** Frequencies of 15 or more, by position (rare: a word repeated that often in one text). */
   private largeFrequencies: Map<number, number> | null = null
-  /** The only posting while `data` is null. */
-  private onlySlot = 0
-  private onlyFrequency = 0
   /** Per block: largest frequency, shortest length (never lowered by removals: still bounds); null within one block. */
   private blocks: Int32Array | null = null
   size = 0
@@ -38,11 +35,10 @@ export class TermPostings {
   summaries = 0
 
   slotAt(at: number): number {
-    return this.data === null ? this.onlySlot : (this.data[at] as number) >>> FREQUENCY_BITS
+    return (this.data[at] as number) >>> FREQUENCY_BITS
   }
 
   frequencyAt(at: number): number {
-    if (this.data === null) return this.onlyFrequency
     const packed = (this.data[at] as number) & FREQUENCY_ESCAPE
     return packed === FREQUENCY_ESCAPE ? (this.largeFrequencies?.get(at) as number) : packed
   }
@@ -62,21 +58,8 @@ export class TermPostings {
     if (slot >= LEXICAL_MAX_SLOTS)
       throw new RangeError(`a lexical index holds at most ${LEXICAL_MAX_SLOTS} slots`)
     const at = this.size++
-    if (at === 0) {
-      this.onlySlot = slot
-      this.onlyFrequency = frequency
-    } else {
-      let data = this.data
-      if (data === null) {
-        data = new Int32Array(INITIAL_POSTINGS)
-        this.data = data
-        this.put(0, this.onlySlot, this.onlyFrequency)
-      } else if (at === data.length) {
-        data = grow(data, data.length * 2)
-        this.data = data
-      }
-      this.put(at, slot, frequency)
-    }
+    if (at === this.data.length) this.data = grow(this.data, this.data.length * 2)
+    this.put(at, slot, frequency)
     if (at === BLOCK_SIZE) {
       // Past one block: the first block's bounds are the list's so far.
       this.blocks = new Int32Array(8)
@@ -99,7 +82,7 @@ export class TermPostings {
   }
 
   private put(at: number, slot: number, frequency: number): void {
-    const data = this.data as Int32Array
+    const data = this.data
     if (frequency < FREQUENCY_ESCAPE) data[at] = (slot << FREQUENCY_BITS) | frequency
     else {
       data[at] = (slot << FREQUENCY_BITS) | FREQUENCY_ESCAPE
@@ -112,7 +95,6 @@ export class TermPostings {
   seek(from: number, slot: number): number {
     const data = this.data
     const size = this.size
-    if (data === null) return from >= size || this.onlySlot >= slot ? from : size
     // Packed entries order as their slots do: an entry is below slot << 4 exactly when its slot is below.
     const key = slot << FREQUENCY_BITS
     if (from >= size || (data[from] as number) >= key) return from
@@ -137,7 +119,8 @@ export class TermPostings {
   /** Bytes held: the arrays' capacity and the objects (V8's typed array and buffer headers, about). */
   bytes(): number {
     return (
-      (this.data ? this.data.byteLength + 100 : 0) +
+      this.data.byteLength +
+      100 +
       (this.blocks ? this.blocks.byteLength + 100 : 0) +
       (this.largeFrequencies ? this.largeFrequencies.size * 40 + 80 : 0) +
       100
@@ -146,7 +129,7 @@ export class TermPostings {
 
   /** Gives back the growth slack (after a build: doubling leaves up to half unused). */
   trim(): void {
-    if (this.data && this.data.length > this.size) this.data = this.data.slice(0, this.size)
+    if (this.data.length > this.size) this.data = this.data.slice(0, Math.max(1, this.size))
   }
 
   /** Keeps only the postings whose slot `renumber` maps (to a new slot, order kept); -1 drops. */
@@ -158,7 +141,7 @@ export class TermPostings {
       slots[i] = this.slotAt(i)
       frequencies[i] = this.frequencyAt(i)
     }
-    this.data = null
+    this.data = new Int32Array(Math.max(INITIAL_POSTINGS, size))
     this.largeFrequencies = null
     this.blocks = null
     this.size = 0
