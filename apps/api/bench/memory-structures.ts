@@ -9,7 +9,7 @@
 // Heap and external bytes are read after a full GC before and after each build (RSS is printed
 // too, but the allocator keeps freed pages, so it only grows through a run).
 import { createHashingEmbedder, ExactVectorIndex, LexicalIndex, SlotPostingsIndex } from '@engram/core'
-import { contentHash } from '@engram/engine'
+import { contentHash, OptimizerEntries, type OptimizerRepository, type StampedEntry } from '@engram/engine'
 import { loadWordNetLexicon } from '@engram/providers'
 import { seededRandom } from '../../../packages/core/bench/report.ts'
 import { textMaker } from './load.ts'
@@ -107,6 +107,50 @@ kept.push(
       `${(index.postingsHeld / count).toFixed(1)} postings a memory; estimate ${(index.bytes() / count).toFixed(0)} B a memory`,
   ),
 )
+
+// The optimizer's kept entries (ENGRAM_OPTIMIZER_CACHED_ENTRIES): not loaded by a search (so not
+// in the load bench's RSS row), kept by the optimizer between runs over an agent's entries. Here
+// over conversation turns of the same text, as rows come from the store.
+let turns: StampedEntry[] = []
+const rowsStore = {
+  stampedEntries: async () => turns,
+  entryStamps: async () => [],
+  entriesByIds: async () => [],
+} as unknown as OptimizerRepository
+{
+  const before = usage()
+  turns = Array.from({ length: count }, (_, i) => {
+    const content = text.turn()
+    return {
+      entry: {
+        id: String(i + 1),
+        type: 'long_term',
+        role: 'user',
+        content,
+        tokenCount: Math.ceil(content.length / 4),
+        relevance: 1,
+        isCompressed: false,
+        timestamp: new Date(1_700_000_000_000 + i * 1_000),
+        sessionId: `c${Math.floor(i / 100)}`,
+      },
+      version: new Date(1_700_000_000_000 + i * 1_000).toISOString(),
+      contentLength: content.length,
+    }
+  })
+  const entries = new OptimizerEntries(rowsStore, count)
+  await entries.load('agent', null)
+  // Everything the rows were is the kept entries' now (the text, the entry, its stamp).
+  turns = []
+  const after = usage()
+  rows.push({
+    structure: 'optimizer kept entries (with their text)',
+    heap: (after.heap - before.heap) / count,
+    external: (after.external - before.external) / count,
+    rss: (after.rss - before.rss) / count,
+    note: `${entries.size} kept`,
+  })
+  kept.push(entries)
+}
 
 const pad = (s: string, n: number) => s.padEnd(n)
 console.log(`${count.toLocaleString('en-US')} memories, bytes per memory (heap / external / rss growth)`)
