@@ -50,6 +50,8 @@ export interface ApproximateVectorIndex extends VectorIndex {
   /** Present when the search breadth can be tuned: a build then calibrates it. */
   setSearchBreadth?(breadth: number): void
   readonly searchBreadth?: number
+  /** Gives back growth slack once a build has filled the index, when it keeps any. */
+  trim?(): void
   /** Deleted entries still in the structure (an HNSW graph marks them), when it keeps any. */
   readonly deletedCount?: number
 }
@@ -256,6 +258,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       if (vector) target.upsert(id, vector, this.stamps.get(id))
       else target.remove(id)
     }
+    target.trim?.()
     this.approximate = target
     this.exact = null
     this.stamps.clear()
