@@ -384,15 +384,18 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_SQLITE_LOCK_WAIT_MS: 2,
       ENGRAM_LEXICAL_INDEX: 'on',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
+      ENGRAM_DEBOUNCE_GRANULARITY_MS: 500,
     })
     expect(
       loadEnv({
+        ENGRAM_DEBOUNCE_GRANULARITY_MS: '0',
         ENGRAM_WORKERS: '64',
         ENGRAM_SQLITE_LOCK_WAIT_MS: '0',
         ENGRAM_LEXICAL_INDEX: 'off',
         ENGRAM_LEXICAL_INDEX_REFRESH_MS: '60000',
       }),
     ).toMatchObject({
+      ENGRAM_DEBOUNCE_GRANULARITY_MS: 0,
       ENGRAM_WORKERS: 64,
       ENGRAM_SQLITE_LOCK_WAIT_MS: 0,
       ENGRAM_LEXICAL_INDEX: 'off',
@@ -408,6 +411,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ['ENGRAM_LEXICAL_INDEX_REFRESH_MS', ['-1', '60001', '0.5']],
       ['ENGRAM_LEXICAL_INDEX_MAX_INDEXES', ['0', '1000001']],
       ['ENGRAM_OPTIMIZER_CACHED_ENTRIES', ['10000001']],
+      ['ENGRAM_DEBOUNCE_GRANULARITY_MS', ['-1', '60001', '0.5']],
     ]
     for (const [name, values] of bad)
       for (const value of values)

@@ -83,6 +83,7 @@ export interface AppOptions {
         | 'ENGRAM_KEY_FACT_MODE'
         | 'ENGRAM_EXTRACTION'
         | 'ENGRAM_EXTRACTION_DEBOUNCE_MS'
+        | 'ENGRAM_DEBOUNCE_GRANULARITY_MS'
         | 'ENGRAM_EXTRACTION_WORKERS'
         | 'ENGRAM_SUMMARIES'
         | 'ENGRAM_PROFILE'
@@ -218,6 +219,7 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_EXTRACTION_DEBOUNCE_MS === undefined
         ? {}
         : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
+      debounceGranularityMs: env.ENGRAM_DEBOUNCE_GRANULARITY_MS,
       ...options.formation,
     },
     automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',

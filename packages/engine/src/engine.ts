@@ -225,6 +225,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       ),
       () => (deps.automaticSummaries === false ? null : summaries),
       log,
+      (stored) => formation.turnsCommitted(stored),
     ),
     clock,
     tokenCounter,
@@ -299,6 +300,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     activity,
     ...(deps.offlineSummarizer ? { offline: deps.offlineSummarizer } : {}),
     vectors: embeddings,
+    scheduled: formation.scheduled,
   })
   registerSummaryJobs(jobs, summaries)
   const profiles = new ProfileService({
@@ -463,6 +465,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     optimizer,
     events,
     formationStats,
+    scheduledJobs: formation.scheduled,
     lexicalIndexes,
     ...(episodic ? { shared: episodic } : {}),
     workingContext,
