@@ -24,9 +24,11 @@ export function startServer(
   workers = 1,
   /** Settings of this server's environment beside the bench's own (a side of a comparison). */
   env: Record<string, string> = {},
+  /** Another checkout's apps/api/bench (the commit before a change, as a side of a comparison). */
+  benchDirectory = HERE,
 ): Promise<Server> {
-  const child = fork(path.join(HERE, 'load-server.ts'), [file, ADMIN_KEY, String(workers)], {
-    cwd: path.resolve(HERE, '..'),
+  const child = fork(path.join(benchDirectory, 'load-server.ts'), [file, ADMIN_KEY, String(workers)], {
+    cwd: path.resolve(benchDirectory, '..'),
     // ENGRAM_BENCH_PROFILE=DIR writes the server's CPU profile there (open it in Chrome DevTools).
     execArgv: [
       '--import',

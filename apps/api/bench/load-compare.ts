@@ -2,15 +2,21 @@
 // starts a second server process on the same database with those settings (the code path of
 // before a change, e.g. ENGRAM_DEBOUNCE_GRANULARITY_MS=0 for every turn rewriting its jobs) and
 // drives both in turn, sample by sample, so the machine's noise falls on both sides alike.
+// ENGRAM_LOAD_COMPARE_TREE=DIR runs the baseline from another checkout of the repository instead
+// (a worktree of the commit before a change, installed; same schema), with those settings if any.
+import path from 'node:path'
 import type { BenchRow } from '../../../packages/core/bench/report.ts'
 import { median, percentile } from '../../../packages/core/bench/report.ts'
 import { hammer, openLoop, type RunResult, type Server, startServer } from './load-client.ts'
 
 /** The baseline's settings from ENGRAM_LOAD_COMPARE; null when no comparison was asked for. */
-export function comparedSettings(spec = process.env.ENGRAM_LOAD_COMPARE): Record<string, string> | null {
-  if (!spec) return null
+export function comparedSettings(
+  spec = process.env.ENGRAM_LOAD_COMPARE,
+  tree = process.env.ENGRAM_LOAD_COMPARE_TREE,
+): Record<string, string> | null {
+  if (!spec && !tree) return null
   const settings: Record<string, string> = {}
-  for (const pair of spec.split(',')) {
+  for (const pair of spec ? spec.split(',') : []) {
     const [name, value] = pair.split('=')
     if (!name || value === undefined) throw new Error(`ENGRAM_LOAD_COMPARE: "${pair}" is not NAME=VALUE`)
     settings[name.trim()] = value.trim()
@@ -39,10 +45,17 @@ export async function compareWrites(options: {
   addMessage: () => unknown
 }): Promise<BenchRow[]> {
   const { file, server, settings, key, seconds, samples, addMessage } = options
-  const named = Object.entries(settings)
-    .map(([name, value]) => `${name}=${value}`)
-    .join(' ')
-  const baseline = await startServer(file, 1, settings)
+  const tree = process.env.ENGRAM_LOAD_COMPARE_TREE
+  const named = [
+    ...(tree ? [path.basename(tree)] : []),
+    ...Object.entries(settings).map(([name, value]) => `${name}=${value}`),
+  ].join(' ')
+  const baseline = await startServer(
+    file,
+    1,
+    settings,
+    tree ? path.join(path.resolve(tree), 'apps/api/bench') : undefined,
+  )
   const rows: BenchRow[] = []
   try {
     const sides: Side[] = [

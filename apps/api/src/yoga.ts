@@ -355,6 +355,11 @@ export function createApp(options: AppOptions) {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/livez',
     landingPage: false,
+    // The body limit is listen()'s (ENGRAM_MAX_REQUEST_BYTES: a declared length before yoga, a
+    // chunked body counted as it arrives). yoga's own 25 MB check piped every body through a
+    // TransformStream, whose stream pipeline ends by aborting a signal (a DOMException with a
+    // stack): ~3% of an addMessage's CPU under load (issue 18).
+    maxRequestBodySize: false,
     // GraphiQL with its assets inlined: the default loads them from a CDN, which offline fails.
     renderGraphiQL,
     graphiql:
