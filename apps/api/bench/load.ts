@@ -639,7 +639,8 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
           settings: compared,
           key: AGENT_KEY,
           seconds: sizes.writeSeconds,
-          samples: sizes.samples,
+          // More pairs than the other rows' samples narrow a small difference on a noisy machine.
+          samples: Number(process.env.ENGRAM_LOAD_COMPARE_SAMPLES) || sizes.samples,
           addMessage: () => ({
             query: `mutation($c: String!, $t: String!) { addMessage(input: { conversationId: $c, role: USER, content: $t }) { ... on Message { id } } }`,
             variables: { c: `k${request++ % 64}`, t: text.turn() },

@@ -102,9 +102,16 @@ export class ScheduledJobs {
     for (const id of this.notes.keys()) if ((JSON.parse(id) as string[])[0] === agentId) this.notes.delete(id)
   }
 
-  /** Notes held (tests and the deletion checks). */
+  /** Notes held (tests). */
   get size(): number {
     return this.notes.size
+  }
+
+  /** Notes held for an agent (the deletion report). */
+  held(agentId: string): number {
+    let count = 0
+    for (const id of this.notes.keys()) if ((JSON.parse(id) as string[])[0] === agentId) count++
+    return count
   }
 
   private note(id: string, runAfter: number): void {
