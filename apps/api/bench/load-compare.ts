@@ -29,6 +29,7 @@ interface Side {
   server: Server
   c1: { runs: RunResult[]; cpu: number[] }
   open: { runs: RunResult[]; cpu: number[] }
+  batches: { runs: RunResult[]; cpu: number[] }
 }
 
 /**
@@ -43,8 +44,10 @@ export async function compareWrites(options: {
   seconds: number
   samples: number
   addMessage: () => unknown
+  /** addMessages of a batch (at concurrency 1), as the suite's batch rows send them. */
+  addMessages: () => unknown
 }): Promise<BenchRow[]> {
-  const { file, server, settings, key, seconds, samples, addMessage } = options
+  const { file, server, settings, key, seconds, samples, addMessage, addMessages } = options
   const tree = process.env.ENGRAM_LOAD_COMPARE_TREE
   const named = [
     ...(tree ? [path.basename(tree)] : []),
@@ -58,17 +61,16 @@ export async function compareWrites(options: {
   )
   const rows: BenchRow[] = []
   try {
-    const sides: Side[] = [
-      { label: 'as configured', server, c1: { runs: [], cpu: [] }, open: { runs: [], cpu: [] } },
-      {
-        label: `baseline ${named}`,
-        server: baseline,
-        c1: { runs: [], cpu: [] },
-        open: { runs: [], cpu: [] },
-      },
-    ]
+    const sideOf = (label: string, on: Server): Side => ({
+      label,
+      server: on,
+      c1: { runs: [], cpu: [] },
+      open: { runs: [], cpu: [] },
+      batches: { runs: [], cpu: [] },
+    })
+    const sides = [sideOf('as configured', server), sideOf(`baseline ${named}`, baseline)]
     // Warm both (JIT, statement caches) before anything counts.
-    for (const side of sides) await openLoop(side.server.port, key, 2_000, 1, addMessage, 64)
+    for (const each of sides) await openLoop(each.server.port, key, 2_000, 1, addMessage, 64)
     const cpuOf = async (side: Side, run: () => Promise<RunResult>, into: Side['c1']) => {
       const before = await side.server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
       const result = await run()
@@ -82,6 +84,7 @@ export async function compareWrites(options: {
       for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
         await cpuOf(side, () => hammer(side.server.port, key, 1, seconds, addMessage), side.c1)
         await cpuOf(side, () => openLoop(side.server.port, key, 2_000, seconds, addMessage, 64), side.open)
+        await cpuOf(side, () => hammer(side.server.port, key, 1, seconds, addMessages), side.batches)
       }
     }
     for (const side of sides) {
@@ -113,6 +116,7 @@ export async function compareWrites(options: {
         { op: '<=', value: 10 },
       )
       row(`${open}: server CPU per request`, side.open.cpu, 'ms')
+      row('addMessages (a batch) c=1 compared: server CPU per request', side.batches.cpu, 'ms')
     }
   } finally {
     await baseline.call({ cmd: 'stop' }).catch(() => baseline.child.kill())

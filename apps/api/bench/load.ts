@@ -645,6 +645,16 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
             query: `mutation($c: String!, $t: String!) { addMessage(input: { conversationId: $c, role: USER, content: $t }) { ... on Message { id } } }`,
             variables: { c: `k${request++ % 64}`, t: text.turn() },
           }),
+          addMessages: () => ({
+            query: `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { ... on AddMessagesPayload { messages { id } } } }`,
+            variables: {
+              c: `kb${request++ % 64}`,
+              m: Array.from({ length: ADD_MESSAGES_BATCH }, () => ({
+                role: 'ASSISTANT',
+                content: text.turn(),
+              })),
+            },
+          }),
         })),
       )
     for (const connections of phases.has('writes') ? CONCURRENCY : []) {
