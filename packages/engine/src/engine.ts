@@ -16,6 +16,7 @@ import {
   PersistentSessionManager,
   PoolLimitsSchema,
   parseWith,
+  type Scheduler,
   summarizeMessages,
   type TokenCounter,
   type TrajectoryLimits,
@@ -27,6 +28,7 @@ import type { z } from 'zod'
 import { AgentLifecycle } from './agents/agent-lifecycle.ts'
 import { AgentService } from './agents/agent-service.ts'
 import { AgentWrites } from './agents/agent-writes.ts'
+import { announcingSettings } from './agents/announcing-settings.ts'
 import { ContextBuilder } from './context/context-builder.ts'
 import { ContextService } from './context/context-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
@@ -62,7 +64,6 @@ import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
 import type { Lease } from './ports/lease.ts'
 import type { Logger } from './ports/logger.ts'
-import type { MemoryItemRepository } from './ports/memory-items.ts'
 import type { ProfileVersion } from './ports/profiles.ts'
 import { NO_SERVER_METRICS, type ServerMetricsSource } from './ports/server-metrics.ts'
 import type { Storage } from './ports/storage.ts'
@@ -71,6 +72,7 @@ import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
 import type { WorkingContextStore } from './ports/working-context.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
 import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
+import { withScheduler } from './scheduling/scheduler.ts'
 import {
   AgentLexicalIndexes,
   type LexicalIndexCacheConfig,
@@ -92,6 +94,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   /** The storage adapter's bundle (store-sqlite's, or the in-memory one in tests). */
   storage: S
   clock: Clock
+  /** Where every delay runs (catch-ups, gathers, polls, flushes); the clock's own timers or the system's. */
+  scheduler?: Scheduler
   tokenCounter: TokenCounter
   /** Where snapshots and progress are published; an in-process bus when none is given. */
   events?: EventBus
@@ -194,7 +198,8 @@ export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine
  * API, the embedded SDK, MCP and the CLI through them) call these and nothing below them.
  */
 export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
-  const { storage, clock, tokenCounter } = deps
+  const { storage, tokenCounter } = deps
+  const clock = withScheduler(deps.clock, deps.scheduler)
   const limits = deps.limits ?? DEFAULT_LIMITS
   const log = deps.log ?? console
   const events = deps.events ?? new InProcessEventBus()
@@ -356,7 +361,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     deps.lexicalIndexes ?? {},
     'lexicalIndexes',
   )
-  const lexicalIndexes = new AgentLexicalIndexes(storage.fullText, writes, lexicalIndexConfig)
+  const lexicalIndexes = new AgentLexicalIndexes(storage.fullText, writes, lexicalIndexConfig, clock)
   const search = new SearchService({
     lexicalIndexes: lexicalIndexConfig.enabled ? lexicalIndexes : null,
     fullText: storage.fullText,
@@ -676,20 +681,4 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     /** Spec 002's L1 working context and recency retrieval (issue 17). */
     workingContext,
   }
-}
-
-/**
- * The repository with its saveSettings announcing a `settings` change of the agent once saved
- * (AgentWrites; ReplicaCaches publishes it). Its other methods are the repository's own.
- */
-function announcingSettings<R extends Pick<MemoryItemRepository, 'saveSettings'>>(
-  repository: R,
-  writes: AgentWrites,
-): R {
-  const announcing = Object.create(repository) as R
-  announcing.saveSettings = async (agentId, stored) => {
-    await repository.saveSettings(agentId, stored)
-    writes.touch(agentId, 'settings')
-  }
-  return announcing
 }
