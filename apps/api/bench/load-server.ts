@@ -133,6 +133,12 @@ async function runServer(file: string, key: string) {
       ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 60_000,
       // ENGRAM_LEXICAL_INDEX=off measures the store-read lexical path of before issue 18 (same data).
       ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
+      // Writes' switches a comparison (ENGRAM_LOAD_COMPARE) or a probe sets; the defaults otherwise.
+      ...(process.env.ENGRAM_DEBOUNCE_GRANULARITY_MS === undefined
+        ? {}
+        : { ENGRAM_DEBOUNCE_GRANULARITY_MS: Number(process.env.ENGRAM_DEBOUNCE_GRANULARITY_MS) }),
+      ...(process.env.ENGRAM_EXTRACTION === 'off' ? { ENGRAM_EXTRACTION: 'off' as const } : {}),
+      ...(process.env.ENGRAM_SUMMARIES === 'off' ? { ENGRAM_SUMMARIES: 'off' as const } : {}),
       // The exact scans' SIMD kernel: ENGRAM_VECTOR_KERNEL=javascript measures the scan without it.
       ENGRAM_VECTOR_KERNEL: process.env.ENGRAM_VECTOR_KERNEL === 'javascript' ? 'javascript' : 'auto',
       ...(process.env.ENGRAM_VECTOR_KERNEL_ABOVE

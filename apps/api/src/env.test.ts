@@ -385,12 +385,14 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_SQLITE_LOCK_WAIT_MS: 2,
       ENGRAM_LEXICAL_INDEX: 'on',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
+      ENGRAM_DEBOUNCE_GRANULARITY_MS: 500,
       ENGRAM_VECTOR_KERNEL_ABOVE: DEFAULT_KERNEL_ABOVE,
       ENGRAM_VECTOR_KERNEL: 'auto',
     })
     expect(DEFAULT_KERNEL_ABOVE).toBe(1_024)
     expect(
       loadEnv({
+        ENGRAM_DEBOUNCE_GRANULARITY_MS: '0',
         ENGRAM_WORKERS: '64',
         ENGRAM_SQLITE_LOCK_WAIT_MS: '0',
         ENGRAM_LEXICAL_INDEX: 'off',
@@ -399,6 +401,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
         ENGRAM_VECTOR_KERNEL: 'javascript',
       }),
     ).toMatchObject({
+      ENGRAM_DEBOUNCE_GRANULARITY_MS: 0,
       ENGRAM_WORKERS: 64,
       ENGRAM_SQLITE_LOCK_WAIT_MS: 0,
       ENGRAM_LEXICAL_INDEX: 'off',
@@ -418,6 +421,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ['ENGRAM_VECTOR_KERNEL_ABOVE', ['-1', '1000000001', '1.5', 'big']],
       ['ENGRAM_VECTOR_KERNEL', ['simd', 'off']],
       ['ENGRAM_OPTIMIZER_CACHED_ENTRIES', ['10000001']],
+      ['ENGRAM_DEBOUNCE_GRANULARITY_MS', ['-1', '60001', '0.5']],
     ]
     for (const [name, values] of bad)
       for (const value of values)

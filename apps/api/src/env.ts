@@ -237,6 +237,17 @@ export const EnvSchema = z
       .max(60_000)
       .default(DEFAULT_FORMATION_CONFIG.extractionDebounceMs),
     /**
+     * How late a conversation's pending extraction or summary job may run behind its latest turn
+     * before a turn rewrites it (ms; 0 rewrites it on every turn): a burst of turns writes the
+     * queue about once per this time instead of once per turn (issue 18).
+     */
+    ENGRAM_DEBOUNCE_GRANULARITY_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(DEFAULT_FORMATION_CONFIG.debounceGranularityMs),
+    /**
      * Worker threads running the offline extractor (issue 13 §2), off the request thread; 0 runs
      * it in process. One by default: on a 2-core machine the other core stays with requests.
      */

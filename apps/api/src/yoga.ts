@@ -86,6 +86,7 @@ export interface AppOptions {
         | 'ENGRAM_KEY_FACT_MODE'
         | 'ENGRAM_EXTRACTION'
         | 'ENGRAM_EXTRACTION_DEBOUNCE_MS'
+        | 'ENGRAM_DEBOUNCE_GRANULARITY_MS'
         | 'ENGRAM_EXTRACTION_WORKERS'
         | 'ENGRAM_SUMMARIES'
         | 'ENGRAM_PROFILE'
@@ -227,6 +228,7 @@ export function createApp(options: AppOptions) {
       ...(env.ENGRAM_EXTRACTION_DEBOUNCE_MS === undefined
         ? {}
         : { extractionDebounceMs: env.ENGRAM_EXTRACTION_DEBOUNCE_MS }),
+      debounceGranularityMs: env.ENGRAM_DEBOUNCE_GRANULARITY_MS,
       ...options.formation,
     },
     automaticSummaries: env.ENGRAM_SUMMARIES !== 'off',
@@ -371,6 +373,11 @@ export function createApp(options: AppOptions) {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/livez',
     landingPage: false,
+    // The body limit is listen()'s (ENGRAM_MAX_REQUEST_BYTES: a declared length before yoga, a
+    // chunked body counted as it arrives). yoga's own 25 MB check piped every body through a
+    // TransformStream, whose stream pipeline ends by aborting a signal (a DOMException with a
+    // stack): ~3% of an addMessage's CPU under load (issue 18).
+    maxRequestBodySize: false,
     // GraphiQL with its assets inlined: the default loads them from a CDN, which offline fails.
     renderGraphiQL,
     graphiql:

@@ -331,6 +331,8 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
         // ...and schedules its conversation's summary (issue 13 §3).
         'SummaryCursor',
         'context cache',
+        // Its turn's extraction and summary jobs, as this process knows them (issue 18).
+        'debounced jobs known pending',
         // Its search built its own lexical indexes (issue 18), from its own rows only.
         'lexical indexes in memory',
         'session cache',

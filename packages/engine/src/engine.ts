@@ -28,6 +28,7 @@ import type { z } from 'zod'
 import { AgentLifecycle } from './agents/agent-lifecycle.ts'
 import { AgentService } from './agents/agent-service.ts'
 import { AgentWrites } from './agents/agent-writes.ts'
+import { announcingSettings } from './agents/announcing-settings.ts'
 import { ContextBuilder } from './context/context-builder.ts'
 import { ContextService } from './context/context-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
@@ -63,7 +64,6 @@ import type { EventBus } from './ports/event-bus.ts'
 import type { OfflineExtractor, OfflineSummarizer } from './ports/extractor.ts'
 import type { Lease } from './ports/lease.ts'
 import type { Logger } from './ports/logger.ts'
-import type { MemoryItemRepository } from './ports/memory-items.ts'
 import type { ProfileVersion } from './ports/profiles.ts'
 import { NO_SERVER_METRICS, type ServerMetricsSource } from './ports/server-metrics.ts'
 import type { Storage } from './ports/storage.ts'
@@ -230,6 +230,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
       ),
       () => (deps.automaticSummaries === false ? null : summaries),
       log,
+      (stored) => formation.turnsCommitted(stored),
     ),
     clock,
     tokenCounter,
@@ -304,6 +305,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     activity,
     ...(deps.offlineSummarizer ? { offline: deps.offlineSummarizer } : {}),
     vectors: embeddings,
+    scheduled: formation.scheduled,
   })
   registerSummaryJobs(jobs, summaries)
   const profiles = new ProfileService({
@@ -468,6 +470,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     optimizer,
     events,
     formationStats,
+    scheduledJobs: formation.scheduled,
     lexicalIndexes,
     ...(episodic ? { shared: episodic } : {}),
     workingContext,
@@ -678,20 +681,4 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     /** Spec 002's L1 working context and recency retrieval (issue 17). */
     workingContext,
   }
-}
-
-/**
- * The repository with its saveSettings announcing a `settings` change of the agent once saved
- * (AgentWrites; ReplicaCaches publishes it). Its other methods are the repository's own.
- */
-function announcingSettings<R extends Pick<MemoryItemRepository, 'saveSettings'>>(
-  repository: R,
-  writes: AgentWrites,
-): R {
-  const announcing = Object.create(repository) as R
-  announcing.saveSettings = async (agentId, stored) => {
-    await repository.saveSettings(agentId, stored)
-    writes.touch(agentId, 'settings')
-  }
-  return announcing
 }

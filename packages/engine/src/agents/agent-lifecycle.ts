@@ -38,6 +38,8 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
   }
   /** Search's in-process lexical indexes (issue 18): how many it holds for an agent. */
   lexicalIndexes?: { held(agentId: string): number }
+  /** What this process knows of pending debounced jobs (ScheduledJobs): a deleted agent's go too. */
+  scheduledJobs?: { forgetAgent(agentId: string | null): void; held(agentId: string): number }
   /** Spec 002's L1 working context (issue 17): this process's LRU and, with Redis, its shared key. */
   workingContext?: {
     forgetAgent(agentId: string | null): Promise<void>
@@ -107,6 +109,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     search.forgetStatistics()
     search.forgetAccesses(agentId)
     this.deps.formationStats?.forget(agentId)
+    this.deps.scheduledJobs?.forgetAgent(agentId ?? null)
     this.deps.workingContext?.dropCached(agentId)
   }
 
@@ -155,6 +158,11 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
         store: 'lexical indexes in memory',
         kind: 'CACHE',
         count: this.deps.lexicalIndexes?.held(agentId) ?? 0,
+      },
+      {
+        store: 'debounced jobs known pending',
+        kind: 'CACHE',
+        count: this.deps.scheduledJobs?.held(agentId) ?? 0,
       },
     ]
     const { workingContext } = this.deps

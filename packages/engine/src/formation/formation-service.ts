@@ -31,6 +31,7 @@ import {
 } from '@engram/core'
 import { z } from 'zod'
 import { yieldToRequests } from '../jobs/job-worker.ts'
+import { DEFAULT_DEBOUNCE_GRANULARITY_MS, ScheduledJobs } from '../jobs/scheduled-jobs.ts'
 import { isCircuitOpen } from '../llm/circuit-open.ts'
 import { withModel } from '../llm/with-model.ts'
 import type { MemoryItemService } from '../memory-items/memory-item-service.ts'
@@ -55,6 +56,8 @@ export const FormationConfigSchema = z.object({
    * memories close behind the conversation; a minute bounds it (syncMemory skips the wait).
    */
   extractionDebounceMs: z.number().int().min(0).max(60_000).default(5_000),
+  /** How late a pending debounced job may run before a turn rewrites it (ScheduledJobs; 0: every turn). */
+  debounceGranularityMs: z.number().int().min(0).max(60_000).default(DEFAULT_DEBOUNCE_GRANULARITY_MS),
   /** Turns per extractor call: what an LLM prompt holds comfortably (each turn is cut at 4,000 characters). */
   turnsPerCall: z.number().int().min(1).max(200).default(20),
   /**
@@ -168,8 +171,12 @@ export class FormationService {
   private readonly disabled = new Set<string>()
   /** Extractions of one conversation never overlap in this process (a job and a sync). */
   private readonly running = new Map<string, Promise<unknown>>()
+  /** The debounced jobs (extraction's and the summaries') this process knows pending, and until when. */
+  readonly scheduled: ScheduledJobs
 
-  constructor(private readonly deps: FormationDeps) {}
+  constructor(private readonly deps: FormationDeps) {
+    this.scheduled = new ScheduledJobs(deps.clock, deps.config.debounceGranularityMs)
+  }
 
   get callsPerJob(): number {
     return this.deps.config.callsPerJob
@@ -179,10 +186,21 @@ export class FormationService {
    * The jobs stored messages queue (the storage's message-job producer): one debounced extract
    * job for their conversation. Pure and synchronous: it runs inside the write's transaction.
    */
-  jobsFor(agentId: string, _messageIds: readonly number[], session: Session): NewJob[] {
+  jobsFor(agentId: string, messageIds: readonly number[], session: Session): NewJob[] {
     if (!this.deps.config.automatic || this.disabled.has(agentId)) return []
     const runAfter = new Date(this.deps.clock.now().getTime() + this.deps.config.extractionDebounceMs)
+    const key = extractJobKey(session.conversationId)
+    // A burst of turns: the pending job already runs late enough, and no queue write is needed.
+    if (this.scheduled.covers(agentId, session.id, key, runAfter)) return []
+    // Noted once the messages' transaction commits (turnsCommitted).
+    if (messageIds[0] !== undefined)
+      this.scheduled.writing(String(messageIds[0]), agentId, session.id, key, runAfter)
     return [extractJob(agentId, session.conversationId, runAfter)]
+  }
+
+  /** The turns' transaction committed: the extract job jobsFor gave it is pending as written. */
+  turnsCommitted(stored: readonly { id: string }[]): void {
+    if (stored[0]) this.scheduled.confirm(stored[0].id)
   }
 
   /**
@@ -322,6 +340,7 @@ export class FormationService {
 
   /** The conversation was deleted: its queued extraction goes too (the watermark went with the session). */
   async forgetConversation(agentId: string, conversationId: string): Promise<void> {
+    this.scheduled.forget(agentId, [extractJobKey(conversationId)])
     await this.deps.queue.cancel(agentId, [extractJobKey(conversationId)])
   }
 
@@ -560,6 +579,8 @@ export class FormationService {
   forgetSettings(agentId: string | null): void {
     if (agentId === null) this.disabled.clear()
     else this.disabled.delete(agentId)
+    // Another process may have cancelled the agent's jobs (formation off, a reset): ask the queue again.
+    this.scheduled.forgetAgent(agentId)
   }
 
   private remember(agentId: string, settings: FormationSettings): void {
@@ -570,6 +591,7 @@ export class FormationService {
   /** Formation went off: pending work is dropped and the watermarks move past what was said. */
   private async skipPending(agentId: string): Promise<void> {
     const pending = await this.deps.repository.pendingConversations(agentId)
+    this.scheduled.forgetAgent(agentId)
     await this.deps.queue.cancel(
       agentId,
       pending.map((conversation) => extractJobKey(conversation.conversationId)),

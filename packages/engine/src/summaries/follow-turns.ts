@@ -18,6 +18,8 @@ export function followTurns(
   repository: SessionRepository,
   follower: () => TurnFollower | null,
   log: Logger,
+  /** Told first, synchronously, that the turns committed (the jobs written with them are pending). */
+  committed: (messages: readonly StoredMessage[]) => void = () => {},
 ): SessionRepository {
   const tell = async (what: string, call: (f: TurnFollower) => Promise<void>) => {
     const target = follower()
@@ -33,6 +35,7 @@ export function followTurns(
     createSession: (scope, conversationId, now) => repository.createSession(scope, conversationId, now),
     appendMessages: async (session, messages) => {
       const result = await repository.appendMessages(session, messages)
+      committed(result.messages)
       await tell('stored turns', (f) => f.turnsStored(session.scope, session.conversationId, result.messages))
       return result
     },

@@ -19,6 +19,7 @@ import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { EpisodicLayer } from '../episodic/episodic-layer.ts'
 import { type FormationWorkTracker, untracked } from '../formation/formation-stats.ts'
 import { type JobWorker, yieldToRequests } from '../jobs/job-worker.ts'
+import type { ScheduledJobs } from '../jobs/scheduled-jobs.ts'
 import type { AgentLanguageModels } from '../llm/with-model.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
 import { inProcessSummarizer, type OfflineSummarizer } from '../ports/extractor.ts'
@@ -78,6 +79,8 @@ export interface SummaryServiceDeps {
    * removed one's vector, cache entry and job go. None: summaries are searched by their words only.
    */
   vectors?: SummaryVectors
+  /** What this process knows of pending debounce jobs: a burst of turns writes the job about once per granularity. */
+  scheduled?: ScheduledJobs
 }
 
 /** What summaries need of the embedding service. */
@@ -170,16 +173,16 @@ export class SummaryService {
     const settings = resolveSettings(stored)
     const now = this.deps.clock.now()
     const tokens = messages.reduce((sum, message) => sum + message.tokenCount, 0)
+    const dueAt = new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000)
+    const sessionId = (messages[0] as StoredMessage).sessionId
+    const [debounceKey] = summaryJobKeys(conversationId)
+    // The pending debounce job already runs late enough: no queue write (runDue moves it if early).
+    const debounce = this.deps.scheduled?.covers(agentId, sessionId, debounceKey, dueAt)
+      ? []
+      : [summaryJob(agentId, conversationId, 'debounce', dueAt)]
     // The cursor and the jobs it calls for are written together: one write per stored turn.
     await this.deps.repository.recordTurn(agentId, conversationId, now, tokens, ({ cursor, previous }) => {
-      const jobs: NewJob[] = [
-        summaryJob(
-          agentId,
-          conversationId,
-          'debounce',
-          new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000),
-        ),
-      ]
+      const jobs: NewJob[] = [...debounce]
       // The agent moved on from a conversation with turns not yet summarised: summarise it now.
       if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
         jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
@@ -187,6 +190,7 @@ export class SummaryService {
         jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
       return jobs
     })
+    if (debounce.length > 0) this.deps.scheduled?.committed(agentId, sessionId, debounceKey, dueAt)
   }
 
   /**
@@ -387,6 +391,7 @@ export class SummaryService {
 
   /** A deleted conversation's summaries, cursor and queued summary jobs. */
   async conversationDeleted(agentId: string, conversationId: string): Promise<void> {
+    this.deps.scheduled?.forget(agentId, summaryJobKeys(conversationId))
     await this.deps.queue.cancel(agentId, summaryJobKeys(conversationId))
     const removed = await this.deps.repository.deleteConversation(agentId, conversationId)
     await this.discardVectors(agentId, removed)

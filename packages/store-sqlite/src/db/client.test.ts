@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import Database3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDatabase, type Database, directSqlite } from './client.ts'
+import { createDatabase, type Database, directSqlite, sqliteDate } from './client.ts'
 import { applyMigrations, migrationsDirectory } from './migrate.ts'
 
 const opened: { db: Database; dir: string }[] = []
@@ -168,5 +168,17 @@ describe('query planner statistics', () => {
     const rows = await direct.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${lookup}`, 'big')
     expect(rows.map((row) => row.detail).join('; ')).toMatch(/INTEGER PRIMARY KEY/)
     expect(await direct.get<{ n: number }>(`SELECT count(*) AS n FROM sqlite_stat1`)).not.toEqual({ n: 0 })
+  })
+})
+
+describe('sqliteDate', () => {
+  it('formats each instant as its own, whatever it formatted last', () => {
+    const a = new Date('2026-01-15T10:00:00.000Z')
+    const b = new Date('2026-01-15T10:00:00.001Z')
+    expect(sqliteDate(a)).toBe('2026-01-15T10:00:00.000+00:00')
+    expect(sqliteDate(new Date(a.getTime()))).toBe('2026-01-15T10:00:00.000+00:00')
+    expect(sqliteDate(b)).toBe('2026-01-15T10:00:00.001+00:00')
+    expect(sqliteDate(a)).toBe('2026-01-15T10:00:00.000+00:00')
+    expect(() => sqliteDate(new Date(Number.NaN))).toThrow(RangeError)
   })
 })

@@ -401,5 +401,12 @@ export interface SyncStatements {
 
 /** A Date as Prisma stores DateTime columns in SQLite. */
 export function sqliteDate(date: Date): string {
-  return date.toISOString().replace('Z', '+00:00')
+  const time = date.getTime()
+  // A write formats the same instant several times (its rows, jobs and cursor share the clock's now).
+  if (time === lastFormatted.time) return lastFormatted.text
+  const text = date.toISOString().replace('Z', '+00:00')
+  lastFormatted = { time, text }
+  return text
 }
+
+let lastFormatted = { time: Number.NaN, text: '' }

@@ -36,6 +36,17 @@ const CLAIM_JOBS = (forAgent: boolean, lock: string) => `UPDATE "Job"
     LIMIT ?${lock ? ` ${lock}` : ''})
   RETURNING *`
 
+/** Jobs one insertJobs statement takes (6 parameters each, well under SQLite's 32,766). */
+const MAX_JOBS_PER_INSERT = 500
+
+/** INSERT_JOB for `count` jobs of distinct keys in one statement (statements cached per count). */
+function insertJobs(count: number): string {
+  const rows = Array.from({ length: count }, () => '(?, ?, ?, ?, ?, ?)').join(', ')
+  return `INSERT INTO "Job" ("kind", "agentId", "key", "payload", "state", "attempts", "runAfter", "createdAt", "updatedAt")
+  SELECT v.column1, v.column2, v.column3, v.column4, 'pending', 0, v.column5, v.column6, v.column6 FROM (VALUES ${rows}) v
+  WHERE NOT EXISTS (SELECT 1 FROM "Job" j WHERE j."agentId" = v.column2 AND j."key" = v.column3 AND j."state" = 'pending')`
+}
+
 /** A debounced job (NewJob.postpone): the pending job of its key waits until the later time. */
 const POSTPONE_JOB = `UPDATE "Job" SET "runAfter" = ?, "updatedAt" = ?
   WHERE "agentId" = ? AND "key" = ? AND "state" = 'pending' AND "runAfter" < ?`
@@ -93,7 +104,15 @@ export class SqliteJobQueue implements JobQueue {
    */
   enqueueIn(sql: SyncStatements, jobs: readonly NewJob[]): number {
     let added = 0
+    // A batch's plain jobs (an embed job per message of an addMessages) in one statement, unless
+    // two share a key: the statement reads the queue before inserting any row of it.
+    const plain = jobs.filter((job) => !job.postpone)
+    const keys = new Set(plain.map((job) => JSON.stringify([job.agentId, job.key])))
+    const together = plain.length > 1 && plain.length <= MAX_JOBS_PER_INSERT && keys.size === plain.length
+    if (together)
+      added += sql.run(insertJobs(plain.length), ...plain.flatMap((job) => this.rowParams(job))).changes
     for (const job of jobs) {
+      if (together && !job.postpone) continue
       if (job.postpone) sql.run(POSTPONE_JOB, ...this.postponeParams(job))
       added += sql.run(INSERT_JOB, ...this.insertParams(job)).changes
     }
@@ -289,6 +308,20 @@ export class SqliteJobQueue implements JobQueue {
   /** Removes an agent's jobs, in the transaction that removes its data. */
   async removeAgent(agentId: string, executor: Executor = this.db): Promise<number> {
     return executor.$executeRawUnsafe(`DELETE FROM "Job" WHERE "agentId" = ?`, agentId)
+  }
+
+  /** One row of insertJobs' VALUES. */
+  private rowParams(job: NewJob): unknown[] {
+    const now = this.clock.now()
+    const at = sqliteDate(now)
+    return [
+      job.kind,
+      job.agentId,
+      job.key,
+      JSON.stringify(job.payload ?? {}),
+      sqliteDate(job.runAfter ?? now),
+      at,
+    ]
   }
 
   private insertParams(job: NewJob): unknown[] {

@@ -1,0 +1,125 @@
+// Writes beside a baseline in one run (issue 18): ENGRAM_LOAD_COMPARE="NAME=VALUE[,NAME=VALUE]"
+// starts a second server process on the same database with those settings (the code path of
+// before a change, e.g. ENGRAM_DEBOUNCE_GRANULARITY_MS=0 for every turn rewriting its jobs) and
+// drives both in turn, sample by sample, so the machine's noise falls on both sides alike.
+// ENGRAM_LOAD_COMPARE_TREE=DIR runs the baseline from another checkout of the repository instead
+// (a worktree of the commit before a change, installed; same schema), with those settings if any.
+import path from 'node:path'
+import type { BenchRow } from '../../../packages/core/bench/report.ts'
+import { median, percentile } from '../../../packages/core/bench/report.ts'
+import { hammer, openLoop, type RunResult, type Server, startServer } from './load-client.ts'
+
+/** The baseline's settings from ENGRAM_LOAD_COMPARE; null when no comparison was asked for. */
+export function comparedSettings(
+  spec = process.env.ENGRAM_LOAD_COMPARE,
+  tree = process.env.ENGRAM_LOAD_COMPARE_TREE,
+): Record<string, string> | null {
+  if (!spec && !tree) return null
+  const settings: Record<string, string> = {}
+  for (const pair of spec ? spec.split(',') : []) {
+    const [name, value] = pair.split('=')
+    if (!name || value === undefined) throw new Error(`ENGRAM_LOAD_COMPARE: "${pair}" is not NAME=VALUE`)
+    settings[name.trim()] = value.trim()
+  }
+  return settings
+}
+
+interface Side {
+  label: string
+  server: Server
+  c1: { runs: RunResult[]; cpu: number[] }
+  open: { runs: RunResult[]; cpu: number[] }
+  batches: { runs: RunResult[]; cpu: number[] }
+}
+
+/**
+ * addMessage at concurrency 1 (closed loop) and at 2,000/s offered (open loop) on this server and
+ * on a baseline server, alternating; rows name the side ("as configured" / "baseline NAME=VALUE").
+ */
+export async function compareWrites(options: {
+  file: string
+  server: Server
+  settings: Record<string, string>
+  key: string
+  seconds: number
+  samples: number
+  addMessage: () => unknown
+  /** addMessages of a batch (at concurrency 1), as the suite's batch rows send them. */
+  addMessages: () => unknown
+}): Promise<BenchRow[]> {
+  const { file, server, settings, key, seconds, samples, addMessage, addMessages } = options
+  const tree = process.env.ENGRAM_LOAD_COMPARE_TREE
+  const named = [
+    ...(tree ? [path.basename(tree)] : []),
+    ...Object.entries(settings).map(([name, value]) => `${name}=${value}`),
+  ].join(' ')
+  const baseline = await startServer(
+    file,
+    1,
+    settings,
+    tree ? path.join(path.resolve(tree), 'apps/api/bench') : undefined,
+  )
+  const rows: BenchRow[] = []
+  try {
+    const sideOf = (label: string, on: Server): Side => ({
+      label,
+      server: on,
+      c1: { runs: [], cpu: [] },
+      open: { runs: [], cpu: [] },
+      batches: { runs: [], cpu: [] },
+    })
+    const sides = [sideOf('as configured', server), sideOf(`baseline ${named}`, baseline)]
+    // Warm both (JIT, statement caches) before anything counts.
+    for (const each of sides) await openLoop(each.server.port, key, 2_000, 1, addMessage, 64)
+    const cpuOf = async (side: Side, run: () => Promise<RunResult>, into: Side['c1']) => {
+      const before = await side.server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+      const result = await run()
+      const after = await side.server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+      const used = after.usage.user - before.usage.user + after.usage.system - before.usage.system
+      into.runs.push(result)
+      into.cpu.push(used / 1_000 / result.requests)
+    }
+    for (let i = 0; i < samples; i++) {
+      // Alternate which side goes first, so neither always runs right after the other's writes.
+      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+        await cpuOf(side, () => hammer(side.server.port, key, 1, seconds, addMessage), side.c1)
+        await cpuOf(side, () => openLoop(side.server.port, key, 2_000, seconds, addMessage, 64), side.open)
+        await cpuOf(side, () => hammer(side.server.port, key, 1, seconds, addMessages), side.batches)
+      }
+    }
+    for (const side of sides) {
+      const row = (name: string, values: number[], unit: string, target?: BenchRow['target']) =>
+        rows.push({
+          name: `${name}, ${side.label}, same run`,
+          value: median(values),
+          samples: values,
+          unit,
+          better: unit === 'req/s' ? 'higher' : 'lower',
+          ...(target ? { target } : {}),
+        })
+      row('addMessage c=1 compared: server CPU per request', side.c1.cpu, 'ms')
+      row(
+        'addMessage c=1 compared: p50',
+        side.c1.runs.map((r) => percentile(r.latencies, 50)),
+        'ms',
+      )
+      const open = 'addMessage at 2,000 req/s offered compared'
+      row(
+        `${open}: throughput`,
+        side.open.runs.map((r) => r.requests / r.seconds),
+        'req/s',
+      )
+      row(
+        `${open}: p95`,
+        side.open.runs.map((r) => percentile(r.latencies, 95)),
+        'ms',
+        { op: '<=', value: 10 },
+      )
+      row(`${open}: server CPU per request`, side.open.cpu, 'ms')
+      row('addMessages (a batch) c=1 compared: server CPU per request', side.batches.cpu, 'ms')
+    }
+  } finally {
+    await baseline.call({ cmd: 'stop' }).catch(() => baseline.child.kill())
+  }
+  return rows
+}
