@@ -31,8 +31,8 @@ import type { LoadServerCommand } from './load-server.ts'
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef'
-const AGENT_KEY = 'engram_bench-load-agent-key-0123456789abcdef'
-const MEMORY_KEY = 'engram_bench-memory-agent-key-0123456789abcdef'
+export const AGENT_KEY = 'engram_bench-load-agent-key-0123456789abcdef'
+export const MEMORY_KEY = 'engram_bench-memory-agent-key-0123456789abcdef'
 const WARM_KEY = 'engram_bench-warm-agent-key-0123456789abcdef'
 /** Memories of the agent whose search warms the server up before memory is measured. */
 const WARM_MEMORIES = 200

@@ -28,7 +28,13 @@ import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
-import { dialogueContext, hybridScores, sourceTurnContext } from './search-context.ts'
+import {
+  contextTurnsWorthReading,
+  type DialogueReads,
+  dialogueContext,
+  hybridScores,
+  sourceTurnContext,
+} from './search-context.ts'
 import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-graph.ts'
 import { type LexicalIndexDeps, LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
@@ -77,6 +83,8 @@ export interface SearchServiceDeps extends LexicalIndexDeps {
   /** When search's memory accesses are written (search-access.ts); defaults DEFAULT_ACCESS_FLUSH. */
   accessFlush?: Partial<AccessFlushConfig>
   log?: Pick<Logger, 'warn'>
+  /** How much of the conversations dialogue context reads (search-context.ts); default `fewer`. */
+  dialogueReads?: DialogueReads
 }
 
 /**
@@ -100,8 +108,11 @@ export class SearchService {
   private readonly telemetry: Telemetry
   /** Search's memory accesses, buffered off the request path (the server starts its timer, close stops it). */
   readonly accesses: AccessBuffer
+  /** `all` reads as before issue 18's hybrid18 slice (same hits): benches flip it to compare. */
+  dialogueReads: DialogueReads
 
   constructor(deps: SearchServiceDeps) {
+    this.dialogueReads = deps.dialogueReads ?? 'fewer'
     this.telemetry = deps.telemetry ?? NO_TELEMETRY
     this.accesses = new AccessBuffer(
       deps.memories,
@@ -424,25 +435,19 @@ export class SearchService {
         strategy === 'HYBRID' &&
         searchScope === 'MESSAGES' &&
         (request.weights.context > 0 || request.weights.episode > 0)
-          ? await dialogueContext(this.recall, base, candidates, request)
+          ? await dialogueContext(this.recall, base, candidates, request, this.dialogueReads)
           : strategy === 'HYBRID' && searchScope === 'MEMORIES' && request.weights.context > 0
             ? {
                 context: await sourceTurnContext(this.recall, this.sources, scope, signals.lexicalQuery, {
                   ...request,
                   candidateLimit,
                   sessionId,
+                  reads: this.dialogueReads,
                 }),
                 episode: new Map<string, number>(),
               }
             : { context: new Map<string, number>(), episode: new Map<string, number>() }
-      const contextOnly = [...dialogue.context.keys()].filter((id) => !base.has(id))
-      const joined = [
-        ...candidates,
-        ...(searchScope === 'MEMORIES'
-          ? await this.sources.memoryCandidates(scope, contextOnly, filtered)
-          : await this.sources.messageCandidates(scope, contextOnly, searchScope, filtered.since ?? null)),
-      ]
-      for (const c of joined) {
+      const scoreParts = (c: Candidate) => {
         const contextScore = dialogue.context.get(c.id) ?? 0
         const episodeScore = dialogue.episode.get(c.id) ?? 0
         const decay = decayOn
@@ -457,6 +462,34 @@ export class SearchService {
           time *
           speaker *
           decay
+        return { contextScore, episodeScore, decay, time, speaker, score }
+      }
+      const contextOnly = [...dialogue.context.keys()].filter((id) => !base.has(id))
+      // The candidates are scored first: a turn brought in by context alone is only read when
+      // the most its score can be reaches the pool's cut among them (contextTurnsWorthReading).
+      const known = candidates.map((c) => ({ c, parts: scoreParts(c) }))
+      const worthReading =
+        this.dialogueReads === 'all' || decayOn
+          ? contextOnly
+          : contextTurnsWorthReading(contextOnly, dialogue, {
+              scores: [...scored.map((s) => s.score), ...known.map((k) => k.parts.score)],
+              pool,
+              threshold: request.threshold ?? null,
+              weights: request.weights,
+              windows: signals.windows.length > 0,
+              participants: signals.participants.size > 0,
+            })
+      const joined = [
+        ...known,
+        ...(searchScope === 'MEMORIES'
+          ? await this.sources.memoryCandidates(scope, worthReading, filtered)
+          : await this.sources.messageCandidates(scope, worthReading, searchScope, filtered.since ?? null)
+        ).map((c) => ({ c, parts: scoreParts(c) })),
+      ]
+      for (const {
+        c,
+        parts: { contextScore, episodeScore, decay, time, speaker, score },
+      } of joined) {
         scored.push({
           candidate: c,
           score,
