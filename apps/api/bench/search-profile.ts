@@ -3,7 +3,10 @@
 // searches through yoga.fetch with every port call a search makes wrapped in a timer. A CPU profile
 // loses the caller at every await, so the port calls are timed instead; the rest of a search
 // (scoring, fusion, MMR, GraphQL) is the whole minus the timed parts.
-// `tsx apps/api/bench/search-profile.ts [--entries N] [--searches N] [--strategy HYBRID|LEXICAL]`.
+// `--backend postgres` (or `sqlite-api`): the history written through addMessages as
+// backends-scale.ts writes it, on a throwaway Postgres database (or SQLite file) instead.
+// `tsx apps/api/bench/search-profile.ts [--entries N] [--searches N] [--strategy HYBRID|LEXICAL]
+// [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres]`.
 // Not a harness suite: a tool for reading one search's parts.
 import fs from 'node:fs'
 import os from 'node:os'
@@ -11,8 +14,11 @@ import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
 import { loadWordNetLexicon } from '@engram/providers'
 import { createDatabase } from '@engram/store-sqlite'
+import { createDatabase as createPostgresDatabase, startPostgres } from '@engram/test-servers'
 import { median, percentile, seededRandom } from '../../../packages/core/bench/report.ts'
 import { createApp } from '../src/yoga.ts'
+import { createAgentKey, createTestApp } from '../test/helpers.ts'
+import { fill } from './backends-scale.ts'
 import { AGENT_KEY, FULL, seed, textMaker } from './load.ts'
 
 const argument = (name: string, fallback: string) => {
@@ -24,24 +30,69 @@ const searches = Number(argument('searches', '300'))
 const strategy = argument('strategy', 'HYBRID')
 const scope = argument('scope', 'MESSAGES')
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-search-profile-'))
-const file = path.join(dir, 'profile.db')
-seed(file, { ...FULL, entries, memories: Math.min(entries, 1_000), smallEntries: 0 }, seededRandom(23))
-const db = createDatabase(file)
-const app = createApp({
-  db,
-  env: {
-    NODE_ENV: 'production',
-    OPTIMIZER_INTERVAL_MS: 0,
-    ENGRAM_TOKENIZER: 'o200k_base',
-    ENGRAM_MAX_QUERY_DEPTH: 12,
-    ENGRAM_MAX_QUERY_COST: 20_000,
-    ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
-  },
-  embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
-  databaseFile: file,
-  log: { info() {}, warn: console.warn, error: console.error },
-})
+const backend = argument('backend', 'sqlite')
+const embedder = createHashingEmbedder({ lexicon: loadWordNetLexicon() })
+
+/** The app under measurement, how to ask it a search, and how to take it down. */
+async function open() {
+  if (backend === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-search-profile-'))
+    const file = path.join(dir, 'profile.db')
+    seed(file, { ...FULL, entries, memories: Math.min(entries, 1_000), smallEntries: 0 }, seededRandom(23))
+    const db = createDatabase(file)
+    const app = createApp({
+      db,
+      env: {
+        NODE_ENV: 'production',
+        OPTIMIZER_INTERVAL_MS: 0,
+        ENGRAM_TOKENIZER: 'o200k_base',
+        ENGRAM_MAX_QUERY_DEPTH: 12,
+        ENGRAM_MAX_QUERY_COST: 20_000,
+        ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
+      },
+      embedder,
+      databaseFile: file,
+      log: { info() {}, warn: console.warn, error: console.error },
+    })
+    const gql = async (body: string) => {
+      const response = await app.yoga.fetch('http://yoga/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${AGENT_KEY}` },
+        body,
+      })
+      return (await response.json()) as { errors?: unknown }
+    }
+    return {
+      app,
+      gql,
+      close: async () => {
+        await app.close()
+        await db.$disconnect()
+        fs.rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+  const server = backend === 'postgres' ? await startPostgres() : null
+  const t = await createTestApp({
+    embedder,
+    ...(server ? { postgresUrl: await createPostgresDatabase(server.url) } : {}),
+  })
+  const key = await createAgentKey(t, 'bench-scale')
+  await fill(t, key, entries, 47)
+  const gql = async (body: string) => {
+    const { query, variables } = JSON.parse(body)
+    return t.gql(query, variables, key)
+  }
+  return {
+    app: t.app,
+    gql,
+    close: async () => {
+      await t.close()
+      await server?.stop()
+    },
+  }
+}
+const { app, gql, close } = await open()
 
 // Every timed part: total ms and calls over the measured searches, per way of reading dialogue
 // context (search-context.ts' DialogueReads), alternating search by search in this one process.
@@ -110,12 +161,7 @@ const body = (q: string) =>
     variables: { q },
   })
 const ask = async (q: string) => {
-  const response = await app.yoga.fetch('http://yoga/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${AGENT_KEY}` },
-    body: body(q),
-  })
-  const json = (await response.json()) as { errors?: unknown }
+  const json = await gql(body(q))
   if (json.errors) throw new Error(JSON.stringify(json.errors))
 }
 for (let i = 0; i < 40; i++) await ask(text.sentence(2, 5))
@@ -145,7 +191,7 @@ for (const way of WAYS) {
   const times = wall.get(way) as number[]
   const total = times.reduce((a, b) => a + b, 0)
   console.info(
-    `${entries.toLocaleString('en-US')} turns, ${searches} ${strategy} ${scope} searches, dialogue reads '${way}': mean ${(total / searches).toFixed(2)} ms, p50 ${median(times).toFixed(2)}, p95 ${percentile(times, 95).toFixed(2)}, CPU ${((cpu.get(way) ?? 0) / 1_000 / searches).toFixed(2)} ms per search`,
+    `${backend}, ${entries.toLocaleString('en-US')} turns, ${searches} ${strategy} ${scope} searches, dialogue reads '${way}': mean ${(total / searches).toFixed(2)} ms, p50 ${median(times).toFixed(2)}, p95 ${percentile(times, 95).toFixed(2)}, CPU ${((cpu.get(way) ?? 0) / 1_000 / searches).toFixed(2)} ms per search`,
   )
   let timed = 0
   for (const [name, { ms, calls }] of [...(partsOf.get(way) ?? [])].sort((a, b) => b[1].ms - a[1].ms)) {
@@ -158,6 +204,4 @@ for (const way of WAYS) {
     `  ${'the rest (JS between, GraphQL)'.padEnd(40)} ${((total - timed) / searches).toFixed(3).padStart(8)} ms`,
   )
 }
-await app.close()
-await db.$disconnect()
-fs.rmSync(dir, { recursive: true, force: true })
+await close()
