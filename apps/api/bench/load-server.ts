@@ -133,6 +133,8 @@ async function runServer(file: string, key: string) {
       ENGRAM_OPTIMIZER_LEASE_RENEW_MS: 60_000,
       // ENGRAM_LEXICAL_INDEX=off measures the store-read lexical path of before issue 18 (same data).
       ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
+      // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18 (same hits).
+      ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
     },
     embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
     databaseFile: file,

@@ -384,6 +384,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_SQLITE_LOCK_WAIT_MS: 2,
       ENGRAM_LEXICAL_INDEX: 'on',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
+      ENGRAM_SEARCH_DIALOGUE_READS: 'fewer',
     })
     expect(
       loadEnv({
@@ -391,12 +392,14 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
         ENGRAM_SQLITE_LOCK_WAIT_MS: '0',
         ENGRAM_LEXICAL_INDEX: 'off',
         ENGRAM_LEXICAL_INDEX_REFRESH_MS: '60000',
+        ENGRAM_SEARCH_DIALOGUE_READS: 'all',
       }),
     ).toMatchObject({
       ENGRAM_WORKERS: 64,
       ENGRAM_SQLITE_LOCK_WAIT_MS: 0,
       ENGRAM_LEXICAL_INDEX: 'off',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 60_000,
+      ENGRAM_SEARCH_DIALOGUE_READS: 'all',
     })
   })
 
@@ -405,6 +408,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ['ENGRAM_WORKERS', ['0', '65', '1.5', 'many']],
       ['ENGRAM_SQLITE_LOCK_WAIT_MS', ['-1', '1001', 'soon']],
       ['ENGRAM_LEXICAL_INDEX', ['yes', 'ON']],
+      ['ENGRAM_SEARCH_DIALOGUE_READS', ['some', 'ALL']],
       ['ENGRAM_LEXICAL_INDEX_REFRESH_MS', ['-1', '60001', '0.5']],
       ['ENGRAM_LEXICAL_INDEX_MAX_INDEXES', ['0', '1000001']],
       ['ENGRAM_OPTIMIZER_CACHED_ENTRIES', ['10000001']],

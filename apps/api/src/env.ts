@@ -285,6 +285,13 @@ export const EnvSchema = z
     ENGRAM_LEXICAL_INDEX_REFRESH_MS: z.coerce.number().int().min(0).max(60_000).default(100),
     /** Megabytes those indexes take at most (100K messages take ~25 MB). */
     ENGRAM_LEXICAL_INDEX_MAX_MB: z.coerce.number().int().min(1).max(1_048_576).default(1_024),
+    /**
+     * How much of the conversations hybrid search reads for dialogue context: `fewer` (the turns
+     * beside the candidates, and the rows of context turns that can still reach the hits) or `all`
+     * (whole episode spans and every context turn's row, as before issue 18's hybrid18 slice; the
+     * same hits, kept for comparison).
+     */
+    ENGRAM_SEARCH_DIALOGUE_READS: z.enum(['fewer', 'all']).default('fewer'),
     /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
     ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
     ENGRAM_EMBEDDER: z.enum(EMBEDDER_KINDS).default('hashing'),
