@@ -224,7 +224,14 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-quality-scale-'))
   const file = path.join(dir, 'scale.db')
   const seeded = seedSynthetic(file, conversations, turns, embedder, seededRandom(43))
-  const t = await createTestApp({ databaseFile: file, embedder })
+  const t = await createTestApp({
+    databaseFile: file,
+    embedder,
+    // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18: same recall expected.
+    env: {
+      ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
+    },
+  })
   try {
     const ingestStarted = performance.now()
     for (const c of conversations) {

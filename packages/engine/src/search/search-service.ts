@@ -24,7 +24,7 @@ import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../po
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
-import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
+import { type AgentFacts, AgentFactsCache, AgentSettingsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
@@ -102,6 +102,7 @@ export class SearchService {
   private readonly limits: Limits
   private readonly clock: Clock
   private readonly facts: AgentFactsCache
+  private readonly settings: AgentSettingsCache<Awaited<ReturnType<SearchMemories['settings']>>>
   private readonly sources: SearchCandidates
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
@@ -130,6 +131,7 @@ export class SearchService {
     this.lexicalPlan = deps.lexicalPlan ?? DEFAULT_LEXICAL_PLAN
     this.writes = deps.writes
     this.facts = new AgentFactsCache(deps.recall, deps.writes)
+    this.settings = new AgentSettingsCache((agentId) => deps.memories.settings(agentId), deps.writes)
     const lexical = new LexicalSearch(deps, this.lexicalPlan)
     this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
   }
@@ -142,9 +144,21 @@ export class SearchService {
    * Term counts include deleted rows until they expire, and the participants and newest message
    * are only ever extended by new rows: both are forgotten at once after a bulk delete.
    */
-  forgetStatistics(): void {
+  forgetStatistics(agentId?: string): void {
     this.fullText.invalidate()
-    this.facts.clear()
+    // One agent deleted or replaced: only its figures go (the others' are still true).
+    if (agentId) {
+      this.facts.forget(agentId)
+      this.settings.forget(agentId)
+    } else {
+      this.facts.clear()
+      this.settings.clear()
+    }
+  }
+
+  /** What search holds of an agent between searches: its facts and its settings (0-2). */
+  cachedFacts(agentId: string): number {
+    return (this.facts.holds(agentId) ? 1 : 0) + (this.settings.holds(agentId) ? 1 : 0)
   }
 
   /**
@@ -153,6 +167,7 @@ export class SearchService {
    */
   forgetAgent(agentId: string): void {
     this.facts.forget(agentId)
+    this.settings.forget(agentId)
     // Other replicas forget theirs too (their facts would only ever be extended).
     this.writes.touch(agentId, 'reset')
   }
@@ -289,7 +304,7 @@ export class SearchService {
     query: string,
     options: SearchOptions,
   ): Promise<{ hits: SearchHit[]; mmrLambda: number; scopes: readonly string[]; strategy: string }> {
-    const { settings } = await this.memories.settings(scope)
+    const { settings } = await this.settings.of(scope)
     const request = searchRequest(query, options, settings, this.limits)
     let sessionId: string | null = null
     if (options.conversationId) {
