@@ -1,7 +1,7 @@
 import { episodeContext, neighbourContext } from '@engram/core'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import type { Candidate, SearchCandidates } from './search-candidates.ts'
-import { episodesAround, episodesOf, turnsNear } from './search-dialogue.ts'
+import { type BesideRead, episodesAround, episodesOf, turnsNear } from './search-dialogue.ts'
 import type { SearchWeights } from './search-types.ts'
 
 // A candidate's context in scoring: HYBRID's own score, the dialogue around a turn (the turns
@@ -57,12 +57,13 @@ export async function dialogueContext(
   candidates: Candidate[],
   request: { contextTurns: number; weights: SearchWeights },
   reads: DialogueReads = 'fewer',
+  ahead: BesideRead | null = null,
 ): Promise<{ context: Map<string, number>; episode: Map<string, number> }> {
   const context = new Map<string, number>()
   const episode = new Map<string, number>()
   const turns = candidates.filter((c) => c.sessionId && (base.get(c.id) ?? 0) > 0)
   if (turns.length === 0) return { context, episode }
-  const { near, runs } = await turnsNear(recall, turns, request.contextTurns)
+  const { near, runs } = await turnsNear(recall, turns, request.contextTurns, ahead)
   if (request.weights.context > 0) {
     // Half the candidate's score over the distance: a turn between two matches gains their
     // mean at distance 1, as before reach grew past one turn, and never outranks them on it.

@@ -1,5 +1,5 @@
 import { EPISODE_GAP_MS, episodes } from '@engram/core'
-import type { RecallSources } from '../ports/recall-sources.ts'
+import type { RecallSources, TurnBeside } from '../ports/recall-sources.ts'
 
 /** Candidates' turns, as the dialogue reads need them. */
 export interface DialogueTurn {
@@ -42,17 +42,31 @@ export async function neighbours(
   return (await turnsNear(recall, turns, reach)).near
 }
 
-/** neighbours(), with the runs of consecutive turns its read saw (what episodesAround needs). */
+/** The turns beside some ids, read ahead (SearchService starts it while the candidates' rows are read). */
+export interface BesideRead {
+  ids: ReadonlySet<string>
+  reach: number
+  rows: Promise<TurnBeside[]>
+}
+
+/**
+ * neighbours(), with the runs of consecutive turns its read saw (what episodesAround needs). A
+ * read already started for every one of the turns at this reach is used instead of a new one.
+ */
 export async function turnsNear(
   recall: RecallSources,
   turns: DialogueTurn[],
   reach: number,
+  ahead: BesideRead | null = null,
 ): Promise<TurnsNear> {
-  const rows = await recall.turnsBeside(
-    turns.map((c) => c.id),
-    reach,
-  )
   const origins = new Map(turns.map((c) => [c.id, c]))
+  const rows =
+    ahead && ahead.reach === reach && turns.every((c) => ahead.ids.has(c.id))
+      ? (await ahead.rows).filter((row) => origins.has(row.origin))
+      : await recall.turnsBeside(
+          turns.map((c) => c.id),
+          reach,
+        )
   const grouped = new Map<
     string,
     { before: { id: string; t: number }[]; after: { id: string; t: number }[] }

@@ -35,6 +35,7 @@ import {
   hybridScores,
   sourceTurnContext,
 } from './search-context.ts'
+import type { BesideRead } from './search-dialogue.ts'
 import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-graph.ts'
 import { type LexicalIndexDeps, LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
@@ -340,6 +341,21 @@ export class SearchService {
         scored.push(...(await this.poolScope(scope, query, options, pool)))
         continue
       }
+      // Dialogue context reads the turns beside the candidates: started with the candidates' ids,
+      // while their rows are read (on Postgres two round trips at once; the same rows either way).
+      let ahead: BesideRead | null = null
+      const besideAhead =
+        strategy === 'HYBRID' &&
+        searchScope === 'MESSAGES' &&
+        this.dialogueReads === 'fewer' &&
+        (request.weights.context > 0 || request.weights.episode > 0)
+          ? (ids: readonly string[]) => {
+              const rows = this.recall.turnsBeside(ids, request.contextTurns)
+              // Awaited by dialogue context unless no candidate scored: never left unhandled.
+              rows.catch(() => {})
+              ahead = { ids: new Set(ids), reach: request.contextTurns, rows }
+            }
+          : null
       const candidates = [
         ...(await this.sources.candidates(scope, searchScope, {
           query: signals.lexicalQuery,
@@ -349,6 +365,7 @@ export class SearchService {
           sessionId,
           options: filtered,
           weights: request.weights,
+          ...(besideAhead ? { proposed: besideAhead } : {}),
         })),
         ...(searchScope === 'SUMMARIES'
           ? await this.automaticSummaryCandidates(
@@ -450,7 +467,7 @@ export class SearchService {
         strategy === 'HYBRID' &&
         searchScope === 'MESSAGES' &&
         (request.weights.context > 0 || request.weights.episode > 0)
-          ? await dialogueContext(this.recall, base, candidates, request, this.dialogueReads)
+          ? await dialogueContext(this.recall, base, candidates, request, this.dialogueReads, ahead)
           : strategy === 'HYBRID' && searchScope === 'MEMORIES' && request.weights.context > 0
             ? {
                 context: await sourceTurnContext(this.recall, this.sources, scope, signals.lexicalQuery, {
