@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import { InMemoryRecallSources } from '../testing/in-memory-recall-sources.ts'
 import { contextTurnsWorthReading } from './search-context.ts'
-import { type EpisodePoint, episodesAround, episodesOf, turnsNear } from './search-dialogue.ts'
+import { type EpisodePoint, episodesAround, episodesOf, neighbours, turnsNear } from './search-dialogue.ts'
 import type { SearchWeights } from './search-types.ts'
 
 // Episodes from the turns read beside the candidates (episodesAround) against the whole spans'
@@ -160,6 +160,30 @@ describe('episodesAround', () => {
     const same = await episodesAround(recall, [point(2), point(4)], [])
     expect(same.get('3')).toBe(same.get('5'))
     expect(turns).toHaveLength(5)
+  })
+})
+
+describe('turnsNear', () => {
+  it('uses a read started ahead when it covers every turn at the reach, and reads itself otherwise', async () => {
+    const { recall, turns } = history(3, 2, 30)
+    const asked = [turns[5], turns[40]] as (typeof turns)[number][]
+    const calls: string[][] = []
+    const turnsBeside = recall.turnsBeside.bind(recall)
+    recall.turnsBeside = async (ids, reach) => {
+      calls.push([...ids])
+      return turnsBeside(ids, reach)
+    }
+    const expected = await neighbours(recall, asked, 2)
+    calls.length = 0
+    // Started for more ids than score (the candidates that score nothing among them).
+    const wider = [...asked, turns[7], turns[50]].map((t) => (t as (typeof turns)[number]).id)
+    const ahead = { ids: new Set(wider), reach: 2, rows: turnsBeside(wider, 2) }
+    expect((await turnsNear(recall, asked, 2, ahead)).near).toEqual(expected)
+    expect(calls).toEqual([])
+    // Another reach, or a turn it did not cover: read as before.
+    await turnsNear(recall, asked, 3, ahead)
+    await turnsNear(recall, [...asked, turns[20] as (typeof turns)[number]], 2, ahead)
+    expect(calls).toHaveLength(2)
   })
 })
 
