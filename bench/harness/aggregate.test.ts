@@ -55,4 +55,17 @@ describe('aggregateRepetitions', () => {
     expect(high?.target).toEqual({ op: '>=', value: 2_000, met: true })
     expect(formatTarget(low!)).toBe('≤ 10.0 ✅')
   })
+
+  it('says by how much a missed target is missed, as the issue table does', () => {
+    const missed = (value: number, op: '<=' | '>=', goal: number) =>
+      formatTarget(
+        aggregateRepetitions([[{ name: 'x', value, unit: 'ms', target: { op, value: goal } }]])[0]!,
+      )
+    expect(missed(59, '<=', 10)).toBe('≤ 10.0 ❌ 5.9× over')
+    expect(missed(1_130, '<=', 1_000)).toBe('≤ 1,000 ❌ 13% over')
+    expect(missed(22, '>=', 50)).toBe('≥ 50.0 ❌ 2.3× under')
+    expect(missed(0.73, '>=', 0.95)).toBe('≥ 0.950 ❌ 23% under')
+    expect(missed(3, '<=', 0)).toBe('≤ 0.00 ❌ over by 3.00')
+    expect(missed(9, '<=', 10)).toBe('≤ 10.0 ✅')
+  })
 })

@@ -58,8 +58,27 @@ export function formatSpread(row: BenchRow): string {
   return `±${share < 10 ? share.toFixed(1) : Math.round(share)}%`
 }
 
+/**
+ * How far a missed target is from the median, in the words of the issue's table: "5.8× over" a
+ * ceiling, "2.2× under" a floor, a percentage of the goal below 50% (a 13% gap reads better than "1.1×"), and
+ * the difference itself when the goal is 0 (no ratio to it).
+ */
+export function formatGap(row: BenchRow): string {
+  const target = row.target
+  if (target?.met !== false) return ''
+  const { op, value: goal } = target
+  const over = op === '<='
+  const word = over ? 'over' : 'under'
+  if (goal === 0 || row.value === 0 || Math.sign(goal) !== Math.sign(row.value))
+    return `${word} by ${formatNumber(Math.abs(row.value - goal))}`
+  const share = Math.abs(row.value - goal) / Math.abs(goal)
+  if (share < 0.5) return `${Math.max(1, Math.round(share * 100))}% ${word}`
+  return `${(over ? row.value / goal : goal / row.value).toFixed(1)}× ${word}`
+}
+
 export function formatTarget(row: BenchRow): string {
   if (!row.target) return ''
   const { op, value, met } = row.target
-  return `${op === '<=' ? '≤' : '≥'} ${formatNumber(value)} ${met ? '✅' : '❌'}`
+  const gap = formatGap(row)
+  return `${op === '<=' ? '≤' : '≥'} ${formatNumber(value)} ${met ? '✅' : '❌'}${gap ? ` ${gap}` : ''}`
 }

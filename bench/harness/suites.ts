@@ -134,7 +134,7 @@ export const SUITES: Suite[] = [
   {
     id: 'backends-scale',
     title:
-      'Search at scale on SQLite and Postgres side by side (issue 18: 100K messages, quick 10K; the same queries alternating between the backends)',
+      'Search at scale on SQLite and Postgres side by side (issue 18: 100K messages and 10K memories, quick 10K and 2K; the same queries alternating between the backends)',
     seed: 47,
     // The latency rows are hundreds of searches inside one run; seeding 100K messages twice is enough.
     repetitions: { full: 1, quick: 1 },

@@ -135,6 +135,11 @@ async function runServer(file: string, key: string) {
       ENGRAM_LEXICAL_INDEX: process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on',
       // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18 (same hits).
       ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
+      // The exact scans' SIMD kernel: ENGRAM_VECTOR_KERNEL=javascript measures the scan without it.
+      ENGRAM_VECTOR_KERNEL: process.env.ENGRAM_VECTOR_KERNEL === 'javascript' ? 'javascript' : 'auto',
+      ...(process.env.ENGRAM_VECTOR_KERNEL_ABOVE
+        ? { ENGRAM_VECTOR_KERNEL_ABOVE: Number(process.env.ENGRAM_VECTOR_KERNEL_ABOVE) }
+        : {}),
     },
     embedder: createHashingEmbedder({ lexicon: loadWordNetLexicon() }),
     databaseFile: file,

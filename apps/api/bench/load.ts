@@ -548,7 +548,9 @@ export async function loadBenchmarks({ quick, random }: BenchOptions): Promise<B
         value: after.usage.rss / 2 ** 20,
         unit: 'MiB',
         better: 'lower',
-        note: `heap ${(after.usage.heapUsed / 2 ** 20).toFixed(0)} MiB, array buffers ${(after.usage.arrayBuffers / 2 ** 20).toFixed(0)} MiB`,
+        // Before → after: the growth of each is what the memories added (the vectors themselves live
+        // in WebAssembly memory, which neither counts).
+        note: `heap ${(before.usage.heapUsed / 2 ** 20).toFixed(0)} → ${(after.usage.heapUsed / 2 ** 20).toFixed(0)} MiB, array buffers ${(before.usage.arrayBuffers / 2 ** 20).toFixed(0)} → ${(after.usage.arrayBuffers / 2 ** 20).toFixed(0)} MiB`,
       })
     }
 

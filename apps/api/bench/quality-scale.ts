@@ -13,6 +13,12 @@
 // triggers fire as for any insert) with vectors from the server's own embedder, as load.ts seeds;
 // the conversations go in through addMessage. Questions are asked through `search` (MESSAGES,
 // the default ranking, 25 hits) of both agents alternately; recall@k is scored on LoCoMo's dia ids.
+//
+// "Before and after each speed change, in the same run": the same questions also go to two more
+// servers over the same database file, as other processes would open it. One runs the search path
+// from before issue 18 (the in-process lexical index off, so FTS5 ranks; HNSW instead of slot
+// postings for the hashing embedder's vectors); one runs every exact path (lexical index off, the
+// exact vector scan in JavaScript at every size): its recall is the scaled rows' target.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -47,6 +53,19 @@ export interface QualityScaleOptions {
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename ... on SearchResult { hits { message { metadata } } } ... on Error { message } } }`
 const ADD = `mutation($input: AddMessageInput!) { addMessage(input: $input) { __typename } }`
+
+type SearchPath = 'now' | 'before' | 'exact'
+type Side = 'alone' | 'scaled'
+/** The search paths compared on the same data, and which agents each is asked about. */
+const PATHS: Record<SearchPath, { label: string; sides: readonly Side[] }> = {
+  now: { label: '', sides: ['alone', 'scaled'] },
+  before: { label: ', before issue 18 (FTS5 ranking, HNSW)', sides: ['alone', 'scaled'] },
+  // The conversations alone are under the exact-scan size: only the scaled agents differ.
+  exact: {
+    label: ", issue 18's fast paths off (lexical index off, exact vector scan in JavaScript)",
+    sides: ['scaled'],
+  },
+}
 
 /** Lowercase word tokens, as the vocabulary is ranked. */
 const wordsOf = (text: string) => text.toLowerCase().match(/[a-z][a-z']+/g) ?? []
@@ -232,6 +251,7 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
       ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
     },
   })
+  const others: TestApp[] = []
   try {
     const ingestStarted = performance.now()
     for (const c of conversations) {
@@ -239,47 +259,98 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
         const key = seeded.keys.get(`${c.id}-${side}`) as string
         await ingest(t, c, key)
         // The first search embeds what is queued and (past the exact-scan size) builds the
-        // agent's vector graph on its thread: both before anything is asked.
+        // agent's vector index: both before anything is asked.
         await ask(t, key, 'warm-up')
         await t.app.services.embeddings.settled()
       }
     }
     const ingestSeconds = (performance.now() - ingestStarted) / 1_000
-    const outcomes = { alone: [] as QuestionOutcome[], scaled: [] as QuestionOutcome[] }
-    const latency = { alone: [] as number[], scaled: [] as number[] }
+    const before = await createTestApp({
+      sameStoreAs: t,
+      embedder,
+      // Issue 18's fast paths off: the store-read lexical path, HNSW, whole-span dialogue reads.
+      env: { ENGRAM_LEXICAL_INDEX: 'off', ENGRAM_SEARCH_DIALOGUE_READS: 'all' },
+      vectorIndex: { approximateIndex: 'hnsw' },
+    })
+    others.push(before)
+    const exact = await createTestApp({
+      sameStoreAs: t,
+      embedder,
+      vectorIndex: { approximateAbove: 1_000_000_000, scan: { kernel: 'javascript' } },
+      env: { ENGRAM_LEXICAL_INDEX: 'off', ENGRAM_SEARCH_DIALOGUE_READS: 'all' },
+    })
+    others.push(exact)
+    const apps: Record<SearchPath, TestApp> = { now: t, before, exact }
+    const paths = Object.keys(PATHS) as SearchPath[]
+    const asked = paths.flatMap((p) => PATHS[p].sides.map((side) => [p, side] as const))
+    for (const [p, side] of asked)
+      for (const c of conversations) {
+        await ask(apps[p], seeded.keys.get(`${c.id}-${side}`) as string, 'warm-up')
+        await apps[p].app.services.embeddings.settled()
+      }
+    const outcomes = new Map<string, QuestionOutcome[]>()
+    const latency = new Map<string, number[]>()
+    const cell = (p: SearchPath, side: Side) => `${p}:${side}`
     for (const c of conversations) {
       for (const [index, q] of c.questions.entries()) {
-        // Which side goes first alternates, so both see the same warm-up and machine load.
-        const sides = index % 2 === 0 ? (['alone', 'scaled'] as const) : (['scaled', 'alone'] as const)
-        for (const side of sides) {
-          const { retrieved, ms } = await ask(t, seeded.keys.get(`${c.id}-${side}`) as string, q.question)
-          outcomes[side].push(outcomeOf(q.category, retrieved, q.evidence))
-          latency[side].push(ms)
+        // Which path and side go first rotates, so all see the same warm-up and machine load.
+        const shift = index % asked.length
+        for (const [p, side] of [...asked.slice(shift), ...asked.slice(0, shift)]) {
+          const { retrieved, ms } = await ask(
+            apps[p],
+            seeded.keys.get(`${c.id}-${side}`) as string,
+            q.question,
+          )
+          const key = cell(p, side)
+          outcomes.set(key, [...(outcomes.get(key) ?? []), outcomeOf(q.category, retrieved, q.evidence)])
+          latency.set(key, [...(latency.get(key) ?? []), ms])
         }
       }
     }
     const scale = `${(turns / 1_000).toLocaleString('en-US')}K synthetic turns`
+    const recall = (p: SearchPath, side: Side, k: (typeof KS)[number]) =>
+      meanRecall(outcomes.get(cell(p, side)) ?? [], k)
+    const questions = `${outcomes.get(cell('now', 'scaled'))?.length ?? 0} questions of ${conversations.map((c) => c.id).join(', ')}`
     const rows: BenchRow[] = []
-    for (const k of KS) {
-      const alone = `overall R@${k}, conversations alone`
-      rows.push({ name: alone, value: meanRecall(outcomes.alone, k), unit: '%', better: 'higher' })
-      rows.push({
-        name: `overall R@${k}, inside ${scale} of the same agent`,
-        value: meanRecall(outcomes.scaled, k),
-        unit: '%',
-        better: 'higher',
-        baseline: alone,
-        note: `${outcomes.scaled.length} questions of ${conversations.map((c) => c.id).join(', ')}`,
-      })
+    for (const p of paths) {
+      const label = PATHS[p].label
+      for (const k of KS) {
+        const alone = `overall R@${k}, conversations alone`
+        const scaled = `overall R@${k}, inside ${scale} of the same agent`
+        if (PATHS[p].sides.includes('alone'))
+          rows.push({
+            name: `${alone}${label}`,
+            value: recall(p, 'alone', k),
+            unit: '%',
+            better: 'higher',
+            ...(p === 'now' ? {} : { baseline: alone }),
+          })
+        const exactRecall = recall('exact', 'scaled', k)
+        rows.push({
+          name: `${scaled}${label}`,
+          value: recall(p, 'scaled', k),
+          unit: '%',
+          better: 'higher',
+          baseline: p === 'now' ? alone : scaled,
+          // The target: what the exact paths find in the same run, on the same data.
+          ...(p === 'now' ? { target: { op: '>=' as const, value: exactRecall } } : {}),
+          note:
+            p === 'now'
+              ? `${questions}; target: the exact paths' ${exactRecall.toFixed(1)}% (same run)`
+              : 'another server on the same database, asked the same questions in turn',
+        })
+      }
+      for (const side of PATHS[p].sides) {
+        const times = latency.get(cell(p, side)) ?? []
+        rows.push({
+          name: `search MESSAGES p95 (yoga.fetch), ${side === 'alone' ? 'conversations alone' : `inside ${scale}`}${label}`,
+          value: percentile(times, 95),
+          unit: 'ms',
+          better: 'lower',
+          note: `p50 ${percentile(times, 50).toFixed(1)} ms over ${times.length} searches`,
+        })
+      }
     }
-    for (const side of ['alone', 'scaled'] as const)
-      rows.push({
-        name: `search MESSAGES p95 (yoga.fetch), ${side === 'alone' ? 'conversations alone' : `inside ${scale}`}`,
-        value: percentile(latency[side], 95),
-        unit: 'ms',
-        better: 'lower',
-        note: `p50 ${percentile(latency[side], 50).toFixed(1)} ms over ${latency[side].length} searches`,
-      })
     rows.push({
       name: `seed ${scale} per conversation (direct SQL, with vectors)`,
       value: seeded.seconds,
@@ -288,6 +359,7 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
     })
     return rows
   } finally {
+    for (const other of others) await other.close()
     await t.close()
     fs.rmSync(dir, { recursive: true, force: true })
   }

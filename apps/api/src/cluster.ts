@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
+import type { Scheduler } from '@engram/core'
 
 /**
  * Several server processes of one replica (ENGRAM_WORKERS, issue 18): node:cluster's primary holds
@@ -149,6 +150,19 @@ export interface WorkersOptions {
   log: Pick<Console, 'info' | 'error'>
   /** Before a crashed worker is started again (ms): a worker that dies at once does not spin. */
   restartDelayMs?: number
+  /** Where the restart delay runs (a test's manual clock; real timers by default). */
+  scheduler?: Scheduler
+}
+
+/**
+ * Real timers that keep the primary alive: with every worker dead, a pending restart is all that
+ * is left to keep the process (the engine's scheduler unrefs its timers; this one must not).
+ */
+const primaryScheduler: Scheduler = {
+  setTimer(ms, wake) {
+    const timer = setTimeout(wake, ms)
+    return () => clearTimeout(timer)
+  },
 }
 
 /** How long a crashed worker waits before it is started again, by default. */
@@ -163,6 +177,7 @@ export const DEFAULT_WORKER_RESTART_DELAY_MS = 1_000
 export function runWorkers(options: WorkersOptions): { stop(): Promise<void>; workers(): Worker[] } {
   const { count, log } = options
   const restartDelayMs = options.restartDelayMs ?? DEFAULT_WORKER_RESTART_DELAY_MS
+  const scheduler = options.scheduler ?? primaryScheduler
   cluster.setupPrimary({ serialization: 'advanced' })
   const workers = new Map<number, Worker>()
   const listening = new Set<number>()
@@ -198,9 +213,9 @@ export function runWorkers(options: WorkersOptions): { stop(): Promise<void>; wo
         return
       }
       log.error(`[workers] worker ${index} exited (${signal ?? code}); starting it again`)
-      setTimeout(() => {
+      scheduler.setTimer(restartDelayMs, () => {
         if (!stopping) start(index)
-      }, restartDelayMs)
+      })
     })
   }
 

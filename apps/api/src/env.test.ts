@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { DEFAULT_EPISODIC_MAX_MESSAGES, DEFAULT_EPISODIC_TTL_MS } from '@engram/bus-redis'
+import { DEFAULT_KERNEL_ABOVE } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_DATABASE_URL,
@@ -378,14 +379,17 @@ describe('loadEnv: search access tracking (issue 18)', () => {
 })
 
 describe('loadEnv: the settings of issue 18 that take a switch or a small range', () => {
-  it('defaults to one process, a 2 ms lock wait, the lexical index on and a 100 ms catch-up', () => {
+  it('defaults to one process, a 2 ms lock wait, the lexical index on, a 100 ms catch-up and the SIMD kernel from 1,024 vectors', () => {
     expect(loadEnv({})).toMatchObject({
       ENGRAM_WORKERS: 1,
       ENGRAM_SQLITE_LOCK_WAIT_MS: 2,
       ENGRAM_LEXICAL_INDEX: 'on',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
       ENGRAM_SEARCH_DIALOGUE_READS: 'fewer',
+      ENGRAM_VECTOR_KERNEL_ABOVE: DEFAULT_KERNEL_ABOVE,
+      ENGRAM_VECTOR_KERNEL: 'auto',
     })
+    expect(DEFAULT_KERNEL_ABOVE).toBe(1_024)
     expect(
       loadEnv({
         ENGRAM_WORKERS: '64',
@@ -393,6 +397,8 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
         ENGRAM_LEXICAL_INDEX: 'off',
         ENGRAM_LEXICAL_INDEX_REFRESH_MS: '60000',
         ENGRAM_SEARCH_DIALOGUE_READS: 'all',
+        ENGRAM_VECTOR_KERNEL_ABOVE: '0',
+        ENGRAM_VECTOR_KERNEL: 'javascript',
       }),
     ).toMatchObject({
       ENGRAM_WORKERS: 64,
@@ -400,6 +406,8 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_LEXICAL_INDEX: 'off',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 60_000,
       ENGRAM_SEARCH_DIALOGUE_READS: 'all',
+      ENGRAM_VECTOR_KERNEL_ABOVE: 0,
+      ENGRAM_VECTOR_KERNEL: 'javascript',
     })
   })
 
@@ -411,6 +419,8 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ['ENGRAM_SEARCH_DIALOGUE_READS', ['some', 'ALL']],
       ['ENGRAM_LEXICAL_INDEX_REFRESH_MS', ['-1', '60001', '0.5']],
       ['ENGRAM_LEXICAL_INDEX_MAX_INDEXES', ['0', '1000001']],
+      ['ENGRAM_VECTOR_KERNEL_ABOVE', ['-1', '1000000001', '1.5', 'big']],
+      ['ENGRAM_VECTOR_KERNEL', ['simd', 'off']],
       ['ENGRAM_OPTIMIZER_CACHED_ENTRIES', ['10000001']],
     ]
     for (const [name, values] of bad)

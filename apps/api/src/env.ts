@@ -2,6 +2,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   ContextBuilderRulesSchema,
+  DEFAULT_KERNEL_ABOVE,
   DEFAULT_LEXICAL_PLAN,
   DEFAULT_METRICS_RULES,
   DEFAULT_OPTIMIZER_CONFIG,
@@ -292,6 +293,19 @@ export const EnvSchema = z
      * same hits, kept for comparison).
      */
     ENGRAM_SEARCH_DIALOGUE_READS: z.enum(['fewer', 'all']).default('fewer'),
+    /**
+     * Vectors in one (agent, kind) index from which its exact scan runs on the WebAssembly SIMD
+     * kernel (issue 18). Each kernel memory reserves address space, so thousands of small indexes
+     * stay in JavaScript, where 1,024 x 384 dims scan in well under a millisecond anyway.
+     */
+    ENGRAM_VECTOR_KERNEL_ABOVE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000_000)
+      .default(DEFAULT_KERNEL_ABOVE),
+    /** javascript: never the SIMD kernel (to compare the two, or on a host that mis-runs it). */
+    ENGRAM_VECTOR_KERNEL: z.enum(['auto', 'javascript']).default('auto'),
     /** Where backupDatabase writes (default: a "backups" folder beside the database file). */
     ENGRAM_BACKUP_DIR: z.string().min(1).optional(),
     ENGRAM_EMBEDDER: z.enum(EMBEDDER_KINDS).default('hashing'),

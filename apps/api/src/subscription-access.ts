@@ -1,4 +1,5 @@
 import { type EngramError, ForbiddenError } from '@engram/core'
+import { schedulerOf } from '@engram/engine'
 import { map, Repeater } from 'graphql-yoga'
 import type { Context } from './context.ts'
 
@@ -92,12 +93,12 @@ function expiry(ctx: Context): AsyncIterable<null> {
       await stop
       return
     }
-    const timer = setTimeout(
+    // On the clock's scheduler (unref'd real timers in the server; a test's manual clock moves it).
+    const cancel = schedulerOf(services.clock).setTimer(
+      Math.max(0, viewer.expiresAt.getTime() - services.clock.now().getTime()),
       () => void push(null),
-      Math.max(0, Math.min(viewer.expiresAt.getTime() - services.clock.now().getTime(), 2 ** 31 - 1)),
     )
-    timer.unref?.()
     await stop
-    clearTimeout(timer)
+    cancel()
   })
 }

@@ -7,8 +7,9 @@ import {
   type LlmProvider,
   MetricsRulesSchema,
   parseWith,
+  type Scheduler,
 } from '@engram/core'
-import type { Logger } from '@engram/engine'
+import { type Logger, withScheduler } from '@engram/engine'
 import { ExtractionPool } from '@engram/providers'
 import type { Database } from '@engram/store-sqlite'
 import { startCheckpointer } from '@engram/store-sqlite'
@@ -79,6 +80,8 @@ export interface AppOptions {
         | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
         | 'ENGRAM_LEXICAL_INDEX_REFRESH_MS'
         | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
+        | 'ENGRAM_VECTOR_KERNEL_ABOVE'
+        | 'ENGRAM_VECTOR_KERNEL'
         | 'ENGRAM_MAX_QUERY_NESTING'
         | 'ENGRAM_INTROSPECTION'
         | 'ENGRAM_KEY_FACT_MODE'
@@ -117,6 +120,12 @@ export interface AppOptions {
       >
     >
   clock?: Clock
+  /**
+   * Where the app's delays run (lexical catch-up, job gather and poll, lease waits, access
+   * flushes, metric samples, token expiry): the clock's own timers when it has them (a test's
+   * manual clock), real unref'd timers otherwise.
+   */
+  scheduler?: Scheduler
   limits?: Limits
   log?: Logger
   embedder?: Embedder
@@ -146,7 +155,7 @@ export interface AppOptions {
 /** Builds the GraphQL app (schema, plugins, services). It never listens: server.ts does. */
 export function createApp(options: AppOptions) {
   const { db, env } = options
-  const clock = options.clock ?? { now: () => new Date() }
+  const clock = withScheduler(options.clock ?? { now: () => new Date() }, options.scheduler)
   const log = options.log ?? console
   // The offline extractor's threads (ENGRAM_EXTRACTION_WORKERS; the server's default is 1). Unset,
   // as in tests that build an app from a partial environment, it runs in process.
@@ -251,7 +260,16 @@ export function createApp(options: AppOptions) {
     postgres: options.postgres ?? null,
     databaseFile: options.databaseFile,
     backupDirectory: options.backupDirectory,
-    vectorIndex: options.vectorIndex,
+    vectorIndex: {
+      // The exact scans' SIMD kernel and its threshold (issue 18); the test's own settings win.
+      scan: {
+        ...(env.ENGRAM_VECTOR_KERNEL_ABOVE === undefined
+          ? {}
+          : { kernelAbove: env.ENGRAM_VECTOR_KERNEL_ABOVE }),
+        ...(env.ENGRAM_VECTOR_KERNEL === undefined ? {} : { kernel: env.ENGRAM_VECTOR_KERNEL }),
+      },
+      ...options.vectorIndex,
+    },
     accessFlush: {
       ...(env.ENGRAM_SEARCH_ACCESS_FLUSH_MS === undefined
         ? {}

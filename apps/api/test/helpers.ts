@@ -14,8 +14,17 @@ import { type App, type AppOptions, createApp } from '../src/yoga.ts'
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef'
 
+/**
+ * What a test moves an app's time with: ManualClock (delays on real timers), or core's
+ * ManualTimerClock, whose timers (catch-ups, gathers, polls, flushes) fire only as it moves.
+ */
+export interface TestClock extends Clock {
+  set(date: Date | string): void
+  advance(ms: number): void
+}
+
 /** A clock the test moves by hand: no sleeping, no flaky time windows. */
-export class ManualClock implements Clock {
+export class ManualClock implements TestClock {
   constructor(private current = new Date('2026-01-15T10:00:00.000Z')) {}
   now(): Date {
     return new Date(this.current)
@@ -58,7 +67,7 @@ export interface TestApp {
   db: Database
   /** The database the app runs on (its SQLite file, or its Postgres database). */
   store: OpenedStore
-  clock: ManualClock
+  clock: TestClock
   /** The SQLite file; on Postgres a path in the test's folder where no file is ever written. */
   databaseFile: string
   /** The Postgres database the app runs on, or null on SQLite. */
@@ -78,7 +87,7 @@ export interface GqlResult<T> {
 export async function createTestApp(
   options: {
     databaseFile?: string
-    clock?: ManualClock
+    clock?: TestClock
     optimizerIntervalMs?: number
     maxDepth?: number
     maxCost?: number

@@ -16,6 +16,7 @@ import {
   PersistentSessionManager,
   PoolLimitsSchema,
   parseWith,
+  type Scheduler,
   summarizeMessages,
   type TokenCounter,
   type TrajectoryLimits,
@@ -71,6 +72,7 @@ import { NO_TELEMETRY, type Telemetry } from './ports/telemetry.ts'
 import type { WorkingContextStore } from './ports/working-context.ts'
 import { PrivacyService } from './privacy/privacy-service.ts'
 import { ProfileService, registerProfileJobs } from './profile/profile-service.ts'
+import { withScheduler } from './scheduling/scheduler.ts'
 import {
   AgentLexicalIndexes,
   type LexicalIndexCacheConfig,
@@ -93,6 +95,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   /** The storage adapter's bundle (store-sqlite's, or the in-memory one in tests). */
   storage: S
   clock: Clock
+  /** Where every delay runs (catch-ups, gathers, polls, flushes); the clock's own timers or the system's. */
+  scheduler?: Scheduler
   tokenCounter: TokenCounter
   /** Where snapshots and progress are published; an in-process bus when none is given. */
   events?: EventBus
@@ -197,7 +201,8 @@ export type Engine<S extends Storage = Storage> = ReturnType<typeof createEngine
  * API, the embedded SDK, MCP and the CLI through them) call these and nothing below them.
  */
 export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
-  const { storage, clock, tokenCounter } = deps
+  const { storage, tokenCounter } = deps
+  const clock = withScheduler(deps.clock, deps.scheduler)
   const limits = deps.limits ?? DEFAULT_LIMITS
   const log = deps.log ?? console
   const events = deps.events ?? new InProcessEventBus()
@@ -357,7 +362,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     deps.lexicalIndexes ?? {},
     'lexicalIndexes',
   )
-  const lexicalIndexes = new AgentLexicalIndexes(storage.fullText, writes, lexicalIndexConfig)
+  const lexicalIndexes = new AgentLexicalIndexes(storage.fullText, writes, lexicalIndexConfig, clock)
   const search = new SearchService({
     lexicalIndexes: lexicalIndexConfig.enabled ? lexicalIndexes : null,
     fullText: storage.fullText,

@@ -201,6 +201,7 @@ export {
   ProfileService,
   type ProfileServiceDeps,
 } from './profile/profile-service.ts'
+export { repeat, schedulerOf, sleep, systemScheduler, withScheduler } from './scheduling/scheduler.ts'
 export {
   AgentLexicalIndexes,
   type LexicalIndexCacheConfig,

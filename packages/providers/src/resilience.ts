@@ -1,4 +1,4 @@
-import type { Clock } from '@engram/core'
+import type { Clock, TimerClock } from '@engram/core'
 
 /**
  * Calls to model services (embeddings now, an LLM later) go through one retry loop and one
@@ -12,13 +12,10 @@ export const DEFAULT_BREAKER_FAILURE_THRESHOLD = 5
 export const DEFAULT_BREAKER_COOLDOWN_MS = 60_000
 
 /**
- * A clock that can also wake its caller. Retry delays and attempt timeouts run on it, so a test
- * moves time instead of waiting a minute for a timeout; a plain `Clock` gets the system's timers.
+ * A clock that can also wake its caller (core's). Retry delays and attempt timeouts run on it, so
+ * a test moves time instead of waiting a minute for a timeout; a plain `Clock` gets the system's timers.
  */
-export interface TimerClock extends Clock {
-  /** Calls `wake` once `ms` have passed on this clock; the returned function cancels it. */
-  setTimer(ms: number, wake: () => void): () => void
-}
+export type { TimerClock } from '@engram/core'
 
 export const systemTimerClock: TimerClock = {
   now: () => new Date(),

@@ -40,7 +40,10 @@ export interface PostgresStorageOptions {
   /** The embedding model the vector store's rows belong to. */
   vectorModel?: string
   /** When an (agent, kind) in-process vector index moves to HNSW (tests lower it). */
-  vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'approximateIndex' | 'slotPostings'> & {
+  vectorIndex?: Pick<
+    VectorIndexOptions,
+    'approximateAbove' | 'approximateIndex' | 'slotPostings' | 'scan'
+  > & {
     hnsw?: { initialCapacity?: number }
   }
   /**

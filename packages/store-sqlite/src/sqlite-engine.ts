@@ -80,7 +80,10 @@ export interface SqliteEngineOptions {
   /** How often a started job worker looks for due jobs (ms); see JobWorker. */
   jobPollIntervalMs?: number
   /** When an (agent, kind) vector index moves to HNSW, and its graph parameters (tests lower them). */
-  vectorIndex?: Pick<VectorIndexOptions, 'approximateAbove' | 'hnsw' | 'approximateIndex' | 'slotPostings'>
+  vectorIndex?: Pick<
+    VectorIndexOptions,
+    'approximateAbove' | 'hnsw' | 'approximateIndex' | 'slotPostings' | 'scan'
+  >
   /** What several replicas share beside the database (Redis, issue 14); nothing when absent. */
   replicas?: ReplicaOptions
   /** Where cache lookups, searches, jobs and optimizer savings are reported (the API's metrics, issue 17). */

@@ -1,5 +1,12 @@
 import { type Clock, intervalRates, type MetricsRules, SampleRing } from '@engram/core'
-import type { Logger, ServerMetricsReport, ServerMetricsSample, ServerMetricsSource } from '@engram/engine'
+import {
+  type Logger,
+  repeat,
+  type ServerMetricsReport,
+  type ServerMetricsSample,
+  type ServerMetricsSource,
+  schedulerOf,
+} from '@engram/engine'
 import type { MetricsRegistry } from './registry.ts'
 import type { StoreFigures } from './store-gauges.ts'
 
@@ -18,7 +25,8 @@ interface Entry {
  */
 export class MetricsSampler implements ServerMetricsSource {
   private readonly ring: SampleRing<Entry>
-  private timer: ReturnType<typeof setInterval> | null = null
+  /** Cancels the sampling timer (null while not started). */
+  private timer: (() => void) | null = null
   private sampling: Promise<ServerMetricsSample> | null = null
 
   constructor(
@@ -65,17 +73,16 @@ export class MetricsSampler implements ServerMetricsSource {
     }
   }
 
-  /** Samples on a real timer (the server's); tests call sample() instead. */
+  /** Samples on a timer (the server's: the clock's scheduler); tests call sample() instead. */
   start(): void {
     if (this.timer) return
-    this.timer = setInterval(() => {
+    this.timer = repeat(schedulerOf(this.clock), this.rules.sampleIntervalMs, () => {
       this.sample().catch((error) => this.log.warn('[metrics] sampling failed:', error))
-    }, this.rules.sampleIntervalMs)
-    this.timer.unref?.()
+    })
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
+    this.timer?.()
     this.timer = null
     await this.sampling?.catch(() => {})
   }

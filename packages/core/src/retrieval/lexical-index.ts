@@ -1,5 +1,13 @@
 import { BM25_B, BM25_K1, type Bm25Corpus, type Bm25Term, bm25Idf, bm25Scores } from './bm25.ts'
 import { TermPostings } from './lexical-postings.ts'
+import {
+  blockBound,
+  contributionBound,
+  type QueryList,
+  reaches,
+  TopDocuments,
+  termContribution,
+} from './lexical-top-k.ts'
 
 /**
  * An agent's in-process lexical index for one collection (issue 18): an inverted index over the
@@ -34,8 +42,6 @@ export interface LexicalTopKQuery {
   limit: number
 }
 
-/** A score a bound may fall short of through rounding: pruning keeps anything this close. */
-const BOUND_SLACK = 1e-9
 const ALIVE = 1
 const SUMMARY = 2
 
@@ -47,7 +53,15 @@ export class LexicalIndex {
   private readonly termIds = new Map<string, number>()
   private readonly termNames: string[] = []
   private readonly counts = new Map<string, number>()
+  /** Per term id: its postings object, or null for a term one document holds (see `onlySlot`). */
   private postings: (TermPostings | null)[] = []
+  /**
+   * Per term id: the slot of the one document holding it, or -1 when the term has a postings
+   * object (or no term has the id). Most of a vocabulary (ids, numbers, names) is held by one
+   * document, and an object per term cost ~200 bytes of heap: 19 MiB per 100K memories.
+   */
+  private onlySlot = new Int32Array(16).fill(-1)
+  private onlyFrequency = new Int32Array(16)
   private readonly freeTermIds: number[] = []
   private readonly slotOf = new Map<string, number>()
   private readonly sessionIds = new Map<string, number>()
@@ -114,10 +128,7 @@ export class LexicalIndex {
     this.forwardCount[slot] = counts.size
     for (const [term, frequency] of counts) {
       const termId = this.termOf(term)
-      const postings = this.postings[termId] as TermPostings
-      postings.append(slot, frequency, length)
-      postings.documents++
-      if (document.summary) postings.summaries++
+      this.addPosting(termId, slot, frequency, length, document.summary)
       this.forwardTerms[this.forwardUsed++] = termId
     }
     this.slotOf.set(document.id, slot)
@@ -145,7 +156,12 @@ export class LexicalIndex {
     const held = this.forwardCount[slot] as number
     for (let i = start; i < start + held; i++) {
       const termId = this.forwardTerms[i] as number
-      const postings = this.postings[termId] as TermPostings
+      const postings = this.postings[termId]
+      // A term only this document held leaves with it.
+      if (!postings) {
+        this.dropTerm(termId)
+        continue
+      }
       postings.documents--
       if (summary) postings.summaries--
       if (postings.documents === 0) this.dropTerm(termId)
@@ -165,9 +181,15 @@ export class LexicalIndex {
     return true
   }
 
-  /** Gives back the postings' growth slack (after a build or a catch-up of many documents). */
+  /**
+   * Gives back the growth slack (after a build or a catch-up of many documents): doubling leaves
+   * up to half of the postings, the per-document arrays and the forward arena unused.
+   */
   trim(): void {
     for (const postings of this.postings) postings?.trim()
+    if (this.forwardTerms.length > this.forwardUsed + 256)
+      this.forwardTerms = this.forwardTerms.slice(0, this.forwardUsed + 256)
+    if (this.order.length > this.slots + 16) this.resizeSlots(this.slots + 16)
   }
 
   /** BM25's corpus figures of a set: its documents and their mean length. */
@@ -191,7 +213,11 @@ export class LexicalIndex {
   documentFrequency(term: string, set: LexicalDocumentSet): number {
     const termId = this.termIds.get(term)
     if (termId === undefined) return 0
-    const postings = this.postings[termId] as TermPostings
+    const postings = this.postings[termId]
+    if (!postings) {
+      const summary = ((this.flags[this.onlySlot[termId] as number] as number) & SUMMARY) !== 0
+      return set === 'all' || (set === 'summaries') === summary ? 1 : 0
+    }
     return set === 'all'
       ? postings.documents
       : set === 'summaries'
@@ -213,6 +239,7 @@ export class LexicalIndex {
     let bytes = this.order.length * 17 + this.slots * 48
     for (const postings of this.postings) if (postings) bytes += postings.bytes()
     bytes += this.forwardTerms.byteLength + this.forwardStart.byteLength * 2
+    bytes += this.onlySlot.byteLength * 2 + this.postings.length * 16
     for (const term of this.termIds.keys()) bytes += term.length * 2 + 48
     return bytes
   }
@@ -284,7 +311,7 @@ export class LexicalIndex {
         if (query.every) return []
         continue
       }
-      const postings = this.postings[termId] as TermPostings
+      const postings = this.listOf(termId)
       let weight = 0
       for (const i of positions) weight += idfs[i] as number
       const list: QueryList = {
@@ -456,7 +483,7 @@ export class LexicalIndex {
   ): void {
     const termId = this.termIds.get(term)
     if (termId === undefined) return
-    const postings = this.postings[termId] as TermPostings
+    const postings = this.listOf(termId)
     for (let i = 0; i < postings.size; i++) {
       const slot = postings.slotAt(i)
       const flags = this.flags[slot] as number
@@ -489,39 +516,85 @@ export class LexicalIndex {
       termId = this.freeTermIds.pop() ?? this.postings.length
       this.termIds.set(term, termId)
       this.termNames[termId] = term
-      this.postings[termId] = new TermPostings()
+      this.postings[termId] = null
+      if (termId >= this.onlySlot.length) {
+        const capacity = Math.max(termId + 1, this.onlySlot.length * 2)
+        const onlySlot = new Int32Array(capacity).fill(-1)
+        onlySlot.set(this.onlySlot)
+        this.onlySlot = onlySlot
+        const onlyFrequency = new Int32Array(capacity)
+        onlyFrequency.set(this.onlyFrequency)
+        this.onlyFrequency = onlyFrequency
+      }
     }
     return termId
+  }
+
+  /** A term's first posting stays in `onlySlot`; the second turns the term into a postings object. */
+  private addPosting(
+    termId: number,
+    slot: number,
+    frequency: number,
+    length: number,
+    summary: boolean,
+  ): void {
+    let postings = this.postings[termId]
+    if (!postings) {
+      const only = this.onlySlot[termId] as number
+      if (only < 0) {
+        this.onlySlot[termId] = slot
+        this.onlyFrequency[termId] = frequency
+        return
+      }
+      postings = this.listOf(termId)
+      this.postings[termId] = postings
+      this.onlySlot[termId] = -1
+    }
+    postings.append(slot, frequency, length)
+    postings.documents++
+    if (summary) postings.summaries++
+  }
+
+  /** A term's postings; for a term one document holds, a list of its one posting made for the query. */
+  private listOf(termId: number): TermPostings {
+    const held = this.postings[termId]
+    if (held) return held
+    const slot = this.onlySlot[termId] as number
+    const postings = new TermPostings()
+    postings.append(slot, this.onlyFrequency[termId] as number, this.lengths[slot] as number)
+    postings.documents = 1
+    if ((this.flags[slot] as number) & SUMMARY) postings.summaries = 1
+    return postings
   }
 
   private dropTerm(termId: number): void {
     this.termIds.delete(this.termNames[termId] as string)
     this.termNames[termId] = ''
     this.postings[termId] = null
+    this.onlySlot[termId] = -1
     this.freeTermIds.push(termId)
   }
 
   private ensureSlots(count: number): void {
     if (count <= this.order.length) return
-    const capacity = Math.max(count, this.order.length * 2)
-    const order = new Float64Array(capacity)
-    order.set(this.order)
-    this.order = order
-    const lengths = new Int32Array(capacity)
-    lengths.set(this.lengths)
-    this.lengths = lengths
-    const sessions = new Int32Array(capacity)
-    sessions.set(this.sessions)
-    this.sessions = sessions
-    const flags = new Uint8Array(capacity)
-    flags.set(this.flags)
-    this.flags = flags
-    const forwardStart = new Int32Array(capacity)
-    forwardStart.set(this.forwardStart)
-    this.forwardStart = forwardStart
-    const forwardCount = new Int32Array(capacity)
-    forwardCount.set(this.forwardCount)
-    this.forwardCount = forwardCount
+    this.resizeSlots(Math.max(count, this.order.length * 2))
+  }
+
+  private resizeSlots(capacity: number): void {
+    const resized = <T extends Float64Array | Int32Array | Uint8Array>(
+      array: T,
+      make: (n: number) => T,
+    ): T => {
+      const next = make(capacity)
+      next.set(array.subarray(0, Math.min(array.length, capacity)))
+      return next
+    }
+    this.order = resized(this.order, (n) => new Float64Array(n))
+    this.lengths = resized(this.lengths, (n) => new Int32Array(n))
+    this.sessions = resized(this.sessions, (n) => new Int32Array(n))
+    this.flags = resized(this.flags, (n) => new Uint8Array(n))
+    this.forwardStart = resized(this.forwardStart, (n) => new Int32Array(n))
+    this.forwardCount = resized(this.forwardCount, (n) => new Int32Array(n))
   }
 
   /** Rewrites the postings without dropped documents' slots (renumbered, order kept). */
@@ -561,137 +634,12 @@ export class LexicalIndex {
     this.forwardTerms = forwardTerms
     this.forwardUsed = used
     for (const postings of this.postings) postings?.compact(renumber, (slot) => this.lengths[slot] as number)
+    // A term one document holds names a live slot (a dropped document took its terms with it).
+    for (let termId = 0; termId < this.postings.length; termId++) {
+      const only = this.onlySlot[termId] as number
+      if (only >= 0) this.onlySlot[termId] = renumber[only] as number
+    }
     this.slots = next
     this.dead = 0
-  }
-}
-
-interface QueryList {
-  postings: TermPostings
-  /** Where the term occurs in the query (it is scored once per occurrence). */
-  positions: number[]
-  /** The sum of its occurrences' IDFs. */
-  weight: number
-  /** The most it adds to any document's score. */
-  bound: number
-  /** The cursor: a position in the postings. */
-  at: number
-  /** Its frequency in the document at hand (0: absent). */
-  frequency: number
-}
-
-function termContribution(weight: number, frequency: number, norm: number): number {
-  return (weight * (frequency * (BM25_K1 + 1))) / (frequency + norm)
-}
-
-/** The most a term adds with at most `frequency` occurrences in a document at least `length` long. */
-function contributionBound(weight: number, frequency: number, length: number, averageLength: number): number {
-  if (frequency <= 0) return 0
-  return termContribution(
-    weight,
-    frequency,
-    BM25_K1 * (1 - BM25_B + (BM25_B * Math.max(0, length)) / averageLength),
-  )
-}
-
-/** Whether a bound may still reach the k-th score (ties may enter by id, and rounding is allowed for). */
-function reaches(bound: number, threshold: number): boolean {
-  return bound + BOUND_SLACK * Math.max(1, Math.abs(bound)) >= threshold
-}
-
-function blockBound(lists: QueryList[], averageLength: number): number {
-  let bound = 0
-  for (const list of lists) {
-    bound += contributionBound(
-      list.weight,
-      list.postings.blockMaxFrequency(list.at),
-      list.postings.blockMinLength(list.at),
-      averageLength,
-    )
-  }
-  return bound
-}
-
-/** The best `limit` documents so far: a min-heap on (score, id), so ties go to the newest id. */
-class TopDocuments {
-  private readonly slots: number[] = []
-  private readonly scores = new Map<number, number>()
-
-  constructor(
-    private readonly limit: number,
-    private readonly order: Float64Array,
-  ) {}
-
-  get full(): boolean {
-    return this.slots.length >= this.limit
-  }
-
-  /** The k-th score: a document below it cannot enter. */
-  get threshold(): number {
-    return this.scores.get(this.slots[0] as number) as number
-  }
-
-  scoreOf(slot: number): number {
-    return this.scores.get(slot) as number
-  }
-
-  offer(slot: number, score: number): void {
-    if (this.slots.length < this.limit) {
-      this.scores.set(slot, score)
-      this.slots.push(slot)
-      this.up(this.slots.length - 1)
-      return
-    }
-    const worst = this.slots[0] as number
-    if (!this.better(slot, score, worst, this.scores.get(worst) as number)) return
-    this.scores.delete(worst)
-    this.scores.set(slot, score)
-    this.slots[0] = slot
-    this.down(0)
-  }
-
-  /** Best first. */
-  sorted(): number[] {
-    return [...this.slots].sort((a, b) =>
-      this.better(a, this.scores.get(a) as number, b, this.scores.get(b) as number) ? -1 : 1,
-    )
-  }
-
-  private better(a: number, scoreA: number, b: number, scoreB: number): boolean {
-    return scoreA > scoreB || (scoreA === scoreB && (this.order[a] as number) > (this.order[b] as number))
-  }
-
-  private worse(i: number, j: number): boolean {
-    const a = this.slots[i] as number
-    const b = this.slots[j] as number
-    return this.better(b, this.scores.get(b) as number, a, this.scores.get(a) as number)
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!this.worse(i, parent)) return
-      this.swap(i, parent)
-      i = parent
-    }
-  }
-
-  private down(i: number): void {
-    for (;;) {
-      const left = 2 * i + 1
-      const right = left + 1
-      let worst = i
-      if (left < this.slots.length && this.worse(left, worst)) worst = left
-      if (right < this.slots.length && this.worse(right, worst)) worst = right
-      if (worst === i) return
-      this.swap(i, worst)
-      i = worst
-    }
-  }
-
-  private swap(i: number, j: number): void {
-    const a = this.slots[i] as number
-    this.slots[i] = this.slots[j] as number
-    this.slots[j] = a
   }
 }

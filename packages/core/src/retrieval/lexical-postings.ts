@@ -1,20 +1,29 @@
 /**
  * One term's postings in an agent's in-process lexical index: document slots in ascending order
- * with the term's frequency in each, interleaved in one growable Int32Array (8 bytes a posting, no
- * object per posting, one array object per term: most terms are rare and the object costs more than
- * their postings), and, once the list outgrows one block, per block of BLOCK_SIZE postings the
- * largest frequency and the shortest document length, which bound the term's BM25 contribution
- * inside the block for any corpus figures. A list of one block is bounded by its list-wide figures.
+ * with the term's frequency in each, one Int32 a posting (`slot << 4 | frequency`, a frequency of
+ * 15 or more kept beside in a small map: 4 bytes a posting instead of 8, most frequencies are 1-3),
+ * in one growable array (no object per posting, one array object per term; a term one document
+ * holds has no object at all, see LexicalIndex). Once the list outgrows one
+ * block, per block of BLOCK_SIZE postings the largest frequency and the shortest document length,
+ * which bound the term's BM25 contribution inside the block for any corpus figures. A list of one
+ * block is bounded by its list-wide figures.
  */
 
 /** Postings per block: small enough for tight block bounds, large enough to skip well. */
 export const BLOCK_SIZE = 64
 const BLOCK_SHIFT = 6
 const INITIAL_POSTINGS = 2
+const FREQUENCY_BITS = 4
+/** A packed frequency of this value means "this or more": the frequency is in `largeFrequencies`. */
+const FREQUENCY_ESCAPE = (1 << FREQUENCY_BITS) - 1
+/** Slots a packed posting can name (2^27): the index compacts long before (its slots are documents). */
+export const LEXICAL_MAX_SLOTS = 2 ** (31 - FREQUENCY_BITS)
 
 export class TermPostings {
-  /** slot, frequency, slot, frequency, ... */
-  private data: Int32Array = new Int32Array(INITIAL_POSTINGS * 2)
+  /** `slot << 4 | min(frequency, 15)` per posting. */
+  private data: Int32Array = new Int32Array(INITIAL_POSTINGS)
+  /** Frequencies of 15 or more, by position (rare: a word repeated that often in one text). */
+  private largeFrequencies: Map<number, number> | null = null
   /** Per block: largest frequency, shortest length (never lowered by removals: still bounds); null within one block. */
   private blocks: Int32Array | null = null
   size = 0
@@ -26,11 +35,12 @@ export class TermPostings {
   summaries = 0
 
   slotAt(at: number): number {
-    return this.data[at * 2] as number
+    return (this.data[at] as number) >>> FREQUENCY_BITS
   }
 
   frequencyAt(at: number): number {
-    return this.data[at * 2 + 1] as number
+    const packed = (this.data[at] as number) & FREQUENCY_ESCAPE
+    return packed === FREQUENCY_ESCAPE ? (this.largeFrequencies?.get(at) as number) : packed
   }
 
   /** The largest frequency in the block holding position `at`. */
@@ -45,10 +55,11 @@ export class TermPostings {
 
   /** Appends a posting; slots only grow, so the list stays sorted. */
   append(slot: number, frequency: number, length: number): void {
-    if (this.size * 2 === this.data.length) this.data = grow(this.data, this.data.length * 2)
+    if (slot >= LEXICAL_MAX_SLOTS)
+      throw new RangeError(`a lexical index holds at most ${LEXICAL_MAX_SLOTS} slots`)
     const at = this.size++
-    this.data[at * 2] = slot
-    this.data[at * 2 + 1] = frequency
+    if (at === this.data.length) this.data = grow(this.data, this.data.length * 2)
+    this.put(at, slot, frequency)
     if (at === BLOCK_SIZE) {
       // Past one block: the first block's bounds are the list's so far.
       this.blocks = new Int32Array(8)
@@ -70,24 +81,36 @@ export class TermPostings {
     if (length < this.minLength) this.minLength = length
   }
 
+  private put(at: number, slot: number, frequency: number): void {
+    const data = this.data
+    if (frequency < FREQUENCY_ESCAPE) data[at] = (slot << FREQUENCY_BITS) | frequency
+    else {
+      data[at] = (slot << FREQUENCY_BITS) | FREQUENCY_ESCAPE
+      this.largeFrequencies ??= new Map()
+      this.largeFrequencies.set(at, frequency)
+    }
+  }
+
   /** The first position at or after `from` whose slot is at least `slot` (galloping, then binary). */
   seek(from: number, slot: number): number {
     const data = this.data
     const size = this.size
-    if (from >= size || (data[from * 2] as number) >= slot) return from
+    // Packed entries order as their slots do: an entry is below slot << 4 exactly when its slot is below.
+    const key = slot << FREQUENCY_BITS
+    if (from >= size || (data[from] as number) >= key) return from
     let step = 1
     let low = from
     let high = from + 1
-    while (high < size && (data[high * 2] as number) < slot) {
+    while (high < size && (data[high] as number) < key) {
       low = high
       step *= 2
       high = from + step
     }
     if (high > size) high = size
-    // data[low] < slot; the answer is in (low, high].
+    // data[low] < key; the answer is in (low, high].
     while (low + 1 < high) {
       const middle = (low + high) >>> 1
-      if ((data[middle * 2] as number) < slot) low = middle
+      if ((data[middle] as number) < key) low = middle
       else high = middle
     }
     return high
@@ -95,26 +118,38 @@ export class TermPostings {
 
   /** Bytes held: the arrays' capacity and the objects (V8's typed array and buffer headers, about). */
   bytes(): number {
-    return this.data.byteLength + (this.blocks ? this.blocks.byteLength + 100 : 0) + 160
+    return (
+      this.data.byteLength +
+      100 +
+      (this.blocks ? this.blocks.byteLength + 100 : 0) +
+      (this.largeFrequencies ? this.largeFrequencies.size * 40 + 80 : 0) +
+      100
+    )
   }
 
   /** Gives back the growth slack (after a build: doubling leaves up to half unused). */
   trim(): void {
-    if (this.data.length > this.size * 2 + 2) this.data = this.data.slice(0, Math.max(2, this.size * 2))
+    if (this.data.length > this.size) this.data = this.data.slice(0, Math.max(1, this.size))
   }
 
   /** Keeps only the postings whose slot `renumber` maps (to a new slot, order kept); -1 drops. */
   compact(renumber: Int32Array, lengthOf: (slot: number) => number): void {
-    const data = this.data
     const size = this.size
-    this.data = new Int32Array(Math.max(INITIAL_POSTINGS, size) * 2)
+    const slots = new Int32Array(size)
+    const frequencies = new Int32Array(size)
+    for (let i = 0; i < size; i++) {
+      slots[i] = this.slotAt(i)
+      frequencies[i] = this.frequencyAt(i)
+    }
+    this.data = new Int32Array(Math.max(INITIAL_POSTINGS, size))
+    this.largeFrequencies = null
     this.blocks = null
     this.size = 0
     this.maxFrequency = 0
     this.minLength = 0x7fffffff
     for (let i = 0; i < size; i++) {
-      const slot = renumber[data[i * 2] as number] as number
-      if (slot >= 0) this.append(slot, data[i * 2 + 1] as number, lengthOf(slot))
+      const slot = renumber[slots[i] as number] as number
+      if (slot >= 0) this.append(slot, frequencies[i] as number, lengthOf(slot))
     }
   }
 }

@@ -217,3 +217,31 @@ describe('AdaptiveVectorIndex', () => {
     expect(index.search(Float32Array.from([1, 0]), 1)).toEqual([{ id: 'a', similarity: 1 }])
   })
 })
+
+describe('AdaptiveVectorIndex scan settings', () => {
+  const fill = (index: AdaptiveVectorIndex, count: number) => {
+    const random = seededRandom(3)
+    for (let i = 0; i < count; i++)
+      index.upsert(
+        `v${i}`,
+        Float32Array.from({ length: 8 }, () => random()),
+      )
+  }
+  const createApproximate = () => new RecordingIndex()
+
+  it('hands its exact index the kernel threshold it is given (ENGRAM_VECTOR_KERNEL_ABOVE)', () => {
+    const low = new AdaptiveVectorIndex({ createApproximate, scan: { kernelAbove: 16 } })
+    fill(low, 20)
+    expect((low.active as ExactVectorIndex).usesKernel).toBe(true)
+    // The default (1,024) keeps 20 vectors in JavaScript; 'javascript' never moves them.
+    const byDefault = new AdaptiveVectorIndex({ createApproximate })
+    const never = new AdaptiveVectorIndex({
+      createApproximate,
+      scan: { kernel: 'javascript', kernelAbove: 0 },
+    })
+    fill(byDefault, 20)
+    fill(never, 20)
+    expect((byDefault.active as ExactVectorIndex).usesKernel).toBe(false)
+    expect((never.active as ExactVectorIndex).usesKernel).toBe(false)
+  })
+})

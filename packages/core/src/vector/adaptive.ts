@@ -6,7 +6,7 @@ import {
   type ExactReference,
   type TunableVectorIndex,
 } from './calibration.ts'
-import { ExactVectorIndex, type VectorHit, type VectorIndex } from './vector.ts'
+import { ExactVectorIndex, type VectorHit, type VectorIndex, type VectorScanConfig } from './vector.ts'
 
 /**
  * When to leave the exact scan for an approximate index. 20,000: the exact scan then takes ~7 ms
@@ -50,6 +50,8 @@ export interface ApproximateVectorIndex extends VectorIndex {
   /** Present when the search breadth can be tuned: a build then calibrates it. */
   setSearchBreadth?(breadth: number): void
   readonly searchBreadth?: number
+  /** Gives back growth slack once a build has filled the index, when it keeps any. */
+  trim?(): void
   /** Deleted entries still in the structure (an HNSW graph marks them), when it keeps any. */
   readonly deletedCount?: number
 }
@@ -88,6 +90,8 @@ export interface AdaptiveVectorIndexOptions {
   /** An approximate index already filled (e.g. loaded from a file): starts in approximate mode. */
   approximate?: ApproximateVectorIndex
   config?: Partial<AdaptiveIndexConfig>
+  /** How its exact index scans (the SIMD kernel, and from how many vectors); the defaults when absent. */
+  scan?: Partial<VectorScanConfig>
 }
 
 export type AdaptiveMode = 'exact' | 'building' | 'approximate'
@@ -119,7 +123,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
   constructor(private readonly options: AdaptiveVectorIndexOptions) {
     this.config = parseWith(AdaptiveIndexConfigSchema, options.config, 'adaptiveIndex')
     this.approximate = options.approximate ?? null
-    this.exact = this.approximate ? null : new ExactVectorIndex()
+    this.exact = this.approximate ? null : new ExactVectorIndex(this.options.scan)
   }
 
   get mode(): AdaptiveMode {
@@ -180,7 +184,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
     const { approximateAbove, exactBelowRatio } = this.config
     if (this.exact && this.exact.size > approximateAbove) return this.startBuild(this.exact)
     if (this.approximate && this.approximate.size < approximateAbove * exactBelowRatio) {
-      const exact = new ExactVectorIndex()
+      const exact = new ExactVectorIndex(this.options.scan)
       for (const [id, vector] of this.approximate.entries()) {
         exact.upsert(id, vector)
         const stamp = this.approximate.stampOf(id)
@@ -254,6 +258,7 @@ export class AdaptiveVectorIndex implements VectorIndex {
       if (vector) target.upsert(id, vector, this.stamps.get(id))
       else target.remove(id)
     }
+    target.trim?.()
     this.approximate = target
     this.exact = null
     this.stamps.clear()

@@ -104,6 +104,36 @@ describe('SlotPostingsIndex', () => {
     }
   })
 
+  it('keeps every vector its stamp through replacements, removals (slots move) and a trim', () => {
+    const index = new SlotPostingsIndex()
+    const random = seededRandom(9)
+    const expected = new Map<string, string | undefined>()
+    // The stores' stamps are SHA-256 hex (kept as bytes); any other string or none must round-trip too.
+    const stampFor = (n: number): string | undefined => {
+      const r = random()
+      if (r < 0.6)
+        return Array.from({ length: 64 }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('')
+      if (r < 0.8) return `v${n}`
+      if (r < 0.9) return 'ABCDEF'.repeat(10).padEnd(64, '0')
+      return undefined
+    }
+    for (let step = 0; step < 2_000; step++) {
+      const id = String(Math.floor(random() * 400))
+      if (random() < 0.3) {
+        index.remove(id)
+        expected.delete(id)
+      } else {
+        const stamp = stampFor(step)
+        index.upsert(id, vectors[step % vectors.length] as Float32Array, stamp)
+        expected.set(id, stamp)
+      }
+      if (step === 1_000) index.trim()
+    }
+    index.trim()
+    expect(index.size).toBe(expected.size)
+    for (let i = 0; i < 400; i++) expect(index.stampOf(String(i))).toBe(expected.get(String(i)))
+  })
+
   it('forgets a removed vector: never returned, its stamp and list entries gone', () => {
     const index = new SlotPostingsIndex()
     for (const [i, vector] of vectors.slice(0, 200).entries()) index.upsert(String(i), vector, `h${i}`)

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { parseWith, ValidationError } from '../errors.ts'
 import type { ApproximateVectorIndex } from './adaptive.ts'
 import { TopK } from './top-k.ts'
-import { ExactVectorIndex, type VectorHit, vectorNorm } from './vector.ts'
+import { ExactVectorIndex, type VectorHit, type VectorScanConfig, vectorNorm } from './vector.ts'
 
 /**
  * Tuning of the slot-postings index. Defaults measured on the offline hashing embedder's vectors
@@ -42,6 +42,13 @@ interface Postings {
   length: number
 }
 
+const STAMP_NONE = 0
+const STAMP_HASH = 1
+const STAMP_OTHER = 2
+const HASH_BYTES = 32
+const HASH_STAMP = /^[0-9a-f]{64}$/
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+
 const IMPACT_BITS = 8
 const IMPACT_SCALE = 255
 /** Slots an entry can name: 2^23, 8M vectors per index. */
@@ -65,14 +72,21 @@ export const SLOT_POSTINGS_MAX_VECTORS = 2 ** (31 - IMPACT_BITS)
  */
 export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVectorIndex {
   private lists: Postings[] = []
-  private readonly stamps = new Map<string, string>()
+  /**
+   * Stamps by slot. The stores stamp with a SHA-256 of the text (64 hex digits), kept here as its
+   * 32 bytes: as strings in a Map by id they cost ~110 bytes a vector (the string, the entry, a second
+   * reference to the id), 10 MiB per 100K. Any other stamp stays a string in `otherStamps`.
+   */
+  private stampBytes = new Uint8Array(0)
+  private stampState = new Uint8Array(0)
+  private readonly otherStamps = new Map<string, string>()
   private readonly config: SlotPostingsConfig
   private breadth: number
   /** Per slot partial scores of the search in progress; zeroed again by the search. */
   private partial = new Float32Array(0)
 
-  constructor(config: Partial<SlotPostingsConfig> = {}) {
-    super()
+  constructor(config: Partial<SlotPostingsConfig> = {}, scan: Partial<VectorScanConfig> = {}) {
+    super(scan)
     this.config = parseWith(SlotPostingsConfigSchema, config, 'slotPostings')
     this.breadth = this.config.candidates
   }
@@ -86,7 +100,47 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
   }
 
   stampOf(id: string): string | undefined {
-    return this.stamps.get(id)
+    const slot = this.slots.get(id)
+    if (slot === undefined) return undefined
+    const state = this.stampState[slot]
+    if (state === STAMP_OTHER) return this.otherStamps.get(id)
+    if (state !== STAMP_HASH) return undefined
+    let hex = ''
+    for (let i = slot * HASH_BYTES; i < (slot + 1) * HASH_BYTES; i++) hex += HEX[this.stampBytes[i] as number]
+    return hex
+  }
+
+  /** Gives back the lists' growth slack (doubling leaves up to half of each unused): after a build. */
+  trim(): void {
+    for (const list of this.lists)
+      if (list.entries.length > list.length + 16) list.entries = list.entries.slice(0, list.length + 16)
+    const slots = this.ids.length + 16
+    if (this.stampState.length > slots) {
+      this.stampState = this.stampState.slice(0, slots)
+      this.stampBytes = this.stampBytes.slice(0, slots * HASH_BYTES)
+    }
+  }
+
+  private setStamp(id: string, slot: number, stamp: string | undefined): void {
+    if (slot >= this.stampState.length) {
+      const capacity = Math.max(16, slot + 1, this.stampState.length * 2)
+      const state = new Uint8Array(capacity)
+      state.set(this.stampState)
+      this.stampState = state
+      const bytes = new Uint8Array(capacity * HASH_BYTES)
+      bytes.set(this.stampBytes)
+      this.stampBytes = bytes
+    }
+    this.otherStamps.delete(id)
+    if (stamp === undefined) this.stampState[slot] = STAMP_NONE
+    else if (HASH_STAMP.test(stamp)) {
+      this.stampState[slot] = STAMP_HASH
+      for (let i = 0; i < HASH_BYTES; i++)
+        this.stampBytes[slot * HASH_BYTES + i] = Number.parseInt(stamp.slice(i * 2, i * 2 + 2), 16)
+    } else {
+      this.stampState[slot] = STAMP_OTHER
+      this.otherStamps.set(id, stamp)
+    }
   }
 
   /** Listed values in all: what the lists cost in memory (5 bytes each). */
@@ -108,15 +162,14 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
         },
       ])
     super.upsert(id, vector)
-    if (stamp === undefined) this.stamps.delete(id)
-    else this.stamps.set(id, stamp)
+    this.setStamp(id, this.slots.get(id) as number, stamp)
   }
 
   override remove(id: string): boolean {
     const slot = this.slots.get(id)
     if (slot === undefined) return false
     this.unlist(slot, slot)
-    this.stamps.delete(id)
+    this.otherStamps.delete(id)
     super.remove(id)
     if (this.ids.length === 0) this.lists = []
     return true
@@ -145,10 +198,19 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
 
   /** The last vector moved into `to` (dense removal): its list entries are renamed. */
   protected override moved(from: number, to: number): void {
+    this.stampState[to] = this.stampState[from] as number
+    this.stampBytes.copyWithin(to * HASH_BYTES, from * HASH_BYTES, (from + 1) * HASH_BYTES)
     this.forEachList(to, (list) => {
       const at = entryOf(list, from)
       if (at >= 0) list.entries[at] = (to << IMPACT_BITS) | ((list.entries[at] as number) & IMPACT_SCALE)
     })
+  }
+
+  /** A freed slot keeps no stamp (nor its bytes). */
+  protected override cleared(slot: number): void {
+    if (slot >= this.stampState.length) return
+    this.stampState[slot] = STAMP_NONE
+    this.stampBytes.fill(0, slot * HASH_BYTES, (slot + 1) * HASH_BYTES)
   }
 
   /** Drops `slot` from the lists of the vector stored at `at` (itself, before it is overwritten). */

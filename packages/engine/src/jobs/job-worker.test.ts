@@ -1,4 +1,4 @@
-import type { Clock } from '@engram/core'
+import { type Clock, ManualTimerClock } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { SILENT_LOGGER } from '../ports/logger.ts'
 import { createInMemoryStorage } from '../testing/index.ts'
@@ -6,42 +6,63 @@ import { JobWorker } from './job-worker.ts'
 
 const clock: Clock = { now: () => new Date('2026-01-15T10:00:00.000Z') }
 
-/** A started worker with one job kind whose handler records the size of every batch it gets. */
-function startedWorker(gatherMs: number) {
-  const storage = createInMemoryStorage(clock)
-  // A poll far beyond the test: only the wake-up after an enqueue can run the jobs.
-  const worker = new JobWorker(storage.jobs, clock, SILENT_LOGGER, 3_600_000, gatherMs)
+/**
+ * A started worker on a manual clock, with one job kind whose handler records the size of every
+ * batch it gets; the gather and the poll fire only when the test moves the clock.
+ */
+function startedWorker(gatherMs: number, pollIntervalMs = 3_600_000, failFirst = false) {
+  const time = new ManualTimerClock()
+  const storage = createInMemoryStorage(time)
+  const worker = new JobWorker(storage.jobs, time, SILENT_LOGGER, pollIntervalMs, gatherMs)
   const batches: number[] = []
-  worker.register('count', async (jobs) => {
-    batches.push(jobs.length)
-    return {}
-  })
+  worker.register(
+    'count',
+    async (jobs) => {
+      batches.push(jobs.length)
+      if (failFirst && batches.length === 1) throw new Error('the model is down')
+      return {}
+    },
+    { backoffBaseMs: 5_000 },
+  )
   worker.start()
   const enqueue = (i: number) =>
     storage.jobs.enqueue([{ kind: 'count', agentId: 'a', key: `k${i}`, payload: {} }])
-  return { worker, batches, enqueue }
+  return { worker, batches, enqueue, time }
 }
 
-/** Until every queued job has run (the wake-up comes on a timer), bounded well under a second. */
+/** Until the run a timer started has had its turns (the in-memory queue: a few), bounded well under a second. */
 async function untilRan(batches: number[], jobs: number) {
   for (let i = 0; i < 100 && batches.reduce((a, b) => a + b, 0) < jobs; i++)
     await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
+/** A few turns of the event loop: what a timer's wake-up would have started by now, has. */
+async function turns(n = 5) {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
 describe('JobWorker once started', () => {
-  it('lets jobs queued one after another gather into one batch', async () => {
-    const { worker, batches, enqueue } = startedWorker(50)
+  it('lets jobs queued one after another gather into one batch, run once the gather delay has passed', async () => {
+    const { worker, batches, enqueue, time } = startedWorker(50)
     try {
       // Five separate enqueues, each in its own turn of the event loop, as single adds make them.
       for (let i = 0; i < 5; i++) {
         await enqueue(i)
-        await new Promise((resolve) => setImmediate(resolve))
+        await turns(1)
       }
+      // One gather pending for all five; nothing has run before it falls due.
+      expect(time.pendingDelays().filter((ms) => ms === 50)).toHaveLength(1)
+      time.advance(49)
+      await turns()
+      expect(batches).toEqual([])
+      time.advance(1)
       await untilRan(batches, 5)
       expect(batches).toEqual([5])
     } finally {
       await worker.stop()
     }
+    // Stopped: nothing of the worker is left on the clock.
+    expect(time.pendingDelays()).toEqual([])
   })
 
   it('wakes at every enqueue when gathering is off', async () => {
@@ -52,6 +73,25 @@ describe('JobWorker once started', () => {
         await untilRan(batches, i + 1)
       }
       expect(batches).toEqual([1, 1, 1])
+    } finally {
+      await worker.stop()
+    }
+  })
+
+  it('runs a failed job again at its next poll after the backoff, not before', async () => {
+    const { worker, batches, enqueue, time } = startedWorker(0, 1_000, true)
+    try {
+      await enqueue(1)
+      await untilRan(batches, 1)
+      expect(batches).toEqual([1])
+      // Polls inside the 5 s backoff find nothing due.
+      time.advance(4_000)
+      await turns()
+      expect(batches).toEqual([1])
+      // The poll after the backoff runs it (the clock reads 5 s after the failure).
+      time.advance(1_000)
+      await untilRan(batches, 2)
+      expect(batches).toEqual([1, 1])
     } finally {
       await worker.stop()
     }

@@ -11,6 +11,7 @@ import {
 import type { JobQueue } from '../ports/job-queue.ts'
 import type { Logger } from '../ports/logger.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
+import { repeat, schedulerOf } from '../scheduling/scheduler.ts'
 
 /**
  * What a handler reports about a batch: the jobs that failed, with why. Jobs not listed are done.
@@ -61,13 +62,14 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
   private readonly kinds = new Map<string, Registered>()
   private running: Promise<number> | null = null
   private again = false
-  private timer: ReturnType<typeof setInterval> | null = null
+  /** Cancels the poll, the lease heartbeat and a pending gather (each null while not set). */
+  private poll: (() => void) | null = null
   private unsubscribe: (() => void) | null = null
-  private gathering: ReturnType<typeof setTimeout> | null = null
+  private gathering: (() => void) | null = null
   private readonly inline = new Set<Promise<unknown>>()
   /** Batches being run now: their job ids, lease length and when it was last extended (clock ms). */
   private readonly holding = new Set<{ ids: number[]; leaseMs: number; extendedAt: number }>()
-  private heartbeat: ReturnType<typeof setInterval> | null = null
+  private heartbeat: (() => void) | null = null
   /** Where each job's outcome is reported by kind (issue 17's metrics); nowhere until wired. */
   private telemetry: Telemetry = NO_TELEMETRY
 
@@ -186,26 +188,28 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
 
   /** Polls for due jobs and wakes up when jobs are queued, until stop(). Recovers at once. */
   start(): void {
-    if (this.timer) return
-    this.timer = setInterval(() => this.wake(), this.pollIntervalMs)
-    this.timer.unref?.()
+    if (this.poll) return
+    // The poll, heartbeat and gather run on the clock's scheduler: a test moving a manual clock
+    // sees a started worker gather and poll without waiting.
+    const scheduler = schedulerOf(this.clock)
+    this.poll = repeat(scheduler, this.pollIntervalMs, () => this.wake())
     // Often enough for the shortest lease registered (a third of it), at most once a poll.
     const shortestLease = Math.min(...[...this.kinds.values()].map((kind) => kind.policy.leaseMs))
-    this.heartbeat = setInterval(
-      () => void this.renewLeases(),
+    this.heartbeat = repeat(
+      scheduler,
       Math.max(10, Math.min(this.pollIntervalMs, shortestLease / 3)),
+      () => void this.renewLeases(),
     )
-    this.heartbeat.unref?.()
     this.unsubscribe = this.queue.onEnqueued(() => this.gather())
     this.wake()
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = null
-    if (this.heartbeat) clearInterval(this.heartbeat)
+    this.poll?.()
+    this.poll = null
+    this.heartbeat?.()
     this.heartbeat = null
-    if (this.gathering) clearTimeout(this.gathering)
+    this.gathering?.()
     this.gathering = null
     this.unsubscribe?.()
     this.unsubscribe = null
@@ -221,11 +225,10 @@ export class JobWorker<Queue extends JobQueue = JobQueue> {
       return
     }
     if (this.gathering) return
-    this.gathering = setTimeout(() => {
+    this.gathering = schedulerOf(this.clock).setTimer(this.gatherMs, () => {
       this.gathering = null
       this.wake()
-    }, this.gatherMs)
-    this.gathering.unref?.()
+    })
   }
 
   private wake(): void {

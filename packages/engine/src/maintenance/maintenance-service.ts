@@ -24,6 +24,7 @@ import type {
 } from '../ports/maintenance.ts'
 import type { MemoryItemRepository } from '../ports/memory-items.ts'
 import type { Telemetry } from '../ports/telemetry.ts'
+import { repeat, schedulerOf } from '../scheduling/scheduler.ts'
 
 /** The lease every replica asks for before a run: one run at a time across them. */
 export const MAINTENANCE_LEASE_KEY = 'maintenance'
@@ -71,7 +72,8 @@ export class MaintenanceService {
   readonly holder = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   /** Slots before this are not this process's to run when none was ever recorded. */
   private readonly since: Date
-  private timer: ReturnType<typeof setInterval> | null = null
+  /** Cancels the tick timer (null while not started). */
+  private timer: (() => void) | null = null
   private ticking: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly deps: MaintenanceServiceDeps) {
@@ -116,17 +118,16 @@ export class MaintenanceService {
     return next
   }
 
-  /** Starts the timer that calls tick (a real interval; the clock decides what is due). */
+  /** Starts the timer that calls tick (on the clock's scheduler; the clock decides what is due). */
   start(intervalMs = MAINTENANCE_TICK_MS): void {
     if (this.timer || !this.deps.rules.enabled) return
-    this.timer = setInterval(() => {
+    this.timer = repeat(schedulerOf(this.deps.clock), intervalMs, () => {
       this.tick().catch((error) => this.deps.log.error('[maintenance] scheduled run failed:', error))
-    }, intervalMs)
-    this.timer.unref?.()
+    })
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
+    this.timer?.()
     this.timer = null
     await this.ticking
   }

@@ -1,4 +1,4 @@
-import { createTokenCounter, ValidationError } from '@engram/core'
+import { createTokenCounter, ManualTimerClock, ValidationError } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { InProcessEventBus } from '../events/in-process-event-bus.ts'
 import { InProcessLease } from '../leases/in-process-lease.ts'
@@ -6,7 +6,12 @@ import type { Lease } from '../ports/lease.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { OptimizerRepository } from '../ports/optimizer.ts'
 import { optimizerOnMemory } from '../testing/index.ts'
-import { OptimizerLeaseError, OptimizerService, optimizerLeaseKey } from './optimizer-service.ts'
+import {
+  LEASE_WAIT_POLL_MS,
+  OptimizerLeaseError,
+  OptimizerService,
+  optimizerLeaseKey,
+} from './optimizer-service.ts'
 
 const TTL_MS = 30_000
 const RENEW_MS = 10_000
@@ -34,11 +39,11 @@ class Gate {
 
 /**
  * Replicas of the optimizer (one OptimizerService each, as in separate processes) on one shared
- * storage and one lease store, on a clock moved by hand. Each may be held mid-run by its gate.
+ * storage and one lease store, on a clock moved by hand (a requested run's lease poll waits on
+ * it too). Each may be held mid-run by its gate.
  */
 function replicasOnMemory(count: number, leaseStore?: Lease) {
-  let now = new Date('2026-01-15T10:00:00.000Z')
-  const clock = { now: () => new Date(now) }
+  const clock = new ManualTimerClock('2026-01-15T10:00:00.000Z')
   const { storage, optimizer: replica, addAgents } = optimizerOnMemory(clock)
   const lease = leaseStore ?? new InProcessLease(clock)
   const replicas = Array.from({ length: count }, () => {
@@ -62,9 +67,7 @@ function replicasOnMemory(count: number, leaseStore?: Lease) {
     )
     return { optimizer, gate, log }
   })
-  const advance = (ms: number) => {
-    now = new Date(now.getTime() + ms)
-  }
+  const advance = (ms: number) => clock.advance(ms)
   /** Runs per agent, from the snapshots recorded (every replica records in the shared storage). */
   async function runsPerAgent(): Promise<Record<string, number>> {
     const counts: Record<string, number> = {}
@@ -85,6 +88,11 @@ function quiet(): Logger & { warnings: string[]; errors: unknown[] } {
     warn: (message: string) => warnings.push(String(message)),
     error: (_message: string, error?: unknown) => errors.push(error),
   }
+}
+
+/** A few turns of the event loop: what a timer's wake-up started (in memory) has run by then. */
+async function turns(n = 5) {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
 }
 
 /** Resolves once `done` holds, letting timers and promises run in between (no wait over 20 ms). */
@@ -202,7 +210,7 @@ describe('the optimizer schedule across replicas sharing a lease store', () => {
   })
 
   it('makes a requested run wait for the other replica’s run of the agent, then run after it', async () => {
-    const { replicas, addAgents, runsPerAgent } = replicasOnMemory(2)
+    const { replicas, addAgents, runsPerAgent, clock, advance } = replicasOnMemory(2)
     const [a, b] = replicas.map((r) => r.optimizer) as [OptimizerService, OptimizerService]
     const gateA = replicas[0]?.gate as Gate
     await addAgents('agent-1', 'agent-2')
@@ -215,10 +223,21 @@ describe('the optimizer schedule across replicas sharing a lease store', () => {
     })
     // Another agent is not held up by it.
     expect((await b.run('agent-2')).agentId).toBe('agent-2')
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    // B polls the lease on the clock: three polls pass, A still runs, B still waits.
+    for (let poll = 0; poll < 3; poll++) {
+      await turns()
+      expect(clock.pendingDelays()).toEqual([LEASE_WAIT_POLL_MS])
+      advance(LEASE_WAIT_POLL_MS)
+    }
+    await turns()
     expect(requestedDone).toBe(false)
     expect(await runsPerAgent()).toEqual({ 'agent-2': 1 })
     gateA.open()
+    await scheduled
+    // A is done and let the agent go; B takes it at its next poll, not before.
+    await turns()
+    expect(requestedDone).toBe(false)
+    advance(LEASE_WAIT_POLL_MS)
     const [first, second] = await Promise.all([scheduled, requested])
     expect(first.id).not.toBe(second.id)
     expect(await runsPerAgent()).toEqual({ 'agent-1': 2, 'agent-2': 1 })
@@ -238,13 +257,41 @@ describe('the optimizer schedule across replicas sharing a lease store', () => {
       advance(RENEW_MS)
       await a.renewLeases()
     }
-    advance(1)
+    // B's next poll after one TTL of waiting gives up.
+    let settled = false
+    void requested.finally(() => {
+      settled = true
+    })
+    for (let poll = 0; poll < 10 && !settled; poll++) {
+      advance(LEASE_WAIT_POLL_MS)
+      await turns()
+    }
     const error = await requested
     expect(error).toBeInstanceOf(OptimizerLeaseError)
     expect(error).toMatchObject({ code: 'CONFLICT', agentId: 'agent-1' })
     expect(String(error)).toMatch(/running on another replica/)
     gateA.open()
     expect((await scheduled).agentId).toBe('agent-1')
+  })
+
+  it('runs its schedule on the clock: a cycle once each interval has passed, none after stop', async () => {
+    const clock = new ManualTimerClock('2026-01-15T10:00:00.000Z')
+    const { optimizer, addAgents, storage } = optimizerOnMemory(clock)
+    const replica = optimizer({ intervalMs: 60_000, leaseTtlMs: TTL_MS, leaseRenewMs: RENEW_MS })
+    await addAgents('agent-1')
+    const runs = async () => (await storage.optimizer.snapshots(null, 100)).length
+    replica.start()
+    clock.advance(59_999)
+    await turns()
+    expect(await runs()).toBe(0)
+    clock.advance(1)
+    for (let turn = 0; turn < 50 && (await runs()) === 0; turn++) await turns(1)
+    expect(await runs()).toBe(1)
+    await replica.stop()
+    clock.advance(600_000)
+    await turns()
+    expect(await runs()).toBe(1)
+    expect(clock.pendingDelays()).toEqual([])
   })
 
   it('releases its agents on stop, so another replica takes them at its next cycle', async () => {

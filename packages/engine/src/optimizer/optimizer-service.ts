@@ -27,6 +27,7 @@ import type { Lease } from '../ports/lease.ts'
 import type { Logger } from '../ports/logger.ts'
 import type { OptimizerRepository } from '../ports/optimizer.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
+import { repeat, schedulerOf, sleep } from '../scheduling/scheduler.ts'
 import { type LoadedEntries, OptimizerEntries, OptimizerEntriesConfigSchema } from './optimizer-entries.ts'
 
 export interface OptimizerServiceConfig {
@@ -109,8 +110,9 @@ export class OptimizerService {
   // One run per agent at a time in this process: a second request while one runs shares its
   // result. Null: a scheduled attempt that found another replica running the agent.
   private readonly running = new Map<string, Promise<SnapshotEvent | null>>()
-  private timer: ReturnType<typeof setInterval> | null = null
-  private renewal: ReturnType<typeof setInterval> | null = null
+  /** Cancel the schedule's cycle and lease renewal timers (null while not started). */
+  private timer: (() => void) | null = null
+  private renewal: (() => void) | null = null
   /** Per agent (and session), the redundancy join kept since the last run. */
   private readonly redundancy = new Map<string, IncrementalRedundancy>()
   /** The load of entries each join last saw (see LoadedEntries.textUnchangedSince). */
@@ -291,7 +293,8 @@ export class OptimizerService {
           scope,
           `The optimizer of agent ${scope} is running on another replica and did not finish within ${this.leaseTtlMs} ms; try again.`,
         )
-      await new Promise((resolve) => setTimeout(resolve, LEASE_WAIT_POLL_MS))
+      // On the clock's scheduler, like the deadline: a test moves one clock through the wait.
+      await sleep(schedulerOf(this.clock), LEASE_WAIT_POLL_MS)
     }
   }
 
@@ -408,29 +411,29 @@ export class OptimizerService {
 
   start(): void {
     if (this.timer || this.config.intervalMs <= 0) return
-    this.timer = setInterval(() => {
+    // On the clock's scheduler, whose real timers are unref'd: a scheduled optimizer never keeps
+    // a process alive on its own.
+    const scheduler = schedulerOf(this.clock)
+    this.timer = repeat(scheduler, this.config.intervalMs, () => {
       if (this.cycle) return // the previous cycle is still going: skip rather than pile up
       this.cycle = this.runAll()
         .catch((error) => this.log.error('[optimizer] cycle failed:', error))
         .finally(() => {
           this.cycle = null
         })
-    }, this.config.intervalMs)
+    })
     // Renewals run beside the cycles (a long run must not let its leases lapse); whether a lease
     // is due is read on the engine's clock.
-    this.renewal = setInterval(() => {
+    this.renewal = repeat(scheduler, this.leaseRenewMs, () => {
       this.renewLeases().catch((error) => this.log.warn('[optimizer] lease renewal failed:', error))
-    }, this.leaseRenewMs)
-    // A scheduled optimizer never keeps a process alive on its own.
-    for (const timer of [this.timer, this.renewal])
-      if (typeof timer === 'object' && 'unref' in timer) timer.unref()
+    })
   }
 
   /** Stops the schedule, lets runs in flight end, and releases this replica's agents for the others. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
+    this.timer?.()
     this.timer = null
-    if (this.renewal) clearInterval(this.renewal)
+    this.renewal?.()
     this.renewal = null
     await this.cycle
     await Promise.allSettled([...this.running.values()])

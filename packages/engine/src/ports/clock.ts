@@ -1,2 +1,3 @@
-// The engine reads time only through this port, so tests move it by hand and jobs back off on it.
-export type { Clock } from '@engram/core'
+// The engine reads time and sets its delays only through these ports, so tests move time by hand
+// (every catch-up, gather, lease poll and flush fires then) and jobs back off on it.
+export type { Clock, Scheduler, TimerClock } from '@engram/core'

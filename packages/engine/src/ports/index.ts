@@ -24,7 +24,7 @@ export type {
 export type { AgentDataStore, StoreKind, StoreRemainder } from './agent-data.ts'
 export type { ApiKeyRecord, ApiKeyRepository, ApiKeyRole, NewApiKey } from './api-keys.ts'
 export type { BackupInfo, BackupStore, RestoreResult } from './backup-store.ts'
-export type { Clock } from './clock.ts'
+export type { Clock, Scheduler, TimerClock } from './clock.ts'
 export type {
   ContextMemory,
   ContextMemoryOrder,

@@ -1,3 +1,4 @@
+import { ManualTimerClock } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { AgentWrites } from '../agents/agent-writes.ts'
 import { InMemoryFullTextIndex } from '../testing/in-memory-full-text.ts'
@@ -6,7 +7,10 @@ import { AgentLexicalIndexes } from './lexical-indexes.ts'
 /** A full-text store whose change version another "process" can move (SQLite's data_version). */
 class SharedStore extends InMemoryFullTextIndex {
   external = 0
+  /** How often the indexes looked at the store's version (once per catch-up or search check). */
+  looks = 0
   override async changeVersion(): Promise<string | null> {
+    this.looks++
     return String(this.external)
   }
 }
@@ -14,9 +18,16 @@ class SharedStore extends InMemoryFullTextIndex {
 function setup(config = {}) {
   const store = new SharedStore()
   const writes = new AgentWrites()
-  const indexes = new AgentLexicalIndexes(store, writes, config)
+  // The catch-up delay runs on a manual clock: it passes only when a test moves it.
+  const time = new ManualTimerClock()
+  const indexes = new AgentLexicalIndexes(store, writes, config, time)
   const [garden] = store.terms('garden')
-  return { store, writes, indexes, garden: garden as string }
+  return { store, writes, indexes, time, garden: garden as string }
+}
+
+/** A few turns of the event loop: a catch-up its timer started has run by then (in-memory store). */
+async function turns(n = 5) {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
 }
 
 describe("the engine's in-process lexical indexes", () => {
@@ -36,11 +47,12 @@ describe("the engine's in-process lexical indexes", () => {
   })
 
   it("catches up right after this process's writes, and on another process's commit", async () => {
-    const { store, writes, indexes, garden } = setup()
+    const { store, writes, indexes, time, garden } = setup()
     store.index('memories', [{ id: '1', agentId: 'a', text: 'garden shed' }])
     const index = await indexes.index('memories', 'a')
     store.index('memories', [{ id: '2', agentId: 'a', text: 'garden hose' }])
     writes.touch('a')
+    time.advance(100)
     await indexes.settled()
     expect(index.documentFrequency(garden, 'all')).toBe(2)
     // Another process wrote (the store's change version moved, no write of ours): the next search sees it.
@@ -96,5 +108,38 @@ describe("the engine's in-process lexical indexes", () => {
     await indexes.index('messages', 'c')
     expect([indexes.held('a'), indexes.held('b'), indexes.held('c')]).toEqual([1, 0, 1])
     expect(indexes.stats().bytes).toBeGreaterThan(0)
+  })
+
+  it('catches up only once the refresh delay has passed on the clock, one catch-up for the writes within it', async () => {
+    const { store, writes, indexes, time, garden } = setup({ refreshDelayMs: 100 })
+    store.index('messages', [{ id: '1', agentId: 'a', text: 'garden shed' }])
+    const index = await indexes.index('messages', 'a')
+    const looksAfterBuild = store.looks
+    for (const id of ['2', '3', '4']) {
+      store.index('messages', [{ id, agentId: 'a', text: `garden ${id}` }])
+      writes.touch('a')
+      time.advance(30)
+      await turns()
+    }
+    // 90 ms after the first write: nothing read yet, and one catch-up waits for all three.
+    expect(index.documentFrequency(garden, 'all')).toBe(1)
+    expect(store.looks).toBe(looksAfterBuild)
+    expect(time.pendingDelays()).toEqual([100])
+    time.advance(10)
+    await indexes.settled()
+    expect(index.documentFrequency(garden, 'all')).toBe(4)
+    expect(store.looks).toBe(looksAfterBuild + 1)
+    expect(time.pendingDelays()).toEqual([])
+  })
+
+  it('does not build again an index forgotten while its catch-up waited (a deletion right after a write)', async () => {
+    const { store, writes, indexes, time } = setup({ refreshDelayMs: 100 })
+    store.index('messages', [{ id: '1', agentId: 'a', text: 'garden' }])
+    await indexes.index('messages', 'a')
+    writes.touch('a')
+    writes.ended('a')
+    time.advance(100)
+    await indexes.settled()
+    expect(indexes.held('a')).toBe(0)
   })
 })

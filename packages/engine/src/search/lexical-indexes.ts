@@ -1,8 +1,9 @@
-import { LexicalIndex } from '@engram/core'
+import { LexicalIndex, type Scheduler } from '@engram/core'
 import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { DocumentCursor, FullTextCollection, FullTextIndex } from '../ports/full-text.ts'
+import { sleep, systemScheduler } from '../scheduling/scheduler.ts'
 
 export const LexicalIndexCacheConfigSchema = z.object({
   /**
@@ -80,6 +81,8 @@ export class AgentLexicalIndexes {
     private readonly fullText: FullTextIndex,
     private readonly writes: AgentWrites,
     config: Partial<LexicalIndexCacheConfig> = {},
+    /** Where the catch-up delay runs (the engine's clock; a test's manual clock moves it). */
+    private readonly scheduler: Scheduler = systemScheduler,
   ) {
     const { maxIndexes, maxBytes, refreshDelayMs } = LexicalIndexCacheConfigSchema.parse(config)
     this.refreshDelayMs = refreshDelayMs
@@ -113,7 +116,7 @@ export class AgentLexicalIndexes {
         // After the writing code ran on (the touch comes before and after a write), and after
         // the writes of the next refreshDelayMs, which this one catch-up covers.
         if (this.refreshDelayMs === 0) await Promise.resolve()
-        else await new Promise((resolve) => setTimeout(resolve, this.refreshDelayMs).unref())
+        else await sleep(this.scheduler, this.refreshDelayMs)
         held.refreshQueued = false
         // Dropped meanwhile (a reset right after the write): not built again until searched.
         if (this.cache.peek(`${held.collection}\u0000${agentId}`) !== held) return

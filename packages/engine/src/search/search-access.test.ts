@@ -1,3 +1,4 @@
+import { ManualTimerClock } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import type { RecalledMemoryItem } from '../ports/recall-sources.ts'
 import type { SearchMemories } from './collaborators.ts'
@@ -9,6 +10,11 @@ import { AccessBuffer, AccessFlushConfigSchema } from './search-access.ts'
 class Clock {
   at = new Date('2026-03-01T12:00:00Z').getTime()
   now = () => new Date(this.at)
+}
+
+/** A few turns of the event loop: a flush its timer started has run by then (in memory). */
+async function turns(n = 5) {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
 }
 
 function item(id: string, accessCount = 0): RecalledMemoryItem {
@@ -59,8 +65,12 @@ describe('AccessBuffer', () => {
 
   it('flushes at once past maxPending, and writes within the search at interval 0', async () => {
     const full = setUp(60_000, 2)
-    await full.buffer.record('agent-a', [item('1'), item('2')])
-    await full.buffer.flush()
+    await full.buffer.record('agent-a', [item('1')])
+    await turns()
+    expect(full.writes).toEqual([])
+    // The second pending pair reaches the cap: written at once, long before the interval.
+    await full.buffer.record('agent-a', [item('2')])
+    await turns()
     expect(full.writes).toEqual([{ agentId: 'agent-a', ids: [1, 2] }])
 
     const direct = setUp(0)
@@ -89,6 +99,38 @@ describe('AccessBuffer', () => {
     buffer.forget()
     await buffer.flush()
     expect(writes).toHaveLength(2)
+  })
+
+  it('flushes on its started timer once the interval has passed on the clock, and not after stop', async () => {
+    const time = new ManualTimerClock('2026-03-01T12:00:00Z')
+    const writes: number[][] = []
+    const memories: SearchMemories = {
+      settings: async () => {
+        throw new Error('not used')
+      },
+      recordAccess: async (_agentId, ids) => {
+        writes.push([...ids])
+        return []
+      },
+    }
+    const buffer = new AccessBuffer(memories, time, AccessFlushConfigSchema.parse({ flushIntervalMs: 1_000 }))
+    buffer.start()
+    await buffer.record('agent-a', [item('1')])
+    // An idle server: no search comes to find the interval passed; the timer writes it.
+    time.advance(999)
+    await turns()
+    expect(writes).toEqual([])
+    time.advance(1)
+    await turns()
+    expect(writes).toEqual([[1]])
+    await buffer.record('agent-a', [item('2')])
+    await buffer.stop()
+    expect(writes).toEqual([[1], [2]])
+    await buffer.record('agent-a', [item('3')])
+    time.advance(10_000)
+    await turns()
+    expect(writes).toEqual([[1], [2]])
+    expect(time.pendingDelays()).toEqual([])
   })
 
   it('refuses an interval or a cap out of bounds', () => {

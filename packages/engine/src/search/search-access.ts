@@ -2,6 +2,7 @@ import type { Clock } from '@engram/core'
 import { z } from 'zod'
 import type { Logger } from '../ports/logger.ts'
 import type { RecalledMemoryItem } from '../ports/recall-sources.ts'
+import { repeat, schedulerOf } from '../scheduling/scheduler.ts'
 import type { SearchMemories } from './collaborators.ts'
 
 // Access tracking off the request path (issue 18): a search hit on a memory is an access (spec
@@ -35,7 +36,8 @@ export class AccessBuffer {
   private size = 0
   private lastFlush: number
   private flushing: Promise<void> = Promise.resolve()
-  private timer: ReturnType<typeof setInterval> | null = null
+  /** Cancels the flush timer (null while not started). */
+  private timer: (() => void) | null = null
 
   constructor(
     private readonly memories: SearchMemories,
@@ -125,18 +127,20 @@ export class AccessBuffer {
     return run
   }
 
-  /** Flushes on a real timer too (the server's), so accesses of an idle server are written. */
+  /**
+   * Flushes on a timer too (the server's; the clock's scheduler, so a test's manual clock fires
+   * it), so accesses of an idle server are written.
+   */
   start(): void {
     if (this.timer || this.config.flushIntervalMs === 0) return
-    this.timer = setInterval(() => {
+    this.timer = repeat(schedulerOf(this.clock), this.config.flushIntervalMs, () => {
       this.flush().catch((error) => this.log.warn('[search] writing accesses failed:', error))
-    }, this.config.flushIntervalMs)
-    this.timer.unref?.()
+    })
   }
 
   /** Stops the timer and writes what is pending (shutdown). */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
+    this.timer?.()
     this.timer = null
     await this.flush()
   }

@@ -3,11 +3,8 @@ import {
   bm25Scores,
   cooccurringTerms,
   DEFAULT_COOCCURRENCE_OPTIONS,
-  DEFAULT_FEEDBACK_OPTIONS,
-  feedbackTerms,
   type LexicalPlanConfig,
   planLexicalQuery,
-  queryTerms,
 } from '@engram/core'
 import type {
   CorpusFigures,
@@ -16,8 +13,6 @@ import type {
   FullTextIndex,
   Posting,
 } from '../ports/full-text.ts'
-import type { RecallSources } from '../ports/recall-sources.ts'
-import type { SearchScope } from './search-types.ts'
 
 /** One lexical query's hits, with what a second (expansion) query needs from it. */
 export interface StoreLexicalRun {
@@ -65,49 +60,41 @@ function scoreByBm25(
   return [...scores].sort((a, b) => b[1] - a[1] || Number(b[0]) - Number(a[0])).slice(0, options.limit)
 }
 
+/** What the store-read path borrows from search-lexical.ts' LexicalSearch, which owns it. */
+export interface LexicalSearchOwner {
+  /** The index terms of each document, as the documents were indexed. */
+  documentTerms(collection: FullTextCollection, ids: string[]): Promise<string[][]>
+}
+
+/** Where a lexical run reads, decided by the owner's entry before either path runs. */
+export interface LexicalTarget {
+  collection: FullTextCollection
+  set: DocumentSet
+  /** The run with no hits, returned as soon as there is nothing to score. */
+  empty: StoreLexicalRun
+}
+
 /**
  * The lexical side of search as it was before issue 18, reading postings and figures from the
  * store on every query: what ENGRAM_LEXICAL_INDEX=off serves, so the in-process index can be
- * measured against it side by side and switched off should it ever misbehave.
+ * measured against it side by side and switched off should it ever misbehave. The checks before
+ * scoring, tokenizing and feedback's terms are the owner's (one copy of each).
  */
 export class StoreLexicalSearch {
   constructor(
     private readonly fullText: FullTextIndex,
-    private readonly recall: RecallSources,
     private readonly lexicalPlan: LexicalPlanConfig,
+    private readonly owner: LexicalSearchOwner,
   ) {}
 
-  /** The index terms of a query: each word stemmed as the documents were; a split word counts each part. */
-  queryIndexTerms(query: string): string[] {
-    return queryTerms(query).flatMap((word) => this.fullText.terms(word))
-  }
-
-  /**
-   * BM25 over the agent's own documents in the scope: word rarity (document frequency) and the
-   * average length come from them alone, never from other agents' rows sharing the index (FTS5's
-   * bm25() would mix every tenant in). Scored with FTS5's formula and constants.
-   *
-   * Over a large corpus common terms do not select (planLexicalQuery, on the agent's own counts);
-   * the any-term query runs when that finds nothing. Fewer hits than `limit` are then possible, as
-   * with the common-terms queries of Lucene: documents holding only common words rank below any
-   * holding a rarer one, and in HYBRID the vector side brings its own candidates.
-   */
-  async lexical(
+  /** BM25 over the agent's documents in the target, from the store's postings (see LexicalSearch.lexical). */
+  async scored(
     agentId: string,
-    scope: SearchScope,
+    { collection, set, empty }: LexicalTarget,
     terms: string[],
     limit: number,
     sessionId: string | null,
-  ): Promise<LexicalRun> {
-    const collection: FullTextCollection =
-      scope === 'MEMORIES' ? 'memories' : scope === 'KNOWLEDGE' ? 'knowledge' : 'messages'
-    const set: DocumentSet = scope === 'SUMMARIES' ? 'summaries' : scope === 'MESSAGES' ? 'messages' : 'all'
-    const empty: LexicalRun = { collection, set, scores: [], corpus: { documents: 0, averageLength: 0 } }
-    // Each query word as the index holds it (porter stems); a word the tokenizer splits counts
-    // each of its parts as a word of its own.
-    if (terms.length === 0) return empty
-    // Summaries share the messages' index: an agent without any would pay a second full query.
-    if (scope === 'SUMMARIES' && !(await this.recall.hasSummaries(agentId, sessionId))) return empty
+  ): Promise<StoreLexicalRun> {
     const corpus = await this.fullText.corpus(collection, agentId, set)
     if (corpus.documents === 0) return empty
     const postings = new Map<string, Map<string, Posting>>()
@@ -123,33 +110,13 @@ export class StoreLexicalSearch {
     return { collection, set, scores: run(terms, false), corpus, postings }
   }
 
-  /**
-   * Pseudo-relevance feedback: the words that stand out in the best lexical hits (tf·idf on the
-   * agent's own counts), searched as a second query whose BM25 joins the lexical score at
-   * weights.feedback. Reaches turns that share no word with the query but many with its answers.
-   */
-  async feedback(
-    agentId: string,
-    scope: SearchScope,
-    queryTerms_: string[],
-    first: LexicalRun,
-    limit: number,
-    sessionId: string | null,
-  ): Promise<[string, number][]> {
-    const top = first.scores.slice(0, DEFAULT_FEEDBACK_OPTIONS.documents).map(([id]) => id)
-    const documents = await this.documentTerms(first.collection, top)
-    const candidates = [...new Set(documents.flat())].filter((t) => !queryTerms_.includes(t))
-    const df = await this.fullText.documentFrequencies(first.collection, agentId, first.set, candidates)
-    const expansion = feedbackTerms(documents, queryTerms_, (t) => df.get(t) ?? 0, first.corpus.documents)
-    if (expansion.length === 0) return []
-    return (await this.lexical(agentId, scope, expansion, limit, sessionId)).scores
+  /** The store's document frequencies of `terms` in the run's set (pseudo-relevance feedback's counts). */
+  async frequencies(agentId: string, first: LexicalRun, terms: string[]): Promise<(term: string) => number> {
+    const df = await this.fullText.documentFrequencies(first.collection, agentId, first.set, terms)
+    return (term) => df.get(term) ?? 0
   }
 
-  /**
-   * Meaning from the agent's own history: words that keep company with the query's words in its
-   * documents (normalised PMI), searched with their association as weight. Computed from the
-   * current postings at query time, so it is always up to date with what the agent stored.
-   */
+  /** LexicalSearch.cooccurrence on the store's postings and document frequencies. */
   async cooccurrence(
     agentId: string,
     queryTerms_: string[],
@@ -164,7 +131,7 @@ export class StoreLexicalSearch {
     for (const term of new Set(queryTerms_)) {
       const ids = [...(postings.get(term)?.keys() ?? [])]
       if (ids.length === 0 || ids.length > cap) continue
-      holding.set(term, await this.documentTerms(first.collection, ids))
+      holding.set(term, await this.owner.documentTerms(first.collection, ids))
     }
     if (holding.size === 0) return []
     const seen = [...new Set([...holding.values()].flat(2))].filter((t) => !queryTerms_.includes(t))
@@ -198,12 +165,5 @@ export class StoreLexicalSearch {
         scores.set(id, (scores.get(id) ?? 0) + (weight.get(term) ?? 0) * score)
     }
     return [...scores].sort((a, b) => b[1] - a[1]).slice(0, limit)
-  }
-
-  /** The index terms of each document (stop words left out), in the order of `ids`. */
-  async documentTerms(collection: FullTextCollection, ids: string[]): Promise<string[][]> {
-    if (ids.length === 0) return []
-    const byId = await this.recall.documentTexts(collection, ids)
-    return ids.map((id) => this.queryIndexTerms(byId.get(id) ?? ''))
   }
 }

@@ -17,7 +17,7 @@ import {
 } from '../ports/full-text.ts'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import { AgentLexicalIndexes, type LexicalIndexDeps } from './lexical-indexes.ts'
-import { type StoreLexicalRun, StoreLexicalSearch } from './search-lexical-store.ts'
+import { type LexicalTarget, type StoreLexicalRun, StoreLexicalSearch } from './search-lexical-store.ts'
 
 export type { LexicalIndexDeps }
 
@@ -62,7 +62,7 @@ export class LexicalSearch {
     this.recall = deps.recall
     this.indexes = deps.lexicalIndexes ?? new AgentLexicalIndexes(deps.fullText, deps.writes)
     this.store =
-      deps.lexicalIndexes === null ? new StoreLexicalSearch(deps.fullText, deps.recall, lexicalPlan) : null
+      deps.lexicalIndexes === null ? new StoreLexicalSearch(deps.fullText, lexicalPlan, this) : null
   }
 
   /** The index terms of a query: each word stemmed as the documents were; a split word counts each part. */
@@ -87,7 +87,6 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<LexicalRun> {
-    if (this.store) return this.store.lexical(agentId, scope, terms, limit, sessionId)
     const collection: FullTextCollection =
       scope === 'MEMORIES' ? 'memories' : scope === 'KNOWLEDGE' ? 'knowledge' : 'messages'
     const set: DocumentSet = scope === 'SUMMARIES' ? 'summaries' : scope === 'MESSAGES' ? 'messages' : 'all'
@@ -97,6 +96,15 @@ export class LexicalSearch {
     if (terms.length === 0) return empty
     // Summaries share the messages' index: an agent without any would pay a second full query.
     if (scope === 'SUMMARIES' && !(await this.recall.hasSummaries(agentId, sessionId))) return empty
+    // ENGRAM_LEXICAL_INDEX=off: the same checks, then the store's postings (before issue 18).
+    if (this.store)
+      return this.store.scored(
+        agentId,
+        { collection, set, empty } satisfies LexicalTarget,
+        terms,
+        limit,
+        sessionId,
+      )
     const index = await this.indexes.index(collection, agentId)
     const corpus = index.corpus(set)
     if (corpus.documents === 0) return empty
@@ -128,20 +136,21 @@ export class LexicalSearch {
     limit: number,
     sessionId: string | null,
   ): Promise<[string, number][]> {
-    if (this.store) return this.store.feedback(agentId, scope, queryTerms_, first, limit, sessionId)
+    const index = first.index
+    // No index: nothing was held to count with (unless the store path counts, index off).
+    if (!this.store && !index) return []
     const top = first.scores.slice(0, DEFAULT_FEEDBACK_OPTIONS.documents).map(([id]) => id)
     const documents = await this.documentTerms(first.collection, top)
     const candidates = [...new Set(documents.flat())].filter((t) => !queryTerms_.includes(t))
-    const index = first.index
-    if (!index) return []
-    // Counted as the store's documentFrequencies counted them: the first MAX_FREQUENCY_TERMS only.
-    const counted = new Set(frequencyTerms(candidates))
-    const expansion = feedbackTerms(
-      documents,
-      queryTerms_,
-      (t) => (counted.has(t) ? index.documentFrequency(t, first.set) : 0),
-      first.corpus.documents,
-    )
+    let frequency: (term: string) => number
+    if (this.store) frequency = await this.store.frequencies(agentId, first, candidates)
+    else {
+      // Counted as the store's documentFrequencies counted them: the first MAX_FREQUENCY_TERMS only.
+      const counted = new Set(frequencyTerms(candidates))
+      const held = index as LexicalIndex
+      frequency = (t) => (counted.has(t) ? held.documentFrequency(t, first.set) : 0)
+    }
+    const expansion = feedbackTerms(documents, queryTerms_, frequency, first.corpus.documents)
     if (expansion.length === 0) return []
     return (await this.lexical(agentId, scope, expansion, limit, sessionId)).scores
   }

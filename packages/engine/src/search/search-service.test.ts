@@ -19,6 +19,18 @@ const MINUTE = 60_000
 function setUp() {
   const storage = createInMemoryStorage(clock)
   const writes = new AgentWrites()
+  /** A second search on the same store with the in-process lexical indexes off (the store path). */
+  const fromStore = () =>
+    new SearchService({
+      fullText: storage.fullText,
+      recall: storage.recall,
+      embeddings,
+      memories,
+      limits: DEFAULT_LIMITS,
+      clock,
+      writes,
+      lexicalIndexes: null,
+    })
   const embeddings: SearchEmbeddings = {
     embedQuery: async () => null,
     index: async () => ({ dimensions: null, size: 0, search: () => [] }),
@@ -88,7 +100,7 @@ function setUp() {
     writes.touch(agentId)
     return id
   }
-  return { search, say, remember, storage }
+  return { search, say, remember, storage, fromStore }
 }
 
 describe('SearchService on the in-memory store', () => {
@@ -147,6 +159,48 @@ describe('SearchService on the in-memory store', () => {
     expect(own[0]).toMatchObject({ id: cello })
     expect(own[0]?.components.bm25).toBeGreaterThan(0)
     expect(own[0]?.components.context).toBeGreaterThan(0)
+  })
+
+  it('ranks alike from the in-process index and from the store (ENGRAM_LEXICAL_INDEX=off), expansions included', async () => {
+    const { search, say, fromStore } = setUp()
+    // Turns that share a second word with the query's (pesto with basil, harvest with tomatoes),
+    // some without the query's word, among filler: the expansions have something to find.
+    const filler = ['river', 'train', 'novel', 'piano', 'winter', 'coffee', 'museum', 'bicycle']
+    const lines: [string, string][] = []
+    for (let i = 0; i < 6; i++) lines.push(['Alice', `fresh basil pesto with pasta number ${i}`])
+    for (let i = 0; i < 4; i++) lines.push(['Bob', `pesto pasta recipe from the market ${i}`])
+    for (let i = 0; i < 5; i++) lines.push(['Alice', `tomatoes ripen before the harvest ${i}`])
+    for (let i = 0; i < 3; i++) lines.push(['Bob', `the harvest festival in the village ${i}`])
+    for (let i = 0; i < 24; i++)
+      lines.push([
+        'Bob',
+        `the ${filler[i % filler.length]} and the ${filler[(i * 3 + 1) % filler.length]} ${i}`,
+      ])
+    say('agent-a', 'c1', lines)
+    say('agent-b', 'c1', [['Carol', 'basil pesto tomatoes harvest']])
+    const store = fromStore()
+    const weights = { feedback: 1, cooccurrence: 1 }
+    for (const query of ['basil', 'tomatoes', 'basil tomatoes', 'river piano', 'nothing like it']) {
+      for (const strategy of ['LEXICAL', 'HYBRID'] as const) {
+        const asked = { strategy, weights, track: false, limit: 25 }
+        const fromIndex = await search.search('agent-a', query, asked)
+        const read = await store.search('agent-a', query, asked)
+        expect(
+          read.map((h) => [h.id, h.components]),
+          `${strategy} "${query}"`,
+        ).toEqual(fromIndex.map((h) => [h.id, h.components]))
+      }
+    }
+    // The expansions found turns without the query's word, or the comparison would prove little.
+    const expanded = await store.search('agent-a', 'basil', {
+      strategy: 'HYBRID',
+      weights,
+      track: false,
+      limit: 25,
+    })
+    const without = expanded.filter((h) => h.components.bm25 === 0)
+    expect(without.some((h) => (h.components.feedback ?? 0) > 0.01)).toBe(true)
+    expect(without.some((h) => (h.components.cooccurrence ?? 0) > 0.01)).toBe(true)
   })
 
   it('refuses an unknown conversation and a bad limit as the API does', async () => {

@@ -1,60 +1,11 @@
-import type { TimerClock } from '../resilience.ts'
-
-interface PendingTimer {
-  id: number
-  dueAt: number
-  ms: number
-  wake: () => void
-}
+import { ManualTimerClock as CoreManualTimerClock } from '@engram/core'
 
 /**
- * A clock that moves only when the test says so. Timers set on it (retry delays, attempt
- * timeouts) fire inside `advance`, in the order they fall due, so a 60 s timeout takes no time.
+ * Core's manual clock, plus a wait for the code under test to reach its next delay: that code
+ * gets there after network round trips, which take real time.
  */
-export class ManualTimerClock implements TimerClock {
-  private ms: number
-  private nextId = 0
-  private timers: PendingTimer[] = []
-
-  constructor(start = Date.parse('2026-01-15T10:00:00.000Z')) {
-    this.ms = start
-  }
-
-  now(): Date {
-    return new Date(this.ms)
-  }
-
-  setTimer(ms: number, wake: () => void): () => void {
-    const timer = { id: this.nextId++, dueAt: this.ms + ms, ms, wake }
-    this.timers.push(timer)
-    return () => {
-      this.timers = this.timers.filter((pending) => pending.id !== timer.id)
-    }
-  }
-
-  /** The lengths asked for by the timers still pending (e.g. [60000] while an attempt runs). */
-  pendingDelays(): number[] {
-    return this.timers.map((timer) => timer.ms)
-  }
-
-  advance(ms: number): void {
-    const target = this.ms + ms
-    for (;;) {
-      const due = this.timers
-        .filter((timer) => timer.dueAt <= target)
-        .sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)[0]
-      if (!due) break
-      this.timers = this.timers.filter((timer) => timer.id !== due.id)
-      this.ms = due.dueAt
-      due.wake()
-    }
-    this.ms = target
-  }
-
-  /**
-   * Waits (in real time, a second at most) until a timer of `ms` is pending: the code under test
-   * reaches its next delay after some network round trips, which take real time.
-   */
+export class ManualTimerClock extends CoreManualTimerClock {
+  /** Waits (in real time, a second at most) until a timer of `ms` is pending. */
   async waitForTimer(ms: number): Promise<void> {
     await eventually(() => this.pendingDelays().includes(ms), `a ${ms} ms timer`)
   }

@@ -85,22 +85,31 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
   /**
    * Every row's stamp without its text: the optimizer keeps the entries between runs and reads
    * the text of new or changed rows only (entriesByIds). The version is updatedAt as stored, which
-   * every write path sets (Prisma's @updatedAt, the raw inserts and the compression UPDATE).
+   * every write path sets (Prisma's @updatedAt, the raw inserts and the compression UPDATE). The
+   * length is the text's bytes (octet_length, from the row's header: length() counts characters,
+   * which reads every text), in every read alike. On the direct connection the rows come as arrays.
    */
   async entryStamps(agentId: string, sessionId: string | null): Promise<EntryStamp[]> {
-    const sql = `SELECT "id", "updatedAt" AS "version", length("content") AS "contentLength", "type", "relevance", "isCompressed", "tokenCount"
+    const sql = `SELECT "id", "updatedAt" AS "version", octet_length("content") AS "contentLength", "type", "relevance", "isCompressed", "tokenCount"
                    FROM "MemoryEntry" WHERE "agentId" = ? ${sessionId ? 'AND "sessionId" = ?' : ''}
                   ORDER BY "timestamp", "id"`
     const params = sessionId ? [agentId, sessionId] : [agentId]
     const direct = directSqlite(this.db)
-    const rows = direct
-      ? await direct.all<RawStampRow>(sql, ...params)
-      : await this.db.$queryRawUnsafe<RawStampRow[]>(sql, ...params)
-    return rows.map(toStamp)
+    if (direct)
+      return (await direct.allArrays(sql, ...params)).map((row) => ({
+        id: String(row[0]),
+        version: versionOf(row[1] as RawStampRow['version']),
+        contentLength: Number(row[2]),
+        type: row[3] as MemoryEntry['type'],
+        relevance: Number(row[4]),
+        isCompressed: row[5] === 1 || row[5] === true,
+        tokenCount: Number(row[6]),
+      }))
+    return (await this.db.$queryRawUnsafe<RawStampRow[]>(sql, ...params)).map(toStamp)
   }
 
   async stampedEntries(agentId: string, sessionId: string | null): Promise<StampedEntry[]> {
-    const sql = `SELECT ${ENTRY_COLUMNS}, "updatedAt" AS "version", length("content") AS "contentLength"
+    const sql = `SELECT ${ENTRY_COLUMNS}, "updatedAt" AS "version", octet_length("content") AS "contentLength"
                    FROM "MemoryEntry" WHERE "agentId" = ? ${sessionId ? 'AND "sessionId" = ?' : ''}
                   ORDER BY "timestamp", "id"`
     const params = sessionId ? [agentId, sessionId] : [agentId]
@@ -119,7 +128,7 @@ export class SqliteOptimizerRepository implements OptimizerRepository {
     const found: StampedEntry[] = []
     const direct = directSqlite(this.db)
     for (const chunk of chunks(ids.map(Number))) {
-      const sql = `SELECT ${ENTRY_COLUMNS}, "updatedAt" AS "version", length("content") AS "contentLength"
+      const sql = `SELECT ${ENTRY_COLUMNS}, "updatedAt" AS "version", octet_length("content") AS "contentLength"
                      FROM "MemoryEntry" WHERE "agentId" = ? AND "id" IN (${this.dialect.integersOf('?')})`
       const params = [agentId, JSON.stringify(chunk)]
       const rows = direct

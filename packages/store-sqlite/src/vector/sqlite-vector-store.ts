@@ -10,6 +10,7 @@ import {
   SlotPostingsIndex,
   ValidationError,
   type VectorIndex,
+  type VectorScanConfig,
   vectorToBytes,
 } from '@engram/core'
 import {
@@ -46,6 +47,12 @@ export interface VectorIndexOptions {
   approximateIndex?: ApproximateIndexKind
   hnsw?: Partial<HnswConfig>
   slotPostings?: Partial<SlotPostingsConfig>
+  /**
+   * How the exact scans run: the WebAssembly SIMD kernel (`kernel: 'auto'`, or `'javascript'`
+   * never) from `kernelAbove` vectors in one index (ENGRAM_VECTOR_KERNEL_ABOVE; core's
+   * DEFAULT_KERNEL_ABOVE, 1,024, when absent).
+   */
+  scan?: Partial<VectorScanConfig>
 }
 
 export type ApproximateIndexKind = 'auto' | 'hnsw' | 'slot-postings'
@@ -513,12 +520,13 @@ export class SqliteVectorStore implements VectorStore {
       return new AdaptiveVectorIndex({
         // Built here in batches (one pass over the vectors, ~100x cheaper per vector than an HNSW
         // insert), with requests served between batches; nothing is saved: a restart rebuilds.
-        createApproximate: () => new SlotPostingsIndex(config),
+        createApproximate: () => new SlotPostingsIndex(config, this.options.scan),
         pause: () => new Promise((resolve) => setImmediate(resolve)),
         // Not calibrated: calibration asks with stored vectors (whole texts), which need 192
         // candidates for recall@10 0.99, while search queries (a few words) reach 0.995 with the
         // default 64 at 100k, 1.25x faster (bench: vector, offline embedder rows).
         config: { approximateAbove: this.approximateAbove, calibrationQueries: 0 },
+        ...(this.options.scan ? { scan: this.options.scan } : {}),
       })
     }
     return new AdaptiveVectorIndex({
@@ -537,6 +545,7 @@ export class SqliteVectorStore implements VectorStore {
       pause: () => new Promise((resolve) => setImmediate(resolve)),
       ...(approximate ? { approximate } : {}),
       config: { approximateAbove: this.approximateAbove },
+      ...(this.options.scan ? { scan: this.options.scan } : {}),
     })
   }
 
