@@ -139,6 +139,8 @@ async function runServer(file: string, key: string) {
         : { ENGRAM_DEBOUNCE_GRANULARITY_MS: Number(process.env.ENGRAM_DEBOUNCE_GRANULARITY_MS) }),
       ...(process.env.ENGRAM_EXTRACTION === 'off' ? { ENGRAM_EXTRACTION: 'off' as const } : {}),
       ...(process.env.ENGRAM_SUMMARIES === 'off' ? { ENGRAM_SUMMARIES: 'off' as const } : {}),
+      // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18 (same hits).
+      ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
       // The exact scans' SIMD kernel: ENGRAM_VECTOR_KERNEL=javascript measures the scan without it.
       ENGRAM_VECTOR_KERNEL: process.env.ENGRAM_VECTOR_KERNEL === 'javascript' ? 'javascript' : 'auto',
       ...(process.env.ENGRAM_VECTOR_KERNEL_ABOVE

@@ -26,8 +26,8 @@ import {
 import { hammer, openLoop, type RunResult, startServer } from './load-client.ts'
 import { comparedSettings, compareWrites } from './load-compare.ts'
 
-const AGENT_KEY = 'engram_bench-load-agent-key-0123456789abcdef'
-const MEMORY_KEY = 'engram_bench-memory-agent-key-0123456789abcdef'
+export const AGENT_KEY = 'engram_bench-load-agent-key-0123456789abcdef'
+export const MEMORY_KEY = 'engram_bench-memory-agent-key-0123456789abcdef'
 const WARM_KEY = 'engram_bench-warm-agent-key-0123456789abcdef'
 /** Memories of the agent whose search warms the server up before memory is measured. */
 const WARM_MEMORIES = 200

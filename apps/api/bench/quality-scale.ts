@@ -243,7 +243,14 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-quality-scale-'))
   const file = path.join(dir, 'scale.db')
   const seeded = seedSynthetic(file, conversations, turns, embedder, seededRandom(43))
-  const t = await createTestApp({ databaseFile: file, embedder })
+  const t = await createTestApp({
+    databaseFile: file,
+    embedder,
+    // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18: same recall expected.
+    env: {
+      ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
+    },
+  })
   const others: TestApp[] = []
   try {
     const ingestStarted = performance.now()
@@ -261,7 +268,8 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
     const before = await createTestApp({
       sameStoreAs: t,
       embedder,
-      env: { ENGRAM_LEXICAL_INDEX: 'off' },
+      // Issue 18's fast paths off: the store-read lexical path, HNSW, whole-span dialogue reads.
+      env: { ENGRAM_LEXICAL_INDEX: 'off', ENGRAM_SEARCH_DIALOGUE_READS: 'all' },
       vectorIndex: { approximateIndex: 'hnsw' },
     })
     others.push(before)
@@ -269,7 +277,7 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
       sameStoreAs: t,
       embedder,
       vectorIndex: { approximateAbove: 1_000_000_000, scan: { kernel: 'javascript' } },
-      env: { ENGRAM_LEXICAL_INDEX: 'off' },
+      env: { ENGRAM_LEXICAL_INDEX: 'off', ENGRAM_SEARCH_DIALOGUE_READS: 'all' },
     })
     others.push(exact)
     const apps: Record<SearchPath, TestApp> = { now: t, before, exact }

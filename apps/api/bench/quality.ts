@@ -168,7 +168,12 @@ export async function runQualitySuite(options: QualityOptions): Promise<QualityR
   const lexicalIndex = process.env.ENGRAM_LEXICAL_INDEX === 'off' ? 'off' : 'on'
   const t = await createTestApp({
     embedder,
-    env: { ENGRAM_INTROSPECTION: true, ENGRAM_LEXICAL_INDEX: lexicalIndex },
+    env: {
+      ENGRAM_INTROSPECTION: true,
+      ENGRAM_LEXICAL_INDEX: lexicalIndex,
+      // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18: same recall expected.
+      ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
+    },
   })
   try {
     const schema = await introspect(t)

@@ -386,6 +386,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_LEXICAL_INDEX: 'on',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
       ENGRAM_DEBOUNCE_GRANULARITY_MS: 500,
+      ENGRAM_SEARCH_DIALOGUE_READS: 'fewer',
       ENGRAM_VECTOR_KERNEL_ABOVE: DEFAULT_KERNEL_ABOVE,
       ENGRAM_VECTOR_KERNEL: 'auto',
     })
@@ -397,6 +398,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
         ENGRAM_SQLITE_LOCK_WAIT_MS: '0',
         ENGRAM_LEXICAL_INDEX: 'off',
         ENGRAM_LEXICAL_INDEX_REFRESH_MS: '60000',
+        ENGRAM_SEARCH_DIALOGUE_READS: 'all',
         ENGRAM_VECTOR_KERNEL_ABOVE: '0',
         ENGRAM_VECTOR_KERNEL: 'javascript',
       }),
@@ -406,6 +408,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_SQLITE_LOCK_WAIT_MS: 0,
       ENGRAM_LEXICAL_INDEX: 'off',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 60_000,
+      ENGRAM_SEARCH_DIALOGUE_READS: 'all',
       ENGRAM_VECTOR_KERNEL_ABOVE: 0,
       ENGRAM_VECTOR_KERNEL: 'javascript',
     })
@@ -416,6 +419,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ['ENGRAM_WORKERS', ['0', '65', '1.5', 'many']],
       ['ENGRAM_SQLITE_LOCK_WAIT_MS', ['-1', '1001', 'soon']],
       ['ENGRAM_LEXICAL_INDEX', ['yes', 'ON']],
+      ['ENGRAM_SEARCH_DIALOGUE_READS', ['some', 'ALL']],
       ['ENGRAM_LEXICAL_INDEX_REFRESH_MS', ['-1', '60001', '0.5']],
       ['ENGRAM_LEXICAL_INDEX_MAX_INDEXES', ['0', '1000001']],
       ['ENGRAM_VECTOR_KERNEL_ABOVE', ['-1', '1000000001', '1.5', 'big']],

@@ -298,6 +298,13 @@ export const EnvSchema = z
     /** Megabytes those indexes take at most (100K messages take ~25 MB). */
     ENGRAM_LEXICAL_INDEX_MAX_MB: z.coerce.number().int().min(1).max(1_048_576).default(1_024),
     /**
+     * How much of the conversations hybrid search reads for dialogue context: `fewer` (the turns
+     * beside the candidates, and the rows of context turns that can still reach the hits) or `all`
+     * (whole episode spans and every context turn's row, as before issue 18's hybrid18 slice; the
+     * same hits, kept for comparison).
+     */
+    ENGRAM_SEARCH_DIALOGUE_READS: z.enum(['fewer', 'all']).default('fewer'),
+    /**
      * Vectors in one (agent, kind) index from which its exact scan runs on the WebAssembly SIMD
      * kernel (issue 18). Each kernel memory reserves address space, so thousands of small indexes
      * stay in JavaScript, where 1,024 x 384 dims scan in well under a millisecond anyway.

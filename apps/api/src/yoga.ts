@@ -76,6 +76,7 @@ export interface AppOptions {
         | 'ENGRAM_SEARCH_ACCESS_MAX_PENDING'
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
         | 'ENGRAM_LEXICAL_INDEX'
+        | 'ENGRAM_SEARCH_DIALOGUE_READS'
         | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
         | 'ENGRAM_LEXICAL_INDEX_REFRESH_MS'
         | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
@@ -287,6 +288,9 @@ export function createApp(options: AppOptions) {
         ? {}
         : { minDocuments: env.ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS }),
     },
+    ...(env.ENGRAM_SEARCH_DIALOGUE_READS === undefined
+      ? {}
+      : { dialogueReads: env.ENGRAM_SEARCH_DIALOGUE_READS }),
     lexicalIndexes: {
       enabled: env.ENGRAM_LEXICAL_INDEX !== 'off',
       ...(env.ENGRAM_LEXICAL_INDEX_REFRESH_MS === undefined

@@ -335,6 +335,8 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
         'debounced jobs known pending',
         // Its search built its own lexical indexes (issue 18), from its own rows only.
         'lexical indexes in memory',
+        // ...and holds its participants, newest turn and settings between searches.
+        'search facts in memory',
         'session cache',
         'vector indexes in memory',
       ].sort(),

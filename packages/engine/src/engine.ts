@@ -79,6 +79,7 @@ import {
   LexicalIndexCacheConfigSchema,
 } from './search/lexical-indexes.ts'
 import type { AccessFlushConfig } from './search/search-access.ts'
+import type { DialogueReads } from './search/search-context.ts'
 import { SearchService } from './search/search-service.ts'
 import { followTurns } from './summaries/follow-turns.ts'
 import { registerSummaryJobs, SummaryService } from './summaries/summary-service.ts'
@@ -113,6 +114,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   accessFlush?: Partial<AccessFlushConfig>
   /** Bounds of the in-process lexical indexes' cache (issue 18; see LexicalIndexCacheConfigSchema). */
   lexicalIndexes?: Partial<LexicalIndexCacheConfig>
+  /** How much of the conversations search reads for dialogue context (search-context.ts; default `fewer`). */
+  dialogueReads?: DialogueReads
   /**
    * The scheduled optimizer: how often it runs (0: never on its own), what counts as an error key
    * fact, its leases' TTL and renewal interval (ms), and how many entries it keeps between runs
@@ -373,6 +376,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     writes,
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
     accessFlush: deps.accessFlush ?? {},
+    ...(deps.dialogueReads ? { dialogueReads: deps.dialogueReads } : {}),
     log,
     graph: storage.graph,
     telemetry,

@@ -64,6 +64,8 @@ export interface SqliteEngineOptions {
   accessFlush?: EngineDeps['accessFlush']
   /** Bounds of the in-process lexical indexes' cache (see LexicalIndexCacheConfigSchema). */
   lexicalIndexes?: EngineDeps['lexicalIndexes']
+  /** How much of the conversations search reads for dialogue context (ENGRAM_SEARCH_DIALOGUE_READS). */
+  dialogueReads?: EngineDeps['dialogueReads']
   /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
   trajectoryRules?: EngineDeps['trajectoryRules']
   /** Maintenance's rules (spec 002: retention 90 days, '0 3 * * *', compaction on); core's defaults for the rest. */
@@ -146,6 +148,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     lexicalPlan: options.lexicalPlan,
     accessFlush: options.accessFlush,
     lexicalIndexes: options.lexicalIndexes,
+    dialogueReads: options.dialogueReads,
     optimizer: {
       intervalMs: options.optimizerIntervalMs,
       keyFactMode: options.keyFactMode,

@@ -106,7 +106,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     sessions.forgetCached(agentId)
     memory.invalidate(agentId ?? null)
     optimizer.forget(agentId)
-    search.forgetStatistics()
+    search.forgetStatistics(agentId)
     search.forgetAccesses(agentId)
     this.deps.formationStats?.forget(agentId)
     this.deps.scheduledJobs?.forgetAgent(agentId ?? null)
@@ -154,6 +154,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
       },
       { store: 'optimizer redundancy joins', kind: 'CACHE', count: optimizer.cachedJoins(agentId) },
       { store: 'optimizer kept entries', kind: 'CACHE', count: optimizer.cachedEntries(agentId) },
+      { store: 'search facts in memory', kind: 'CACHE', count: this.deps.search.cachedFacts(agentId) },
       {
         store: 'lexical indexes in memory',
         kind: 'CACHE',

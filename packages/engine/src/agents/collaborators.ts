@@ -26,7 +26,10 @@ export interface LifecycleEmbeddings {
 
 /** Search keeps per-agent term statistics between queries. */
 export interface LifecycleSearch {
-  forgetStatistics(): void
+  /** Forgets the agent's statistics and facts (every agent's when none is named). */
+  forgetStatistics(agentId?: string): void
+  /** What search holds of an agent between searches (its participants, newest turn, settings). */
+  cachedFacts(agentId: string): number
   /** Drops pending search accesses of an agent (every agent's when none is named). */
   forgetAccesses(agentId?: string): void
 }

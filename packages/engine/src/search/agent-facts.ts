@@ -22,6 +22,11 @@ export class AgentFactsCache {
     private readonly writes: AgentWrites,
   ) {}
 
+  /** Whether the agent's figures are held (the deletion report counts them). */
+  holds(agentId: string): boolean {
+    return this.facts.has(agentId)
+  }
+
   /** Forgets one agent's figures (its rows were deleted or changed in place). */
   forget(agentId: string): void {
     this.facts.delete(agentId)
@@ -61,5 +66,47 @@ export class AgentFactsCache {
     const facts = { version, participants: [...participants], newest, topMessageId, topMemoryId }
     this.facts.set(agentId, facts)
     return facts
+  }
+}
+
+/**
+ * Each agent's memory settings as search reads them, kept per write version: saving settings
+ * announces a `settings` change (engine.ts' announcingSettings), which moves the version here and,
+ * through the invalidation events, on the other replicas. A read per search was a round trip on
+ * Postgres (~1 ms through the pool on an idle machine, far more on a busy one).
+ */
+export class AgentSettingsCache<T> {
+  private readonly held = new Map<string, { version: string; settings: Promise<T> }>()
+
+  constructor(
+    private readonly read: (agentId: string) => Promise<T>,
+    private readonly writes: AgentWrites,
+  ) {}
+
+  of(agentId: string): Promise<T> {
+    // The version from before the read: a change while it runs makes the next search read again.
+    const version = this.writes.version(agentId)
+    const known = this.held.get(agentId)
+    if (known && known.version === version) return known.settings
+    const settings = this.read(agentId)
+    this.held.set(agentId, { version, settings })
+    // A failed read is not kept: the next search asks the store again.
+    settings.catch(() => {
+      if (this.held.get(agentId)?.settings === settings) this.held.delete(agentId)
+    })
+    return settings
+  }
+
+  /** Whether the agent's settings are held (the deletion report counts them). */
+  holds(agentId: string): boolean {
+    return this.held.has(agentId)
+  }
+
+  forget(agentId: string): void {
+    this.held.delete(agentId)
+  }
+
+  clear(): void {
+    this.held.clear()
   }
 }

@@ -9,6 +9,7 @@ export {
   AccessFlushConfigSchema,
   DEFAULT_ACCESS_FLUSH,
 } from './search-access.ts'
-export { type DialogueTurn, episodesOf, neighbours } from './search-dialogue.ts'
+export type { DialogueReads } from './search-context.ts'
+export { type DialogueTurn, episodesAround, episodesOf, neighbours } from './search-dialogue.ts'
 export { type LexicalRun, LexicalSearch } from './search-lexical.ts'
 export * from './search-service.ts'

@@ -70,6 +70,11 @@ export class SearchCandidates {
       sessionId: string | null
       options: SearchOptions
       weights: SearchWeights
+      /**
+       * Told every id proposed, unfiltered, just before their rows are read: dialogue context
+       * starts its read of the turns beside them then, so on Postgres the two round trips overlap.
+       */
+      proposed?: (ids: readonly string[]) => void
     },
   ): Promise<Candidate[]> {
     if (scope === 'GRAPH' || scope === 'POOLS') return []
@@ -127,6 +132,7 @@ export class SearchCandidates {
     for (const [id, score] of cooccurrence)
       lexicalTotal.set(id, (lexicalTotal.get(id) ?? 0) + request.weights.cooccurrence * score)
     const ids = [...new Set([...lexicalTotal.keys(), ...semantic.keys(), ...ordered])]
+    if (!filtered) request.proposed?.(ids)
     const rows = await this.load(agentId, scope, ids, request)
     // Filters may have removed some; each side keeps its best candidateLimit.
     const keep = new Set<string>()

@@ -1,7 +1,7 @@
 import { episodeContext, neighbourContext } from '@engram/core'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import type { Candidate, SearchCandidates } from './search-candidates.ts'
-import { episodesOf, neighbours } from './search-dialogue.ts'
+import { type BesideRead, episodesAround, episodesOf, turnsNear } from './search-dialogue.ts'
 import type { SearchWeights } from './search-types.ts'
 
 // A candidate's context in scoring: HYBRID's own score, the dialogue around a turn (the turns
@@ -17,6 +17,16 @@ const NEIGHBOUR_SHARE = 0.5
  * whose turn matches.
  */
 const SOURCE_TURN_SHARE = 1
+
+/**
+ * How much of the conversations search reads for dialogue context. `fewer` (the default): the
+ * episodes from the turns read beside the candidates and only the stretches between them those
+ * leave open (episodesAround), and a turn brought in by context only is read when its score could
+ * still reach the hits (SearchService). `all`: every turn of each conversation's span and every
+ * context turn's row, as before issue 18's hybrid18 slice: the same hits, kept to check and
+ * measure the default against.
+ */
+export type DialogueReads = 'fewer' | 'all'
 
 /**
  * HYBRID's own score of each candidate: its lexical score (BM25 and the expansions) as a share of
@@ -46,12 +56,14 @@ export async function dialogueContext(
   base: Map<string, number>,
   candidates: Candidate[],
   request: { contextTurns: number; weights: SearchWeights },
+  reads: DialogueReads = 'fewer',
+  ahead: BesideRead | null = null,
 ): Promise<{ context: Map<string, number>; episode: Map<string, number> }> {
   const context = new Map<string, number>()
   const episode = new Map<string, number>()
   const turns = candidates.filter((c) => c.sessionId && (base.get(c.id) ?? 0) > 0)
   if (turns.length === 0) return { context, episode }
-  const near = await neighbours(recall, turns, request.contextTurns)
+  const { near, runs } = await turnsNear(recall, turns, request.contextTurns, ahead)
   if (request.weights.context > 0) {
     // Half the candidate's score over the distance: a turn between two matches gains their
     // mean at distance 1, as before reach grew past one turn, and never outranks them on it.
@@ -68,7 +80,14 @@ export async function dialogueContext(
     for (const c of turns)
       for (const n of near.get(c.id) ?? [])
         points.push({ sessionId: c.sessionId as string, id: n.id, time: n.time })
-    const episodeOf = await episodesOf(recall, points)
+    // The candidates that scored nothing get an episode too when inside a span (as the span's
+    // read gave them one): episodeContext gives every turn of an episode that scored its share.
+    const scoring = new Set(turns.map((c) => c.id))
+    const others = candidates
+      .filter((c) => c.sessionId && !scoring.has(c.id))
+      .map((c) => ({ sessionId: c.sessionId as string, id: c.id, time: c.timestamp.getTime() }))
+    const episodeOf =
+      reads === 'all' ? await episodesOf(recall, points) : await episodesAround(recall, points, runs, others)
     for (const [id, share] of episodeContext(base, episodeOf, { episodeShare: request.weights.episode }))
       episode.set(id, share)
   }
@@ -93,6 +112,7 @@ export async function sourceTurnContext(
     sessionId: string | null
     contextTurns: number
     weights: SearchWeights
+    reads?: DialogueReads
   },
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>()
@@ -110,7 +130,7 @@ export async function sourceTurnContext(
   })
   if (turns.length === 0) return out
   const base = hybridScores(turns, request.weights)
-  const dialogue = await dialogueContext(recall, base, turns, request)
+  const dialogue = await dialogueContext(recall, base, turns, request, request.reads)
   const scores = new Map(base)
   for (const [id, score] of dialogue.context)
     scores.set(id, (scores.get(id) ?? 0) + request.weights.context * score)
@@ -122,4 +142,41 @@ export async function sourceTurnContext(
     if (share > (out.get(memoryId) ?? 0)) out.set(memoryId, share)
   }
   return out
+}
+
+/**
+ * The turns brought in by dialogue context alone (no score of their own) whose rows are worth
+ * reading: those whose score could reach the pool. Such a turn's score is its context and episode
+ * shares times the time and speaker factors (each at most 1 + its weight, and only when the query
+ * names a period or a participant; decay is not bounded here: the caller reads every turn when it
+ * applies). When `pool` scores already passing the filters are above that bound, the turn would
+ * rank below all of them, so the hits are the same without it (a tie with the pool's last keeps
+ * it: the sort keeps the order in which scores were pushed, candidates first).
+ */
+export function contextTurnsWorthReading(
+  ids: readonly string[],
+  dialogue: { context: ReadonlyMap<string, number>; episode: ReadonlyMap<string, number> },
+  cut: {
+    /** Scores already known (candidates, earlier scopes). */
+    scores: readonly number[]
+    pool: number
+    threshold: number | null
+    weights: SearchWeights
+    /** Whether the query names a period (the time factor may apply) or a participant (speaker). */
+    windows: boolean
+    participants: boolean
+  },
+): string[] {
+  if (ids.length === 0) return []
+  const passing = cut.scores
+    .filter((s) => s > 0 && (cut.threshold == null || s >= cut.threshold))
+    .sort((a, b) => b - a)
+  const floor = passing.length >= cut.pool ? (passing[cut.pool - 1] as number) : Number.NEGATIVE_INFINITY
+  const factor = (cut.windows ? 1 + cut.weights.time : 1) * (cut.participants ? 1 + cut.weights.speaker : 1)
+  return ids.filter((id) => {
+    const bound =
+      (cut.weights.context * (dialogue.context.get(id) ?? 0) + (dialogue.episode.get(id) ?? 0)) * factor
+    // A score of 0 or less is never a hit (HYBRID keeps positive scores only).
+    return bound > 0 && bound >= floor
+  })
 }

@@ -1,4 +1,10 @@
-import { DEFAULT_LIMITS, parseMemorySettings, type StoredMessage } from '@engram/core'
+import {
+  DEFAULT_LIMITS,
+  EPISODE_GAP_MS,
+  parseMemorySettings,
+  type StoredMessage,
+  seededRandom,
+} from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import { AgentWrites } from '../agents/agent-writes.ts'
 import { createInMemoryStorage } from '../testing/index.ts'
@@ -203,5 +209,73 @@ describe('SearchService on the in-memory store', () => {
     await expect(search.search('agent-a', 'hello', { conversationId: 'nope' })).rejects.toThrow(/nope/)
     await expect(search.search('agent-a', 'hello', { limit: 0 })).rejects.toThrow()
     expect(await search.newestMessageTime('agent-a')).toEqual(new Date('2026-03-01T09:00:00Z'))
+  })
+
+  it('ranks the same hits reading fewer turns for dialogue context as reading whole spans', async () => {
+    const { search, storage } = setUp()
+    const random = seededRandom(18)
+    const words = 'garden film cello winter drama tea party river book train coffee storm'.split(' ')
+    const speakers = ['Alice', 'Bob']
+    let id = 1_000
+    for (let c = 0; c < 30; c++) {
+      let at = Date.parse('2026-02-01T09:00:00Z') + c * 86_400_000
+      for (let t = 0; t < 40; t++) {
+        // Minutes apart mostly, now and then a pause past the episode gap or none at all.
+        const draw = random()
+        at += draw < 0.1 ? 0 : draw < 0.85 ? Math.floor(random() * 30) * MINUTE : EPISODE_GAP_MS + 30 * MINUTE
+        const content = Array.from(
+          { length: 3 + Math.floor(random() * 6) },
+          () => words[Math.floor(random() * words.length)],
+        ).join(' ')
+        const message: StoredMessage = {
+          id: String(id++),
+          sessionId: `agent-a/c${c}`,
+          role: 'user',
+          speaker: speakers[t % 2] as string,
+          content,
+          tokenCount: content.split(' ').length,
+          isCompressed: false,
+          timestamp: new Date(at),
+          metadata: {},
+        }
+        storage.recall.addTurn('agent-a', `c${c}`, message)
+        storage.fullText.index('messages', [
+          { id: message.id, agentId: 'agent-a', text: content, sessionId: message.sessionId },
+        ])
+      }
+    }
+    let rowsRead = 0
+    const messages = storage.recall.messages.bind(storage.recall)
+    storage.recall.messages = async (agentId, ids, filter) => {
+      rowsRead += ids.length
+      return messages(agentId, ids, filter)
+    }
+    const read = { fewer: 0, all: 0 }
+    for (const query of [
+      'garden party',
+      'cello winter',
+      'what did Alice say about the storm',
+      'tea',
+      'river book train',
+    ]) {
+      for (const limit of [3, 10, 25]) {
+        const ranked = {} as Record<'fewer' | 'all', unknown>
+        for (const way of ['fewer', 'all'] as const) {
+          search.dialogueReads = way
+          rowsRead = 0
+          const hits = await search.search('agent-a', query, { limit, track: false })
+          read[way] += rowsRead
+          ranked[way] = hits.map((h) => ({
+            id: h.id,
+            rank: h.rank,
+            score: h.score,
+            components: h.components,
+          }))
+        }
+        expect(ranked.fewer).toEqual(ranked.all)
+        expect((ranked.fewer as unknown[]).length).toBeGreaterThan(0)
+      }
+    }
+    expect(read.fewer).toBeLessThan(read.all)
   })
 })

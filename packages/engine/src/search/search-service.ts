@@ -24,11 +24,18 @@ import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../po
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
-import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
+import { type AgentFacts, AgentFactsCache, AgentSettingsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
-import { dialogueContext, hybridScores, sourceTurnContext } from './search-context.ts'
+import {
+  contextTurnsWorthReading,
+  type DialogueReads,
+  dialogueContext,
+  hybridScores,
+  sourceTurnContext,
+} from './search-context.ts'
+import type { BesideRead } from './search-dialogue.ts'
 import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-graph.ts'
 import { type LexicalIndexDeps, LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
@@ -77,6 +84,8 @@ export interface SearchServiceDeps extends LexicalIndexDeps {
   /** When search's memory accesses are written (search-access.ts); defaults DEFAULT_ACCESS_FLUSH. */
   accessFlush?: Partial<AccessFlushConfig>
   log?: Pick<Logger, 'warn'>
+  /** How much of the conversations dialogue context reads (search-context.ts); default `fewer`. */
+  dialogueReads?: DialogueReads
 }
 
 /**
@@ -94,14 +103,18 @@ export class SearchService {
   private readonly limits: Limits
   private readonly clock: Clock
   private readonly facts: AgentFactsCache
+  private readonly settings: AgentSettingsCache<Awaited<ReturnType<SearchMemories['settings']>>>
   private readonly sources: SearchCandidates
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
   private readonly telemetry: Telemetry
   /** Search's memory accesses, buffered off the request path (the server starts its timer, close stops it). */
   readonly accesses: AccessBuffer
+  /** `all` reads as before issue 18's hybrid18 slice (same hits): benches flip it to compare. */
+  dialogueReads: DialogueReads
 
   constructor(deps: SearchServiceDeps) {
+    this.dialogueReads = deps.dialogueReads ?? 'fewer'
     this.telemetry = deps.telemetry ?? NO_TELEMETRY
     this.accesses = new AccessBuffer(
       deps.memories,
@@ -119,6 +132,7 @@ export class SearchService {
     this.lexicalPlan = deps.lexicalPlan ?? DEFAULT_LEXICAL_PLAN
     this.writes = deps.writes
     this.facts = new AgentFactsCache(deps.recall, deps.writes)
+    this.settings = new AgentSettingsCache((agentId) => deps.memories.settings(agentId), deps.writes)
     const lexical = new LexicalSearch(deps, this.lexicalPlan)
     this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
   }
@@ -131,9 +145,21 @@ export class SearchService {
    * Term counts include deleted rows until they expire, and the participants and newest message
    * are only ever extended by new rows: both are forgotten at once after a bulk delete.
    */
-  forgetStatistics(): void {
+  forgetStatistics(agentId?: string): void {
     this.fullText.invalidate()
-    this.facts.clear()
+    // One agent deleted or replaced: only its figures go (the others' are still true).
+    if (agentId) {
+      this.facts.forget(agentId)
+      this.settings.forget(agentId)
+    } else {
+      this.facts.clear()
+      this.settings.clear()
+    }
+  }
+
+  /** What search holds of an agent between searches: its facts and its settings (0-2). */
+  cachedFacts(agentId: string): number {
+    return (this.facts.holds(agentId) ? 1 : 0) + (this.settings.holds(agentId) ? 1 : 0)
   }
 
   /**
@@ -142,6 +168,7 @@ export class SearchService {
    */
   forgetAgent(agentId: string): void {
     this.facts.forget(agentId)
+    this.settings.forget(agentId)
     // Other replicas forget theirs too (their facts would only ever be extended).
     this.writes.touch(agentId, 'reset')
   }
@@ -278,7 +305,7 @@ export class SearchService {
     query: string,
     options: SearchOptions,
   ): Promise<{ hits: SearchHit[]; mmrLambda: number; scopes: readonly string[]; strategy: string }> {
-    const { settings } = await this.memories.settings(scope)
+    const { settings } = await this.settings.of(scope)
     const request = searchRequest(query, options, settings, this.limits)
     let sessionId: string | null = null
     if (options.conversationId) {
@@ -314,6 +341,21 @@ export class SearchService {
         scored.push(...(await this.poolScope(scope, query, options, pool)))
         continue
       }
+      // Dialogue context reads the turns beside the candidates: started with the candidates' ids,
+      // while their rows are read (on Postgres two round trips at once; the same rows either way).
+      let ahead: BesideRead | null = null
+      const besideAhead =
+        strategy === 'HYBRID' &&
+        searchScope === 'MESSAGES' &&
+        this.dialogueReads === 'fewer' &&
+        (request.weights.context > 0 || request.weights.episode > 0)
+          ? (ids: readonly string[]) => {
+              const rows = this.recall.turnsBeside(ids, request.contextTurns)
+              // Awaited by dialogue context unless no candidate scored: never left unhandled.
+              rows.catch(() => {})
+              ahead = { ids: new Set(ids), reach: request.contextTurns, rows }
+            }
+          : null
       const candidates = [
         ...(await this.sources.candidates(scope, searchScope, {
           query: signals.lexicalQuery,
@@ -323,6 +365,7 @@ export class SearchService {
           sessionId,
           options: filtered,
           weights: request.weights,
+          ...(besideAhead ? { proposed: besideAhead } : {}),
         })),
         ...(searchScope === 'SUMMARIES'
           ? await this.automaticSummaryCandidates(
@@ -424,25 +467,19 @@ export class SearchService {
         strategy === 'HYBRID' &&
         searchScope === 'MESSAGES' &&
         (request.weights.context > 0 || request.weights.episode > 0)
-          ? await dialogueContext(this.recall, base, candidates, request)
+          ? await dialogueContext(this.recall, base, candidates, request, this.dialogueReads, ahead)
           : strategy === 'HYBRID' && searchScope === 'MEMORIES' && request.weights.context > 0
             ? {
                 context: await sourceTurnContext(this.recall, this.sources, scope, signals.lexicalQuery, {
                   ...request,
                   candidateLimit,
                   sessionId,
+                  reads: this.dialogueReads,
                 }),
                 episode: new Map<string, number>(),
               }
             : { context: new Map<string, number>(), episode: new Map<string, number>() }
-      const contextOnly = [...dialogue.context.keys()].filter((id) => !base.has(id))
-      const joined = [
-        ...candidates,
-        ...(searchScope === 'MEMORIES'
-          ? await this.sources.memoryCandidates(scope, contextOnly, filtered)
-          : await this.sources.messageCandidates(scope, contextOnly, searchScope, filtered.since ?? null)),
-      ]
-      for (const c of joined) {
+      const scoreParts = (c: Candidate) => {
         const contextScore = dialogue.context.get(c.id) ?? 0
         const episodeScore = dialogue.episode.get(c.id) ?? 0
         const decay = decayOn
@@ -457,6 +494,34 @@ export class SearchService {
           time *
           speaker *
           decay
+        return { contextScore, episodeScore, decay, time, speaker, score }
+      }
+      const contextOnly = [...dialogue.context.keys()].filter((id) => !base.has(id))
+      // The candidates are scored first: a turn brought in by context alone is only read when
+      // the most its score can be reaches the pool's cut among them (contextTurnsWorthReading).
+      const known = candidates.map((c) => ({ c, parts: scoreParts(c) }))
+      const worthReading =
+        this.dialogueReads === 'all' || decayOn
+          ? contextOnly
+          : contextTurnsWorthReading(contextOnly, dialogue, {
+              scores: [...scored.map((s) => s.score), ...known.map((k) => k.parts.score)],
+              pool,
+              threshold: request.threshold ?? null,
+              weights: request.weights,
+              windows: signals.windows.length > 0,
+              participants: signals.participants.size > 0,
+            })
+      const joined = [
+        ...known,
+        ...(searchScope === 'MEMORIES'
+          ? await this.sources.memoryCandidates(scope, worthReading, filtered)
+          : await this.sources.messageCandidates(scope, worthReading, searchScope, filtered.since ?? null)
+        ).map((c) => ({ c, parts: scoreParts(c) })),
+      ]
+      for (const {
+        c,
+        parts: { contextScore, episodeScore, decay, time, speaker, score },
+      } of joined) {
         scored.push({
           candidate: c,
           score,
