@@ -115,7 +115,6 @@ describe('the optimizer in the server', () => {
   })
 
   it('runs on a schedule for every agent with entries; a failing agent is logged and the others go on', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     try {
       const t = await app({ optimizerIntervalMs: 120_000 })
       const keyA = await createAgentKey(t, 'agent-1')
@@ -137,6 +136,9 @@ describe('the optimizer in the server', () => {
         spy.mockRestore()
         return t.app.services.parameters.load(scope, db)
       })
+      // The schedule runs on the engine's scheduler (real, unref'd timers here): faked from here on,
+      // after the app and its writes, so only the schedule's timers wait for the test to move time.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
       t.app.services.optimizer.start()
       await vi.advanceTimersByTimeAsync(120_000)
       await waitFor(async () => (await t.db.optimizationSnapshot.count()) > 0)
