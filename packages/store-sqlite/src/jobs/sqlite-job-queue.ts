@@ -324,20 +324,10 @@ export class SqliteJobQueue implements JobQueue {
     ]
   }
 
+  /** INSERT_JOB's parameters: a row's, then the agent and key its NOT EXISTS checks. */
   private insertParams(job: NewJob): unknown[] {
-    const now = this.clock.now()
-    const at = sqliteDate(now)
-    return [
-      job.kind,
-      job.agentId,
-      job.key,
-      JSON.stringify(job.payload ?? {}),
-      sqliteDate(job.runAfter ?? now),
-      at,
-      at,
-      job.agentId,
-      job.key,
-    ]
+    const row = this.rowParams(job)
+    return [...row, row[5], job.agentId, job.key]
   }
 
   private postponeParams(job: NewJob): unknown[] {
