@@ -57,7 +57,7 @@ describe('SlotPostingsIndex', () => {
 
   it('loses recall when too few candidates are rescored, so the recall check can fail', () => {
     const exact = new ExactVectorIndex()
-    const index = new SlotPostingsIndex({ queryMass: 0.3, minImpact: 0.2 })
+    const index = new SlotPostingsIndex({ queryMass: 0.3, minImpact: 0.2, candidatesPerHit: 1 })
     for (const [i, vector] of vectors.entries()) {
       exact.upsert(String(i), vector)
       index.upsert(String(i), vector)
@@ -71,6 +71,28 @@ describe('SlotPostingsIndex', () => {
         10,
       ),
     ).toBeLessThan(0.95)
+  })
+
+  it("scores several candidates per hit for a search pool's many hits (hybrid asks for 150-225)", () => {
+    const exact = new ExactVectorIndex()
+    const perHit = new SlotPostingsIndex()
+    const onePerHit = new SlotPostingsIndex({ candidatesPerHit: 1 })
+    for (const [i, vector] of vectors.entries()) {
+      exact.upsert(String(i), vector)
+      perHit.upsert(String(i), vector)
+      onePerHit.upsert(String(i), vector)
+    }
+    const truth = queries.map((q) => exact.search(q, 150))
+    const recall = (index: SlotPostingsIndex) =>
+      recallAtK(
+        truth,
+        queries.map((q) => index.search(q, 150)),
+        150,
+      )
+    const withDefault = recall(perHit)
+    expect(withDefault).toBeGreaterThanOrEqual(0.95)
+    // As many candidates as hits lets the lists' partial scores alone pick the pool.
+    expect(recall(onePerHit)).toBeLessThan(withDefault - 0.02)
   })
 
   it('answers after adds, replacements and removals as an index built from the result does', () => {
@@ -168,6 +190,7 @@ describe('SlotPostingsIndex', () => {
     expect(() => new SlotPostingsIndex({ minImpact: 2 })).toThrow(ValidationError)
     expect(() => new SlotPostingsIndex({ queryMass: -0.1 })).toThrow(ValidationError)
     expect(() => new SlotPostingsIndex({ candidates: 0 })).toThrow(ValidationError)
+    expect(() => new SlotPostingsIndex({ candidatesPerHit: 0.5 })).toThrow(ValidationError)
     expect(SLOT_POSTINGS_MAX_VECTORS).toBe(2 ** 23)
   })
 

@@ -23,6 +23,14 @@ export const SlotPostingsConfigSchema = z.object({
    */
   candidates: z.number().int().min(1).max(100_000).default(64),
   /**
+   * Candidates scored exactly per hit asked for, when that is more than `candidates`: search asks
+   * the vector leg for its fusion pool (limit × MMR's fetch multiplier × 3, 150-225 at limit 25),
+   * and with only as many candidates as hits the lists' partial scores alone decided which texts
+   * made the pool (recall@5 inside a 100K history: 2 points under the exact scan). At 10 hits
+   * 64 candidates, 6.4 per hit, reach recall@10 0.995 and 3.2 per hit 0.979 (docs/speed-ann18.md).
+   */
+  candidatesPerHit: z.number().min(1).max(100).default(4),
+  /**
    * Query dimensions looked up, largest magnitude first, until they hold this share of the query's
    * squared norm: a short query's words and synonym groups hold most of it, its trigram shares little,
    * and what the rest adds is counted by the exact rescoring. 1 looks up every non-zero dimension.
@@ -256,7 +264,7 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
         partial[slot] = (partial[slot] as number) + weight * (entry & IMPACT_SCALE)
       }
     }
-    const breadth = Math.min(count, Math.max(k, this.breadth))
+    const breadth = Math.min(count, Math.max(Math.ceil(k * this.config.candidatesPerHit), this.breadth))
     const best = new TopK(breadth)
     // One pass over every slot rather than a list of the touched ones: the lists of a few common
     // words reach most vectors anyway, and a branch per posting cost more than the pass.
