@@ -16,7 +16,7 @@ import {
   poolStorageAgentId,
   ValidationError,
 } from '@engram/core'
-import { LRUCache } from 'lru-cache'
+import { AgentVersionCache } from '../agents/agent-version-cache.ts'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { MemoryItemService, MemoryWriteResult } from '../memory-items/memory-item-service.ts'
 import type { MemoryItemView } from '../ports/memory-items.ts'
@@ -426,15 +426,10 @@ export function readablePoolsOf(
   pools: Pick<PoolRepository, 'membershipsOf'>,
   writes: Pick<AgentWrites, 'version'>,
 ): (agentId: string) => Promise<string[]> {
-  const kept = new LRUCache<string, { version: string; poolIds: string[] }>({
-    max: READABLE_POOLS_CACHED_AGENTS,
-  })
-  return async (agentId) => {
-    const version = writes.version(agentId)
-    const hit = kept.get(agentId)
-    if (hit?.version === version) return hit.poolIds
-    const poolIds = (await pools.membershipsOf(agentId)).map((m) => m.poolId)
-    kept.set(agentId, { version, poolIds })
-    return poolIds
-  }
+  const kept = new AgentVersionCache(
+    async (agentId) => (await pools.membershipsOf(agentId)).map((m) => m.poolId),
+    writes,
+    { max: READABLE_POOLS_CACHED_AGENTS },
+  )
+  return (agentId) => kept.of(agentId)
 }

@@ -16,6 +16,7 @@ import {
   weightedStrategyScores,
   withoutParticipants,
 } from '@engram/core'
+import { AgentVersionCache } from '../agents/agent-version-cache.ts'
 import type { AgentWrites } from '../agents/agent-writes.ts'
 import type { FullTextIndex } from '../ports/full-text.ts'
 import type { GraphRepository } from '../ports/graph.ts'
@@ -24,7 +25,7 @@ import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../po
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
-import { type AgentFacts, AgentFactsCache, AgentSettingsCache } from './agent-facts.ts'
+import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
@@ -103,7 +104,7 @@ export class SearchService {
   private readonly limits: Limits
   private readonly clock: Clock
   private readonly facts: AgentFactsCache
-  private readonly settings: AgentSettingsCache<Awaited<ReturnType<SearchMemories['settings']>>>
+  private readonly settings: AgentVersionCache<Awaited<ReturnType<SearchMemories['settings']>>>
   private readonly sources: SearchCandidates
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
@@ -132,7 +133,7 @@ export class SearchService {
     this.lexicalPlan = deps.lexicalPlan ?? DEFAULT_LEXICAL_PLAN
     this.writes = deps.writes
     this.facts = new AgentFactsCache(deps.recall, deps.writes)
-    this.settings = new AgentSettingsCache((agentId) => deps.memories.settings(agentId), deps.writes)
+    this.settings = new AgentVersionCache((agentId) => deps.memories.settings(agentId), deps.writes)
     const lexical = new LexicalSearch(deps, this.lexicalPlan)
     this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
   }

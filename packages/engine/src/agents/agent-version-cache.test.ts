@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { AgentWrites } from '../agents/agent-writes.ts'
-import { AgentSettingsCache } from './agent-facts.ts'
+import { AgentVersionCache } from './agent-version-cache.ts'
+import { AgentWrites } from './agent-writes.ts'
 
-describe('AgentSettingsCache', () => {
+describe('AgentVersionCache', () => {
   it('reads an agent once per write version, and again after a settings change', async () => {
     const writes = new AgentWrites()
     const reads: string[] = []
     let stored = 1
-    const cache = new AgentSettingsCache(async (agentId) => {
+    const cache = new AgentVersionCache(async (agentId) => {
       reads.push(agentId)
       return { agentId, stored }
     }, writes)
@@ -27,7 +27,7 @@ describe('AgentSettingsCache', () => {
   it('keeps no failed read, and forgets an agent', async () => {
     const writes = new AgentWrites()
     let fail = true
-    const cache = new AgentSettingsCache(async () => {
+    const cache = new AgentVersionCache(async () => {
       if (fail) throw new Error('store down')
       return 'settings'
     }, writes)
@@ -38,5 +38,24 @@ describe('AgentSettingsCache', () => {
     expect(cache.holds('a')).toBe(true)
     cache.forget('a')
     expect(cache.holds('a')).toBe(false)
+  })
+
+  it('holds at most its limit of agents, the least recently asked read again', async () => {
+    const writes = new AgentWrites()
+    const reads: string[] = []
+    const cache = new AgentVersionCache(
+      async (agentId) => {
+        reads.push(agentId)
+        return agentId
+      },
+      writes,
+      { max: 2 },
+    )
+    await cache.of('a')
+    await cache.of('b')
+    await cache.of('c')
+    expect(cache.holds('a')).toBe(false)
+    await cache.of('a')
+    expect(reads).toEqual(['a', 'b', 'c', 'a'])
   })
 })
