@@ -131,7 +131,7 @@ export async function backendScaleBenchmarks({
           const ways = i % 2 === 0 ? [...round] : [...round].reverse()
           for (const app of order) {
             for (const kind of ways) {
-              app.t.app.services.search.dialogueReads = kind === 'HYBRID-ALL' ? 'all' : 'fewer'
+              app.t.app.services.search.dialogueReads = kind === 'HYBRID-ALL' ? 'all' : 'index'
               const started = performance.now()
               const result = await app.t.gql(
                 query,
@@ -139,7 +139,7 @@ export async function backendScaleBenchmarks({
                 keyOf(app),
               )
               const ms = performance.now() - started
-              app.t.app.services.search.dialogueReads = 'fewer'
+              app.t.app.services.search.dialogueReads = 'index'
               if (result.data?.search?.__typename !== 'SearchResult')
                 throw new Error(
                   `search failed on ${app.name}: ${JSON.stringify(result.errors ?? result.data)}`,

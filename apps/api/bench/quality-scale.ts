@@ -29,6 +29,7 @@ import { applyMigrations, migrationsDirectory } from '@engram/store-sqlite'
 import Database from 'better-sqlite3'
 import { type LocomoConversation, loadLocomo } from '../../../packages/core/bench/locomo.ts'
 import { type BenchRow, percentile, seededRandom, writeReport } from '../../../packages/core/bench/report.ts'
+import { dialogueReadsOf } from '../src/env.ts'
 import { createTestApp, type TestApp } from '../test/helpers.ts'
 import { meanRecall, outcomeOf, type QuestionOutcome } from './quality-crossval.ts'
 
@@ -248,7 +249,7 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
     embedder,
     // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18: same recall expected.
     env: {
-      ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
+      ENGRAM_SEARCH_DIALOGUE_READS: dialogueReadsOf(process.env.ENGRAM_SEARCH_DIALOGUE_READS),
     },
   })
   const others: TestApp[] = []

@@ -11,6 +11,7 @@ import { createHashingEmbedder } from '@engram/core'
 import { loadWordNetLexicon, type WordNetPart } from '@engram/providers'
 import { type LocomoConversation, type LocomoTurn, loadLocomo } from '../../../packages/core/bench/locomo.ts'
 import { type BenchRow, writeReport } from '../../../packages/core/bench/report.ts'
+import { dialogueReadsOf } from '../src/env.ts'
 import { createAgentKey, createTestApp, type TestApp } from '../test/helpers.ts'
 import { type Backend, backendComparison, parseBackends } from './quality-backends.ts'
 import { bm25Baseline } from './quality-bm25.ts'
@@ -172,7 +173,7 @@ export async function runQualitySuite(options: QualityOptions): Promise<QualityR
       ENGRAM_INTROSPECTION: true,
       ENGRAM_LEXICAL_INDEX: lexicalIndex,
       // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18: same recall expected.
-      ENGRAM_SEARCH_DIALOGUE_READS: process.env.ENGRAM_SEARCH_DIALOGUE_READS === 'all' ? 'all' : 'fewer',
+      ENGRAM_SEARCH_DIALOGUE_READS: dialogueReadsOf(process.env.ENGRAM_SEARCH_DIALOGUE_READS),
     },
   })
   try {

@@ -33,6 +33,14 @@ import {
 } from '@engram/providers'
 import { z } from 'zod'
 
+/** ENGRAM_SEARCH_DIALOGUE_READS' values (engine's DialogueReads), default first. */
+const DIALOGUE_READS = ['index', 'fewer', 'all'] as const
+
+/** A bench's ENGRAM_SEARCH_DIALOGUE_READS: one of the values, the default for anything else. */
+export function dialogueReadsOf(value: string | undefined): (typeof DIALOGUE_READS)[number] {
+  return DIALOGUE_READS.find((reads) => reads === value) ?? 'index'
+}
+
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const DEFAULT_DATABASE_URL = `file:${path.join(REPO_ROOT, 'data', 'engram.db')}`
 export const DEFAULT_EMBEDDING_MODEL_PATH = path.join(REPO_ROOT, 'data', 'models')
@@ -298,12 +306,14 @@ export const EnvSchema = z
     /** Megabytes those indexes take at most (100K messages take ~25 MB). */
     ENGRAM_LEXICAL_INDEX_MAX_MB: z.coerce.number().int().min(1).max(1_048_576).default(1_024),
     /**
-     * How much of the conversations hybrid search reads for dialogue context: `fewer` (the turns
-     * beside the candidates, and the rows of context turns that can still reach the hits) or `all`
-     * (whole episode spans and every context turn's row, as before issue 18's hybrid18 slice; the
-     * same hits, kept for comparison).
+     * How much of the conversations hybrid search reads for dialogue context, and from where:
+     * `index` (`fewer`'s reads answered from the agent's turn timeline held beside its messages'
+     * lexical index, no statement), `fewer` (the turns beside the candidates, and the rows of
+     * context turns that can still reach the hits, read from the store) or `all` (whole episode
+     * spans and every context turn's row, as before issue 18's hybrid18 slice). The same hits;
+     * the last two are kept for comparison.
      */
-    ENGRAM_SEARCH_DIALOGUE_READS: z.enum(['fewer', 'all']).default('fewer'),
+    ENGRAM_SEARCH_DIALOGUE_READS: z.enum(DIALOGUE_READS).default('index'),
     /**
      * Vectors in one (agent, kind) index from which its exact scan runs on the WebAssembly SIMD
      * kernel (issue 18). Each kernel memory reserves address space, so thousands of small indexes

@@ -369,6 +369,9 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     })
     expect(doomed).toHaveLength(1)
     expect(messages()?.has(String(doomed[0]?.id))).toBe(true)
+    // The agent's turn timeline (dialogue context's reads) is held beside the messages' index.
+    const timeline = () => indexes.timeline('rt-lexical')
+    expect(timeline()?.has(String(doomed[0]?.id))).toBe(true)
 
     const deleted = await t.gql(
       `mutation { deleteSession(conversationId: "doomed") { __typename } }`,
@@ -380,8 +383,11 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     // Gone from memory at once: the deletion resets the agent's search state, so its index is
     // dropped whole, before any search; the next search builds it again without the turn.
     expect(messages()).toBeNull()
+    expect(timeline()).toBeNull()
     await t.gql(SEARCH, { q: 'zqxlexical' }, key)
     expect(messages()?.has(String(doomed[0]?.id))).toBe(false)
+    expect(timeline()?.has(String(doomed[0]?.id))).toBe(false)
+    expect(timeline()?.size).toBe(1)
     expect(messages()?.documentFrequency(term as string, 'all')).toBe(1)
 
     expect(memoryId).toBeTruthy()
@@ -399,6 +405,7 @@ describe('a deleted or replaced agent leaves nothing in memory for the next owne
     expect(indexes.held('rt-lexical')).toBeGreaterThan(0)
     expect((await t.gql(DELETE, { id: 'rt-lexical' })).data.deleteAgent.__typename).toBe('Agent')
     expect(indexes.held('rt-lexical')).toBe(0)
+    expect(timeline()).toBeNull()
     expect(messages()).toBeNull()
   })
 

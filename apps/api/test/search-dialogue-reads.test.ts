@@ -48,9 +48,18 @@ afterAll(async () => {
 })
 
 describe('dialogue context read fewer ways (ENGRAM_SEARCH_DIALOGUE_READS)', () => {
-  it('ranks the same hits with the same scores as whole-span reads', async () => {
+  it('ranks the same hits with the same scores as whole-span reads, from the timeline or the store', async () => {
     const search = t.app.services.search
-    expect(search.dialogueReads).toBe('fewer')
+    expect(search.dialogueReads).toBe('index')
+    // The store's dialogue reads, counted: `index` answers them from the agent's timeline.
+    const { recall } = search as unknown as { recall: { turnsBeside: (...a: unknown[]) => Promise<unknown> } }
+    const storeRead = recall.turnsBeside.bind(recall)
+    const storeReads: Record<string, number> = { index: 0, fewer: 0, all: 0 }
+    let way: 'index' | 'fewer' | 'all' = 'index'
+    recall.turnsBeside = (...a: unknown[]) => {
+      storeReads[way] = (storeReads[way] ?? 0) + 1
+      return storeRead(...a)
+    }
     let compared = 0
     for (const query of [
       'garden party',
@@ -61,18 +70,22 @@ describe('dialogue context read fewer ways (ENGRAM_SEARCH_DIALOGUE_READS)', () =
     ]) {
       for (const limit of [5, 20]) {
         const ranked: Record<string, unknown> = {}
-        for (const way of ['fewer', 'all'] as const) {
+        for (way of ['index', 'fewer', 'all'] as const) {
           search.dialogueReads = way
           const r = await t.gql(SEARCH, { input: { query, limit } }, key)
           expect(r.data.search.__typename).toBe('SearchResult')
           ranked[way] = r.data.search.hits
         }
-        search.dialogueReads = 'fewer'
+        search.dialogueReads = 'index'
         expect(ranked.fewer).toEqual(ranked.all)
+        expect(ranked.index).toEqual(ranked.all)
         compared += (ranked.fewer as unknown[]).length
       }
     }
+    recall.turnsBeside = storeRead
     expect(compared).toBeGreaterThan(50)
+    expect(storeReads).toEqual({ index: 0, fewer: 10, all: 10 })
+    expect(t.app.services.lexicalIndexes.timeline('dialogue-reads')?.size).toBe(12 * 40)
   })
 
   it('takes the setting from the environment', async () => {

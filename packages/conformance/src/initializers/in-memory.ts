@@ -44,7 +44,9 @@ export const inMemoryInitializer: StorageInitializer = {
             timestamp: turn.timestamp,
             metadata: {},
           })
-          storage.fullText.index('messages', [{ id, agentId, text: turn.content, sessionId }])
+          storage.fullText.index('messages', [
+            { id, agentId, text: turn.content, sessionId, time: turn.timestamp.getTime() },
+          ])
           ids.push(id)
         }
         return { sessionId, ids }

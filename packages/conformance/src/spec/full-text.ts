@@ -111,7 +111,7 @@ export function describeFullText(initializer: StorageInitializer): void {
     })
 
     it("streams an agent's documents with their index terms, then from a cursor only what was written after", async () => {
-      const { storage, addDocuments } = fixture()
+      const { storage, addDocuments, addTurns } = fixture()
       const { fullText } = storage
       const collect = async (cursor: string | null) => {
         const documents = []
@@ -138,6 +138,15 @@ export function describeFullText(initializer: StorageInitializer): void {
       expect(total / first.documents.length).toBeCloseTo(corpus.averageLength, 9)
       expect(byId.get(summary as string)?.summary).toBe(true)
       expect(byId.get(turn as string)?.summary).toBe(false)
+      // A turn carries its stored time (the timeline dialogue context reads), to the millisecond.
+      const at = new Date('2026-02-03T04:05:06.789Z')
+      const { ids: timed } = await addTurns('agent-t', 'timed', [
+        { content: 'a timed garden turn', timestamp: at },
+      ])
+      const timedDocuments = []
+      for await (const batch of fullText.indexedDocuments('messages', 'agent-t', null))
+        timedDocuments.push(...batch.documents)
+      expect(timedDocuments.map((d) => [d.id, d.time])).toEqual([[timed[0], at.getTime()]])
       expect(first.cursor).not.toBeNull()
       expect((await collect(first.cursor)).documents).toEqual([])
       const [later] = await addDocuments('messages', [{ agentId: 'agent-a', text: 'a later garden turn' }])

@@ -84,6 +84,8 @@ export type DocumentCursor = string
 export interface IndexedDocument {
   id: string
   sessionId: string | null
+  /** A turn's stored time (epoch ms; messages only, null elsewhere): the timeline of its conversation. */
+  time?: number | null
   /** A conversation summary (the summary prefix): the SUMMARIES set, apart from ordinary turns. */
   summary: boolean
   terms: string[]
@@ -103,4 +105,6 @@ export interface FullTextDocument {
   agentId: string
   text: string
   sessionId?: string | null
+  /** A turn's stored time (epoch ms), for the stores that stream it back (indexedDocuments). */
+  time?: number | null
 }

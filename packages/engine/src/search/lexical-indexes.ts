@@ -1,4 +1,4 @@
-import { LexicalIndex, type Scheduler } from '@engram/core'
+import { ConversationTimeline, LexicalIndex, type Scheduler } from '@engram/core'
 import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import type { AgentWrites } from '../agents/agent-writes.ts'
@@ -49,6 +49,11 @@ interface HeldIndex {
   /** A catch-up after a write is queued (one at a time). */
   refreshQueued: boolean
   index: LexicalIndex
+  /**
+   * The messages' turns in conversation order (null for other collections), fed from the same
+   * stream: dialogue context reads the turns beside its candidates here, as current as the index.
+   */
+  timeline: ConversationTimeline | null
   /** Where the store's document stream resumes (what was written after it is not in the index yet). */
   cursor: DocumentCursor | null
   /** The agent's write version and the store's change version the index was last brought up to. */
@@ -171,6 +176,14 @@ export class AgentLexicalIndexes {
     return { indexes: this.cache.size, bytes: this.cache.calculatedSize }
   }
 
+  /**
+   * The agent's turns in conversation order as held now (no sync: search has just brought the
+   * messages' index up to date to find its candidates); null when the messages' index is not held.
+   */
+  timeline(agentId: string): ConversationTimeline | null {
+    return this.cache.peek(`messages\u0000${agentId}`)?.timeline ?? null
+  }
+
   /** The index held for an agent's collection, as it is now (no sync): tests check deletions with it. */
   peek(collection: FullTextCollection, agentId: string): LexicalIndex | null {
     return this.cache.peek(`${collection}\u0000${agentId}`)?.index ?? null
@@ -190,6 +203,7 @@ export class AgentLexicalIndexes {
       collection,
       refreshQueued: false,
       index: new LexicalIndex(),
+      timeline: collection === 'messages' ? new ConversationTimeline() : null,
       cursor: null,
       version,
       external,
@@ -197,13 +211,20 @@ export class AgentLexicalIndexes {
       measuredSize: 0,
     }
     for await (const batch of this.fullText.indexedDocuments(collection, agentId, next.cursor)) {
-      for (const document of batch.documents) next.index.add(document)
+      for (const document of batch.documents) {
+        next.index.add(document)
+        next.timeline?.add(document.id, document.sessionId, document.time)
+      }
       next.cursor = batch.cursor
     }
     // Rows deleted (here or by another process) are seen by their count; edits re-read above.
     if (held && (await this.fullText.documentCount(collection, agentId)) !== next.index.size) {
       const present = new Set(await this.fullText.documentIds(collection, agentId))
-      for (const id of [...next.index.documentIds()]) if (!present.has(id)) next.index.remove(id)
+      for (const id of [...next.index.documentIds()])
+        if (!present.has(id)) {
+          next.index.remove(id)
+          next.timeline?.remove(id)
+        }
     }
     // A build grew every list by doubling: up to half of it unused.
     if (!held) next.index.trim()
@@ -211,7 +232,7 @@ export class AgentLexicalIndexes {
     next.external = external
     // Measured again when the size moved by a twentieth: measuring walks every term.
     if (!held || Math.abs(next.index.size - next.measuredSize) > next.index.size / 20) {
-      next.bytes = next.index.bytes()
+      next.bytes = next.index.bytes() + (next.timeline?.bytes() ?? 0)
       next.measuredSize = next.index.size
     }
     if (generation === this.generation) this.cache.set(key, next)

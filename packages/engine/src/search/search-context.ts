@@ -1,7 +1,13 @@
 import { episodeContext, neighbourContext } from '@engram/core'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import type { Candidate, SearchCandidates } from './search-candidates.ts'
-import { type BesideRead, episodesAround, episodesOf, turnsNear } from './search-dialogue.ts'
+import {
+  type BesideRead,
+  type DialogueSources,
+  episodesAround,
+  episodesOf,
+  turnsNear,
+} from './search-dialogue.ts'
 import type { SearchWeights } from './search-types.ts'
 
 // A candidate's context in scoring: HYBRID's own score, the dialogue around a turn (the turns
@@ -19,14 +25,16 @@ const NEIGHBOUR_SHARE = 0.5
 const SOURCE_TURN_SHARE = 1
 
 /**
- * How much of the conversations search reads for dialogue context. `fewer` (the default): the
- * episodes from the turns read beside the candidates and only the stretches between them those
- * leave open (episodesAround), and a turn brought in by context only is read when its score could
- * still reach the hits (SearchService). `all`: every turn of each conversation's span and every
- * context turn's row, as before issue 18's hybrid18 slice: the same hits, kept to check and
- * measure the default against.
+ * How much of the conversations search reads for dialogue context, and from where. `index` (the
+ * default): `fewer`'s reads, answered from the agent's timeline held beside its messages' lexical
+ * index when it is held (timelineSources; the store's otherwise). `fewer`: the episodes from the
+ * turns read beside the candidates and only the stretches between them those leave open
+ * (episodesAround), and a turn brought in by context only is read when its score could still reach
+ * the hits (SearchService), all from the store. `all`: every turn of each conversation's span and
+ * every context turn's row, as before issue 18's hybrid18 slice. The three give the same hits; the
+ * last two are kept to check and measure the default against.
  */
-export type DialogueReads = 'fewer' | 'all'
+export type DialogueReads = 'index' | 'fewer' | 'all'
 
 /**
  * HYBRID's own score of each candidate: its lexical score (BM25 and the expansions) as a share of
@@ -52,11 +60,11 @@ export function hybridScores(candidates: readonly Candidate[], weights: SearchWe
  * turn gains weights.episode of the best score in its episode.
  */
 export async function dialogueContext(
-  recall: RecallSources,
+  recall: DialogueSources,
   base: Map<string, number>,
   candidates: Candidate[],
   request: { contextTurns: number; weights: SearchWeights },
-  reads: DialogueReads = 'fewer',
+  reads: DialogueReads = 'index',
   ahead: BesideRead | null = null,
 ): Promise<{ context: Map<string, number>; episode: Map<string, number> }> {
   const context = new Map<string, number>()
@@ -104,6 +112,7 @@ export async function dialogueContext(
  */
 export async function sourceTurnContext(
   recall: RecallSources,
+  dialogueSources: DialogueSources,
   sources: SearchCandidates,
   agentId: string,
   query: string,
@@ -130,7 +139,7 @@ export async function sourceTurnContext(
   })
   if (turns.length === 0) return out
   const base = hybridScores(turns, request.weights)
-  const dialogue = await dialogueContext(recall, base, turns, request, request.reads)
+  const dialogue = await dialogueContext(dialogueSources, base, turns, request, request.reads)
   const scores = new Map(base)
   for (const [id, score] of dialogue.context)
     scores.set(id, (scores.get(id) ?? 0) + request.weights.context * score)

@@ -1,5 +1,47 @@
-import { EPISODE_GAP_MS, episodes } from '@engram/core'
-import type { RecallSources, TurnBeside } from '../ports/recall-sources.ts'
+import { type ConversationTimeline, EPISODE_GAP_MS, episodes } from '@engram/core'
+import type { RecallSources, SpanTurn, TurnBeside } from '../ports/recall-sources.ts'
+
+/** What dialogue context reads: the turns beside candidates, and stretches of conversations. */
+export type DialogueSources = Pick<RecallSources, 'turnsBeside' | 'turnSpans'>
+
+/**
+ * Dialogue context's reads answered from the agent's timeline, held beside its messages' lexical
+ * index and brought up to date with it when search found its candidates (issue 18): no statement,
+ * where the store's answer was a seek per candidate and side. A read naming a turn the timeline
+ * does not hold (written after that catch-up) goes to the store whole, so the answer is the same.
+ */
+export function timelineSources(
+  store: DialogueSources,
+  timelineOf: () => ConversationTimeline | null,
+): DialogueSources {
+  return {
+    async turnsBeside(turnIds, reach) {
+      const timeline = timelineOf()
+      if (!timeline) return store.turnsBeside(turnIds, reach)
+      const out: TurnBeside[] = []
+      for (const origin of turnIds) {
+        const near = timeline.beside(origin, reach)
+        if (!near) return store.turnsBeside(turnIds, reach)
+        for (const turn of near.before)
+          out.push({ origin, id: turn.id, timestamp: new Date(turn.time), side: 'before' })
+        for (const turn of near.after)
+          out.push({ origin, id: turn.id, timestamp: new Date(turn.time), side: 'after' })
+      }
+      return out
+    },
+    async turnSpans(spans, limit) {
+      const timeline = timelineOf()
+      if (!timeline) return store.turnSpans(spans, limit)
+      const out: SpanTurn[] = []
+      for (const { sessionId, fromTurnId, toTurnId } of spans) {
+        const turns = timeline.span(sessionId, fromTurnId, toTurnId, limit)
+        if (!turns) return store.turnSpans(spans, limit)
+        for (const turn of turns) out.push({ sessionId, id: turn.id, timestamp: new Date(turn.time) })
+      }
+      return out
+    },
+  }
+}
 
 /** Candidates' turns, as the dialogue reads need them. */
 export interface DialogueTurn {
@@ -35,7 +77,7 @@ export interface TurnsNear {
  * two seeks per candidate in one statement), not a window over whole conversations.
  */
 export async function neighbours(
-  recall: RecallSources,
+  recall: DialogueSources,
   turns: DialogueTurn[],
   reach: number,
 ): Promise<Map<string, { id: string; distance: number; time: number }[]>> {
@@ -54,7 +96,7 @@ export interface BesideRead {
  * read already started for every one of the turns at this reach is used instead of a new one.
  */
 export async function turnsNear(
-  recall: RecallSources,
+  recall: DialogueSources,
   turns: DialogueTurn[],
   reach: number,
   ahead: BesideRead | null = null,
@@ -116,7 +158,7 @@ export async function turnsNear(
  * reads), kept as the reference it is checked and measured against.
  */
 export async function episodesOf(
-  recall: RecallSources,
+  recall: DialogueSources,
   points: { sessionId: string; id: string; time: number }[],
 ): Promise<Map<string, string>> {
   // Each conversation's span runs from its earliest point's turn to its latest's.
@@ -172,7 +214,7 @@ export interface EpisodePoint {
  * left without an episode, gets the episodes of the stretches read.
  */
 export async function episodesAround(
-  recall: RecallSources,
+  recall: DialogueSources,
   points: readonly EpisodePoint[],
   runs: TurnsNear['runs'],
   others: readonly EpisodePoint[] = [],

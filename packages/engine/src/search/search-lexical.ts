@@ -1,4 +1,5 @@
 import {
+  type ConversationTimeline,
   cooccurringTerms,
   DEFAULT_COOCCURRENCE_OPTIONS,
   DEFAULT_FEEDBACK_OPTIONS,
@@ -63,6 +64,11 @@ export class LexicalSearch {
     this.indexes = deps.lexicalIndexes ?? new AgentLexicalIndexes(deps.fullText, deps.writes)
     this.store =
       deps.lexicalIndexes === null ? new StoreLexicalSearch(deps.fullText, lexicalPlan, this) : null
+  }
+
+  /** The agent's turns in conversation order, held beside its messages' index; null with the indexes off. */
+  timeline(agentId: string): ConversationTimeline | null {
+    return this.store ? null : this.indexes.timeline(agentId)
   }
 
   /** The index terms of a query: each word stemmed as the documents were; a split word counts each part. */

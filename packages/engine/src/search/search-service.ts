@@ -36,7 +36,7 @@ import {
   hybridScores,
   sourceTurnContext,
 } from './search-context.ts'
-import type { BesideRead } from './search-dialogue.ts'
+import { type BesideRead, type DialogueSources, timelineSources } from './search-dialogue.ts'
 import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-graph.ts'
 import { type LexicalIndexDeps, LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
@@ -106,6 +106,7 @@ export class SearchService {
   private readonly facts: AgentFactsCache
   private readonly settings: AgentVersionCache<Awaited<ReturnType<SearchMemories['settings']>>>
   private readonly sources: SearchCandidates
+  private readonly lexical: LexicalSearch
   private readonly writes: AgentWrites
   private readonly graph: GraphRepository | null
   private readonly telemetry: Telemetry
@@ -115,7 +116,7 @@ export class SearchService {
   dialogueReads: DialogueReads
 
   constructor(deps: SearchServiceDeps) {
-    this.dialogueReads = deps.dialogueReads ?? 'fewer'
+    this.dialogueReads = deps.dialogueReads ?? 'index'
     this.telemetry = deps.telemetry ?? NO_TELEMETRY
     this.accesses = new AccessBuffer(
       deps.memories,
@@ -135,6 +136,7 @@ export class SearchService {
     this.facts = new AgentFactsCache(deps.recall, deps.writes)
     this.settings = new AgentVersionCache((agentId) => deps.memories.settings(agentId), deps.writes)
     const lexical = new LexicalSearch(deps, this.lexicalPlan)
+    this.lexical = lexical
     this.sources = new SearchCandidates(deps.recall, deps.embeddings, lexical, deps.clock)
   }
 
@@ -348,10 +350,10 @@ export class SearchService {
       const besideAhead =
         strategy === 'HYBRID' &&
         searchScope === 'MESSAGES' &&
-        this.dialogueReads === 'fewer' &&
+        this.dialogueReads !== 'all' &&
         (request.weights.context > 0 || request.weights.episode > 0)
           ? (ids: readonly string[]) => {
-              const rows = this.recall.turnsBeside(ids, request.contextTurns)
+              const rows = this.dialogueSources(scope).turnsBeside(ids, request.contextTurns)
               // Awaited by dialogue context unless no candidate scored: never left unhandled.
               rows.catch(() => {})
               ahead = { ids: new Set(ids), reach: request.contextTurns, rows }
@@ -468,15 +470,29 @@ export class SearchService {
         strategy === 'HYBRID' &&
         searchScope === 'MESSAGES' &&
         (request.weights.context > 0 || request.weights.episode > 0)
-          ? await dialogueContext(this.recall, base, candidates, request, this.dialogueReads, ahead)
+          ? await dialogueContext(
+              this.dialogueSources(scope),
+              base,
+              candidates,
+              request,
+              this.dialogueReads,
+              ahead,
+            )
           : strategy === 'HYBRID' && searchScope === 'MEMORIES' && request.weights.context > 0
             ? {
-                context: await sourceTurnContext(this.recall, this.sources, scope, signals.lexicalQuery, {
-                  ...request,
-                  candidateLimit,
-                  sessionId,
-                  reads: this.dialogueReads,
-                }),
+                context: await sourceTurnContext(
+                  this.recall,
+                  this.dialogueSources(scope),
+                  this.sources,
+                  scope,
+                  signals.lexicalQuery,
+                  {
+                    ...request,
+                    candidateLimit,
+                    sessionId,
+                    reads: this.dialogueReads,
+                  },
+                ),
                 episode: new Map<string, number>(),
               }
             : { context: new Map<string, number>(), episode: new Map<string, number>() }
@@ -608,6 +624,17 @@ export class SearchService {
    * became true (validFrom: a memory stored today about May is about May), or (optionally) by a
    * period its text names.
    */
+  /**
+   * Where dialogue context reads an agent's conversations: its timeline held beside the messages'
+   * lexical index (`index`, looked up at each read: the candidates' search brings it up to date
+   * first), or the store.
+   */
+  private dialogueSources(agentId: string): DialogueSources {
+    return this.dialogueReads === 'index'
+      ? timelineSources(this.recall, () => this.lexical.timeline(agentId))
+      : this.recall
+  }
+
   private inNamedPeriod(c: Candidate, windows: readonly TimeWindow[], mentioned: boolean): boolean {
     if (windows.length === 0) return false
     const time = c.scope === 'MEMORIES' ? (c.row as RecalledMemoryItem).validFrom : c.timestamp

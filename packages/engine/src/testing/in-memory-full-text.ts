@@ -16,6 +16,7 @@ import {
 interface IndexedDocument {
   agentId: string
   sessionId: string | null
+  time: number | null
   summary: boolean
   /** Index terms and their counts. */
   terms: Map<string, number>
@@ -55,6 +56,7 @@ export class InMemoryFullTextIndex implements FullTextIndex {
       store.set(document.id, {
         agentId: document.agentId,
         sessionId: document.sessionId ?? null,
+        time: document.time ?? null,
         summary: document.text.startsWith(CONTEXT_SUMMARY_PREFIX),
         terms,
         tokens,
@@ -130,6 +132,7 @@ export class InMemoryFullTextIndex implements FullTextIndex {
         documents: batch.map(([id, d]) => ({
           id,
           sessionId: d.sessionId,
+          time: d.time,
           summary: d.summary,
           terms: [...d.tokens],
         })),

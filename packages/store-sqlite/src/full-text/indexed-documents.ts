@@ -5,6 +5,7 @@ import {
   INDEXED_DOCUMENT_BATCH,
   type IndexedDocumentBatch,
 } from '@engram/engine'
+import { storedTime } from '../recall/sqlite-recall-sources.ts'
 
 /**
  * Where each collection's documents are and which columns FTS5 indexes (the migrations' column
@@ -34,6 +35,8 @@ export function readCursor(cursor: DocumentCursor | null): Position | null {
 export interface IndexedRow {
   id: number | bigint
   sessionId?: string | null
+  /** A turn's stored time (messages: the collection with sessions), as the driver returns it. */
+  storedAt?: string | number | bigint | Date | null
   editedAt?: string | number | null
   [column: string]: unknown
 }
@@ -69,6 +72,7 @@ export async function* indexedDocumentBatches(
       documents: rows.map((row, i) => ({
         id: String(row.id),
         sessionId: source.session ? (row.sessionId ?? null) : null,
+        time: source.session ? timeOf(row.storedAt) : null,
         summary: collection === 'messages' && String(row.content ?? '').startsWith(CONTEXT_SUMMARY_PREFIX),
         terms: terms[i] as string[],
       })),
@@ -95,4 +99,11 @@ export async function* indexedDocumentBatches(
     }
   }
   if (!yielded) yield { documents: [], cursor: JSON.stringify(position) }
+}
+
+/** A stored time as epoch ms (SQLite's text or number, Postgres' Date); null when unreadable. */
+function timeOf(value: IndexedRow['storedAt']): number | null {
+  if (value === null || value === undefined) return null
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.getTime()
+  return storedTime(value)?.getTime() ?? null
 }
