@@ -125,6 +125,15 @@ export const SUITES: Suite[] = [
     run: async (c) => (await import('../../apps/api/bench/run.ts')).apiBenchmarks(c),
   },
   {
+    id: 'context-window',
+    title:
+      "contextWindow and memoryContext's conversation with token counts kept (issue 18) vs counted afresh (ENGRAM_MESSAGE_TOKEN_COUNTS=0), alternating in one run",
+    seed: 53,
+    repetitions: { full: 3, quick: 1 },
+    run: async (c) =>
+      (await import('../../apps/api/bench/context-window-counts.ts')).contextWindowCountBenchmarks(c),
+  },
+  {
     id: 'backends',
     title: 'SQLite vs Postgres (apps/api, yoga.fetch; Postgres: a local postgresql-15)',
     seed: 29,

@@ -425,6 +425,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ['ENGRAM_VECTOR_KERNEL_ABOVE', ['-1', '1000000001', '1.5', 'big']],
       ['ENGRAM_VECTOR_KERNEL', ['simd', 'off']],
       ['ENGRAM_OPTIMIZER_CACHED_ENTRIES', ['10000001']],
+      ['ENGRAM_MESSAGE_TOKEN_COUNTS', ['-1', '10000001', '1.5']],
       ['ENGRAM_DEBOUNCE_GRANULARITY_MS', ['-1', '60001', '0.5']],
     ]
     for (const [name, values] of bad)
@@ -555,6 +556,13 @@ describe('loadEnv: the optimizer kept entries (issue 18)', () => {
     expect(configError({ ENGRAM_OPTIMIZER_CACHED_ENTRIES: '-1' })?.message).toContain(
       'ENGRAM_OPTIMIZER_CACHED_ENTRIES',
     )
+  })
+})
+
+describe('loadEnv: the kept token counts of messages (issue 18)', () => {
+  it('keeps 100,000 by default and 0 counts every message afresh', () => {
+    expect(loadEnv({}).ENGRAM_MESSAGE_TOKEN_COUNTS).toBe(100_000)
+    expect(loadEnv({ ENGRAM_MESSAGE_TOKEN_COUNTS: '0' }).ENGRAM_MESSAGE_TOKEN_COUNTS).toBe(0)
   })
 })
 

@@ -22,6 +22,7 @@ import {
 import {
   DEFAULT_ACCESS_FLUSH,
   DEFAULT_FORMATION_CONFIG,
+  DEFAULT_MESSAGE_TOKEN_COUNTS,
   DEFAULT_OPTIMIZER_CACHED_ENTRIES,
   DEFAULT_OPTIMIZER_LEASE_RENEW_MS,
   DEFAULT_OPTIMIZER_LEASE_TTL_MS,
@@ -175,6 +176,17 @@ export const EnvSchema = z
       .min(0)
       .max(10_000_000)
       .default(DEFAULT_OPTIMIZER_CACHED_ENTRIES),
+    /**
+     * Messages whose token counts this process keeps between contextWindow and memoryContext
+     * calls, over all agents (~150 bytes each); the least recently used go first past it. 0
+     * counts every message afresh on every call.
+     */
+    ENGRAM_MESSAGE_TOKEN_COUNTS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(10_000_000)
+      .default(DEFAULT_MESSAGE_TOKEN_COUNTS),
     /** How often held optimizer leases are renewed (ms); must be below the TTL. */
     ENGRAM_OPTIMIZER_LEASE_RENEW_MS: z.coerce
       .number()

@@ -109,6 +109,7 @@ export interface AppOptions {
         | 'ENGRAM_OPTIMIZER_LEASE_TTL_MS'
         | 'ENGRAM_OPTIMIZER_LEASE_RENEW_MS'
         | 'ENGRAM_OPTIMIZER_CACHED_ENTRIES'
+        | 'ENGRAM_MESSAGE_TOKEN_COUNTS'
         | 'ENGRAM_METRICS_TOKEN'
         | 'ENGRAM_METRICS_BIND'
         | 'ENGRAM_METRICS_SAMPLE_MS'
@@ -219,6 +220,7 @@ export function createApp(options: AppOptions) {
       renewMs: env.ENGRAM_OPTIMIZER_LEASE_RENEW_MS,
     },
     optimizerCachedEntries: env.ENGRAM_OPTIMIZER_CACHED_ENTRIES,
+    messageTokenCounts: env.ENGRAM_MESSAGE_TOKEN_COUNTS,
     tokenCounter: createTokenCounter(env.ENGRAM_TOKENIZER),
     pubsub: createEngramPubSub(sharedEvents ?? undefined),
     limits: options.limits,

@@ -32,6 +32,7 @@ import { announcingSettings } from './agents/announcing-settings.ts'
 import { ContextBuilder } from './context/context-builder.ts'
 import { ContextService } from './context/context-service.ts'
 import { ConversationReads } from './conversations/conversation-reads.ts'
+import { MessageTokenCounts } from './conversations/message-token-counts.ts'
 import { wireEmbedJobs } from './embeddings/embed-jobs.ts'
 import { EmbeddingService } from './embeddings/embedding-service.ts'
 import { EpisodicLayer } from './episodic/episodic-layer.ts'
@@ -114,6 +115,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   accessFlush?: Partial<AccessFlushConfig>
   /** Bounds of the in-process lexical indexes' cache (issue 18; see LexicalIndexCacheConfigSchema). */
   lexicalIndexes?: Partial<LexicalIndexCacheConfig>
+  /** Messages whose token counts are kept between calls (DEFAULT_MESSAGE_TOKEN_COUNTS; 0: none). */
+  messageTokenCounts?: number
   /** How much of the conversations search reads for dialogue context (search-context.ts; default `fewer`). */
   dialogueReads?: DialogueReads
   /**
@@ -242,7 +245,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   })
   // One durable queue for all background work; each kind registers its handler on the worker.
   const jobs = new JobWorker<S['jobs']>(storage.jobs, clock, log, deps.jobPollIntervalMs, deps.jobGatherMs)
-  const conversations = new ConversationReads(storage.history, sessions, parameters, tokenCounter, episodic)
+  const messageTokens = new MessageTokenCounts(tokenCounter, deps.messageTokenCounts)
+  const conversations = new ConversationReads(storage.history, sessions, parameters, messageTokens, episodic)
   // Every write an agent makes passes its sensitive-data policy.
   const privacy = new PrivacyService(storage.privacyPolicies)
   const agents = new AgentService(storage.repositories.agents, storage.apiKeys)
@@ -389,6 +393,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
   search.usePools(readablePools)
   const contextSources = episodic ? episodic.contextSources(storage.contextSources) : storage.contextSources
   const context = new ContextService(contextSources, clock, tokenCounter, memoryItems, search, writes)
+  context.useMessageTokens(messageTokens)
   context.useGraph(storage.graph)
   context.usePools(readablePools)
   // memoryContext's buildContext option (issue 17): spec 002's prompt over the same search, and
@@ -476,6 +481,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     formationStats,
     scheduledJobs: formation.scheduled,
     lexicalIndexes,
+    messageTokens,
     ...(episodic ? { shared: episodic } : {}),
     workingContext,
     // The memories an agent contributed to pools leave them before its rows go (issue 17).
@@ -558,6 +564,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
             sessions.forgetCached(agentId)
             memory.invalidate(agentId)
             context.forget(agentId)
+            // Not the kept token counts: no message's text changes under its id, no id is reused (a
+            // conversation deleted there leaves counts nobody asks for again, until evicted).
           },
           dropSettings: (agentId) => {
             summaries?.forgetSettings(agentId)
@@ -578,6 +586,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     // Its queued extraction goes too (the watermark went with the session row).
     await formation.forgetConversation(agentId, conversationId)
     if (deleted) {
+      messageTokens.forgetConversation(agentId, conversationId)
       memory.invalidate(agentId)
       search.forgetAgent(agentId)
     }
@@ -668,6 +677,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     formationSettings,
     /** Each agent's in-process lexical index per collection, kept in step with the store (issue 18). */
     lexicalIndexes,
+    /** contextWindow's and memoryContext's kept token counts of messages (issue 18). */
+    messageTokens,
     /** Knowledge-graph formation from every memory written (issue 15). */
     graphFormation: forming,
     /** Cross-replica cache invalidation when configured (stop it when the engine is closed). */

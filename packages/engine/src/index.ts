@@ -23,6 +23,11 @@ export {
   type MemoryContextResult,
 } from './context/context-service.ts'
 export { ConversationReads } from './conversations/conversation-reads.ts'
+export {
+  type CountedText,
+  DEFAULT_MESSAGE_TOKEN_COUNTS,
+  MessageTokenCounts,
+} from './conversations/message-token-counts.ts'
 export { type AgentText, CachedEmbedder } from './embeddings/cached-embedder.ts'
 export { contentHash } from './embeddings/content-hash.ts'
 export {

@@ -42,6 +42,8 @@ export interface SqliteEngineOptions {
   optimizerLease?: { ttlMs?: number; renewMs?: number }
   /** Entries the optimizer keeps between runs over all agents (the engine's default when omitted; 0: none). */
   optimizerCachedEntries?: number
+  /** Messages whose token counts contextWindow and memoryContext keep (the engine's default when omitted; 0: none). */
+  messageTokenCounts?: EngineDeps['messageTokenCounts']
   log?: Logger
   /** The embedding provider; the offline hashing embedder when none is given. */
   embedder?: Embedder
@@ -149,6 +151,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     accessFlush: options.accessFlush,
     lexicalIndexes: options.lexicalIndexes,
     dialogueReads: options.dialogueReads,
+    messageTokenCounts: options.messageTokenCounts,
     optimizer: {
       intervalMs: options.optimizerIntervalMs,
       keyFactMode: options.keyFactMode,

@@ -104,6 +104,27 @@ describe('planContextWindow', () => {
     expect(plan.underPressure).toBe(true)
   })
 
+  it("costs each message through countMessage when given (a caller's kept counts): the same plan", () => {
+    const random = seededRandom(20_261_127)
+    for (let run = 0; run < 50; run++) {
+      const messages = Array.from({ length: 1 + Math.floor(random() * 60) }, (_, i) =>
+        randomMessage(random, i),
+      )
+      const budget = randomBudget(random)
+      const asked: string[] = []
+      const kept = planContextWindow(messages, budget, {
+        countTokens: o200k,
+        countMessage: (message) => {
+          asked.push(message.id)
+          return o200k(message.content)
+        },
+      })
+      expect(kept).toEqual(planContextWindow(messages, budget, { countTokens: o200k }))
+      // Each message costed once, through countMessage.
+      expect(asked).toEqual(messages.map((m) => m.id))
+    }
+  })
+
   it('sends everything whole under the compression trigger', () => {
     const plan = planContextWindow([line(0, 300), line(1, 300)], small, { countTokens: o200k })
     expect(plan).toMatchObject({ underPressure: false, overBudget: false, totalTokens: 600 })

@@ -44,9 +44,14 @@ export interface ContextWindowPlan<M extends WindowMessage> {
   trimmedFullMessages: number
 }
 
-export interface ContextWindowOptions {
+export interface ContextWindowOptions<M extends WindowMessage = WindowMessage> {
   /** The configured tokenizer: every figure is this count of the text returned. */
   countTokens: (text: string) => number
+  /**
+   * countTokens(message.content), which the caller may keep between calls (a conversation's
+   * messages are costed on every call, and they do not change); countTokens is asked when absent.
+   */
+  countMessage?: (message: M) => number
   compressor?: Partial<CompressorConfig>
 }
 
@@ -120,14 +125,15 @@ function compressToFit(
 export function planContextWindow<M extends WindowMessage>(
   messagesOldestFirst: readonly M[],
   config: Partial<TokenBudgetConfig>,
-  options: ContextWindowOptions,
+  options: ContextWindowOptions<M>,
 ): ContextWindowPlan<M> {
   const cfg = parseTokenBudgetConfig(config)
   const available = availableBudget(cfg)
   const compressor = parseCompressorConfig(options.compressor)
   const { countTokens } = options
   const messages = messagesOldestFirst
-  const costs = messages.map((m) => countTokens(m.content))
+  const countMessage = options.countMessage ?? ((m: M) => countTokens(m.content))
+  const costs = messages.map(countMessage)
   const originalTokens = sum(costs)
   const usageRatio = originalTokens / available
   const underPressure = originalTokens > cfg.compressionTriggerRatio * available

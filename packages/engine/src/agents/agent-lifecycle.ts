@@ -36,6 +36,8 @@ export interface AgentLifecycleDeps<A extends { id: string }> {
     forgetAgent(agentId: string | null): Promise<void>
     keysOf(agentId: string): Promise<number | null>
   }
+  /** contextWindow's and memoryContext's kept token counts of messages (issue 18). */
+  messageTokens?: { forget(agentId?: string): void; held(agentId: string): number }
   /** Search's in-process lexical indexes (issue 18): how many it holds for an agent. */
   lexicalIndexes?: { held(agentId: string): number }
   /** What this process knows of pending debounced jobs (ScheduledJobs): a deleted agent's go too. */
@@ -111,6 +113,7 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
     this.deps.formationStats?.forget(agentId)
     this.deps.scheduledJobs?.forgetAgent(agentId ?? null)
     this.deps.workingContext?.dropCached(agentId)
+    this.deps.messageTokens?.forget(agentId)
   }
 
   /**
@@ -159,6 +162,11 @@ export class AgentLifecycle<A extends { id: string } = { id: string }> {
         store: 'lexical indexes in memory',
         kind: 'CACHE',
         count: this.deps.lexicalIndexes?.held(agentId) ?? 0,
+      },
+      {
+        store: 'message token counts',
+        kind: 'CACHE',
+        count: this.deps.messageTokens?.held(agentId) ?? 0,
       },
       {
         store: 'debounced jobs known pending',

@@ -16,6 +16,7 @@ import {
   ValidationError,
 } from '@engram/core'
 import type { AgentWrites } from '../agents/agent-writes.ts'
+import type { MessageTokenCounts } from '../conversations/message-token-counts.ts'
 import type {
   ContextMemory,
   ContextMemoryOrder,
@@ -93,6 +94,8 @@ export class ContextService {
   /** Where the cache's hits and misses are reported (issue 17's metrics); nowhere until wired. */
   private telemetry: Telemetry = NO_TELEMETRY
   private readonly standing = new Map<string, { at: number; items: ContextItem[] }>()
+  /** The conversation's turns' counts kept between calls, once wired (counted afresh until). */
+  private messageTokens: MessageTokenCounts | null = null
 
   constructor(
     private readonly sources: ContextSources,
@@ -102,6 +105,11 @@ export class ContextService {
     private readonly search: ContextSearch,
     private readonly writes: AgentWrites,
   ) {}
+
+  /** Counts the CONVERSATION section's turns once (MessageTokenCounts), not on every call. */
+  useMessageTokens(counts: MessageTokenCounts): void {
+    this.messageTokens = counts
+  }
 
   /** Lets the SUMMARIES section show automatic summaries and the PROFILE section the generated profile. */
   useFormation(formation: ContextFormation): void {
@@ -295,9 +303,12 @@ export class ContextService {
       // Newest turns first until the section budget is spent, then back in reading order.
       let spent = 0
       const recent = []
+      const conversationId = request.conversationId
       for (const row of rows) {
         const text = `${row.role}: ${row.content}`
-        spent += this.tokenCounter.count(text) + 2
+        spent +=
+          (this.messageTokens?.count(scope, conversationId, row.id, 'turn', text) ??
+            this.tokenCounter.count(text)) + 2
         if (spent > contextBudgets.conversation) break
         recent.push({ id: `message:${row.id}`, text })
       }

@@ -5,13 +5,13 @@ import {
   type StoredMessage,
   type TokenBudgetConfig,
   TokenBudgetConfigSchema,
-  type TokenCounter,
   validationErrorFromZod,
 } from '@engram/core'
 import type { EpisodicLayer } from '../episodic/episodic-layer.ts'
 import type { TimeIdPageQuery } from '../paging/cursor.ts'
 import type { ParameterStore } from '../parameters/parameter-store.ts'
 import type { ConversationHistory } from '../ports/conversation-history.ts'
+import type { MessageTokenCounts } from './message-token-counts.ts'
 
 /**
  * What a door reads of conversations: the session list, a session's messages page by page, and the
@@ -23,7 +23,8 @@ export class ConversationReads {
     private readonly history: ConversationHistory,
     private readonly sessions: PersistentSessionManager,
     private readonly parameters: ParameterStore,
-    private readonly tokenCounter: TokenCounter,
+    /** The tokenizer's counts of messages, kept between calls. */
+    private readonly messageTokens: MessageTokenCounts,
     /** Spec 002's L2 layer shared by replicas, read before the database when configured. */
     private readonly episodic: EpisodicLayer | null = null,
   ) {}
@@ -70,7 +71,9 @@ export class ConversationReads {
       ? await this.episodic.uncompressedMessages(session)
       : await this.history.uncompressedMessages(session.id)
     const plan = planContextWindow(messages, parsed.data, {
-      countTokens: (text) => this.tokenCounter.count(text),
+      countTokens: (text) => this.messageTokens.tokenCounter.count(text),
+      countMessage: (message) =>
+        this.messageTokens.count(agentId, conversationId, message.id, 'content', message.content),
     })
     return { ...plan, budget: parsed.data }
   }

@@ -20,7 +20,13 @@ import {
   type VectorIndexOptions,
 } from '@engram/store-sqlite'
 import { type PostgresDatabase, sharedView } from '../db/client.ts'
-import { VECTOR_SCHEMA_LOCK, VectorChangeListener, vectorNotificationStatements } from './vector-changes.ts'
+import { VECTOR_SCHEMA_LOCK, VectorChangeListener } from './vector-changes.ts'
+import {
+  checkedSchemaSetup,
+  installVectorSchema,
+  isLockConflict,
+  type VectorSchemaSetupOptions,
+} from './vector-schema.ts'
 
 /** pgvector's HNSW index holds at most this many dimensions: wider models are searched exactly. */
 export const PGVECTOR_MAX_INDEXED_DIMENSIONS = 2000
@@ -51,6 +57,8 @@ export interface PostgresVectorOptions {
   exactUpTo?: number
   /** The in-process index of each replica (exact, then HNSW above approximateAbove). */
   index?: Omit<VectorIndexOptions, 'directory'>
+  /** How the start-up's schema setup waits for busy tables (vector-schema.ts; defaults there). */
+  setup?: VectorSchemaSetupOptions
 }
 
 /** What start-up found: whether searches go to pgvector, with which parameters. */
@@ -83,6 +91,7 @@ export class PostgresVectorStore extends SqliteVectorStore {
   private pgvector = false
   private readonly hnsw: { m: number; efConstruction: number; efSearch: number }
   private readonly exactUpTo: number
+  private readonly schemaSetup: ReturnType<typeof checkedSchemaSetup>
   /** Per index held: the table's fingerprint when it was last found equal to it. */
   private readonly checked = new WeakMap<AdaptiveVectorIndex, string>()
   /**
@@ -105,6 +114,7 @@ export class PostgresVectorStore extends SqliteVectorStore {
     this.exactUpTo = vectorOptions.exactUpTo ?? DEFAULT_APPROXIMATE_ABOVE
     if (!Number.isInteger(this.exactUpTo) || this.exactUpTo < 0)
       throw new ValidationError([{ field: 'exactUpTo', message: 'must be a whole number ≥ 0', limit: 0 }])
+    this.schemaSetup = checkedSchemaSetup(vectorOptions.setup)
     this.listener = vectorOptions.listenUrl
       ? new VectorChangeListener({
           url: vectorOptions.listenUrl,
@@ -155,40 +165,20 @@ export class PostgresVectorStore extends SqliteVectorStore {
       throw new Error(`vector search 'pgvector' asked for, but the server has no pgvector extension`)
     let pgvector = mode !== 'notify' && available !== undefined
     try {
-      await this.installSchema(pgvector)
+      await installVectorSchema(this.pg, pgvector, this.schemaSetup)
     } catch (error) {
       // 'auto' on a server that lists pgvector but will not install it here (privileges): NOTIFY.
-      if (!pgvector || mode === 'pgvector') throw error
+      // Tables busy past every try is no reason to search another way: the next call tries again.
+      if (!pgvector || mode === 'pgvector' || isLockConflict(error)) throw error
       this.log.warn(
         `[vectors] pgvector is available but could not be set up; in-process indexes instead:`,
         error,
       )
       pgvector = false
-      await this.installSchema(false)
+      await installVectorSchema(this.pg, false, this.schemaSetup)
     }
     this.pgvector = pgvector
     return { pgvector }
-  }
-
-  private async installSchema(pgvector: boolean): Promise<void> {
-    await this.pg.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${VECTOR_SCHEMA_LOCK})`)
-      for (const statement of vectorNotificationStatements()) await tx.$executeRawUnsafe(statement)
-      if (!pgvector) return
-      await tx.$executeRawUnsafe('CREATE EXTENSION IF NOT EXISTS vector')
-      const [installed] = await tx.$queryRawUnsafe<{ version: string }[]>(
-        `SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'`,
-      )
-      // Iterative index scans (0.8) keep an agent's filter from returning fewer than `limit` rows.
-      if (!installed || compareVersions(installed.version, '0.8.0') < 0)
-        throw new Error(`pgvector ${installed?.version ?? '?'} is installed; 0.8.0 or later is needed`)
-      // Outside Prisma's schema (the schema cannot depend on an extension the server may lack).
-      await tx.$executeRawUnsafe(`ALTER TABLE "Embedding" ADD COLUMN IF NOT EXISTS "embedding" vector`)
-      // Rows written without the mirror (imports, restores, raw writes) are found at once.
-      await tx.$executeRawUnsafe(
-        `CREATE INDEX IF NOT EXISTS "Embedding_unmirrored_idx" ON "Embedding" ("agentId", "kind", "model") WHERE "embedding" IS NULL`,
-      )
-    })
   }
 
   override async upsert(agentId: string, kind: string, vectors: readonly StoredVector[]): Promise<void> {
@@ -324,13 +314,17 @@ export class PostgresVectorStore extends SqliteVectorStore {
   /**
    * Creates the width's HNSW index the first time a model of that width is written, and drops
    * the width's indexes of other parameters: the planner would otherwise keep using an old one.
+   * Each process checks the catalog first: CREATE INDEX IF NOT EXISTS takes its SHARE lock on
+   * "Embedding" (every vector write waits for it) even when the index is there, as every
+   * replica's first write of a width would find it.
    */
   private ensureHnswIndex(width: number): Promise<void> {
     if (width > PGVECTOR_MAX_INDEXED_DIMENSIONS) return Promise.resolve()
     let known = this.indexedWidths.get(width)
     if (!known) {
-      known = this.pg
-        .$transaction(async (tx) => {
+      known = this.widthIndexes(this.pg, width).then(async (names) => {
+        if (names.length === 1 && names[0] === this.hnswIndexName(width)) return
+        await this.pg.$transaction(async (tx) => {
           await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${VECTOR_SCHEMA_LOCK})`)
           await tx.$executeRawUnsafe(
             `CREATE INDEX IF NOT EXISTS "${this.hnswIndexName(width)}" ON "Embedding"
@@ -338,20 +332,28 @@ export class PostgresVectorStore extends SqliteVectorStore {
              WITH (m = ${this.hnsw.m}, ef_construction = ${this.hnsw.efConstruction})
              WHERE "dimensions" = ${width}`,
           )
-          const superseded = await tx.$queryRawUnsafe<{ name: string }[]>(
-            `SELECT indexname AS name FROM pg_indexes
-             WHERE tablename = 'Embedding' AND indexname LIKE $1 AND indexname <> $2`,
-            `Embedding\\_hnsw\\_d${width}\\_%`,
-            this.hnswIndexName(width),
-          )
-          for (const { name } of superseded) await tx.$executeRawUnsafe(`DROP INDEX IF EXISTS "${name}"`)
+          for (const name of await this.widthIndexes(tx, width))
+            if (name !== this.hnswIndexName(width))
+              await tx.$executeRawUnsafe(`DROP INDEX IF EXISTS "${name}"`)
         })
-        .then(() => undefined)
+      })
       // A failed attempt is tried again by the next write.
       known.catch(() => this.indexedWidths.delete(width))
       this.indexedWidths.set(width, known)
     }
     return known
+  }
+
+  /** The names of the width's HNSW indexes on "Embedding" (of any parameters). */
+  private async widthIndexes(
+    db: Pick<PostgresDatabase, '$queryRawUnsafe'>,
+    width: number,
+  ): Promise<string[]> {
+    const rows = await db.$queryRawUnsafe<{ name: string }[]>(
+      `SELECT indexname AS name FROM pg_indexes WHERE tablename = 'Embedding' AND indexname LIKE $1`,
+      `Embedding\\_hnsw\\_d${width}\\_%`,
+    )
+    return rows.map((row) => row.name)
   }
 
   /** In the mirror column, the agent's rows written without it (imports, restores, raw writes). */
@@ -537,14 +539,4 @@ function mirrorSql(): string {
 
 function mirrorPayload(rows: { ownerId: number; vector: Float32Array }[]): string {
   return JSON.stringify(rows.map((row) => ({ id: row.ownerId, e: vectorLiteral(row.vector) })))
-}
-
-function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number)
-  const pb = b.split('.').map(Number)
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0)
-    if (d !== 0) return d
-  }
-  return 0
 }

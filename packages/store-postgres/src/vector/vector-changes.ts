@@ -7,6 +7,27 @@ export const VECTOR_CHANNEL = 'engram_vectors'
 const EVERY_INDEX = '*'
 
 /**
+ * The tables whose rows own vectors, with the kind their vectors are stored under, in the order an
+ * agent's deletion cascades into them (their foreign keys' creation order). A deleted row's
+ * *_embedding_delete trigger then deletes from "Embedding": a delete takes the owner's table
+ * before "Embedding" (the cascade reaches "Embedding" before "Summary", so no one order fits
+ * every path: see vector-schema.ts for why the setup cannot deadlock anyway).
+ */
+export const VECTOR_OWNER_TABLES = {
+  Message: 'message',
+  Knowledge: 'knowledge',
+  MemoryItem: 'memory',
+  Summary: 'summary',
+} as const
+
+/** The triggers NOTIFY_STATEMENTS install (the setup checks they are all there). */
+export const VECTOR_TRIGGERS = [
+  'Embedding_notify',
+  'Embedding_notify_truncate',
+  ...Object.keys(VECTOR_OWNER_TABLES).map((table) => `${table}_vector_owner_notify`),
+]
+
+/**
  * Every change to `Embedding` rows notifies in its own transaction, whatever wrote it: the
  * store's upserts and removals, the triggers that delete an owner's vectors with it, an agent's
  * cascade, an import or restore. Postgres delivers a notification only on commit, in commit
@@ -43,12 +64,7 @@ BEGIN
   RETURN NULL;
 END
 $fn$`,
-  ...Object.entries({
-    MemoryItem: 'memory',
-    Message: 'message',
-    Knowledge: 'knowledge',
-    Summary: 'summary',
-  }).map(
+  ...Object.entries(VECTOR_OWNER_TABLES).map(
     ([table, kind]) => `CREATE OR REPLACE TRIGGER "${table}_vector_owner_notify" AFTER INSERT ON "${table}"
   FOR EACH ROW EXECUTE FUNCTION engram_vector_owner_notify('${kind}')`,
   ),
