@@ -386,7 +386,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_LEXICAL_INDEX: 'on',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
       ENGRAM_DEBOUNCE_GRANULARITY_MS: 500,
-      ENGRAM_SEARCH_DIALOGUE_READS: 'fewer',
+      ENGRAM_SEARCH_DIALOGUE_READS: 'index',
       ENGRAM_VECTOR_KERNEL_ABOVE: DEFAULT_KERNEL_ABOVE,
       ENGRAM_VECTOR_KERNEL: 'auto',
     })
