@@ -4,6 +4,8 @@
 // drives both in turn, sample by sample, so the machine's noise falls on both sides alike.
 // ENGRAM_LOAD_COMPARE_TREE=DIR runs the baseline from another checkout of the repository instead
 // (a worktree of the commit before a change, installed; same schema), with those settings if any.
+// ENGRAM_LOAD_COMPARE_WORKERS=N (default 1: none) adds the open loop against N processes
+// (ENGRAM_WORKERS) of each side, also side by side.
 import path from 'node:path'
 import type { BenchRow } from '../../../packages/core/bench/report.ts'
 import { median, percentile } from '../../../packages/core/bench/report.ts'
@@ -27,9 +29,21 @@ export function comparedSettings(
 interface Side {
   label: string
   server: Server
+  /** The same side's code as N processes (ENGRAM_LOAD_COMPARE_WORKERS), when asked for. */
+  cluster: Server | null
   c1: { runs: RunResult[]; cpu: number[] }
+  c16: { runs: RunResult[]; cpu: number[] }
   open: { runs: RunResult[]; cpu: number[] }
+  openCluster: { runs: RunResult[]; cpu: number[] }
   batches: { runs: RunResult[]; cpu: number[] }
+}
+
+/** Processes of each side's second server (ENGRAM_LOAD_COMPARE_WORKERS); 1: no second server. */
+function comparedWorkers(value = process.env.ENGRAM_LOAD_COMPARE_WORKERS): number {
+  const workers = Number(value ?? 1)
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new Error(`ENGRAM_LOAD_COMPARE_WORKERS: "${value}" is not an integer from 1 to 64`)
+  return workers
 }
 
 /**
@@ -59,22 +73,38 @@ export async function compareWrites(options: {
     settings,
     tree ? path.join(path.resolve(tree), 'apps/api/bench') : undefined,
   )
+
+  const workers = comparedWorkers()
+  const baselineDirectory = tree ? path.join(path.resolve(tree), 'apps/api/bench') : undefined
+  const clusters =
+    workers > 1
+      ? [await startServer(file, workers), await startServer(file, workers, settings, baselineDirectory)]
+      : [null, null]
   const rows: BenchRow[] = []
   try {
-    const sideOf = (label: string, on: Server): Side => ({
+    const sideOf = (label: string, on: Server, cluster: Server | null): Side => ({
       label,
       server: on,
+      cluster,
       c1: { runs: [], cpu: [] },
+      c16: { runs: [], cpu: [] },
       open: { runs: [], cpu: [] },
+      openCluster: { runs: [], cpu: [] },
       batches: { runs: [], cpu: [] },
     })
-    const sides = [sideOf('as configured', server), sideOf(`baseline ${named}`, baseline)]
+    const sides = [
+      sideOf('as configured', server, clusters[0] ?? null),
+      sideOf(`baseline ${named}`, baseline, clusters[1] ?? null),
+    ]
     // Warm both (JIT, statement caches) before anything counts.
-    for (const each of sides) await openLoop(each.server.port, key, 2_000, 1, addMessage, 64)
-    const cpuOf = async (side: Side, run: () => Promise<RunResult>, into: Side['c1']) => {
-      const before = await side.server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+    for (const each of sides) {
+      await openLoop(each.server.port, key, 2_000, 1, addMessage, 64)
+      if (each.cluster) await openLoop(each.cluster.port, key, 2_000, 1, addMessage, 64)
+    }
+    const cpuOf = async (side: Side, run: () => Promise<RunResult>, into: Side['c1'], on = side.server) => {
+      const before = await on.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
       const result = await run()
-      const after = await side.server.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+      const after = await on.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
       const used = after.usage.user - before.usage.user + after.usage.system - before.usage.system
       into.runs.push(result)
       into.cpu.push(used / 1_000 / result.requests)
@@ -83,7 +113,16 @@ export async function compareWrites(options: {
       // Alternate which side goes first, so neither always runs right after the other's writes.
       for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
         await cpuOf(side, () => hammer(side.server.port, key, 1, seconds, addMessage), side.c1)
+        await cpuOf(side, () => hammer(side.server.port, key, 16, seconds, addMessage), side.c16)
         await cpuOf(side, () => openLoop(side.server.port, key, 2_000, seconds, addMessage, 64), side.open)
+        const cluster = side.cluster
+        if (cluster)
+          await cpuOf(
+            side,
+            () => openLoop(cluster.port, key, 2_000, seconds, addMessage, 64),
+            side.openCluster,
+            cluster,
+          )
         await cpuOf(side, () => hammer(side.server.port, key, 1, seconds, addMessages), side.batches)
       }
     }
@@ -116,10 +155,32 @@ export async function compareWrites(options: {
         { op: '<=', value: 10 },
       )
       row(`${open}: server CPU per request`, side.open.cpu, 'ms')
+      row('addMessage c=16 compared: server CPU per request', side.c16.cpu, 'ms')
+      row(
+        'addMessage c=16 compared: throughput',
+        side.c16.runs.map((r) => r.requests / r.seconds),
+        'req/s',
+      )
+      if (side.cluster) {
+        const name = `addMessage at 2,000 req/s offered compared, ${workers} processes`
+        row(
+          `${name}: throughput`,
+          side.openCluster.runs.map((r) => r.requests / r.seconds),
+          'req/s',
+        )
+        row(
+          `${name}: p95`,
+          side.openCluster.runs.map((r) => percentile(r.latencies, 95)),
+          'ms',
+          { op: '<=', value: 10 },
+        )
+        row(`${name}: server CPU per request (all processes)`, side.openCluster.cpu, 'ms')
+      }
       row('addMessages (a batch) c=1 compared: server CPU per request', side.batches.cpu, 'ms')
     }
   } finally {
-    await baseline.call({ cmd: 'stop' }).catch(() => baseline.child.kill())
+    for (const each of [baseline, ...clusters])
+      if (each) await each.call({ cmd: 'stop' }).catch(() => each.child.kill())
   }
   return rows
 }

@@ -105,7 +105,10 @@ async function runServer(file: string, key: string) {
   // The primary stops its workers with SIGTERM: exiting normally writes their CPU profiles too.
   if (worker !== null) process.once('SIGTERM', () => process.exit(0))
   if (worker === null) applyMigrations(file, migrationsDirectory())
-  const db = createDatabase(file)
+  // ENGRAM_SQLITE_SAVEPOINTS=each: the group commit of before issue 18's optimistic batches (a comparison's baseline).
+  const db = createDatabase(file, {
+    ...(process.env.ENGRAM_SQLITE_SAVEPOINTS === 'each' ? { groupCommitSavepoints: 'each' as const } : {}),
+  })
   if (worker === null) await ensureAdminKey(db, key)
   const clusterEvents = worker === null ? null : new ClusterEventTarget()
   const direct = directSqlite(db)

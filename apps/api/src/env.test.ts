@@ -383,6 +383,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
     expect(loadEnv({})).toMatchObject({
       ENGRAM_WORKERS: 1,
       ENGRAM_SQLITE_LOCK_WAIT_MS: 2,
+      ENGRAM_SQLITE_SAVEPOINTS: 'on-failure',
       ENGRAM_LEXICAL_INDEX: 'on',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
       ENGRAM_DEBOUNCE_GRANULARITY_MS: 500,
@@ -396,6 +397,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
         ENGRAM_DEBOUNCE_GRANULARITY_MS: '0',
         ENGRAM_WORKERS: '64',
         ENGRAM_SQLITE_LOCK_WAIT_MS: '0',
+        ENGRAM_SQLITE_SAVEPOINTS: 'each',
         ENGRAM_LEXICAL_INDEX: 'off',
         ENGRAM_LEXICAL_INDEX_REFRESH_MS: '60000',
         ENGRAM_SEARCH_DIALOGUE_READS: 'all',
@@ -406,6 +408,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_DEBOUNCE_GRANULARITY_MS: 0,
       ENGRAM_WORKERS: 64,
       ENGRAM_SQLITE_LOCK_WAIT_MS: 0,
+      ENGRAM_SQLITE_SAVEPOINTS: 'each',
       ENGRAM_LEXICAL_INDEX: 'off',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 60_000,
       ENGRAM_SEARCH_DIALOGUE_READS: 'all',
@@ -418,6 +421,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
     const bad: [string, string[]][] = [
       ['ENGRAM_WORKERS', ['0', '65', '1.5', 'many']],
       ['ENGRAM_SQLITE_LOCK_WAIT_MS', ['-1', '1001', 'soon']],
+      ['ENGRAM_SQLITE_SAVEPOINTS', ['none', 'EACH']],
       ['ENGRAM_LEXICAL_INDEX', ['yes', 'ON']],
       ['ENGRAM_SEARCH_DIALOGUE_READS', ['some', 'ALL']],
       ['ENGRAM_LEXICAL_INDEX_REFRESH_MS', ['-1', '60001', '0.5']],

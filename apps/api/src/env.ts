@@ -123,6 +123,13 @@ export const EnvSchema = z
      * second server on the file); a longer wait blocks every request of this process meanwhile.
      */
     ENGRAM_SQLITE_LOCK_WAIT_MS: z.coerce.number().int().min(0).max(1_000).default(2),
+    /**
+     * SQLite: when a group commit puts each write in a savepoint (store-sqlite's
+     * GROUP_COMMIT_SAVEPOINTS). `on-failure` (default): the batch runs without them and is run
+     * again with one per write only when a write throws; `each`: always (~40% more SQL CPU per
+     * addMessage, issue 18).
+     */
+    ENGRAM_SQLITE_SAVEPOINTS: z.enum(['on-failure', 'each']).default('on-failure'),
     /** Connections one replica keeps to Postgres at most (spec 002's poolSize); SQLite ignores it. */
     ENGRAM_DB_POOL_SIZE: z.coerce
       .number()

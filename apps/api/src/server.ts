@@ -209,6 +209,7 @@ async function main(env: Env) {
     poolSize: env.ENGRAM_DB_POOL_SIZE,
     appendBatchMessages: env.ENGRAM_DB_APPEND_BATCH,
     sqliteLockWaitMs: env.ENGRAM_SQLITE_LOCK_WAIT_MS,
+    sqliteSavepoints: env.ENGRAM_SQLITE_SAVEPOINTS,
     log: (msg) => console.info(`[db] ${msg}`),
   })
   const { db, databaseFile } = store

@@ -1,5 +1,11 @@
 import type { createPostgresEngine, PostgresDatabase, PostgresEngineOptions } from '@engram/store-postgres'
-import { applyMigrations, createDatabase, type Database, migrationsDirectory } from '@engram/store-sqlite'
+import {
+  applyMigrations,
+  createDatabase,
+  type Database,
+  type GroupCommitSavepoints,
+  migrationsDirectory,
+} from '@engram/store-sqlite'
 import { databaseBackend, databaseFileFromUrl } from './env.ts'
 
 /** The engine on Postgres, handed to the services when DATABASE_URL names a Postgres server. */
@@ -38,6 +44,8 @@ export interface OpenStoreOptions {
   appendBatchMessages?: number
   /** SQLite: a group commit's wait for another process's write lock on the event loop (ENGRAM_SQLITE_LOCK_WAIT_MS). */
   sqliteLockWaitMs?: number
+  /** SQLite: when a group commit puts each write in a savepoint (ENGRAM_SQLITE_SAVEPOINTS). */
+  sqliteSavepoints?: GroupCommitSavepoints
   log?: (message: string) => void
 }
 
@@ -53,7 +61,10 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     const databaseFile = databaseFileFromUrl(url)
     const { applied } = applyMigrations(databaseFile, migrationsDirectory(), log)
     if (applied.length > 0) log(`applied ${applied.length} migration(s) to ${databaseFile}`)
-    const db = createDatabase(databaseFile, { groupCommitLockWaitMs: options.sqliteLockWaitMs })
+    const db = createDatabase(databaseFile, {
+      groupCommitLockWaitMs: options.sqliteLockWaitMs,
+      ...(options.sqliteSavepoints ? { groupCommitSavepoints: options.sqliteSavepoints } : {}),
+    })
     return {
       backend: 'sqlite',
       db,

@@ -389,12 +389,13 @@ describe('the job queue across restarts and workers', () => {
       await t.db.job.updateMany({ where: { agentId: 'agent-doomed' }, data: { state: 'failed' } })
       await addMessage(t, doomed, 'more queued work of a doomed agent', 'c2')
       // Each message's embedding, its conversation's extraction (issue 13 §2) and summary (§3:
-      // after the debounce, and at once for c when the agent moved on to c2).
+      // after the debounce, and at once for c when the agent moved on to c2). By state and kind:
+      // a turn's jobs share one transaction, where SQLite inserts the plain ones (embed, the
+      // switch's summary) together before the debounced ones, so ids do not follow kinds.
       const kinds = async (agentId: string) =>
-        (await t.db.job.findMany({ where: { agentId }, orderBy: { id: 'asc' } })).map((job) => [
-          job.kind,
-          job.state,
-        ])
+        (await t.db.job.findMany({ where: { agentId }, orderBy: [{ state: 'asc' }, { kind: 'asc' }] })).map(
+          (job) => [job.kind, job.state],
+        )
       expect(await kinds('agent-doomed')).toEqual([
         ['embed', 'failed'],
         ['extract', 'failed'],

@@ -315,6 +315,8 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     scheduled: formation.scheduled,
   })
   registerSummaryJobs(jobs, summaries)
+  // A turn's summary cursor is written in its messages' transaction where the store can (one commit per turn).
+  if (deps.automaticSummaries !== false) storage.formation.addTurnRecorder?.(summaries.recordInAppend)
   const profiles = new ProfileService({
     repository: storage.profiles,
     items: settingsStore,

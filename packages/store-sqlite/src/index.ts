@@ -19,6 +19,8 @@ export {
   directSqlite,
   GROUP_COMMIT_LOCK_DEADLINE_MS,
   GROUP_COMMIT_LOCK_WAIT_MS,
+  GROUP_COMMIT_SAVEPOINTS,
+  type GroupCommitSavepoints,
   MAX_GROUP_COMMIT,
   refreshPlannerStatistics,
   STATISTICS_REFRESH_MS,

@@ -1,4 +1,5 @@
 import type { NewJob, Session, StoredMessage } from '@engram/core'
+import type { TurnRecorder } from './summaries.ts'
 
 /**
  * Jobs to queue for messages just stored, given the session they belong to. Where the adapter has
@@ -23,6 +24,11 @@ export interface ConversationToExtract {
 export interface FormationRepository {
   /** Adds a producer of jobs queued with every batch of stored messages. */
   addMessageJobs(producer: MessageJobProducer): void
+  /**
+   * Adds the summary cursor's write to every append's transaction (one commit per turn). A store
+   * without it leaves the cursor to its own write after the messages' commit.
+   */
+  addTurnRecorder?(recorder: TurnRecorder): void
   /** The agent's conversation with its watermark, or null when there is none (deleted meanwhile). */
   conversation(agentId: string, conversationId: string): Promise<ConversationToExtract | null>
   /** The agent's conversations holding messages after their watermark, oldest first. */

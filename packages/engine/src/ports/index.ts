@@ -192,6 +192,8 @@ export type {
   SummaryListQuery,
   SummaryRepository,
   SummaryWriter,
+  TurnRecorder,
+  TurnToRecord,
 } from './summaries.ts'
 export { type JobOutcome, NO_TELEMETRY, type Telemetry, type TelemetryCache } from './telemetry.ts'
 export type {

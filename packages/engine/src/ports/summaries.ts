@@ -1,4 +1,4 @@
-import type { NewJob, SummaryStrategy } from '@engram/core'
+import type { MessageToStore, NewJob, Session, SummaryStrategy } from '@engram/core'
 
 /** What started a summary: a pause, a switch to another conversation, the token threshold, or a request. */
 export type StoredSummaryTrigger = 'debounce' | 'switch' | 'threshold' | 'request'
@@ -45,6 +45,27 @@ export interface RecordedTurn {
   /** The agent's previous conversation, when the turn switched away from it. */
   previous: SummaryCursor | null
 }
+
+/**
+ * A turn's cursor write, to be made in the transaction that stores its messages: one commit per
+ * addMessage instead of the messages' and then the cursor's (issue 18: the cursor's own group
+ * commit was ~70 µs of CPU and a second wait per turn).
+ */
+export interface TurnToRecord {
+  /** The engine's clock when the turn was stored (the cursor's lastTurnAt). */
+  at: Date
+  /** The turn's tokens, added to the cursor's pending ones. */
+  tokens: number
+  /** The summary jobs the cursor after the write calls for, queued in the same transaction. */
+  jobsFor(turn: RecordedTurn): readonly NewJob[]
+}
+
+/**
+ * Asked inside the messages' transaction, once per append (again if the store retries it): the
+ * cursor write to make with those messages, or null for none (the follower records the turn
+ * after the commit instead). Synchronous: whatever it needs was resolved before the append.
+ */
+export type TurnRecorder = (session: Session, messages: readonly MessageToStore[]) => TurnToRecord | null
 
 export interface SummaryListQuery {
   conversationId?: string | null

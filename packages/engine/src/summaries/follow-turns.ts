@@ -1,8 +1,19 @@
-import type { SessionRepository, StoredMessage } from '@engram/core'
+import type { MessageToStore, Session, SessionRepository, StoredMessage } from '@engram/core'
 import type { Logger } from '../ports/logger.ts'
 
 export interface TurnFollower {
-  turnsStored(agentId: string, conversationId: string, messages: readonly StoredMessage[]): Promise<void>
+  /**
+   * Before the turns are stored: what the follower will write with them is decided now, so the
+   * store's turn recorder can write it in the messages' transaction (see TurnRecorder).
+   */
+  turnsStoring?(session: Session, messages: readonly MessageToStore[]): Promise<void>
+  /** After the commit; `appended` is the array given to the store (what turnsStoring saw). */
+  turnsStored(
+    agentId: string,
+    conversationId: string,
+    messages: readonly StoredMessage[],
+    appended?: readonly MessageToStore[],
+  ): Promise<void>
   /** Before the conversation is deleted: what hangs on its rows (a cascade removes them) is still readable. */
   conversationDeleting?(agentId: string, conversationId: string): Promise<void>
   conversationDeleted(agentId: string, conversationId: string): Promise<void>
@@ -34,9 +45,13 @@ export function followTurns(
     findSession: (scope, conversationId) => repository.findSession(scope, conversationId),
     createSession: (scope, conversationId, now) => repository.createSession(scope, conversationId, now),
     appendMessages: async (session, messages) => {
+      // A failure here only means the cursor is written after the commit, on its own.
+      await tell('storing turns', async (f) => f.turnsStoring?.(session, messages))
       const result = await repository.appendMessages(session, messages)
       committed(result.messages)
-      await tell('stored turns', (f) => f.turnsStored(session.scope, session.conversationId, result.messages))
+      await tell('stored turns', (f) =>
+        f.turnsStored(session.scope, session.conversationId, result.messages, messages),
+      )
       return result
     },
     listMessagesBefore: (session, olderThanId) => repository.listMessagesBefore(session, olderThanId),

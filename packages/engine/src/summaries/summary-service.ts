@@ -2,6 +2,7 @@ import {
   type Clock,
   CONTEXT_SUMMARY_PREFIX,
   type LlmProvider,
+  type MessageToStore,
   parseWith,
   type Session,
   type StoredMessage,
@@ -31,6 +32,8 @@ import type {
   StoredSummary,
   StoredSummaryTrigger,
   SummaryRepository,
+  TurnRecorder,
+  TurnToRecord,
 } from '../ports/summaries.ts'
 import { type WrittenSummary, writeSummary } from './summary-writer.ts'
 
@@ -92,6 +95,20 @@ export interface SummaryVectors {
 /** A conversation's summaries read at most when it is deleted, to remove their vectors first. */
 const CONVERSATION_SUMMARIES_MAX = 10_000
 
+/** A turn's cursor write, planned before its messages are stored. */
+interface TurnPlan {
+  /** Null: formation is off for the agent, nothing is recorded. */
+  turn: TurnToRecord | null
+  /** The store wrote it in the messages' transaction (its turn recorder took it). */
+  inAppend: boolean
+  /** After the write committed: the debounce job it queued is known pending. */
+  committed: () => void
+}
+
+function tokensOf(messages: readonly { tokenCount: number }[]): number {
+  return messages.reduce((sum, message) => sum + message.tokenCount, 0)
+}
+
 interface SummaryPayload {
   conversationId: string
   trigger?: StoredSummaryTrigger
@@ -107,6 +124,8 @@ interface SummaryPayload {
  * Engram stored them and then removed by the retention job.
  */
 export class SummaryService {
+  /** Turns being stored, by the array given to the store: their cursor write, planned before the append. */
+  private readonly plans = new WeakMap<readonly MessageToStore[], TurnPlan>()
   private readonly settingsCache = new Map<string, { at: number; stored: StoredMemorySettings }>()
   private readonly offline: OfflineSummarizer
 
@@ -157,40 +176,97 @@ export class SummaryService {
   // --- scheduling -----------------------------------------------------------------------------
 
   /**
+   * Before turns are stored in a conversation: what their cursor write will be (the settings
+   * read now), kept for the store's turn recorder to write in the messages' transaction.
+   */
+  async turnsStoring(session: Session, messages: readonly MessageToStore[]): Promise<void> {
+    if (messages.length === 0) return
+    this.plans.set(
+      messages,
+      await this.planTurn(session.scope, session.conversationId, session.id, tokensOf(messages)),
+    )
+  }
+
+  /**
+   * The store's turn recorder (called inside the messages' transaction, again if it is retried):
+   * the planned cursor write, or null when nothing was planned for these messages.
+   */
+  readonly recordInAppend: TurnRecorder = (_session, messages) => {
+    const plan = this.plans.get(messages)
+    if (!plan?.turn) return null
+    plan.inAppend = true
+    return plan.turn
+  }
+
+  /**
    * After turns were stored in a conversation: its cursor moves to now (the engine's clock, not
    * the turns' own timestamps), its summary job is queued for after the debounce, and a switch
-   * from another conversation or the token threshold queue a summary at once.
+   * from another conversation or the token threshold queue a summary at once. Written with the
+   * messages when the store recorded the plan in their transaction, else here, on its own.
    */
   async turnsStored(
     agentId: string,
     conversationId: string,
     messages: readonly StoredMessage[],
+    appended?: readonly MessageToStore[],
   ): Promise<void> {
     if (messages.length === 0) return
+    const planned = appended ? this.plans.get(appended) : undefined
+    if (appended) this.plans.delete(appended)
+    const plan =
+      planned ??
+      (await this.planTurn(
+        agentId,
+        conversationId,
+        (messages[0] as StoredMessage).sessionId,
+        tokensOf(messages),
+      ))
+    if (!plan.turn) return
+    if (!plan.inAppend) {
+      const { at, tokens, jobsFor } = plan.turn
+      await this.deps.repository.recordTurn(agentId, conversationId, at, tokens, jobsFor)
+    }
+    plan.committed()
+  }
+
+  /** A turn's cursor write and the jobs it calls for, decided from the agent's settings now. */
+  private async planTurn(
+    agentId: string,
+    conversationId: string,
+    sessionId: string,
+    tokens: number,
+  ): Promise<TurnPlan> {
     const stored = await this.storedSettings(agentId)
     // The agent's master switch of automatic formation (FormationService's `enabled`): off, nothing is summarised.
-    if (stored.formation?.enabled === false) return
+    if (stored.formation?.enabled === false) return { turn: null, inAppend: false, committed: () => {} }
     const settings = resolveSettings(stored)
     const now = this.deps.clock.now()
-    const tokens = messages.reduce((sum, message) => sum + message.tokenCount, 0)
     const dueAt = new Date(now.getTime() + settings.summaryDebounceSeconds * 1_000)
-    const sessionId = (messages[0] as StoredMessage).sessionId
     const [debounceKey] = summaryJobKeys(conversationId)
     // The pending debounce job already runs late enough: no queue write (runDue moves it if early).
     const debounce = this.deps.scheduled?.covers(agentId, sessionId, debounceKey, dueAt)
       ? []
       : [summaryJob(agentId, conversationId, 'debounce', dueAt)]
-    // The cursor and the jobs it calls for are written together: one write per stored turn.
-    await this.deps.repository.recordTurn(agentId, conversationId, now, tokens, ({ cursor, previous }) => {
-      const jobs: NewJob[] = [...debounce]
-      // The agent moved on from a conversation with turns not yet summarised: summarise it now.
-      if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
-        jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
-      if (cursor.pendingTokens >= settings.summarizationThresholdTokens)
-        jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
-      return jobs
-    })
-    if (debounce.length > 0) this.deps.scheduled?.committed(agentId, sessionId, debounceKey, dueAt)
+    return {
+      // The cursor and the jobs it calls for are written together.
+      turn: {
+        at: now,
+        tokens,
+        jobsFor: ({ cursor, previous }) => {
+          const jobs: NewJob[] = [...debounce]
+          // The agent moved on from a conversation with turns not yet summarised: summarise it now.
+          if (previous && (previous.pendingTokens > 0 || pendingSince(previous)))
+            jobs.push(summaryJob(agentId, previous.conversationId, 'switch', now))
+          if (cursor.pendingTokens >= settings.summarizationThresholdTokens)
+            jobs.push(summaryJob(agentId, conversationId, 'threshold', now))
+          return jobs
+        },
+      },
+      inAppend: false,
+      committed: () => {
+        if (debounce.length > 0) this.deps.scheduled?.committed(agentId, sessionId, debounceKey, dueAt)
+      },
+    }
   }
 
   /**

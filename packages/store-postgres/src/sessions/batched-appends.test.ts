@@ -137,6 +137,45 @@ describe("a replica's concurrent appends on Postgres share transactions", () => 
     expect(await db.job.count({ where: { kind: 'embed' } })).toBe(40)
   })
 
+  it("records each append's summary cursor in the batch's transaction, in arrival order", async () => {
+    const [c0, c1] = await sessions(2)
+    if (!c0 || !c1) throw new Error('no sessions')
+    // Only this test's appends are recorded (the recorder stays on the shared storage).
+    // Each turn a millisecond after the previous (the newest cursor is the agent's previous conversation).
+    const ours = new WeakMap<readonly MessageToStore[], Date>()
+    const seen: [string, string | null, number][] = []
+    storage.sessions.addTurnRecorder((session, messages) =>
+      ours.has(messages)
+        ? {
+            at: ours.get(messages) as Date,
+            tokens: messages.length,
+            jobsFor: ({ cursor, previous }) => {
+              seen.push([cursor.conversationId, previous?.conversationId ?? null, cursor.pendingTokens])
+              return [{ kind: 'summarize', agentId: session.scope, key: `turn:${seen.length}` }]
+            },
+          }
+        : null,
+    )
+    const appends = [c0, c1, c0].map((session, i) => {
+      const messages = [message(`turn ${i}`)]
+      ours.set(messages, new Date(at.getTime() + i))
+      return storage.sessions.appendMessages(session, messages)
+    })
+    await Promise.all(appends)
+    // Each append sees the cursors the earlier ones of its batch left: c1 switched away from c0, then back.
+    expect(seen).toEqual([
+      ['c0', null, 1],
+      ['c1', 'c0', 1],
+      ['c0', 'c1', 2],
+    ])
+    const cursors = await db.summaryCursor.findMany({ orderBy: { conversationId: 'asc' } })
+    expect(cursors.map((c) => [c.conversationId, c.pendingTokens, c.lastTurnAt])).toEqual([
+      ['c0', 2, new Date(at.getTime() + 2)],
+      ['c1', 1, new Date(at.getTime() + 1)],
+    ])
+    expect(await db.job.count({ where: { kind: 'summarize' } })).toBe(3)
+  })
+
   it('refuses a batch size outside 1..MAX_APPEND_BATCH_MESSAGES, naming the setting', () => {
     expect(appendBatchSize(undefined)).toBe(256)
     expect(() => appendBatchSize(0)).toThrow(/appendBatch.maxMessages/)

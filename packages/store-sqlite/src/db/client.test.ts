@@ -3,7 +3,13 @@ import os from 'node:os'
 import path from 'node:path'
 import Database3 from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDatabase, type Database, directSqlite, sqliteDate } from './client.ts'
+import {
+  createDatabase,
+  type Database,
+  directSqlite,
+  type GroupCommitSavepoints,
+  sqliteDate,
+} from './client.ts'
 import { applyMigrations, migrationsDirectory } from './migrate.ts'
 
 const opened: { db: Database; dir: string }[] = []
@@ -14,11 +20,11 @@ afterEach(async () => {
   }
 })
 
-function database() {
+function database(groupCommitSavepoints?: GroupCommitSavepoints) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-direct-'))
   const file = path.join(dir, 'test.db')
   applyMigrations(file, migrationsDirectory())
-  const db = createDatabase(file)
+  const db = createDatabase(file, groupCommitSavepoints ? { groupCommitSavepoints } : {})
   opened.push({ db, dir })
   const direct = directSqlite(db)
   if (!direct) throw new Error('no direct connection')
@@ -64,41 +70,72 @@ describe('direct writes on the Prisma connection', () => {
     expect(await direct.get('PRAGMA busy_timeout')).toEqual({ timeout: 5_000 })
   })
 
-  it('group commit: writes asked for together commit together, in order, each all or nothing', async () => {
+  // `order` is every run of a write's callback: with savepoints only on failure, the batch ran
+  // whole first and, when b threw, was rolled back there and run again with a savepoint per write.
+  it.each([
+    ['on-failure', ['a', 'b', 'a', 'b', 'c']],
+    ['each', ['a', 'b', 'c']],
+  ] as const)(
+    'group commit (savepoints %s): writes asked for together commit together, in order, each all or nothing',
+    async (savepoints, runs) => {
+      const { db, direct } = database(savepoints)
+      const order: string[] = []
+      const write = (id: string, fail = false) =>
+        direct.write((sql) => {
+          order.push(id)
+          sql.run(INSERT_AGENT, `${id}-1`, id)
+          sql.run(INSERT_AGENT, `${id}-2`, id)
+          if (fail) throw new Error(`${id} refused`)
+          return sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "Agent"`)?.n
+        })
+      const results = await Promise.allSettled([write('a'), write('b', true), write('c')])
+      expect(order).toEqual(runs)
+      // a saw its own two rows; c saw a's and its own: b's were rolled back before c ran.
+      expect(results).toEqual([
+        { status: 'fulfilled', value: 2 },
+        { status: 'rejected', reason: new Error('b refused') },
+        { status: 'fulfilled', value: 4 },
+      ])
+      expect(await agentIds(db)).toEqual(['a-1', 'a-2', 'c-1', 'c-2'])
+    },
+  )
+
+  it('runs a batch without failures once, and a lone failing write once, leaving nothing of it', async () => {
     const { db, direct } = database()
     const order: string[] = []
     const write = (id: string, fail = false) =>
       direct.write((sql) => {
         order.push(id)
-        sql.run(INSERT_AGENT, `${id}-1`, id)
-        sql.run(INSERT_AGENT, `${id}-2`, id)
+        sql.run(INSERT_AGENT, id, id)
         if (fail) throw new Error(`${id} refused`)
-        return sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "Agent"`)?.n
+        return id
       })
-    const results = await Promise.allSettled([write('a'), write('b', true), write('c')])
+    expect(await Promise.all([write('a'), write('b'), write('c')])).toEqual(['a', 'b', 'c'])
     expect(order).toEqual(['a', 'b', 'c'])
-    // a saw its own two rows; c saw a's and its own: b's were rolled back before c ran.
-    expect(results).toEqual([
-      { status: 'fulfilled', value: 2 },
-      { status: 'rejected', reason: new Error('b refused') },
-      { status: 'fulfilled', value: 4 },
-    ])
-    expect(await agentIds(db)).toEqual(['a-1', 'a-2', 'c-1', 'c-2'])
+    await expect(write('d', true)).rejects.toThrow('d refused')
+    expect(order).toEqual(['a', 'b', 'c', 'd'])
+    expect(await agentIds(db)).toEqual(['a', 'b', 'c'])
+    // The connection is out of the failed transaction: the next write commits.
+    expect(await write('e')).toBe('e')
+    expect(await agentIds(db)).toEqual(['a', 'b', 'c', 'e'])
   })
 
-  it('a failed statement rolls back only its own write', async () => {
-    const { db, direct } = database()
-    const [first, duplicate] = await Promise.allSettled([
-      direct.write((sql) => sql.run(INSERT_AGENT, 'x', 'x')),
-      direct.write((sql) => {
-        sql.run(INSERT_AGENT, 'y', 'y')
-        sql.run(INSERT_AGENT, 'x', 'again') // primary key taken
-      }),
-    ])
-    expect(first.status).toBe('fulfilled')
-    expect(duplicate.status).toBe('rejected')
-    expect(await agentIds(db)).toEqual(['x'])
-  })
+  it.each(['on-failure', 'each'] as const)(
+    'a failed statement rolls back only its own write (savepoints %s)',
+    async (savepoints) => {
+      const { db, direct } = database(savepoints)
+      const [first, duplicate] = await Promise.allSettled([
+        direct.write((sql) => sql.run(INSERT_AGENT, 'x', 'x')),
+        direct.write((sql) => {
+          sql.run(INSERT_AGENT, 'y', 'y')
+          sql.run(INSERT_AGENT, 'x', 'again') // primary key taken
+        }),
+      ])
+      expect(first.status).toBe('fulfilled')
+      expect(duplicate.status).toBe('rejected')
+      expect(await agentIds(db)).toEqual(['x'])
+    },
+  )
 
   it('waits for an open Prisma transaction instead of joining it, so its rollback keeps the write', async () => {
     const { db, direct } = database()

@@ -1,5 +1,10 @@
 import type { StoredMessage } from '@engram/core'
-import type { ConversationToExtract, FormationRepository, MessageJobProducer } from '@engram/engine'
+import type {
+  ConversationToExtract,
+  FormationRepository,
+  MessageJobProducer,
+  TurnRecorder,
+} from '@engram/engine'
 import type { Database } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import { toMessage } from '../mappers.ts'
@@ -19,6 +24,10 @@ export class SqliteFormation implements FormationRepository {
 
   addMessageJobs(producer: MessageJobProducer): void {
     this.sessions.addMessageJobs(producer)
+  }
+
+  addTurnRecorder(recorder: TurnRecorder): void {
+    this.sessions.addTurnRecorder(recorder)
   }
 
   async conversation(agentId: string, conversationId: string): Promise<ConversationToExtract | null> {

@@ -1,6 +1,7 @@
 import { NotFoundError, type SummaryStrategy } from '@engram/core'
 import type {
   NewSummary,
+  RecordedTurn,
   StoredSummary,
   StoredSummaryTrigger,
   SummaryCursor,
@@ -8,7 +9,13 @@ import type {
   SummaryRepository,
   SummaryWriter,
 } from '@engram/engine'
-import { type Database, directSqlite, sqliteDate } from '../db/client.ts'
+import {
+  type Database,
+  directSqlite,
+  type SyncStatements,
+  sqliteDate,
+  type Transaction,
+} from '../db/client.ts'
 import type { SummaryCursor as SummaryCursorRow, Summary as SummaryRow } from '../generated/prisma/client.ts'
 import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 import { parseRowId } from '../mappers.ts'
@@ -59,6 +66,61 @@ function toCursor(row: SummaryCursorRow): SummaryCursor {
     summarisedThroughId: row.summarisedThroughId,
     lastSummaryAt: row.lastSummaryAt,
     pendingTokens: row.pendingTokens,
+  }
+}
+
+/**
+ * Moves a conversation's cursor to a turn stored at `at` inside a synchronous write (the one that
+ * stores the turn's messages, or the cursor's own), and reads the agent's previous conversation
+ * first: a switch is a turn whose agent wrote to another conversation last.
+ */
+export function recordTurnIn(
+  sql: SyncStatements,
+  agentId: string,
+  conversationId: string,
+  at: Date,
+  tokens: number,
+): RecordedTurn {
+  const previous = sql.get<CursorRecord>(
+    `SELECT * FROM "SummaryCursor" WHERE "agentId" = ? ORDER BY "lastTurnAt" DESC, "conversationId" LIMIT 1`,
+    agentId,
+  )
+  const cursor = sql.get<CursorRecord>(
+    `INSERT INTO "SummaryCursor" ("agentId", "conversationId", "lastTurnAt", "pendingTokens") VALUES (?, ?, ?, ?)
+     ON CONFLICT ("agentId", "conversationId") DO UPDATE SET "lastTurnAt" = excluded."lastTurnAt",
+       "pendingTokens" = "SummaryCursor"."pendingTokens" + excluded."pendingTokens"
+     RETURNING *`,
+    agentId,
+    conversationId,
+    sqliteDate(at),
+    tokens,
+  ) as CursorRecord
+  return {
+    cursor: fromRecord(cursor),
+    previous: previous && previous.conversationId !== conversationId ? fromRecord(previous) : null,
+  }
+}
+
+/** recordTurnIn through Prisma, in an interactive transaction (Postgres, or SQLite without a direct connection). */
+export async function recordTurnInTransaction(
+  tx: Transaction,
+  agentId: string,
+  conversationId: string,
+  at: Date,
+  tokens: number,
+): Promise<RecordedTurn> {
+  const previous = await tx.summaryCursor.findFirst({
+    where: { agentId },
+    orderBy: [{ lastTurnAt: 'desc' }, { conversationId: 'asc' }],
+  })
+  const cursor = await tx.summaryCursor.upsert({
+    where: { agentId_conversationId: { agentId, conversationId } },
+    create: { agentId, conversationId, lastTurnAt: at, pendingTokens: tokens },
+    update: { lastTurnAt: at, pendingTokens: { increment: tokens } },
+  })
+  return {
+    cursor: toCursor(cursor),
+    previous: previous && previous.conversationId !== conversationId ? toCursor(previous) : null,
   }
 }
 
@@ -118,47 +180,20 @@ export function sqliteSummaries(db: Database, jobs: SqliteJobQueue): SummaryRepo
       return row ? toSummary(row) : null
     },
 
-    // Every stored turn comes here: on the cached prepared statements in one group-committed write
-    // when the connection allows (Prisma's upsert and an interactive transaction cost ~2 ms a turn).
+    // A turn the messages' transaction did not record (a store or caller without the turn
+    // recorder; `summarize` on a conversation without a cursor): its own group-committed write on
+    // the cached prepared statements when the connection allows (Prisma's upsert and an
+    // interactive transaction cost ~2 ms a turn).
     recordTurn: async (agentId, conversationId, at, tokens, jobsFor) => {
       const direct = directSqlite(db)
       if (direct)
         return direct.write((sql) => {
-          const previous = sql.get<CursorRecord>(
-            `SELECT * FROM "SummaryCursor" WHERE "agentId" = ? ORDER BY "lastTurnAt" DESC, "conversationId" LIMIT 1`,
-            agentId,
-          )
-          const cursor = sql.get<CursorRecord>(
-            `INSERT INTO "SummaryCursor" ("agentId", "conversationId", "lastTurnAt", "pendingTokens") VALUES (?, ?, ?, ?)
-             ON CONFLICT ("agentId", "conversationId") DO UPDATE SET "lastTurnAt" = excluded."lastTurnAt",
-               "pendingTokens" = "SummaryCursor"."pendingTokens" + excluded."pendingTokens"
-             RETURNING *`,
-            agentId,
-            conversationId,
-            sqliteDate(at),
-            tokens,
-          ) as CursorRecord
-          const recorded = {
-            cursor: fromRecord(cursor),
-            previous: previous && previous.conversationId !== conversationId ? fromRecord(previous) : null,
-          }
+          const recorded = recordTurnIn(sql, agentId, conversationId, at, tokens)
           if (jobsFor) jobs.enqueueIn(sql, jobsFor(recorded))
           return recorded
         })
       return db.$transaction(async (tx) => {
-        const previous = await tx.summaryCursor.findFirst({
-          where: { agentId },
-          orderBy: [{ lastTurnAt: 'desc' }, { conversationId: 'asc' }],
-        })
-        const cursor = await tx.summaryCursor.upsert({
-          where: { agentId_conversationId: { agentId, conversationId } },
-          create: { agentId, conversationId, lastTurnAt: at, pendingTokens: tokens },
-          update: { lastTurnAt: at, pendingTokens: { increment: tokens } },
-        })
-        const recorded = {
-          cursor: toCursor(cursor),
-          previous: previous && previous.conversationId !== conversationId ? toCursor(previous) : null,
-        }
+        const recorded = await recordTurnInTransaction(tx, agentId, conversationId, at, tokens)
         if (jobsFor) await jobs.enqueue(jobsFor(recorded), tx)
         return recorded
       })

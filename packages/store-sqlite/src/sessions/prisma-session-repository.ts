@@ -8,8 +8,9 @@ import {
   type StoredMessage,
   ValidationError,
 } from '@engram/core'
-import type { MessageJobProducer } from '@engram/engine'
+import type { MessageJobProducer, TurnRecorder, TurnToRecord } from '@engram/engine'
 import { type Database, type DirectSqlite, directSqlite, sqliteDate, type Transaction } from '../db/client.ts'
+import { recordTurnIn, recordTurnInTransaction } from '../formation/sqlite-summaries.ts'
 import type { Session as SessionRow } from '../generated/prisma/client.ts'
 import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
 import { parseMetadata, parseRowId, toMessage, toSession } from '../mappers.ts'
@@ -51,6 +52,7 @@ interface SessionLookup {
 export class PrismaSessionRepository implements SessionRepository {
   private readonly direct: DirectSqlite | null
   private readonly producers: MessageJobProducer[] = []
+  private readonly recorders: TurnRecorder[] = []
   private readonly jobs: {
     queue: SqliteJobQueue
     jobsFor: (session: Session, ids: number[]) => NewJob[]
@@ -83,6 +85,25 @@ export class PrismaSessionRepository implements SessionRepository {
   addMessageJobs(producer: MessageJobProducer): void {
     if (!this.jobs) throw new Error('this session repository was built without a job queue')
     this.producers.push(producer)
+  }
+
+  /**
+   * Adds the summary cursor's write to every append's transaction, its jobs queued with the
+   * messages' (needs the queue given at construction): one commit per turn, not two.
+   */
+  addTurnRecorder(recorder: TurnRecorder): void {
+    if (!this.jobs) throw new Error('this session repository was built without a job queue')
+    this.recorders.push(recorder)
+  }
+
+  /** The cursor writes the recorders ask for with this append (none when they leave it to after the commit). */
+  private turnsToRecord(session: Session, messages: readonly MessageToStore[]): TurnToRecord[] {
+    const turns: TurnToRecord[] = []
+    for (const recorder of this.recorders) {
+      const turn = recorder(session, messages)
+      if (turn) turns.push(turn)
+    }
+    return turns
   }
 
   async findSession(scope: string, conversationId: string): Promise<Session | null> {
@@ -211,6 +232,13 @@ export class PrismaSessionRepository implements SessionRepository {
             own.map((row) => row.id),
           ),
         )
+      // In arrival order: a later append of the same agent sees this one's cursor as its previous.
+      for (const turn of this.turnsToRecord(append.session, append.messages)) {
+        const { scope, conversationId } = append.session
+        jobs.push(
+          ...turn.jobsFor(await recordTurnInTransaction(tx, scope, conversationId, turn.at, turn.tokens)),
+        )
+      }
     }
     if (this.jobs && jobs.length > 0) await this.enqueueJobs(this.jobs.queue, tx, jobs)
     return results
@@ -303,14 +331,17 @@ export class PrismaSessionRepository implements SessionRepository {
       )
       // The session went (deleted meanwhile): the rows above roll back with this throw.
       if (!updated) throw new NotFoundError('Session', session.conversationId)
-      if (this.jobs)
-        this.jobs.queue.enqueueIn(
-          sql,
-          this.jobs.jobsFor(
-            session,
-            stored.map((message) => Number(message.id)),
-          ),
+      if (this.jobs) {
+        const jobs = this.jobs.jobsFor(
+          session,
+          stored.map((message) => Number(message.id)),
         )
+        for (const turn of this.turnsToRecord(session, messages))
+          jobs.push(
+            ...turn.jobsFor(recordTurnIn(sql, session.scope, session.conversationId, turn.at, turn.tokens)),
+          )
+        this.jobs.queue.enqueueIn(sql, jobs)
+      }
       const row = {
         ...updated,
         createdAt: new Date(updated.createdAt),
