@@ -13,6 +13,7 @@ import { type BenchRow, percentile, seededRandom, writeReport } from '../../../p
 import { createAgentKey, createTestApp, type TestApp } from '../test/helpers.ts'
 import { textMaker } from './load.ts'
 import { BENCH_MEMORY_CATEGORY, benchMemoryContents, seedMemoriesDirect } from './memory-seed.ts'
+import { postmasterPid, ServerCpu } from './process-cpu.ts'
 
 /** Messages of the agent searched: the issue's 100K; 10K for the smoke run. */
 export const SCALE_MESSAGES = { full: 100_000, quick: 10_000 } as const
@@ -105,6 +106,8 @@ export async function backendScaleBenchmarks({
     memoryKey: string
     seedSeconds: number
     memorySeconds: number
+    /** The database server's processes, read around each search (Postgres; SQLite runs in this one). */
+    serverCpu: ServerCpu | null
   }[] = []
   try {
     for (const name of ['SQLite', 'Postgres'] as const) {
@@ -131,10 +134,23 @@ export async function backendScaleBenchmarks({
         throw new Error(
           `${name}: the memory agent holds ${stats.current} current memories of ${stats.total}, ${stats.embedded} embedded; ${memoryTotal} were seeded`,
         )
-      apps.push({ name, t, key, memoryKey, seedSeconds, memorySeconds })
+      const postmaster = name === 'Postgres' ? await postmasterPid(server.url) : null
+      apps.push({
+        name,
+        t,
+        key,
+        memoryKey,
+        seedSeconds,
+        memorySeconds,
+        serverCpu: postmaster ? new ServerCpu(postmaster) : null,
+      })
     }
     const text = textMaker(seededRandom(53))
     const latency = new Map<string, number[]>()
+    // CPU ms per search: this process's (the app: GraphQL, search, the client side of SQL; all of
+    // SQLite) and, on Postgres, the server's processes'.
+    const nodeCpu = new Map<string, number[]>()
+    const serverCpu = new Map<string, number[]>()
     // Each query asked of both backends, alternating which goes first; messages (the agent's
     // default scopes) and memories (MEMORIES, the memory agent), hybrid then lexical.
     const scopes = [
@@ -150,6 +166,7 @@ export async function backendScaleBenchmarks({
         : ([['HYBRID'], ['LEXICAL']] as const)
     for (const { scope, query, keyOf } of scopes) {
       for (const round of roundsOf(scope)) {
+        for (const app of apps) app.serverCpu?.refresh()
         for (let i = 0; i < queries; i++) {
           const q = text.sentence(2, 5)
           const order = i % 2 === 0 ? apps : [...apps].reverse()
@@ -157,6 +174,8 @@ export async function backendScaleBenchmarks({
           for (const app of order) {
             for (const kind of ways) {
               app.t.app.services.search.dialogueReads = kind === 'HYBRID-ALL' ? 'all' : 'fewer'
+              const serverBefore = app.serverCpu?.read()
+              const cpuStart = process.cpuUsage()
               const started = performance.now()
               const result = await app.t.gql(
                 query,
@@ -164,6 +183,8 @@ export async function backendScaleBenchmarks({
                 keyOf(app),
               )
               const ms = performance.now() - started
+              const cpu = process.cpuUsage(cpuStart)
+              const serverAfter = app.serverCpu?.read()
               app.t.app.services.search.dialogueReads = 'fewer'
               if (result.data?.search?.__typename !== 'SearchResult')
                 throw new Error(
@@ -173,6 +194,12 @@ export async function backendScaleBenchmarks({
               if (i < queries / 10) continue
               const name = `${scope}:${kind.toLowerCase()}:${app.name}`
               latency.set(name, [...(latency.get(name) ?? []), ms])
+              nodeCpu.set(name, [...(nodeCpu.get(name) ?? []), (cpu.user + cpu.system) / 1_000])
+              if (serverBefore && serverAfter)
+                serverCpu.set(name, [
+                  ...(serverCpu.get(name) ?? []),
+                  ServerCpu.between(serverBefore, serverAfter),
+                ])
             }
           }
         }
@@ -212,6 +239,19 @@ export async function backendScaleBenchmarks({
                 : `${values.length} searches alternating with the other backend`,
           })
           rows.push(row(50), row(95))
+          if (strategy === 'hybrid-all') continue
+          const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
+          const node = mean(nodeCpu.get(`${scope}:${strategy}:${app.name}`) ?? [])
+          const database = serverCpu.get(`${scope}:${strategy}:${app.name}`)
+          rows.push({
+            name: `search ${labels[scope]} (${strategy}) server CPU per search: ${app.name}`,
+            value: node + (database ? mean(database) : 0),
+            unit: 'ms',
+            better: 'lower',
+            note: database
+              ? `mean; Node ${node.toFixed(2)} ms + Postgres server processes ${mean(database).toFixed(2)} ms (/proc, 10 ms ticks averaged over ${database.length} searches)`
+              : 'mean; the Node process (SQLite runs in it)',
+          })
         }
       }
     }
