@@ -370,27 +370,38 @@ export class SqliteRecallSources implements RecallSources {
 
   async turnSpans(spans: readonly TurnSpan[], limit: number): Promise<SpanTurn[]> {
     if (spans.length === 0) return []
-    // One statement for every span (a read per conversation was a round trip per hit): each span
-    // is an ordered, limited seek on the (sessionId, timestamp, id) index, its bounds the two
-    // turns' own stored times (compared as stored, as turnsBeside does: no date format to match).
-    const bound = `(SELECT b."timestamp" FROM "Message" b WHERE b."id" = ?)`
-    const span = (
-      i: number,
-    ) => `SELECT * FROM (SELECT p."sessionId" AS "sessionId", p."id" AS id, p."timestamp" AS ts
-        FROM "Message" p WHERE p."sessionId" = ? AND p."timestamp" >= ${bound} AND p."timestamp" <= ${bound}
-        ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) AS span${i}`
-    // SQLite takes at most 500 terms in a compound SELECT: a search over many conversations reads
-    // its spans SPANS_PER_READ at a time.
+    // Each span is an ordered, limited seek on the (sessionId, timestamp, id) index, its bounds the
+    // two turns' own stored times (compared as stored, as turnsBeside does: no date format to
+    // match); all of them in one statement (a read per conversation was a round trip per hit).
     const rows: { sessionId: string; id: number | bigint; ts: number | bigint | string | Date }[] = []
-    for (let from = 0; from < spans.length; from += SPANS_PER_READ) {
-      const chunk = spans.slice(from, from + SPANS_PER_READ)
+    const single = this.dialect.turnSpans(limit)
+    if (single) {
       rows.push(
         ...(await readRows<typeof rows>(
           this.db,
-          chunk.map((_, i) => span(i)).join(' UNION ALL '),
-          ...chunk.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
+          single,
+          JSON.stringify(spans.map((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)])),
         )),
       )
+    } else {
+      const bound = `(SELECT b."timestamp" FROM "Message" b WHERE b."id" = ?)`
+      const span = (
+        i: number,
+      ) => `SELECT * FROM (SELECT p."sessionId" AS "sessionId", p."id" AS id, p."timestamp" AS ts
+        FROM "Message" p WHERE p."sessionId" = ? AND p."timestamp" >= ${bound} AND p."timestamp" <= ${bound}
+        ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) AS span${i}`
+      // SQLite takes at most 500 terms in a compound SELECT: a search over many conversations reads
+      // its spans SPANS_PER_READ at a time.
+      for (let from = 0; from < spans.length; from += SPANS_PER_READ) {
+        const chunk = spans.slice(from, from + SPANS_PER_READ)
+        rows.push(
+          ...(await readRows<typeof rows>(
+            this.db,
+            chunk.map((_, i) => span(i)).join(' UNION ALL '),
+            ...chunk.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
+          )),
+        )
+      }
     }
     return rows.flatMap((row) => {
       const timestamp = row.ts instanceof Date ? row.ts : storedTime(row.ts)
