@@ -1,5 +1,6 @@
 import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
 import {
+  hotReaderOf,
   PrismaSessionRepository,
   SqliteFormation,
   SqliteRecallSources,
@@ -189,6 +190,47 @@ describe('the shared repositories’ raw reads on Postgres (20,000 messages over
     }).turnSpans(spans, 4)
     expect(single.length).toBeGreaterThan(spans.length)
     expect(single).toEqual(compound)
+  })
+
+  it('reads search’s rows on the pool’s prepared statements exactly as through Prisma', async () => {
+    // `shared` has the pool's reader registered; a view of it that is not the registered object
+    // reads through Prisma's raw queries, as every client did before.
+    const throughPrisma = new Proxy(shared, {})
+    expect(hotReaderOf(shared)).not.toBeNull()
+    expect(hotReaderOf(throughPrisma)).toBeNull()
+    const turns = await candidateTurns(30)
+    const spans = (
+      await db.message.findMany({
+        where: { id: { in: turns.map(Number) } },
+        select: { id: true, sessionId: true },
+      })
+    ).map((r) => ({ sessionId: r.sessionId, fromTurnId: String(r.id - 400), toTurnId: String(r.id + 400) }))
+    const memories = (
+      await db.memoryItem.findMany({ where: { agentId: 'agent-7' }, select: { id: true }, take: 40 })
+    ).map((r) => String(r.id))
+    const reads = async (recall: SqliteRecallSources) => ({
+      beside: await recall.turnsBeside(turns, 2),
+      spans: await recall.turnSpans(spans, 50),
+      messages: await recall.messages('agent-7', turns, {
+        set: 'messages',
+        sessionId: null,
+        since: null,
+        until: null,
+      }),
+      memories: await recall.memoryItems('agent-7', memories, { asOf: new Date() }),
+    })
+    // Twice: the second call runs the statements the first prepared.
+    for (let round = 0; round < 2; round++) {
+      const [hot, prisma] = [
+        await reads(new SqliteRecallSources(shared, postgresDialect)),
+        await reads(new SqliteRecallSources(throughPrisma, postgresDialect)),
+      ]
+      expect(hot.beside.length).toBeGreaterThan(0)
+      expect(hot.spans.length).toBeGreaterThan(0)
+      expect(hot.messages.length).toBeGreaterThan(0)
+      expect(hot.memories).toHaveLength(memories.length)
+      expect(hot).toEqual(prisma)
+    }
   })
 
   it('returns the same neighbours as SQLite’s statement on the large table', async () => {
