@@ -4,6 +4,7 @@ import {
   PrismaSessionRepository,
   SqliteFormation,
   SqliteRecallSources,
+  sqliteApiKeys,
   sqliteDialect,
 } from '@engram/store-sqlite'
 import { createDatabase } from '@engram/test-servers'
@@ -231,6 +232,17 @@ describe('the shared repositories’ raw reads on Postgres (20,000 messages over
       expect(hot.memories).toHaveLength(memories.length)
       expect(hot).toEqual(prisma)
     }
+    // The API key every request looks up: the same record either way, revoked or not.
+    await db.apiKey.create({
+      data: { id: 'key-7', agentId: 'agent-7', role: 'AGENT', label: 'k', keyHash: 'hash-7', keyPrefix: 'p' },
+    })
+    for (const revoked of [false, true]) {
+      if (revoked) await db.apiKey.update({ where: { id: 'key-7' }, data: { revokedAt: new Date() } })
+      const hot = await sqliteApiKeys(shared).findByHash('hash-7')
+      expect(hot?.revokedAt !== null).toBe(revoked)
+      expect(hot).toEqual(await sqliteApiKeys(throughPrisma).findByHash('hash-7'))
+    }
+    expect(await sqliteApiKeys(shared).findByHash('no-such-hash')).toBeNull()
   })
 
   it('returns the same neighbours as SQLite’s statement on the large table', async () => {
