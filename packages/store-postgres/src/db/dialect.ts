@@ -77,6 +77,19 @@ export const postgresDialect: SqlDialect = {
    * the subquery for every row of the whole Message table times each candidate (a sequential scan;
    * 2.3 s for 10 candidates over 20,000 turns, against 0.2 ms this way).
    */
+  // The compound SELECT of one seek per span took Postgres 8-44 ms to plan on every search (its
+  // text changes with the span count, and the client sends no prepared statement) for 2-9 ms of
+  // execution: the spans as one JSON parameter and one LATERAL seek plan once, in under a ms.
+  turnSpans(limit) {
+    return `SELECT n."sessionId" AS "sessionId", n."id" AS id, n."timestamp" AS ts
+          FROM json_array_elements(CAST(? AS json)) WITH ORDINALITY AS s(span, at) CROSS JOIN LATERAL (
+            SELECT p."sessionId", p."id", p."timestamp" FROM "Message" p
+             WHERE p."sessionId" = s.span ->> 0
+               AND p."timestamp" >= (SELECT b."timestamp" FROM "Message" b WHERE b."id" = CAST(s.span ->> 1 AS integer))
+               AND p."timestamp" <= (SELECT b."timestamp" FROM "Message" b WHERE b."id" = CAST(s.span ->> 2 AS integer))
+             ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) n
+         ORDER BY s.at, n."timestamp", n."id"`
+  },
   turnsBeside(candidates, side, reach) {
     const { cmp, order } = besideOrder(side)
     return `SELECT c."id" AS origin, n."id" AS id, n."timestamp" AS ts, '${side}' AS side

@@ -4,7 +4,7 @@ import {
   type PrivacyPolicyRepository,
   readStoredPrivacyPolicy,
 } from '@engram/engine'
-import { type Database, directSqlite } from '../db/client.ts'
+import { type Database, directSqlite, hotReaderOf, readHotRows } from '../db/client.ts'
 import type { ApiKey as ApiKeyRow } from '../generated/prisma/client.ts'
 
 export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
@@ -20,8 +20,8 @@ export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   }
 }
 
-/** A date column as the prepared-statement path reads it (text or epoch milliseconds). */
-function storedDate(value: string | number | null): Date | null {
+/** A date column as the prepared-statement paths read it (text or epoch milliseconds; a Date on Postgres). */
+function storedDate(value: string | number | Date | null): Date | null {
   return value == null ? null : new Date(value)
 }
 
@@ -60,19 +60,20 @@ export function sqliteApiKeys(db: Database): ApiKeyRepository {
     },
     findByHash: async (keyHash) => {
       const direct = directSqlite(db)
-      if (!direct) {
+      // Every request's lookup: SQLite's cached statement, or a registered reader's (Postgres'
+      // prepared statement), not Prisma's query path; its columns are text and times on both.
+      if (!direct && !hotReaderOf(db)) {
         const row = await db.apiKey.findUnique({ where: { keyHash } })
         return row ? toApiKey(row) : null
       }
-      const row = await direct.get<
-        Omit<ApiKeyRecord, 'createdAt' | 'revokedAt'> & {
-          createdAt: string | number
-          revokedAt: string | number | null
-        }
-      >(
-        `SELECT "id", "agentId", "role", "label", "keyHash", "keyPrefix", "createdAt", "revokedAt" FROM "ApiKey" WHERE "keyHash" = ?`,
-        keyHash,
-      )
+      type Row = Omit<ApiKeyRecord, 'createdAt' | 'revokedAt'> & {
+        createdAt: string | number | Date
+        revokedAt: string | number | Date | null
+      }
+      const sql = `SELECT "id", "agentId", "role", "label", "keyHash", "keyPrefix", "createdAt", "revokedAt" FROM "ApiKey" WHERE "keyHash" = ?`
+      const row = direct
+        ? await direct.get<Row>(sql, keyHash)
+        : (await readHotRows<Row[]>(db, sql, keyHash))[0]
       return row
         ? { ...row, createdAt: storedDate(row.createdAt) as Date, revokedAt: storedDate(row.revokedAt) }
         : null

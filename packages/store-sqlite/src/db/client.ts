@@ -137,6 +137,40 @@ export function readRows<Rows extends unknown[]>(
   const direct = directSqlite(db)
   return (direct ? direct.all(sql, ...params) : db.$queryRawUnsafe<Rows>(sql, ...params)) as Promise<Rows>
 }
+
+/**
+ * How a client other than SQLite's reads rows without Prisma (a Postgres pool's prepared
+ * statements): `?` placeholders, rows as the driver gives them.
+ */
+export type HotRowReader = (sql: string, params: Params) => Promise<unknown[]>
+const hotReaders = new WeakMap<object, HotRowReader>()
+
+/** Registers (or with null removes) the reader `readHotRows` uses for a client. */
+export function registerHotReader(db: object, reader: HotRowReader | null): void {
+  if (reader) hotReaders.set(db, reader)
+  else hotReaders.delete(db)
+}
+
+/** The reader registered for a client, if any. */
+export function hotReaderOf(db: object): HotRowReader | null {
+  return hotReaders.get(db) ?? null
+}
+
+/**
+ * readRows for the few reads every search makes (its hits' rows and dialogue context): on a
+ * client with a registered reader they skip Prisma's raw-query path, which on Postgres costs
+ * more CPU than the statements themselves. Only for statements whose columns come back alike
+ * from both (integers of 32 bits, text, booleans, floats, times): a 64-bit count or a numeric
+ * would come back as a string from the driver, a BigInt or Decimal from Prisma.
+ */
+export function readHotRows<Rows extends unknown[]>(
+  db: Database,
+  sql: string,
+  ...params: Params
+): Promise<Rows> {
+  const reader = hotReaders.get(db)
+  return (reader ? reader(sql, params) : readRows(db, sql, ...params)) as Promise<Rows>
+}
 interface QueuedWrite {
   work: (sql: SyncStatements) => unknown
   resolve: (value: unknown) => void

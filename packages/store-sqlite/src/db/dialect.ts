@@ -49,6 +49,13 @@ export interface SqlDialect {
    */
   turnsBeside(candidates: string, side: 'before' | 'after', reach: number): string
   /**
+   * Search's episode spans in one statement whose text is the same for any number of spans: one
+   * parameter, a JSON array of `[sessionId, fromTurnId, toTurnId]`, rows (sessionId, id, ts) of
+   * each span's first `limit` turns in span order. Null: a compound SELECT of one seek per span
+   * (SQLite, which plans it in microseconds; Postgres plans each of its terms on every call).
+   */
+  turnSpans(limit: number): string | null
+  /**
    * A Prisma text filter (`contains`, `startsWith`, `endsWith`, also under `not`) matching as
    * SQLite's does: Prisma writes them there as LIKE, which ignores the case of ASCII letters, so a
    * search for "ALICE" finds "alice". SQLite's is the filter as given (its connector rejects
@@ -72,6 +79,7 @@ export const sqliteDialect: SqlDialect = {
   byteLength: (expression) => `LENGTH(CAST(${expression} AS BLOB))`,
   sessionOrder: (alias) => `${alias}.rowid`,
   ignoringCase: (filter) => filter,
+  turnSpans: () => null,
   messagesWithPhrase(words) {
     const terms = queryTerms(words)
     if (terms.length === 0) return null

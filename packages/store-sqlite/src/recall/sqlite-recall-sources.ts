@@ -13,7 +13,7 @@ import type {
   TurnFilter,
   TurnSpan,
 } from '@engram/engine'
-import { type Database, readRows } from '../db/client.ts'
+import { type Database, readHotRows, readRows } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
@@ -282,7 +282,7 @@ export class SqliteRecallSources implements RecallSources {
     if (onlyValidity(filter)) {
       // Search's usual read (no filter but validity): one cached statement, the ids as one JSON
       // parameter; validity checked on the rows, as memoryItemWhere's validAt has it.
-      const rows = await readRows<RawMemoryItemRow[]>(
+      const rows = await readHotRows<RawMemoryItemRow[]>(
         this.db,
         `SELECT ${MEMORY_ITEM_COLUMNS} FROM "MemoryItem" WHERE "id" IN (${this.dialect.integersOf('?')}) AND "agentId" = ?`,
         JSON.stringify(ids.map(Number)),
@@ -311,7 +311,7 @@ export class SqliteRecallSources implements RecallSources {
     // Raw SQL on a cached statement (the ids as one JSON parameter, so every search shares it):
     // through Prisma this read was compiled on every search and its `include` was a second query.
     // The set and the time bounds are checked on the rows here, on the times as read.
-    const rows = await readRows<MessageWithConversation[]>(
+    const rows = await readHotRows<MessageWithConversation[]>(
       this.db,
       `SELECT m."id" AS id, m."sessionId" AS "sessionId", m."role" AS role, m."speaker" AS speaker,
               m."content" AS content, m."tokenCount" AS "tokenCount", m."isCompressed" AS "isCompressed",
@@ -357,7 +357,7 @@ export class SqliteRecallSources implements RecallSources {
     // Two seeks per turn on the (sessionId, timestamp, id) index in one statement (the dialect's:
     // Postgres needs LATERAL for the seeks, SQLite has none).
     const side = (direction: 'before' | 'after') => this.dialect.turnsBeside(marks, direction, reach)
-    const rows = await readRows<
+    const rows = await readHotRows<
       { origin: number | bigint; id: number | bigint; ts: number | bigint | string; side: string }[]
     >(this.db, `${side('before')} UNION ALL ${side('after')}`, ...ids, ...ids)
     return rows.map((row) => ({
@@ -370,27 +370,38 @@ export class SqliteRecallSources implements RecallSources {
 
   async turnSpans(spans: readonly TurnSpan[], limit: number): Promise<SpanTurn[]> {
     if (spans.length === 0) return []
-    // One statement for every span (a read per conversation was a round trip per hit): each span
-    // is an ordered, limited seek on the (sessionId, timestamp, id) index, its bounds the two
-    // turns' own stored times (compared as stored, as turnsBeside does: no date format to match).
-    const bound = `(SELECT b."timestamp" FROM "Message" b WHERE b."id" = ?)`
-    const span = (
-      i: number,
-    ) => `SELECT * FROM (SELECT p."sessionId" AS "sessionId", p."id" AS id, p."timestamp" AS ts
-        FROM "Message" p WHERE p."sessionId" = ? AND p."timestamp" >= ${bound} AND p."timestamp" <= ${bound}
-        ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) AS span${i}`
-    // SQLite takes at most 500 terms in a compound SELECT: a search over many conversations reads
-    // its spans SPANS_PER_READ at a time.
+    // Each span is an ordered, limited seek on the (sessionId, timestamp, id) index, its bounds the
+    // two turns' own stored times (compared as stored, as turnsBeside does: no date format to
+    // match); all of them in one statement (a read per conversation was a round trip per hit).
     const rows: { sessionId: string; id: number | bigint; ts: number | bigint | string | Date }[] = []
-    for (let from = 0; from < spans.length; from += SPANS_PER_READ) {
-      const chunk = spans.slice(from, from + SPANS_PER_READ)
+    const single = this.dialect.turnSpans(limit)
+    if (single) {
       rows.push(
-        ...(await readRows<typeof rows>(
+        ...(await readHotRows<typeof rows>(
           this.db,
-          chunk.map((_, i) => span(i)).join(' UNION ALL '),
-          ...chunk.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
+          single,
+          JSON.stringify(spans.map((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)])),
         )),
       )
+    } else {
+      const bound = `(SELECT b."timestamp" FROM "Message" b WHERE b."id" = ?)`
+      const span = (
+        i: number,
+      ) => `SELECT * FROM (SELECT p."sessionId" AS "sessionId", p."id" AS id, p."timestamp" AS ts
+        FROM "Message" p WHERE p."sessionId" = ? AND p."timestamp" >= ${bound} AND p."timestamp" <= ${bound}
+        ORDER BY p."timestamp" ASC, p."id" ASC LIMIT ${Math.trunc(limit)}) AS span${i}`
+      // SQLite takes at most 500 terms in a compound SELECT: a search over many conversations reads
+      // its spans SPANS_PER_READ at a time.
+      for (let from = 0; from < spans.length; from += SPANS_PER_READ) {
+        const chunk = spans.slice(from, from + SPANS_PER_READ)
+        rows.push(
+          ...(await readHotRows<typeof rows>(
+            this.db,
+            chunk.map((_, i) => span(i)).join(' UNION ALL '),
+            ...chunk.flatMap((s) => [s.sessionId, Number(s.fromTurnId), Number(s.toTurnId)]),
+          )),
+        )
+      }
     }
     return rows.flatMap((row) => {
       const timestamp = row.ts instanceof Date ? row.ts : storedTime(row.ts)
