@@ -1,5 +1,5 @@
 import { ScanKernel } from './kernel/scan-kernel.ts'
-import type { TopK } from './top-k.ts'
+import { TopK } from './top-k.ts'
 
 /** An entry is `slot << IMPACT_BITS | impact`, the impact a value's magnitude as 0-255 for 0-1. */
 export const IMPACT_BITS = 8
@@ -7,6 +7,8 @@ export const IMPACT_SCALE = 255
 
 /** Partial scores the kernel's pre-filter hands back per call; JavaScript re-checks each. */
 const SELECT_BLOCK = 4_096
+/** One partial score in this many is sampled to estimate the candidates' threshold. */
+const SAMPLE_EVERY = 16
 /** Room a new list starts with, and the slack `trim` leaves each list. */
 const LIST_SLACK = 16
 
@@ -144,28 +146,72 @@ export class PostingLists {
   }
 
   /**
-   * Offers every slot below `count` to `best` in slot order (the rest score 0 and still count: a
-   * query sharing little with the index still gets its candidates), then zeroes the partial scores
-   * for the next search. The kernel passes on only the scores above the threshold a block starts
-   * with; the threshold only rises, so `best` receives exactly the pushes of the JavaScript pass.
+   * The `breadth` best partial scores among the slots below `count` (the rest score 0 and still
+   * count: a query sharing little with the index still gets its candidates), then zeroes the
+   * partial scores for the next search.
+   *
+   * Offering every slot to a heap of 600 (a hybrid search's pool: 150 hits × 4) cost ~0.5 ms at
+   * 100K, most of it in pushes while the heap's threshold was still low. So the threshold is first
+   * estimated from every 16th score: the sample's (2 × breadth / 16 + 2)-th best, above which about
+   * twice `breadth` slots lie. Only those are offered, in slot order; if fewer than `breadth` pass
+   * (an unlucky sample, or few non-zero scores), every slot is offered as before. The heap then holds
+   * the same best scores as a pass over every slot, except which of several equal scores at the
+   * cut it keeps (the heap's history differs). The kernel and JavaScript paths offer the same slots
+   * in the same order, so they keep the same candidates.
    */
-  select(count: number, best: TopK): void {
+  select(count: number, breadth: number): TopK {
+    const rank = Math.ceil((2 * breadth) / SAMPLE_EVERY) + 2
+    if (count >= 4 * SAMPLE_EVERY * rank) {
+      const threshold = this.sampledThreshold(count, rank)
+      if (threshold > Number.NEGATIVE_INFINITY) {
+        const best = new TopK(breadth)
+        this.offerAbove(count, threshold, best, false)
+        if (best.size === breadth) {
+          this.floats.fill(0, 0, count)
+          return best
+        }
+      }
+    }
+    const best = new TopK(breadth)
+    this.offerAbove(count, Number.NEGATIVE_INFINITY, best, true)
+    return best
+  }
+
+  /** The `rank`-th best of every SAMPLE_EVERY-th partial score; -Infinity when fewer. */
+  private sampledThreshold(count: number, rank: number): number {
+    const sample = new TopK(rank)
+    const partial = this.floats
+    for (let slot = 0; slot < count; slot += SAMPLE_EVERY) {
+      const score = partial[slot] as number
+      if (score > sample.threshold) sample.push(score, slot)
+    }
+    return sample.threshold
+  }
+
+  /**
+   * Offers the slots scoring above `threshold` to `best`, in slot order; with `zero`, zeroes every
+   * partial score read. The kernel passes on only scores above the higher of `threshold` and the
+   * heap's threshold when a block starts; the heap's threshold only rises, so re-checking against it
+   * here makes exactly the pushes of the JavaScript loop.
+   */
+  private offerAbove(count: number, threshold: number, best: TopK, zero: boolean): void {
     const words = this.words
     const partial = this.floats
     const kernel = this.kernel
     if (kernel === null) {
       for (let slot = 0; slot < count; slot++) {
         const score = partial[slot] as number
-        if (score > best.threshold) best.push(score, slot)
+        if (score > threshold && score > best.threshold) best.push(score, slot)
       }
-      partial.fill(0, 0, count)
+      if (zero) partial.fill(0, 0, count)
       return
     }
     const slotsAt = this.partialCapacity
     const scoresAt = slotsAt + SELECT_BLOCK
     for (let start = 0; start < count; start += SELECT_BLOCK) {
       const block = Math.min(SELECT_BLOCK, count - start)
-      const kept = kernel.selectAbove(start * 4, block, best.threshold, slotsAt * 4, scoresAt * 4)
+      const above = best.threshold > threshold ? best.threshold : threshold
+      const kept = kernel.selectAbove(start * 4, block, above, slotsAt * 4, scoresAt * 4, zero)
       for (let i = 0; i < kept; i++) {
         const score = partial[scoresAt + i] as number
         if (score > best.threshold) best.push(score, start + (words[slotsAt + i] as number))

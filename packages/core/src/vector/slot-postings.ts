@@ -2,7 +2,6 @@ import { z } from 'zod'
 import { parseWith, ValidationError } from '../errors.ts'
 import type { ApproximateVectorIndex } from './adaptive.ts'
 import { IMPACT_BITS, IMPACT_SCALE, PostingLists } from './posting-lists.ts'
-import { TopK } from './top-k.ts'
 import { ExactVectorIndex, type VectorHit, type VectorScanConfig, vectorNorm } from './vector.ts'
 
 /**
@@ -248,38 +247,12 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
       lists.accumulate(2 * dimension + (value < 0 ? 1 : 0), Math.abs(value) / IMPACT_SCALE)
     }
     const breadth = Math.min(count, Math.max(Math.ceil(k * this.config.candidatesPerHit), this.breadth))
-    const best = new TopK(breadth)
     // One pass over every slot rather than a list of the touched ones: the lists of a few common
-    // words reach most vectors anyway, and a branch per posting cost more than the pass. Every
-    // slot is offered, so `best` holds min(count, breadth) ≥ k candidates even when few vectors
-    // share anything with the query (the rest score 0 and are rescored like any other).
-    lists.select(count, best)
+    // words reach most vectors anyway, and a branch per posting cost more than the pass. `best`
+    // holds min(count, breadth) ≥ k candidates even when few vectors share anything with the
+    // query (the rest score 0 and are rescored like any other).
+    const best = lists.select(count, breadth)
     return this.hits(this.rescoreSparse(query, best.slots, best.size, k), vectorNorm(query))
-  }
-
-  /**
-   * Exact dot products over the query's non-zero dimensions only: the same sums (the others add
-   * zeros), and a short query's ~30 of 384 leave most of each candidate's vector unread.
-   */
-  private rescoreSparse(query: Float32Array, candidates: Int32Array, count: number, k: number): TopK {
-    const dims = this.dims as number
-    let nonZero = 0
-    const at = new Int32Array(dims)
-    for (let i = 0; i < dims; i++) if ((query[i] as number) !== 0) at[nonZero++] = i
-    const stride = this.stride
-    const data = this.data
-    const top = new TopK(k)
-    for (let n = 0; n < count; n++) {
-      const slot = candidates[n] as number
-      const offset = slot * stride
-      let dot = 0
-      for (let j = 0; j < nonZero; j++) {
-        const i = at[j] as number
-        dot += (data[offset + i] as number) * (query[i] as number)
-      }
-      if (dot > top.threshold) top.push(dot, slot)
-    }
-    return top
   }
 
   /** The query's largest dimensions, holding `queryMass` of its squared norm. */

@@ -95,7 +95,24 @@ interface ScanExports {
   ): number
   read_bandwidth(start: number, bytes: number): number
   accumulate_impacts(entries: number, count: number, weight: number, partial: number): void
-  select_above(partial: number, count: number, threshold: number, slots: number, scores: number): number
+  select_above(
+    partial: number,
+    count: number,
+    threshold: number,
+    slots: number,
+    scores: number,
+    zero: number,
+  ): number
+  sparse_dots(
+    query: number,
+    dims: number,
+    nonZero: number,
+    base: number,
+    stride: number,
+    slots: number,
+    count: number,
+    out: number,
+  ): void
 }
 
 /**
@@ -243,11 +260,36 @@ export class ScanKernel {
 
   /**
    * The `count` partial scores (f32) at `partial` above `threshold` (an f32 value or -Infinity):
-   * their indexes (i32) at `slots` and scores (f32) at `scores`, in order; every score read is
-   * zeroed. Returns how many were kept.
+   * their indexes (i32) at `slots` and scores (f32) at `scores`, in order; with `zero`, every
+   * score read is zeroed. Returns how many were kept.
    */
-  selectAbove(partial: number, count: number, threshold: number, slots: number, scores: number): number {
-    return this.exports.select_above(partial, count, threshold, slots, scores)
+  selectAbove(
+    partial: number,
+    count: number,
+    threshold: number,
+    slots: number,
+    scores: number,
+    zero: boolean,
+  ): number {
+    return this.exports.select_above(partial, count, threshold, slots, scores, zero ? 1 : 0)
+  }
+
+  /**
+   * f64 dot products of the query (f32 at `query`) over its `nonZero` dimensions (their byte
+   * offsets, i32 at `dims`) with the vectors of `count` slots (i32 at `slots`) stored `stride`
+   * bytes apart from `base`, to `out` (f64): bit-identical to the same sums in JavaScript.
+   */
+  sparseDots(
+    query: number,
+    dims: number,
+    nonZero: number,
+    base: number,
+    stride: number,
+    slots: number,
+    count: number,
+    out: number,
+  ): void {
+    this.exports.sparse_dots(query, dims, nonZero, base, stride, slots, count, out)
   }
 
   /** Reads `bytes` (a multiple of 64) from `start` as fast as the kernel can: for bandwidth. */

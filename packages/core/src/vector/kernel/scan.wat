@@ -245,14 +245,14 @@
     (local.get $kept))
 
   ;; The candidates' pre-filter over `count` partial scores (f32 at $partial): those above
-  ;; $threshold are written in slot order (index at $slots, score at $scores), and every score
-  ;; read is zeroed for the next search; returns how many were kept. 16 scores are compared a step
+  ;; $threshold are written in slot order (index at $slots, score at $scores), and with $zero set
+  ;; every score read is zeroed for the next search; returns how many were kept. 16 scores are compared a step
   ;; (four f32x4.gt): once the caller's top-k is full most steps keep none and cost four loads,
   ;; four compares and four zeroing stores. The threshold is an f32 value (-Infinity or a kept
   ;; partial score), so comparing in f32 decides as JavaScript's f64 comparison does.
   (func (export "select_above")
     (param $partial i32) (param $count i32) (param $threshold f32) (param $slots i32)
-    (param $scores i32) (result i32)
+    (param $scores i32) (param $zero i32) (result i32)
     (local $n i32) (local $main i32) (local $kept i32) (local $at i32) (local $lane i32)
     (local $limit v128)
     (local.set $limit (f32x4.splat (local.get $threshold)))
@@ -276,10 +276,12 @@
                 (local.get $threshold) (local.get $slots) (local.get $scores) (local.get $kept)))
               (local.set $lane (i32.add (local.get $lane) (i32.const 1)))
               (br_if $lanes (i32.lt_u (local.get $lane) (i32.const 16))))))
-        (v128.store (local.get $at) (v128.const i32x4 0 0 0 0))
-        (v128.store offset=16 (local.get $at) (v128.const i32x4 0 0 0 0))
-        (v128.store offset=32 (local.get $at) (v128.const i32x4 0 0 0 0))
-        (v128.store offset=48 (local.get $at) (v128.const i32x4 0 0 0 0))
+        (if (local.get $zero)
+          (then
+            (v128.store (local.get $at) (v128.const i32x4 0 0 0 0))
+            (v128.store offset=16 (local.get $at) (v128.const i32x4 0 0 0 0))
+            (v128.store offset=32 (local.get $at) (v128.const i32x4 0 0 0 0))
+            (v128.store offset=48 (local.get $at) (v128.const i32x4 0 0 0 0))))
         (local.set $n (i32.add (local.get $n) (i32.const 16)))
         (br $main_loop)))
     (block $tail_done
@@ -288,10 +290,93 @@
         (local.set $at (i32.add (local.get $partial) (i32.shl (local.get $n) (i32.const 2))))
         (local.set $kept (call $keep_above (local.get $at) (local.get $n) (local.get $threshold)
           (local.get $slots) (local.get $scores) (local.get $kept)))
-        (f32.store (local.get $at) (f32.const 0))
+        (if (local.get $zero) (then (f32.store (local.get $at) (f32.const 0))))
         (local.set $n (i32.add (local.get $n) (i32.const 1)))
         (br $tail_loop)))
     (local.get $kept))
+
+  ;; Exact dot products of a sparse query with chosen vectors (slot postings' rescoring): for each
+  ;; of `count` slots (i32 at $slots), the vector at $base + slot × $stride, summed over the query's
+  ;; `nnz` non-zero dimensions (their byte offsets, i32 at $dims; the query's f32 values at $q), to
+  ;; $out (f64). Products and sum in f64 in dimension order, as the JavaScript rescoring does, so
+  ;; the scores are bit-identical to it. Each candidate is a few dozen scattered loads into a large
+  ;; buffer, each likely a cache miss: four candidates go side by side, so four misses are in
+  ;; flight at once (one candidate's loads alone fill the CPU's reorder window before the next
+  ;; candidate's could start).
+  (func (export "sparse_dots")
+    (param $q i32) (param $dims i32) (param $nnz i32) (param $base i32) (param $stride i32)
+    (param $slots i32) (param $count i32) (param $out i32)
+    (local $n i32) (local $j i32) (local $offset i32) (local $end i32) (local $main i32) (local $qv f64)
+    (local $v0 i32) (local $v1 i32) (local $v2 i32) (local $v3 i32)
+    (local $d0 f64) (local $d1 f64) (local $d2 f64) (local $d3 f64)
+    (local.set $end (i32.add (local.get $dims) (i32.shl (local.get $nnz) (i32.const 2))))
+    (local.set $main (i32.and (local.get $count) (i32.const -4)))
+    (block $main_done
+      (loop $main_next
+        (br_if $main_done (i32.ge_u (local.get $n) (local.get $main)))
+        (local.set $v0 (i32.add (local.get $base)
+          (i32.mul (i32.load offset=0 (i32.add (local.get $slots) (i32.shl (local.get $n) (i32.const 2))))
+                   (local.get $stride))))
+        (local.set $v1 (i32.add (local.get $base)
+          (i32.mul (i32.load offset=4 (i32.add (local.get $slots) (i32.shl (local.get $n) (i32.const 2))))
+                   (local.get $stride))))
+        (local.set $v2 (i32.add (local.get $base)
+          (i32.mul (i32.load offset=8 (i32.add (local.get $slots) (i32.shl (local.get $n) (i32.const 2))))
+                   (local.get $stride))))
+        (local.set $v3 (i32.add (local.get $base)
+          (i32.mul (i32.load offset=12 (i32.add (local.get $slots) (i32.shl (local.get $n) (i32.const 2))))
+                   (local.get $stride))))
+        (local.set $d0 (f64.const 0))
+        (local.set $d1 (f64.const 0))
+        (local.set $d2 (f64.const 0))
+        (local.set $d3 (f64.const 0))
+        (local.set $j (local.get $dims))
+        (block $dims_done
+          (loop $dims_next
+            (br_if $dims_done (i32.ge_u (local.get $j) (local.get $end)))
+            (local.set $offset (i32.load (local.get $j)))
+            (local.set $qv (f64.promote_f32 (f32.load (i32.add (local.get $q) (local.get $offset)))))
+            (local.set $d0 (f64.add (local.get $d0)
+              (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $v0) (local.get $offset))))
+                       (local.get $qv))))
+            (local.set $d1 (f64.add (local.get $d1)
+              (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $v1) (local.get $offset))))
+                       (local.get $qv))))
+            (local.set $d2 (f64.add (local.get $d2)
+              (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $v2) (local.get $offset))))
+                       (local.get $qv))))
+            (local.set $d3 (f64.add (local.get $d3)
+              (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $v3) (local.get $offset))))
+                       (local.get $qv))))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $dims_next)))
+        (f64.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 3))) (local.get $d0))
+        (f64.store offset=8 (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 3))) (local.get $d1))
+        (f64.store offset=16 (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 3))) (local.get $d2))
+        (f64.store offset=24 (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 3))) (local.get $d3))
+        (local.set $n (i32.add (local.get $n) (i32.const 4)))
+        (br $main_next)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $n) (local.get $count)))
+        (local.set $v0 (i32.add (local.get $base)
+          (i32.mul (i32.load offset=0 (i32.add (local.get $slots) (i32.shl (local.get $n) (i32.const 2))))
+                   (local.get $stride))))
+        (local.set $d0 (f64.const 0))
+        (local.set $j (local.get $dims))
+        (block $dims_done
+          (loop $dims_next
+            (br_if $dims_done (i32.ge_u (local.get $j) (local.get $end)))
+            (local.set $offset (i32.load (local.get $j)))
+            (local.set $qv (f64.promote_f32 (f32.load (i32.add (local.get $q) (local.get $offset)))))
+            (local.set $d0 (f64.add (local.get $d0)
+              (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $v0) (local.get $offset))))
+                       (local.get $qv))))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $dims_next)))
+        (f64.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 3))) (local.get $d0))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br $next))))
 
   ;; Reads `bytes` bytes (a multiple of 64) from $start with the scans' loads and as little work
   ;; per byte as possible: the machine's read bandwidth as this kernel sees it. Returns a value
