@@ -210,7 +210,7 @@ export class PostingLists {
     const scoresAt = slotsAt + SELECT_BLOCK
     for (let start = 0; start < count; start += SELECT_BLOCK) {
       const block = Math.min(SELECT_BLOCK, count - start)
-      const above = best.threshold > threshold ? best.threshold : threshold
+      const above = Math.max(best.threshold, threshold)
       const kept = kernel.selectAbove(start * 4, block, above, slotsAt * 4, scoresAt * 4, zero)
       for (let i = 0; i < kept; i++) {
         const score = partial[scoresAt + i] as number
