@@ -8,7 +8,7 @@ export const IMPACT_SCALE = 255
 /** Partial scores the kernel's pre-filter hands back per call; JavaScript re-checks each. */
 const SELECT_BLOCK = 4_096
 /** One partial score in this many is sampled to estimate the candidates' threshold. */
-const SAMPLE_EVERY = 16
+const SAMPLE_EVERY = 32
 /** Room a new list starts with, and the slack `trim` leaves each list. */
 const LIST_SLACK = 16
 
@@ -152,7 +152,7 @@ export class PostingLists {
    *
    * Offering every slot to a heap of 600 (a hybrid search's pool: 150 hits × 4) cost ~0.5 ms at
    * 100K, most of it in pushes while the heap's threshold was still low. So the threshold is first
-   * estimated from every 16th score: the sample's (2 × breadth / 16 + 2)-th best, above which about
+   * estimated from every 32nd score: the sample's (2 × breadth / 32 + 2)-th best, above which about
    * twice `breadth` slots lie. Only those are offered, in slot order; if fewer than `breadth` pass
    * (an unlucky sample, or few non-zero scores), every slot is offered as before. The heap then holds
    * the same best scores as a pass over every slot, except which of several equal scores at the
