@@ -208,9 +208,14 @@ export class PostingLists {
     const partial = this.floats
     const kernel = this.kernel
     if (kernel === null) {
+      // The heap's threshold is a field read, so the common case compares with a local first.
+      let above = Math.max(threshold, best.threshold)
       for (let slot = 0; slot < count; slot++) {
         const score = partial[slot] as number
-        if (score > threshold && score > best.threshold) best.push(score, slot)
+        if (score > above) {
+          best.push(score, slot)
+          above = Math.max(threshold, best.threshold)
+        }
       }
       if (zero) partial.fill(0, 0, count)
       return
