@@ -127,7 +127,7 @@ export class PostingLists {
     this.top = 0
   }
 
-  /** Gives back the runs' growth slack (doubling leaves up to half of each unused): after a build. */
+  /** Gives back the runs' growth slack (runs grow by half, and a growing buffer keeps as much room again): after a build. */
   trim(): void {
     if (this.partialCapacity === 0) return
     for (let list = 0; list < this.listCount; list++)
