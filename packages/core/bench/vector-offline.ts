@@ -60,6 +60,9 @@ export async function offlineEmbedderBenchmarks(options: {
   const postings = new SlotPostingsIndex()
   for (let i = 0; i < size; i++) postings.upsert(String(i), vector(i))
   const buildSeconds = (cpuMilliseconds() - buildStart) / 1_000
+  // The same lists added up in JavaScript (the kernel off): the WebAssembly kernel's gain in this run.
+  const postingsJavaScript = new SlotPostingsIndex({}, { kernel: 'javascript' })
+  for (let i = 0; i < size; i++) postingsJavaScript.upsert(String(i), vector(i))
   const { hnsw, buildRow } = await hnswFor(name, size, data)
   rows.push(buildRow)
   rows.push({
@@ -97,6 +100,12 @@ export async function offlineEmbedderBenchmarks(options: {
         breadth,
         calibrated: breadth === postingsCalibration.breadth,
       })),
+    {
+      label: `slot postings, ${DEFAULT_SLOT_POSTINGS_CONFIG.candidates} candidates, kernel off (JavaScript)`,
+      index: postingsJavaScript as TunableVectorIndex,
+      breadth: DEFAULT_SLOT_POSTINGS_CONFIG.candidates,
+      calibrated: false,
+    },
     ...[...new Set([...EF_SWEEP, hnswCalibration.breadth])]
       .sort((a, b) => a - b)
       .map((breadth) => ({
@@ -164,6 +173,70 @@ export async function offlineEmbedderBenchmarks(options: {
       unit: 'recall',
       note: `${recallQueries.length} short queries; ${recall >= 0.95 && median(times) >= 50 ? 'meets' : 'misses'} recall@10 ≥ 0.95 at ≥ 50x exact${calibrationNote}`,
       ...(targeted ? { target: { op: '>=' as const, value: 0.95 }, better: 'higher' as const } : {}),
+    })
+  }
+  rows.push(
+    ...hybridPoolRows(name, { exact, postings, postingsJavaScript }, fastQueries, recallQueries, quick),
+  )
+  return rows
+}
+
+/**
+ * The vector leg of a hybrid search: 150 hits (limit 25 × MMR's fetch multiplier 2 × 3), which
+ * with `candidatesPerHit` 4 rescores 600 candidates. Against the SIMD exact scan for 150 hits, in
+ * the same repetitions; the lists on the kernel and in JavaScript.
+ */
+function hybridPoolRows(
+  name: string,
+  indexes: {
+    exact: QuantizedVectorIndex
+    postings: SlotPostingsIndex
+    postingsJavaScript: SlotPostingsIndex
+  },
+  fastQueries: Float32Array[],
+  recallQueries: Float32Array[],
+  quick: boolean,
+): BenchRow[] {
+  const hits = 150
+  const { exact } = indexes
+  const scanQueries = recallQueries.slice(0, quick ? 50 : 20)
+  const methods = [
+    { label: 'slot postings', index: indexes.postings },
+    { label: 'slot postings, kernel off (JavaScript)', index: indexes.postingsJavaScript },
+  ]
+  for (const { index } of methods) index.setSearchBreadth(DEFAULT_SLOT_POSTINGS_CONFIG.candidates)
+  const exactRates = new Rates()
+  const rates = methods.map(() => new Rates())
+  for (let rep = 0; rep < (quick ? 3 : 5); rep++) {
+    exactRates.add(queriesPerSecond(scanQueries, (q) => exact.searchExact(q, hits)))
+    for (const [m, { index }] of methods.entries())
+      rates[m]?.add(queriesPerSecond(fastQueries, (q) => index.search(q, hits)))
+  }
+  const truth = recallQueries.map((q) => exact.searchExact(q, hits))
+  const rows = [row(`exact scan ${name}, ${hits} hits (hybrid's vector leg)`, exactRates, 'queries/s')]
+  for (const [m, { label, index }] of methods.entries()) {
+    const qps = rates[m] as Rates
+    rows.push(row(`${label} ${name}, ${hits} hits (hybrid's vector leg)`, qps, 'queries/s'))
+    rows.push(
+      row(
+        `${label} ${name}, ${hits} hits (hybrid's vector leg): speed-up over exact`,
+        {
+          cpu: qps.cpu.map((value, rep) => value / (exactRates.cpu[rep] as number)),
+          wall: qps.wall.map((value, rep) => value / (exactRates.wall[rep] as number)),
+        },
+        'x',
+        'exact: the SIMD kernel scan',
+      ),
+    )
+    rows.push({
+      name: `${label} ${name}, ${hits} hits (hybrid's vector leg): recall@${hits} vs exact`,
+      value: recallAtK(
+        truth,
+        recallQueries.map((q) => index.search(q, hits)),
+        hits,
+      ),
+      unit: 'recall',
+      note: `${recallQueries.length} short queries, candidatesPerHit ${DEFAULT_SLOT_POSTINGS_CONFIG.candidatesPerHit}`,
     })
   }
   return rows

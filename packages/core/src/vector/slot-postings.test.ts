@@ -126,6 +126,46 @@ describe('SlotPostingsIndex', () => {
     }
   })
 
+  it('answers bit for bit alike on the kernel, in JavaScript and moving to the kernel as it grows', () => {
+    // The same adds, replacements and removals; the lists' sums, the candidates' pre-filter and
+    // the rescoring run on the WebAssembly kernel in one index and in JavaScript in the others.
+    const onKernel = new SlotPostingsIndex({}, { kernelAbove: 0 })
+    const inJavaScript = new SlotPostingsIndex({}, { kernel: 'javascript' })
+    const moving = new SlotPostingsIndex({}, { kernelAbove: 1_200 })
+    const indexes = [onKernel, inJavaScript, moving]
+    const random = seededRandom(21)
+    const check = (queryCount: number) => {
+      for (const q of queries.slice(0, queryCount)) {
+        const expected = inJavaScript.search(q, 10)
+        expect(onKernel.search(q, 10)).toEqual(expected)
+        expect(moving.search(q, 10)).toEqual(expected)
+        // A hybrid search's pool: 150 hits from 600 candidates.
+        const pool = inJavaScript.search(q, 150)
+        expect(onKernel.search(q, 150)).toEqual(pool)
+        expect(moving.search(q, 150)).toEqual(pool)
+      }
+    }
+    for (const [i, vector] of vectors.slice(0, 1_000).entries())
+      for (const index of indexes) index.upsert(String(i), vector)
+    expect(moving.listsUseKernel).toBe(false)
+    check(20)
+    for (let step = 0; step < 2_500; step++) {
+      const id = String(Math.floor(random() * 2_000))
+      const vector = vectors[Math.floor(random() * vectors.length)] as Float32Array
+      const remove = random() < 0.3
+      for (const index of indexes) remove ? index.remove(id) : index.upsert(id, vector)
+    }
+    expect(onKernel.listsUseKernel).toBe(true)
+    expect(inJavaScript.listsUseKernel).toBe(false)
+    expect(moving.listsUseKernel).toBe(true)
+    expect(onKernel.postingCount).toBe(inJavaScript.postingCount)
+    check(60)
+    for (const index of indexes) index.trim()
+    check(10)
+    for (const index of indexes) for (const id of index.idList()) index.remove(id)
+    expect(onKernel.listsUseKernel).toBe(false)
+  })
+
   it('keeps every vector its stamp through replacements, removals (slots move) and a trim', () => {
     const index = new SlotPostingsIndex()
     const random = seededRandom(9)

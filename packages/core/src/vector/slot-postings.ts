@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { parseWith, ValidationError } from '../errors.ts'
 import type { ApproximateVectorIndex } from './adaptive.ts'
-import { TopK } from './top-k.ts'
+import { IMPACT_BITS, IMPACT_SCALE, PostingLists } from './posting-lists.ts'
 import { ExactVectorIndex, type VectorHit, type VectorScanConfig, vectorNorm } from './vector.ts'
 
 /**
@@ -40,16 +40,6 @@ export const SlotPostingsConfigSchema = z.object({
 export type SlotPostingsConfig = z.infer<typeof SlotPostingsConfigSchema>
 export const DEFAULT_SLOT_POSTINGS_CONFIG: SlotPostingsConfig = SlotPostingsConfigSchema.parse({})
 
-/**
- * One list: the slots whose vector has a large value of one sign in one dimension. Each entry is
- * `slot << 8 | impact`, the value's magnitude as 0-255 for 0-1, so partial scores need no read of
- * the vector and a search reads one Int32 per entry (two arrays ran slower: one more load each).
- */
-interface Postings {
-  entries: Int32Array
-  length: number
-}
-
 const STAMP_NONE = 0
 const STAMP_HASH = 1
 const STAMP_OTHER = 2
@@ -57,8 +47,6 @@ const HASH_BYTES = 32
 const HASH_STAMP = /^[0-9a-f]{64}$/
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
 
-const IMPACT_BITS = 8
-const IMPACT_SCALE = 255
 /** Slots an entry can name: 2^23, 8M vectors per index. */
 export const SLOT_POSTINGS_MAX_VECTORS = 2 ** (31 - IMPACT_BITS)
 
@@ -76,10 +64,17 @@ export const SLOT_POSTINGS_MAX_VECTORS = 2 ** (31 - IMPACT_BITS)
  *
  * Writes are O(listed values): a slot is appended to its lists, and removed by a scan of the lists
  * its vector is in (the vector tells which). Everything lives in memory and rebuilds from the
- * vectors in one pass (~1 s per 100k at 384 dims), so nothing is saved.
+ * vectors in one pass (~1.5 s CPU per 100k at 384 dims), so nothing is saved.
  */
 export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVectorIndex {
-  private lists: Postings[] = []
+  /**
+   * One list per (dimension, sign): the slots whose vector has a large value of that sign there.
+   * Each entry is `slot << 8 | impact`, the value's magnitude as 0-255 for 0-1, so partial scores
+   * need no read of the vector and a search reads one Int32 per entry (two arrays ran slower: one
+   * more load each). Held, with the search's partial scores, in the scan kernel's memory from
+   * `kernelAbove` vectors (see PostingLists); null until the first vector gives the width.
+   */
+  private lists: PostingLists | null = null
   /**
    * Stamps by slot. The stores stamp with a SHA-256 of the text (64 hex digits), kept here as its
    * 32 bytes: as strings in a Map by id they cost ~110 bytes a vector (the string, the entry, a second
@@ -90,8 +85,6 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
   private readonly otherStamps = new Map<string, string>()
   private readonly config: SlotPostingsConfig
   private breadth: number
-  /** Per slot partial scores of the search in progress; zeroed again by the search. */
-  private partial = new Float32Array(0)
 
   constructor(config: Partial<SlotPostingsConfig> = {}, scan: Partial<VectorScanConfig> = {}) {
     super(scan)
@@ -118,10 +111,14 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
     return hex
   }
 
-  /** Gives back the lists' growth slack (doubling leaves up to half of each unused): after a build. */
+  /** Whether searches add up the lists on the WebAssembly kernel (else in JavaScript). */
+  get listsUseKernel(): boolean {
+    return this.lists?.usesKernel ?? false
+  }
+
+  /** Gives back the lists' growth slack (runs grow by half, and a growing buffer keeps as much room again): after a build. */
   trim(): void {
-    for (const list of this.lists)
-      if (list.entries.length > list.length + 16) list.entries = list.entries.slice(0, list.length + 16)
+    this.lists?.trim()
     const slots = this.ids.length + 16
     if (this.stampState.length > slots) {
       this.stampState = this.stampState.slice(0, slots)
@@ -153,9 +150,7 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
 
   /** Listed values in all: what the lists cost in memory (5 bytes each). */
   get postingCount(): number {
-    let count = 0
-    for (const list of this.lists) count += list.length
-    return count
+    return this.lists?.entryCount ?? 0
   }
 
   override upsert(id: string, vector: Float32Array, stamp?: string): void {
@@ -179,28 +174,25 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
     this.unlist(slot, slot)
     this.otherStamps.delete(id)
     super.remove(id)
-    if (this.ids.length === 0) this.lists = []
+    if (this.ids.length === 0) {
+      this.lists?.clear()
+      this.lists = null
+    }
     return true
   }
 
   protected override stored(slot: number): void {
     const dims = this.dims as number
-    if (this.lists.length === 0) {
-      this.lists = Array.from({ length: 2 * dims }, () => ({ entries: new Int32Array(16), length: 0 }))
-    }
+    this.lists ??= new PostingLists(2 * dims, (slots) => this.kernelWanted(slots))
+    const lists = this.lists
+    lists.reserveSlots(slot + 1)
     const { minImpact } = this.config
     const offset = slot * this.stride
     for (let i = 0; i < dims; i++) {
       const value = this.data[offset + i] as number
       const magnitude = Math.abs(value)
       if (magnitude < minImpact || magnitude === 0) continue
-      const list = this.lists[2 * i + (value < 0 ? 1 : 0)] as Postings
-      if (list.length === list.entries.length) {
-        const grown = new Int32Array(list.length * 2)
-        grown.set(list.entries)
-        list.entries = grown
-      }
-      list.entries[list.length++] = (slot << IMPACT_BITS) | Math.round(magnitude * IMPACT_SCALE)
+      lists.append(2 * i + (value < 0 ? 1 : 0), (slot << IMPACT_BITS) | Math.round(magnitude * IMPACT_SCALE))
     }
   }
 
@@ -208,9 +200,9 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
   protected override moved(from: number, to: number): void {
     this.stampState[to] = this.stampState[from] as number
     this.stampBytes.copyWithin(to * HASH_BYTES, from * HASH_BYTES, (from + 1) * HASH_BYTES)
-    this.forEachList(to, (list) => {
-      const at = entryOf(list, from)
-      if (at >= 0) list.entries[at] = (to << IMPACT_BITS) | ((list.entries[at] as number) & IMPACT_SCALE)
+    this.forEachList(to, (lists, list) => {
+      const at = lists.indexOf(list, from)
+      if (at >= 0) lists.rename(list, at, to)
     })
   }
 
@@ -223,17 +215,16 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
 
   /** Drops `slot` from the lists of the vector stored at `at` (itself, before it is overwritten). */
   private unlist(slot: number, at: number): void {
-    this.forEachList(at, (list) => {
-      const index = entryOf(list, slot)
-      if (index < 0) return
-      // Order within a list does not matter: the last entry fills the hole.
-      list.length--
-      list.entries[index] = list.entries[list.length] as number
+    this.forEachList(at, (lists, list) => {
+      const index = lists.indexOf(list, slot)
+      if (index >= 0) lists.removeAt(list, index)
     })
   }
 
   /** Calls `visit` with each list the vector stored at `slot` is in. */
-  private forEachList(slot: number, visit: (list: Postings) => void): void {
+  private forEachList(slot: number, visit: (lists: PostingLists, list: number) => void): void {
+    const lists = this.lists
+    if (lists === null) return
     const dims = this.dims as number
     const { minImpact } = this.config
     const offset = slot * this.stride
@@ -241,7 +232,7 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
       const value = this.data[offset + i] as number
       const magnitude = Math.abs(value)
       if (magnitude < minImpact || magnitude === 0) continue
-      visit(this.lists[2 * i + (value < 0 ? 1 : 0)] as Postings)
+      visit(lists, 2 * i + (value < 0 ? 1 : 0))
     }
   }
 
@@ -249,58 +240,19 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
     const k = this.resultCount(query, limit)
     if (k === 0) return []
     const count = this.ids.length
-    if (this.partial.length < count) this.partial = new Float32Array(this.data.length / this.stride)
-    const partial = this.partial
+    const lists = this.lists as PostingLists
     for (const dimension of this.queryDimensions(query)) {
       const value = query[dimension] as number
       // A positive contribution needs the stored value's sign to match the query's.
-      const list = this.lists[2 * dimension + (value < 0 ? 1 : 0)]
-      if (!list || list.length === 0) continue
-      const weight = Math.abs(value) / IMPACT_SCALE
-      const { entries, length } = list
-      for (let n = 0; n < length; n++) {
-        const entry = entries[n] as number
-        const slot = entry >>> IMPACT_BITS
-        partial[slot] = (partial[slot] as number) + weight * (entry & IMPACT_SCALE)
-      }
+      lists.accumulate(2 * dimension + (value < 0 ? 1 : 0), Math.abs(value) / IMPACT_SCALE)
     }
     const breadth = Math.min(count, Math.max(Math.ceil(k * this.config.candidatesPerHit), this.breadth))
-    const best = new TopK(breadth)
     // One pass over every slot rather than a list of the touched ones: the lists of a few common
-    // words reach most vectors anyway, and a branch per posting cost more than the pass.
-    for (let slot = 0; slot < count; slot++) {
-      const score = partial[slot] as number
-      if (score > best.threshold) best.push(score, slot)
-    }
-    // Every slot was offered, so `best` holds min(count, breadth) ≥ k candidates even when few
-    // vectors share anything with the query (the rest score 0 and are rescored like any other).
-    partial.fill(0, 0, count)
+    // words reach most vectors anyway, and a branch per posting cost more than the pass. `best`
+    // holds min(count, breadth) ≥ k candidates even when few vectors share anything with the
+    // query (the rest score 0 and are rescored like any other).
+    const best = lists.select(count, breadth)
     return this.hits(this.rescoreSparse(query, best.slots, best.size, k), vectorNorm(query))
-  }
-
-  /**
-   * Exact dot products over the query's non-zero dimensions only: the same sums (the others add
-   * zeros), and a short query's ~30 of 384 leave most of each candidate's vector unread.
-   */
-  private rescoreSparse(query: Float32Array, candidates: Int32Array, count: number, k: number): TopK {
-    const dims = this.dims as number
-    let nonZero = 0
-    const at = new Int32Array(dims)
-    for (let i = 0; i < dims; i++) if ((query[i] as number) !== 0) at[nonZero++] = i
-    const stride = this.stride
-    const data = this.data
-    const top = new TopK(k)
-    for (let n = 0; n < count; n++) {
-      const slot = candidates[n] as number
-      const offset = slot * stride
-      let dot = 0
-      for (let j = 0; j < nonZero; j++) {
-        const i = at[j] as number
-        dot += (data[offset + i] as number) * (query[i] as number)
-      }
-      if (dot > top.threshold) top.push(dot, slot)
-    }
-    return top
   }
 
   /** The query's largest dimensions, holding `queryMass` of its squared norm. */
@@ -327,11 +279,4 @@ export class SlotPostingsIndex extends ExactVectorIndex implements ApproximateVe
     }
     return nonZero.slice(0, taken)
   }
-}
-
-/** Where `slot`'s entry is in `list`, -1 when absent. */
-function entryOf(list: Postings, slot: number): number {
-  const { entries, length } = list
-  for (let n = 0; n < length; n++) if ((entries[n] as number) >>> IMPACT_BITS === slot) return n
-  return -1
 }

@@ -104,8 +104,11 @@ export class ExactVectorIndex implements VectorIndex {
   private kernel: ScanKernel | null = null
   /** Set once a kernel could not be had or grown: this index then stays in JavaScript. */
   private kernelRefused = false
-  /** Byte offsets in the kernel's memory: query, the pre-filter's slots and scores, then vectors. */
-  private kernelLayout = { query: 0, slots: 0, scores: 0, vectors: 0 }
+  /**
+   * Byte offsets in the kernel's memory: query, the pre-filter's slots and scores (also the
+   * rescoring's candidates and scores), the query's non-zero dimensions, then the vectors.
+   */
+  private kernelLayout = { query: 0, slots: 0, scores: 0, dims: 0, vectors: 0 }
   protected ids: string[] = []
   protected readonly slots = new Map<string, number>()
   protected dims: number | null = null
@@ -227,14 +230,15 @@ export class ExactVectorIndex implements VectorIndex {
         const query = 0
         const slotsAt = alignTo64(strideBytes)
         const scores = slotsAt + KERNEL_BLOCK * 4
-        const vectors = scores + KERNEL_BLOCK * 8
+        const dims = scores + KERNEL_BLOCK * 8
+        const vectors = dims + alignTo64(strideBytes)
         if (kernel.reserve(vectors + floats * 4)) {
           const grown = new Float32Array(kernel.buffer, vectors, floats)
           // A grown memory keeps its contents, but the old view is detached: copy only when the
           // vectors come from a plain array.
           if (this.kernel === null) grown.set(this.data)
           this.kernel = kernel
-          this.kernelLayout = { query, slots: slotsAt, scores, vectors }
+          this.kernelLayout = { query, slots: slotsAt, scores, dims, vectors }
           this.data = grown
           return
         }
@@ -354,6 +358,75 @@ export class ExactVectorIndex implements VectorIndex {
       if (dot > top.threshold) top.push(dot, slot)
     }
     return top
+  }
+
+  /**
+   * `rescore` over the query's non-zero dimensions only: the same sums (the others add zeros), and
+   * a short query's ~30 of 384 leave most of each candidate's vector unread. On the kernel when the
+   * vectors live there (bit-identical: the same f64 sums in the same order), since each candidate
+   * costs a few dozen scattered reads into a large buffer, which JavaScript issues more slowly.
+   */
+  protected rescoreSparse(query: Float32Array, candidates: Int32Array, count: number, k: number): TopK {
+    const dims = this.dims as number
+    let nonZero = 0
+    const at = new Int32Array(dims)
+    for (let i = 0; i < dims; i++) if ((query[i] as number) !== 0) at[nonZero++] = i
+    const top = new TopK(k)
+    if (this.kernel !== null) {
+      this.kernelRescore(this.kernel, query, at, nonZero, candidates, count, top)
+      return top
+    }
+    const stride = this.stride
+    const data = this.data
+    for (let n = 0; n < count; n++) {
+      const slot = candidates[n] as number
+      const offset = slot * stride
+      let dot = 0
+      for (let j = 0; j < nonZero; j++) {
+        const i = at[j] as number
+        dot += (data[offset + i] as number) * (query[i] as number)
+      }
+      if (dot > top.threshold) top.push(dot, slot)
+    }
+    return top
+  }
+
+  private kernelRescore(
+    kernel: ScanKernel,
+    query: Float32Array,
+    at: Int32Array,
+    nonZero: number,
+    candidates: Int32Array,
+    count: number,
+    top: TopK,
+  ): void {
+    const layout = this.kernelLayout
+    const buffer = kernel.buffer
+    const queryView = new Float32Array(buffer, layout.query, this.stride)
+    queryView.fill(0)
+    queryView.set(query)
+    const offsets = new Int32Array(buffer, layout.dims, nonZero)
+    for (let j = 0; j < nonZero; j++) offsets[j] = (at[j] as number) * 4
+    const slots = new Int32Array(buffer, layout.slots, KERNEL_BLOCK)
+    const scores = new Float64Array(buffer, layout.scores, KERNEL_BLOCK)
+    for (let start = 0; start < count; start += KERNEL_BLOCK) {
+      const block = Math.min(KERNEL_BLOCK, count - start)
+      slots.set(candidates.subarray(start, start + block))
+      kernel.sparseDots(
+        layout.query,
+        layout.dims,
+        nonZero,
+        layout.vectors,
+        this.stride * 4,
+        layout.slots,
+        block,
+        layout.scores,
+      )
+      for (let i = 0; i < block; i++) {
+        const dot = scores[i] as number
+        if (dot > top.threshold) top.push(dot, slots[i] as number)
+      }
+    }
   }
 
   protected hits(top: TopK, queryNorm: number): VectorHit[] {

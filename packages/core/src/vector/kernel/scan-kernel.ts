@@ -94,6 +94,25 @@ interface ScanExports {
     scores: number,
   ): number
   read_bandwidth(start: number, bytes: number): number
+  accumulate_impacts(entries: number, count: number, weight: number, partial: number): void
+  select_above(
+    partial: number,
+    count: number,
+    threshold: number,
+    slots: number,
+    scores: number,
+    zero: number,
+  ): number
+  sparse_dots(
+    query: number,
+    dims: number,
+    nonZero: number,
+    base: number,
+    stride: number,
+    slots: number,
+    count: number,
+    out: number,
+  ): void
 }
 
 /**
@@ -228,6 +247,49 @@ export class ScanKernel {
     scores: number,
   ): number {
     return this.exports.int8_scan_above(query, base, count, stride, scales, threshold, slots, scores)
+  }
+
+  /**
+   * Slot postings' accumulation: for each of `count` entries (i32 `slot << 8 | impact`) at
+   * `entries`, adds `weight × impact` to the f32 partial score of its slot (4 bytes per slot from
+   * `partial`), bit-identical to the same loop in JavaScript.
+   */
+  accumulateImpacts(entries: number, count: number, weight: number, partial: number): void {
+    this.exports.accumulate_impacts(entries, count, weight, partial)
+  }
+
+  /**
+   * The `count` partial scores (f32) at `partial` above `threshold` (an f32 value or -Infinity):
+   * their indexes (i32) at `slots` and scores (f32) at `scores`, in order; with `zero`, every
+   * score read is zeroed. Returns how many were kept.
+   */
+  selectAbove(
+    partial: number,
+    count: number,
+    threshold: number,
+    slots: number,
+    scores: number,
+    zero: boolean,
+  ): number {
+    return this.exports.select_above(partial, count, threshold, slots, scores, zero ? 1 : 0)
+  }
+
+  /**
+   * f64 dot products of the query (f32 at `query`) over its `nonZero` dimensions (their byte
+   * offsets, i32 at `dims`) with the vectors of `count` slots (i32 at `slots`) stored `stride`
+   * bytes apart from `base`, to `out` (f64): bit-identical to the same sums in JavaScript.
+   */
+  sparseDots(
+    query: number,
+    dims: number,
+    nonZero: number,
+    base: number,
+    stride: number,
+    slots: number,
+    count: number,
+    out: number,
+  ): void {
+    this.exports.sparse_dots(query, dims, nonZero, base, stride, slots, count, out)
   }
 
   /** Reads `bytes` (a multiple of 64) from `start` as fast as the kernel can: for bandwidth. */
