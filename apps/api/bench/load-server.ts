@@ -106,8 +106,13 @@ async function runServer(file: string, key: string) {
   if (worker !== null) process.once('SIGTERM', () => process.exit(0))
   if (worker === null) applyMigrations(file, migrationsDirectory())
   // ENGRAM_SQLITE_SAVEPOINTS=each: the group commit of before issue 18's optimistic batches (a comparison's baseline).
+  // ENGRAM_SQLITE_APPEND_INSERTS=per-append, ENGRAM_SQLITE_NEW_ROW_JOBS=checked: the append statements of before issue 18.
   const db = createDatabase(file, {
     ...(process.env.ENGRAM_SQLITE_SAVEPOINTS === 'each' ? { groupCommitSavepoints: 'each' as const } : {}),
+    ...(process.env.ENGRAM_SQLITE_APPEND_INSERTS === 'per-append'
+      ? { appendInserts: 'per-append' as const }
+      : {}),
+    ...(process.env.ENGRAM_SQLITE_NEW_ROW_JOBS === 'checked' ? { newRowJobs: 'checked' as const } : {}),
   })
   if (worker === null) await ensureAdminKey(db, key)
   const clusterEvents = worker === null ? null : new ClusterEventTarget()

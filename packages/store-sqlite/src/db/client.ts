@@ -60,6 +60,42 @@ export interface DatabaseOptions {
   groupCommitLockWaitMs?: number
   /** When a group commit puts each write in a savepoint (GROUP_COMMIT_SAVEPOINTS, see GroupCommitSavepoints). */
   groupCommitSavepoints?: GroupCommitSavepoints
+  /** How the jobs of rows a write just created are inserted (NEW_ROW_JOBS, see NewRowJobs). */
+  newRowJobs?: NewRowJobs
+  /** How the appends of one group commit insert their messages (APPEND_INSERTS, see AppendInserts). */
+  appendInserts?: AppendInserts
+}
+
+/**
+ * `plain` (the default): a job marked `ofNewRow` (a new message's embed job) is inserted with plain
+ * VALUES; `checked`: like any job, `INSERT … SELECT … WHERE NOT EXISTS` a pending job of its key
+ * (the statements before issue 18: a read of the queue's index per job, and a statement that needs
+ * a statement journal). Kept so the two can be measured side by side (ENGRAM_SQLITE_NEW_ROW_JOBS).
+ */
+export type NewRowJobs = 'plain' | 'checked'
+export const NEW_ROW_JOBS: NewRowJobs = 'plain'
+
+/**
+ * `per-commit` (the default): the appends a group commit takes write their counters and cursors
+ * first, then every message of the batch in one INSERT, then the memory entries and jobs, so the
+ * full-text index writes one segment per commit. `per-append`: each append runs its own statements
+ * (the path before issue 18), and FTS5 writes a segment per message: its trigger makes every
+ * message INSERT open a statement journal, and FTS5 flushes its pending terms whenever a statement
+ * opens one (fts5SavepointMethod). Kept so the two can be measured side by side
+ * (ENGRAM_SQLITE_APPEND_INSERTS).
+ */
+export type AppendInserts = 'per-commit' | 'per-append'
+export const APPEND_INSERTS: AppendInserts = 'per-commit'
+
+/** The write-path settings a database was opened with (their defaults for a client not made here). */
+export interface WritePaths {
+  newRowJobs: NewRowJobs
+  appendInserts: AppendInserts
+}
+const writePathsOf = new WeakMap<Database, WritePaths>()
+
+export function writePaths(db: Database): WritePaths {
+  return writePathsOf.get(db) ?? { newRowJobs: NEW_ROW_JOBS, appendInserts: APPEND_INSERTS }
 }
 
 export function createDatabase(databaseFile: string, options: DatabaseOptions = {}): Database {
@@ -76,6 +112,10 @@ export function createDatabase(databaseFile: string, options: DatabaseOptions = 
   const db = withoutFindUniqueBatching(base)
   direct.connect = () => db.$connect()
   directs.set(db, direct)
+  writePathsOf.set(db, {
+    newRowJobs: options.newRowJobs ?? NEW_ROW_JOBS,
+    appendInserts: options.appendInserts ?? APPEND_INSERTS,
+  })
   return db
 }
 
