@@ -82,12 +82,17 @@ async function runPrimary(file: string, key: string, count: number) {
       const usages = await Promise.all(all.map((worker) => ask(worker, { cmd: 'cpu' })))
       const own = process.cpuUsage()
       const usage = { user: own.user, system: own.system }
+      const committed = { commits: 0, writes: 0, appends: 0 }
       for (const reply of usages) {
         const theirs = reply.usage as NodeJS.CpuUsage
         usage.user += theirs.user
         usage.system += theirs.system
+        // A worker of a tree from before the counters answers without them.
+        const counts = reply.committed as typeof committed | undefined
+        if (counts)
+          for (const name of ['commits', 'writes', 'appends'] as const) committed[name] += counts[name]
       }
-      send({ id: message.id, usage })
+      send({ id: message.id, usage, committed })
     } else if (message.cmd === 'stop') {
       await workers.stop()
       send({ id: message.id })
@@ -195,7 +200,8 @@ async function runServer(file: string, key: string) {
         await app.services.embeddings.settled()
         send({ id: message.id, ms: performance.now() - started })
       } else if (message.cmd === 'cpu') {
-        send({ id: message.id, usage: process.cpuUsage() })
+        // With the group commits' counts: appends per commit over a run, per process.
+        send({ id: message.id, usage: process.cpuUsage(), committed: { ...direct?.committed } })
       } else if (message.cmd === 'stop') {
         await running.close()
         await db.$disconnect()

@@ -269,6 +269,13 @@ export class DirectSqlite {
     private readonly savepoints: GroupCommitSavepoints = GROUP_COMMIT_SAVEPOINTS,
   ) {}
 
+  /**
+   * What this connection's group commits carried since it opened: commits, the writes they ran,
+   * and the appends of messages among them (counted by the session repository; one write may carry
+   * many). The load bench reads them to compare appends per commit with one and several processes.
+   */
+  readonly committed = { commits: 0, writes: 0, appends: 0 }
+
   private connection: BetterSqlite3.Database | null = null
   private readonly statements = new Map<string, BetterSqlite3.Statement>()
   private openTransactions = 0
@@ -419,6 +426,7 @@ export class DirectSqlite {
         }
       }
       sql.run('COMMIT')
+      this.counted(batch)
     } catch (error) {
       // BEGIN or COMMIT failed: none of the batch is stored.
       if (connection.inTransaction) connection.prepare('ROLLBACK').run()
@@ -450,10 +458,16 @@ export class DirectSqlite {
       return true
     }
     sql.run('COMMIT')
+    this.counted(batch)
     batch.forEach((queued, i) => {
       queued.resolve(values[i])
     })
     return true
+  }
+
+  private counted(batch: readonly QueuedWrite[]): void {
+    this.committed.commits++
+    this.committed.writes += batch.length
   }
 
   /**

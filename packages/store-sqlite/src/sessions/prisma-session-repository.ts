@@ -321,7 +321,7 @@ export class PrismaSessionRepository implements SessionRepository {
   private async appendDirect(direct: DirectSqlite, session: Session, messages: MessageToStore[]) {
     // Prisma fills createdAt / updatedAt with the wall clock, not the injected one: so does this.
     const now = sqliteDate(new Date())
-    return direct.write((sql) => {
+    const result = await direct.write((sql) => {
       const stored: StoredMessage[] = []
       for (const message of messages) {
         const metadata = JSON.stringify(message.metadata)
@@ -358,6 +358,8 @@ export class PrismaSessionRepository implements SessionRepository {
       }
       return { session: sessionOf(updated), messages: stored }
     })
+    direct.committed.appends++
+    return result
   }
 
   /**
@@ -397,6 +399,7 @@ export class PrismaSessionRepository implements SessionRepository {
         })
         .then(
           (results) => {
+            direct.committed.appends += group.length
             group.forEach((append, i) => {
               append.resolve(results[i] as AppendResult)
             })
