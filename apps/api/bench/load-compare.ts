@@ -43,12 +43,15 @@ interface Measured {
   runs: RunResult[]
   cpu: number[]
   appendsPerCommit: number[]
+  /** Times a group commit found another process holding the write lock, per commit. */
+  lockRefusalsPerCommit: number[]
 }
 
 /** The group commits' counts a load server reports with its CPU (absent in a tree from before them). */
 interface Committed {
   commits: number
   appends: number
+  lockRefusals?: number
 }
 
 /** Processes of each side's second server (ENGRAM_LOAD_COMPARE_WORKERS); 1: no second server. */
@@ -99,11 +102,11 @@ export async function compareWrites(options: {
       label,
       server: on,
       cluster,
-      c1: { runs: [], cpu: [], appendsPerCommit: [] },
-      c16: { runs: [], cpu: [], appendsPerCommit: [] },
-      open: { runs: [], cpu: [], appendsPerCommit: [] },
-      openCluster: { runs: [], cpu: [], appendsPerCommit: [] },
-      batches: { runs: [], cpu: [], appendsPerCommit: [] },
+      c1: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      c16: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      open: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      openCluster: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      batches: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
     })
     const sides = [
       sideOf('as configured', server, clusters[0] ?? null),
@@ -123,10 +126,13 @@ export async function compareWrites(options: {
       into.runs.push(result)
       into.cpu.push(used / 1_000 / result.requests)
       const commits = (after.committed?.commits ?? 0) - (before.committed?.commits ?? 0)
-      if (commits > 0)
+      if (commits > 0) {
         into.appendsPerCommit.push(
           ((after.committed?.appends ?? 0) - (before.committed?.appends ?? 0)) / commits,
         )
+        const refusals = (after.committed?.lockRefusals ?? 0) - (before.committed?.lockRefusals ?? 0)
+        into.lockRefusalsPerCommit.push(refusals / commits)
+      }
     }
     for (let i = 0; i < samples; i++) {
       // Alternate which side goes first, so neither always runs right after the other's writes.
@@ -202,6 +208,12 @@ export async function compareWrites(options: {
         )
         row(`${name}: server CPU per request (all processes)`, side.openCluster.cpu, 'ms')
         perCommit(name, side.openCluster)
+        if (side.openCluster.lockRefusalsPerCommit.length > 0)
+          row(
+            `${name}: write lock refusals per group commit`,
+            side.openCluster.lockRefusalsPerCommit,
+            'refusals',
+          )
       }
       row('addMessages (a batch) c=1 compared: server CPU per request', side.batches.cpu, 'ms')
     }

@@ -82,7 +82,7 @@ async function runPrimary(file: string, key: string, count: number) {
       const usages = await Promise.all(all.map((worker) => ask(worker, { cmd: 'cpu' })))
       const own = process.cpuUsage()
       const usage = { user: own.user, system: own.system }
-      const committed = { commits: 0, writes: 0, appends: 0 }
+      const committed = { commits: 0, writes: 0, appends: 0, lockRefusals: 0 }
       for (const reply of usages) {
         const theirs = reply.usage as NodeJS.CpuUsage
         usage.user += theirs.user
@@ -90,7 +90,8 @@ async function runPrimary(file: string, key: string, count: number) {
         // A worker of a tree from before the counters answers without them.
         const counts = reply.committed as typeof committed | undefined
         if (counts)
-          for (const name of ['commits', 'writes', 'appends'] as const) committed[name] += counts[name]
+          for (const name of ['commits', 'writes', 'appends', 'lockRefusals'] as const)
+            committed[name] += counts[name] ?? 0
       }
       send({ id: message.id, usage, committed })
     } else if (message.cmd === 'stop') {

@@ -272,9 +272,10 @@ export class DirectSqlite {
   /**
    * What this connection's group commits carried since it opened: commits, the writes they ran,
    * and the appends of messages among them (counted by the session repository; one write may carry
-   * many). The load bench reads them to compare appends per commit with one and several processes.
+   * many), and how often BEGIN IMMEDIATE found another process holding the write lock. The load
+   * bench reads them to compare appends per commit with one and several processes.
    */
-  readonly committed = { commits: 0, writes: 0, appends: 0 }
+  readonly committed = { commits: 0, writes: 0, appends: 0, lockRefusals: 0 }
 
   private connection: BetterSqlite3.Database | null = null
   private readonly statements = new Map<string, BetterSqlite3.Statement>()
@@ -484,6 +485,7 @@ export class DirectSqlite {
       return true
     } catch (error) {
       const now = performance.now()
+      if (isBusy(error)) this.committed.lockRefusals++
       this.lockRefusedSince ??= now
       if (!isBusy(error) || now - this.lockRefusedSince > GROUP_COMMIT_LOCK_DEADLINE_MS) {
         this.lockRefusedSince = null
