@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Clock, MessageToStore, Session } from '@engram/core'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type AppendInserts, createDatabase, directSqlite } from '../db/client.ts'
 import { applyMigrations, migrationsDirectory } from '../db/migrate.ts'
 import { createSqliteStorage } from '../storage.ts'
@@ -170,5 +170,26 @@ describe('appends of one group commit (SQLite, AppendInserts)', () => {
       embedJobs: 2,
       count: 2,
     })
+  })
+
+  it('answers a group refused before it ran with its error, and the next append starts a new group', async () => {
+    const { storage, db } = await open('per-commit')
+    const session = await storage.sessions.createSession('a', 'c', AT)
+    const direct = directSqlite(db)
+    if (!direct) throw new Error('no direct connection')
+    // As when the connection does not open or another process keeps the write lock past the deadline.
+    vi.spyOn(direct, 'write').mockImplementationOnce(() => Promise.reject(new Error('database is locked')))
+    const refused = await Promise.allSettled([
+      storage.sessions.appendMessages(session, [message('one')]),
+      storage.sessions.appendMessages(session, [message('two')]),
+    ])
+    expect(refused.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : o.status))).toEqual([
+      'database is locked',
+      'database is locked',
+    ])
+    const after = await storage.sessions.appendMessages(session, [message('three')])
+    expect([after.session.messageCount, after.messages.map((m) => m.content)]).toEqual([1, ['three']])
+    vi.restoreAllMocks()
+    await storage.close()
   })
 })

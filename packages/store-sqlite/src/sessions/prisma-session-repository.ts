@@ -405,6 +405,9 @@ export class PrismaSessionRepository implements SessionRepository {
             })
           },
           (error) => {
+            // Refused before it ran (the connection did not open, the write lock never came):
+            // later appends must not join a group nothing will write.
+            if (this.appendGroup === group) this.appendGroup = null
             // BEGIN or COMMIT failed: the answer for all. (A lone append runs again too: its
             // statements here differ in order, and so could its error.)
             if (!failedInside) for (const append of group) append.reject(error)
