@@ -321,45 +321,53 @@ export class PrismaSessionRepository implements SessionRepository {
   private async appendDirect(direct: DirectSqlite, session: Session, messages: MessageToStore[]) {
     // Prisma fills createdAt / updatedAt with the wall clock, not the injected one: so does this.
     const now = sqliteDate(new Date())
-    const result = await direct.write((sql) => {
-      const stored: StoredMessage[] = []
-      for (const message of messages) {
-        const metadata = JSON.stringify(message.metadata)
-        const timestamp = sqliteDate(message.timestamp)
-        const { lastInsertRowid } = sql.run(
-          INSERT_MESSAGE,
-          session.id,
-          session.scope,
-          message.role,
-          message.speaker,
-          message.content,
-          message.tokenCount,
-          message.isCompressed ? 1 : 0,
-          metadata,
-          timestamp,
-          now,
-        )
-        insertEntry(sql, session, message, Number(lastInsertRowid), metadata, timestamp, now)
-        stored.push(storedMessage(session, message, Number(lastInsertRowid), metadata))
-      }
-      const updated = sql.get<SessionRecord>(ADD_TO_COUNT, messages.length, now, session.id)
-      // The session went (deleted meanwhile): the rows above roll back with this throw.
-      if (!updated) throw new NotFoundError('Session', session.conversationId)
-      if (this.jobs) {
-        const jobs = this.jobs.jobsFor(
-          session,
-          stored.map((message) => Number(message.id)),
-        )
-        for (const turn of this.turnsToRecord(session, messages))
-          jobs.push(
-            ...turn.jobsFor(recordTurnIn(sql, session.scope, session.conversationId, turn.at, turn.tokens)),
-          )
-        this.jobs.queue.enqueueIn(sql, jobs)
-      }
-      return { session: sessionOf(updated), messages: stored }
-    })
+    const result = await direct.write((sql) => this.writeAppend(sql, session, messages, now))
     direct.committed.appends++
     return result
+  }
+
+  /** One append's own statements, in the order they always ran (the per-append path). */
+  private writeAppend(
+    sql: SyncStatements,
+    session: Session,
+    messages: MessageToStore[],
+    now: string,
+  ): AppendResult {
+    const stored: StoredMessage[] = []
+    for (const message of messages) {
+      const metadata = JSON.stringify(message.metadata)
+      const timestamp = sqliteDate(message.timestamp)
+      const { lastInsertRowid } = sql.run(
+        INSERT_MESSAGE,
+        session.id,
+        session.scope,
+        message.role,
+        message.speaker,
+        message.content,
+        message.tokenCount,
+        message.isCompressed ? 1 : 0,
+        metadata,
+        timestamp,
+        now,
+      )
+      insertEntry(sql, session, message, Number(lastInsertRowid), metadata, timestamp, now)
+      stored.push(storedMessage(session, message, Number(lastInsertRowid), metadata))
+    }
+    const updated = sql.get<SessionRecord>(ADD_TO_COUNT, messages.length, now, session.id)
+    // The session went (deleted meanwhile): the rows above roll back with this throw.
+    if (!updated) throw new NotFoundError('Session', session.conversationId)
+    if (this.jobs) {
+      const jobs = this.jobs.jobsFor(
+        session,
+        stored.map((message) => Number(message.id)),
+      )
+      for (const turn of this.turnsToRecord(session, messages))
+        jobs.push(
+          ...turn.jobsFor(recordTurnIn(sql, session.scope, session.conversationId, turn.at, turn.tokens)),
+        )
+      this.jobs.queue.enqueueIn(sql, jobs)
+    }
+    return { session: sessionOf(updated), messages: stored }
   }
 
   /**
@@ -420,6 +428,11 @@ export class PrismaSessionRepository implements SessionRepository {
   }
 
   private writeGroup(sql: SyncStatements, group: readonly QueuedAppend[]): AppendResult[] {
+    // One message alone writes one segment either way: its own statements cost less than the
+    // group's (no multi-row statement, no arrays across appends). Its answer is the same.
+    const only = group.length === 1 ? (group[0] as QueuedAppend) : null
+    if (only && only.messages.length === 1)
+      return [this.writeAppend(sql, only.session, only.messages, only.now)]
     // In arrival order: an append's count and cursor are those it left, as when written alone.
     const counts = group.map(({ session, messages, now }) => {
       const updated = sql.get<SessionRecord>(ADD_TO_COUNT, messages.length, now, session.id)
