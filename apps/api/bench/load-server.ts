@@ -119,6 +119,9 @@ async function runServer(file: string, key: string) {
       ? { appendInserts: 'per-append' as const }
       : {}),
     ...(process.env.ENGRAM_SQLITE_NEW_ROW_JOBS === 'checked' ? { newRowJobs: 'checked' as const } : {}),
+    ...(process.env.ENGRAM_SQLITE_APPENDS_PER_GROUP
+      ? { appendsPerGroup: Number(process.env.ENGRAM_SQLITE_APPENDS_PER_GROUP) }
+      : {}),
   })
   if (worker === null) await ensureAdminKey(db, key)
   const clusterEvents = worker === null ? null : new ClusterEventTarget()

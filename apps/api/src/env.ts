@@ -138,6 +138,11 @@ export const EnvSchema = z
      */
     ENGRAM_SQLITE_APPEND_INSERTS: z.enum(['per-commit', 'per-append']).default('per-commit'),
     /**
+     * SQLite: appends one group commit writes together at most with `per-commit` (store-sqlite's
+     * APPENDS_PER_GROUP, 256; 1 to 4,096); the rest go to the next commit, so a transaction stays short.
+     */
+    ENGRAM_SQLITE_APPENDS_PER_GROUP: z.coerce.number().int().min(1).max(4_096).default(256),
+    /**
      * SQLite: how a new message's embed job is inserted (store-sqlite's NEW_ROW_JOBS). `plain`
      * (default): plain VALUES (its key names a row the transaction just created: nothing can be
      * pending); `checked`: INSERT … WHERE NOT EXISTS a pending job of the key (before issue 18).

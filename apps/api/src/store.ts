@@ -50,6 +50,8 @@ export interface OpenStoreOptions {
   sqliteSavepoints?: GroupCommitSavepoints
   /** SQLite: how a group commit's appends insert their messages (ENGRAM_SQLITE_APPEND_INSERTS). */
   sqliteAppendInserts?: AppendInserts
+  /** SQLite: appends one group commit writes together at most (ENGRAM_SQLITE_APPENDS_PER_GROUP). */
+  sqliteAppendsPerGroup?: number
   /** SQLite: how a new message's embed job is inserted (ENGRAM_SQLITE_NEW_ROW_JOBS). */
   sqliteNewRowJobs?: NewRowJobs
   log?: (message: string) => void
@@ -71,6 +73,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       groupCommitLockWaitMs: options.sqliteLockWaitMs,
       ...(options.sqliteSavepoints ? { groupCommitSavepoints: options.sqliteSavepoints } : {}),
       ...(options.sqliteAppendInserts ? { appendInserts: options.sqliteAppendInserts } : {}),
+      ...(options.sqliteAppendsPerGroup ? { appendsPerGroup: options.sqliteAppendsPerGroup } : {}),
       ...(options.sqliteNewRowJobs ? { newRowJobs: options.sqliteNewRowJobs } : {}),
     })
     return {

@@ -11,6 +11,7 @@ export { SqliteContextSources } from './context/sqlite-context-sources.ts'
 export { CHECKPOINT_INTERVAL_MS, startCheckpointer } from './db/checkpointer.ts'
 export {
   APPEND_INSERTS,
+  APPENDS_PER_GROUP,
   type AppendInserts,
   BUSY_TIMEOUT_MS,
   CONNECTION_PRAGMAS,

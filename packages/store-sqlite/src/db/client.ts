@@ -64,6 +64,8 @@ export interface DatabaseOptions {
   newRowJobs?: NewRowJobs
   /** How the appends of one group commit insert their messages (APPEND_INSERTS, see AppendInserts). */
   appendInserts?: AppendInserts
+  /** Appends one group's write carries at most (APPENDS_PER_GROUP). */
+  appendsPerGroup?: number
 }
 
 /**
@@ -86,16 +88,29 @@ export const NEW_ROW_JOBS: NewRowJobs = 'plain'
  */
 export type AppendInserts = 'per-commit' | 'per-append'
 export const APPEND_INSERTS: AppendInserts = 'per-commit'
+/**
+ * Appends one group's write carries at most with `per-commit` (the rest start the next group, the
+ * next commit): a transaction stays short, like MAX_GROUP_COMMIT's writes. Configurable, 1-4,096
+ * (1: each append its own write, whatever AppendInserts says).
+ */
+export const APPENDS_PER_GROUP = 256
 
 /** The write-path settings a database was opened with (their defaults for a client not made here). */
 export interface WritePaths {
   newRowJobs: NewRowJobs
   appendInserts: AppendInserts
+  appendsPerGroup: number
 }
 const writePathsOf = new WeakMap<Database, WritePaths>()
 
 export function writePaths(db: Database): WritePaths {
-  return writePathsOf.get(db) ?? { newRowJobs: NEW_ROW_JOBS, appendInserts: APPEND_INSERTS }
+  return (
+    writePathsOf.get(db) ?? {
+      newRowJobs: NEW_ROW_JOBS,
+      appendInserts: APPEND_INSERTS,
+      appendsPerGroup: APPENDS_PER_GROUP,
+    }
+  )
 }
 
 export function createDatabase(databaseFile: string, options: DatabaseOptions = {}): Database {
@@ -115,6 +130,7 @@ export function createDatabase(databaseFile: string, options: DatabaseOptions = 
   writePathsOf.set(db, {
     newRowJobs: options.newRowJobs ?? NEW_ROW_JOBS,
     appendInserts: options.appendInserts ?? APPEND_INSERTS,
+    appendsPerGroup: Math.max(1, Math.min(4_096, Math.trunc(options.appendsPerGroup ?? APPENDS_PER_GROUP))),
   })
   return db
 }

@@ -19,13 +19,13 @@ afterEach(() => {
   for (const dir of directories.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 })
 
-async function open(appendInserts: AppendInserts) {
+async function open(appendInserts: AppendInserts, appendsPerGroup?: number) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-append-group-'))
   directories.push(dir)
   const file = path.join(dir, 'engram.db')
   applyMigrations(file, migrationsDirectory())
   const clock: Clock = { now: () => AT }
-  const db = createDatabase(file, { appendInserts })
+  const db = createDatabase(file, { appendInserts, ...(appendsPerGroup ? { appendsPerGroup } : {}) })
   const storage = createSqliteStorage({
     db,
     clock,
@@ -190,6 +190,17 @@ describe('appends of one group commit (SQLite, AppendInserts)', () => {
     const after = await storage.sessions.appendMessages(session, [message('three')])
     expect([after.session.messageCount, after.messages.map((m) => m.content)]).toEqual([1, ['three']])
     vi.restoreAllMocks()
+    await storage.close()
+  })
+
+  it('starts a new group past ENGRAM_SQLITE_APPENDS_PER_GROUP appends (4: 16 appends, 4 writes)', async () => {
+    const { storage, db } = await open('per-commit', 4)
+    const { results, commits } = await appendBurst(storage)
+    expect(commits).toBe(4)
+    expect(
+      results.filter((r) => r.session.conversationId === 'c0').map((r) => r.session.messageCount),
+    ).toEqual([1, 2, 3, 4])
+    expect(await db.message.count()).toBe(17)
     await storage.close()
   })
 })

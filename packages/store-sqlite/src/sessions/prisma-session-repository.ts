@@ -44,8 +44,6 @@ export interface MessageAppend {
 
 export type AppendResult = { session: Session; messages: StoredMessage[] }
 
-/** Appends one group commit writes together at most, so one transaction stays short. */
-export const MAX_APPENDS_PER_GROUP = 256
 /** Message rows per INSERT of a group (10 parameters each, well under SQLite's 32,766). */
 const MESSAGES_PER_INSERT = 500
 
@@ -91,6 +89,7 @@ export class PrismaSessionRepository implements SessionRepository {
   private readonly producers: MessageJobProducer[] = []
   private readonly recorders: TurnRecorder[] = []
   private readonly appendInserts: AppendInserts
+  private readonly appendsPerGroup: number
   /** The appends that will share the next group's write, while it has not run yet. */
   private appendGroup: QueuedAppend[] | null = null
   private readonly jobs: {
@@ -112,6 +111,7 @@ export class PrismaSessionRepository implements SessionRepository {
   ) {
     this.direct = directSqlite(db)
     this.appendInserts = writePaths(db).appendInserts
+    this.appendsPerGroup = writePaths(db).appendsPerGroup
     if (jobs?.jobsFor) this.producers.push(jobs.jobsFor)
     this.jobs = jobs
       ? {
@@ -386,7 +386,7 @@ export class PrismaSessionRepository implements SessionRepository {
     return new Promise<AppendResult>((resolve, reject) => {
       const queued: QueuedAppend = { session, messages, now, resolve, reject }
       const open = this.appendGroup
-      if (open && open.length < MAX_APPENDS_PER_GROUP) {
+      if (open && open.length < this.appendsPerGroup) {
         open.push(queued)
         return
       }
