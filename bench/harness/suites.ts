@@ -117,6 +117,18 @@ export const SUITES: Suite[] = [
     'packages/core/bench/lexical-index.ts',
     'lexicalIndexBenchmarks',
   ),
+  optionalSuite(
+    {
+      id: 'append-statements',
+      title:
+        "An append's statements on SQLite (issue 18): one INSERT per group commit and plain VALUES for new rows' jobs vs each append's own statements, alternating in one run",
+      seed: 59,
+      // Each row alternates the two databases round by round inside one run.
+      repetitions: { full: 1, quick: 1 },
+    },
+    'packages/store-sqlite/bench/append-statements.ts',
+    'appendStatementBenchmarks',
+  ),
   {
     id: 'api',
     title: 'API over SQLite (apps/api, yoga.fetch, no network)',

@@ -31,11 +31,27 @@ interface Side {
   server: Server
   /** The same side's code as N processes (ENGRAM_LOAD_COMPARE_WORKERS), when asked for. */
   cluster: Server | null
-  c1: { runs: RunResult[]; cpu: number[] }
-  c16: { runs: RunResult[]; cpu: number[] }
-  open: { runs: RunResult[]; cpu: number[] }
-  openCluster: { runs: RunResult[]; cpu: number[] }
-  batches: { runs: RunResult[]; cpu: number[] }
+  c1: Measured
+  c16: Measured
+  open: Measured
+  openCluster: Measured
+  batches: Measured
+}
+
+/** A kind of run's samples: results, server CPU per request, appends per group commit (when counted). */
+interface Measured {
+  runs: RunResult[]
+  cpu: number[]
+  appendsPerCommit: number[]
+  /** Times a group commit found another process holding the write lock, per commit. */
+  lockRefusalsPerCommit: number[]
+}
+
+/** The group commits' counts a load server reports with its CPU (absent in a tree from before them). */
+interface Committed {
+  commits: number
+  appends: number
+  lockRefusals?: number
 }
 
 /** Processes of each side's second server (ENGRAM_LOAD_COMPARE_WORKERS); 1: no second server. */
@@ -86,11 +102,11 @@ export async function compareWrites(options: {
       label,
       server: on,
       cluster,
-      c1: { runs: [], cpu: [] },
-      c16: { runs: [], cpu: [] },
-      open: { runs: [], cpu: [] },
-      openCluster: { runs: [], cpu: [] },
-      batches: { runs: [], cpu: [] },
+      c1: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      c16: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      open: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      openCluster: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
+      batches: { runs: [], cpu: [], appendsPerCommit: [], lockRefusalsPerCommit: [] },
     })
     const sides = [
       sideOf('as configured', server, clusters[0] ?? null),
@@ -102,12 +118,21 @@ export async function compareWrites(options: {
       if (each.cluster) await openLoop(each.cluster.port, key, 2_000, 1, addMessage, 64)
     }
     const cpuOf = async (side: Side, run: () => Promise<RunResult>, into: Side['c1'], on = side.server) => {
-      const before = await on.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+      type Reply = { usage: NodeJS.CpuUsage; committed?: Committed }
+      const before = await on.call<Reply>({ cmd: 'cpu' })
       const result = await run()
-      const after = await on.call<{ usage: NodeJS.CpuUsage }>({ cmd: 'cpu' })
+      const after = await on.call<Reply>({ cmd: 'cpu' })
       const used = after.usage.user - before.usage.user + after.usage.system - before.usage.system
       into.runs.push(result)
       into.cpu.push(used / 1_000 / result.requests)
+      const commits = (after.committed?.commits ?? 0) - (before.committed?.commits ?? 0)
+      if (commits > 0) {
+        into.appendsPerCommit.push(
+          ((after.committed?.appends ?? 0) - (before.committed?.appends ?? 0)) / commits,
+        )
+        const refusals = (after.committed?.lockRefusals ?? 0) - (before.committed?.lockRefusals ?? 0)
+        into.lockRefusalsPerCommit.push(refusals / commits)
+      }
     }
     for (let i = 0; i < samples; i++) {
       // Alternate which side goes first, so neither always runs right after the other's writes.
@@ -133,7 +158,7 @@ export async function compareWrites(options: {
           value: median(values),
           samples: values,
           unit,
-          better: unit === 'req/s' ? 'higher' : 'lower',
+          better: unit === 'req/s' || unit === 'appends' ? 'higher' : 'lower',
           ...(target ? { target } : {}),
         })
       row('addMessage c=1 compared: server CPU per request', side.c1.cpu, 'ms')
@@ -155,6 +180,13 @@ export async function compareWrites(options: {
         { op: '<=', value: 10 },
       )
       row(`${open}: server CPU per request`, side.open.cpu, 'ms')
+      // Appends per group commit (every process of the server together; none from an older tree).
+      const perCommit = (name: string, measured: Measured) => {
+        if (measured.appendsPerCommit.length > 0)
+          row(`${name}: appends per group commit`, measured.appendsPerCommit, 'appends')
+      }
+      perCommit(open, side.open)
+      perCommit('addMessage c=16 compared', side.c16)
       row('addMessage c=16 compared: server CPU per request', side.c16.cpu, 'ms')
       row(
         'addMessage c=16 compared: throughput',
@@ -175,6 +207,13 @@ export async function compareWrites(options: {
           { op: '<=', value: 10 },
         )
         row(`${name}: server CPU per request (all processes)`, side.openCluster.cpu, 'ms')
+        perCommit(name, side.openCluster)
+        if (side.openCluster.lockRefusalsPerCommit.length > 0)
+          row(
+            `${name}: write lock refusals per group commit`,
+            side.openCluster.lockRefusalsPerCommit,
+            'refusals',
+          )
       }
       row('addMessages (a batch) c=1 compared: server CPU per request', side.batches.cpu, 'ms')
     }

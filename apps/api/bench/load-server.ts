@@ -82,12 +82,18 @@ async function runPrimary(file: string, key: string, count: number) {
       const usages = await Promise.all(all.map((worker) => ask(worker, { cmd: 'cpu' })))
       const own = process.cpuUsage()
       const usage = { user: own.user, system: own.system }
+      const committed = { commits: 0, writes: 0, appends: 0, lockRefusals: 0 }
       for (const reply of usages) {
         const theirs = reply.usage as NodeJS.CpuUsage
         usage.user += theirs.user
         usage.system += theirs.system
+        // A worker of a tree from before the counters answers without them.
+        const counts = reply.committed as typeof committed | undefined
+        if (counts)
+          for (const name of ['commits', 'writes', 'appends', 'lockRefusals'] as const)
+            committed[name] += counts[name] ?? 0
       }
-      send({ id: message.id, usage })
+      send({ id: message.id, usage, committed })
     } else if (message.cmd === 'stop') {
       await workers.stop()
       send({ id: message.id })
@@ -106,8 +112,16 @@ async function runServer(file: string, key: string) {
   if (worker !== null) process.once('SIGTERM', () => process.exit(0))
   if (worker === null) applyMigrations(file, migrationsDirectory())
   // ENGRAM_SQLITE_SAVEPOINTS=each: the group commit of before issue 18's optimistic batches (a comparison's baseline).
+  // ENGRAM_SQLITE_APPEND_INSERTS=per-append, ENGRAM_SQLITE_NEW_ROW_JOBS=checked: the append statements of before issue 18.
   const db = createDatabase(file, {
     ...(process.env.ENGRAM_SQLITE_SAVEPOINTS === 'each' ? { groupCommitSavepoints: 'each' as const } : {}),
+    ...(process.env.ENGRAM_SQLITE_APPEND_INSERTS === 'per-append'
+      ? { appendInserts: 'per-append' as const }
+      : {}),
+    ...(process.env.ENGRAM_SQLITE_NEW_ROW_JOBS === 'checked' ? { newRowJobs: 'checked' as const } : {}),
+    ...(process.env.ENGRAM_SQLITE_APPENDS_PER_GROUP
+      ? { appendsPerGroup: Number(process.env.ENGRAM_SQLITE_APPENDS_PER_GROUP) }
+      : {}),
   })
   if (worker === null) await ensureAdminKey(db, key)
   const clusterEvents = worker === null ? null : new ClusterEventTarget()
@@ -190,7 +204,8 @@ async function runServer(file: string, key: string) {
         await app.services.embeddings.settled()
         send({ id: message.id, ms: performance.now() - started })
       } else if (message.cmd === 'cpu') {
-        send({ id: message.id, usage: process.cpuUsage() })
+        // With the group commits' counts: appends per commit over a run, per process.
+        send({ id: message.id, usage: process.cpuUsage(), committed: { ...direct?.committed } })
       } else if (message.cmd === 'stop') {
         await running.close()
         await db.$disconnect()

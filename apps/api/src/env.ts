@@ -130,6 +130,24 @@ export const EnvSchema = z
      * addMessage, issue 18).
      */
     ENGRAM_SQLITE_SAVEPOINTS: z.enum(['on-failure', 'each']).default('on-failure'),
+    /**
+     * SQLite: how the appends of one group commit insert their messages (store-sqlite's
+     * APPEND_INSERTS). `per-commit` (default): counters and cursors first, then all the messages
+     * in one INSERT, so the full-text index writes one segment per commit; `per-append`: each
+     * append's own statements, a segment per message (the path before issue 18).
+     */
+    ENGRAM_SQLITE_APPEND_INSERTS: z.enum(['per-commit', 'per-append']).default('per-commit'),
+    /**
+     * SQLite: appends one group commit writes together at most with `per-commit` (store-sqlite's
+     * APPENDS_PER_GROUP, 256; 1 to 4,096); the rest go to the next commit, so a transaction stays short.
+     */
+    ENGRAM_SQLITE_APPENDS_PER_GROUP: z.coerce.number().int().min(1).max(4_096).default(256),
+    /**
+     * SQLite: how a new message's embed job is inserted (store-sqlite's NEW_ROW_JOBS). `plain`
+     * (default): plain VALUES (its key names a row the transaction just created: nothing can be
+     * pending); `checked`: INSERT … WHERE NOT EXISTS a pending job of the key (before issue 18).
+     */
+    ENGRAM_SQLITE_NEW_ROW_JOBS: z.enum(['plain', 'checked']).default('plain'),
     /** Connections one replica keeps to Postgres at most (spec 002's poolSize); SQLite ignores it. */
     ENGRAM_DB_POOL_SIZE: z.coerce
       .number()

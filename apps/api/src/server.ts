@@ -210,6 +210,9 @@ async function main(env: Env) {
     appendBatchMessages: env.ENGRAM_DB_APPEND_BATCH,
     sqliteLockWaitMs: env.ENGRAM_SQLITE_LOCK_WAIT_MS,
     sqliteSavepoints: env.ENGRAM_SQLITE_SAVEPOINTS,
+    sqliteAppendInserts: env.ENGRAM_SQLITE_APPEND_INSERTS,
+    sqliteAppendsPerGroup: env.ENGRAM_SQLITE_APPENDS_PER_GROUP,
+    sqliteNewRowJobs: env.ENGRAM_SQLITE_NEW_ROW_JOBS,
     log: (msg) => console.info(`[db] ${msg}`),
   })
   const { db, databaseFile } = store

@@ -1,10 +1,12 @@
 import type { createPostgresEngine, PostgresDatabase, PostgresEngineOptions } from '@engram/store-postgres'
 import {
+  type AppendInserts,
   applyMigrations,
   createDatabase,
   type Database,
   type GroupCommitSavepoints,
   migrationsDirectory,
+  type NewRowJobs,
 } from '@engram/store-sqlite'
 import { databaseBackend, databaseFileFromUrl } from './env.ts'
 
@@ -46,6 +48,12 @@ export interface OpenStoreOptions {
   sqliteLockWaitMs?: number
   /** SQLite: when a group commit puts each write in a savepoint (ENGRAM_SQLITE_SAVEPOINTS). */
   sqliteSavepoints?: GroupCommitSavepoints
+  /** SQLite: how a group commit's appends insert their messages (ENGRAM_SQLITE_APPEND_INSERTS). */
+  sqliteAppendInserts?: AppendInserts
+  /** SQLite: appends one group commit writes together at most (ENGRAM_SQLITE_APPENDS_PER_GROUP). */
+  sqliteAppendsPerGroup?: number
+  /** SQLite: how a new message's embed job is inserted (ENGRAM_SQLITE_NEW_ROW_JOBS). */
+  sqliteNewRowJobs?: NewRowJobs
   log?: (message: string) => void
 }
 
@@ -64,6 +72,9 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
     const db = createDatabase(databaseFile, {
       groupCommitLockWaitMs: options.sqliteLockWaitMs,
       ...(options.sqliteSavepoints ? { groupCommitSavepoints: options.sqliteSavepoints } : {}),
+      ...(options.sqliteAppendInserts ? { appendInserts: options.sqliteAppendInserts } : {}),
+      ...(options.sqliteAppendsPerGroup ? { appendsPerGroup: options.sqliteAppendsPerGroup } : {}),
+      ...(options.sqliteNewRowJobs ? { newRowJobs: options.sqliteNewRowJobs } : {}),
     })
     return {
       backend: 'sqlite',

@@ -28,7 +28,9 @@ export function createPostgresEngine(options: PostgresEngineOptions) {
   const storage = createPostgresStorage({
     db: options.db,
     clock: options.clock,
-    messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    // ofNewRow: the message was created by the very transaction that queues the job (ids from a sequence).
+    messageJobs: (scope, messageIds) =>
+      messageIds.map((id) => ({ ...embedJob(scope, 'message', id), ofNewRow: true })),
     vectorModel: embedder.model,
     ...(options.vectorIndex ? { vectorIndex: options.vectorIndex } : {}),
     backups: options.backups ?? null,

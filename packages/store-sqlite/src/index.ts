@@ -10,6 +10,9 @@ export {
 export { SqliteContextSources } from './context/sqlite-context-sources.ts'
 export { CHECKPOINT_INTERVAL_MS, startCheckpointer } from './db/checkpointer.ts'
 export {
+  APPEND_INSERTS,
+  APPENDS_PER_GROUP,
+  type AppendInserts,
   BUSY_TIMEOUT_MS,
   CONNECTION_PRAGMAS,
   createDatabase,
@@ -24,6 +27,8 @@ export {
   type HotRowReader,
   hotReaderOf,
   MAX_GROUP_COMMIT,
+  NEW_ROW_JOBS,
+  type NewRowJobs,
   readHotRows,
   refreshPlannerStatistics,
   registerHotReader,
@@ -31,6 +36,8 @@ export {
   type SyncStatements,
   sqliteDate,
   type Transaction,
+  type WritePaths,
+  writePaths,
 } from './db/client.ts'
 export { besideOrder, type SqlDialect, type Statement, sqliteDialect } from './db/dialect.ts'
 export { applyMigrations, MigrationError, migrationsDirectory } from './db/migrate.ts'

@@ -109,7 +109,9 @@ export function createSqliteEngine(options: SqliteEngineOptions) {
     db,
     clock,
     // Each message's embed job is queued in the transaction that stores the message.
-    messageJobs: (scope, messageIds) => messageIds.map((id) => embedJob(scope, 'message', id)),
+    // ofNewRow: the message was created by the very transaction that queues the job (ids AUTOINCREMENT).
+    messageJobs: (scope, messageIds) =>
+      messageIds.map((id) => ({ ...embedJob(scope, 'message', id), ofNewRow: true })),
     // The vector store holds the embedder's vectors; its HNSW graphs are saved beside the
     // database, so a restart loads them.
     vectorModel: embedder.model,

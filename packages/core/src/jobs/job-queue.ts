@@ -29,6 +29,12 @@ export interface NewJob {
    * after the last of them.
    */
   postpone?: boolean
+  /**
+   * The key names a row the same transaction has just created (a new message's embed job): no job
+   * of it can be pending, so an adapter may insert it without reading the queue first. Only for
+   * rows whose ids are never reused (AUTOINCREMENT, a sequence).
+   */
+  ofNewRow?: boolean
 }
 
 export interface Job {

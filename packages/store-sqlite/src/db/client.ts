@@ -60,6 +60,57 @@ export interface DatabaseOptions {
   groupCommitLockWaitMs?: number
   /** When a group commit puts each write in a savepoint (GROUP_COMMIT_SAVEPOINTS, see GroupCommitSavepoints). */
   groupCommitSavepoints?: GroupCommitSavepoints
+  /** How the jobs of rows a write just created are inserted (NEW_ROW_JOBS, see NewRowJobs). */
+  newRowJobs?: NewRowJobs
+  /** How the appends of one group commit insert their messages (APPEND_INSERTS, see AppendInserts). */
+  appendInserts?: AppendInserts
+  /** Appends one group's write carries at most (APPENDS_PER_GROUP). */
+  appendsPerGroup?: number
+}
+
+/**
+ * `plain` (the default): a job marked `ofNewRow` (a new message's embed job) is inserted with plain
+ * VALUES; `checked`: like any job, `INSERT … SELECT … WHERE NOT EXISTS` a pending job of its key
+ * (the statements before issue 18: a read of the queue's index per job, and a statement that needs
+ * a statement journal). Kept so the two can be measured side by side (ENGRAM_SQLITE_NEW_ROW_JOBS).
+ */
+export type NewRowJobs = 'plain' | 'checked'
+export const NEW_ROW_JOBS: NewRowJobs = 'plain'
+
+/**
+ * `per-commit` (the default): the appends a group commit takes write their counters and cursors
+ * first, then every message of the batch in one INSERT, then the memory entries and jobs, so the
+ * full-text index writes one segment per commit. `per-append`: each append runs its own statements
+ * (the path before issue 18), and FTS5 writes a segment per message: its trigger makes every
+ * message INSERT open a statement journal, and FTS5 flushes its pending terms whenever a statement
+ * opens one (fts5SavepointMethod). Kept so the two can be measured side by side
+ * (ENGRAM_SQLITE_APPEND_INSERTS).
+ */
+export type AppendInserts = 'per-commit' | 'per-append'
+export const APPEND_INSERTS: AppendInserts = 'per-commit'
+/**
+ * Appends one group's write carries at most with `per-commit` (the rest start the next group, the
+ * next commit): a transaction stays short, like MAX_GROUP_COMMIT's writes. Configurable, 1-4,096
+ * (1: each append its own write, whatever AppendInserts says).
+ */
+export const APPENDS_PER_GROUP = 256
+
+/** The write-path settings a database was opened with (their defaults for a client not made here). */
+export interface WritePaths {
+  newRowJobs: NewRowJobs
+  appendInserts: AppendInserts
+  appendsPerGroup: number
+}
+const writePathsOf = new WeakMap<Database, WritePaths>()
+
+export function writePaths(db: Database): WritePaths {
+  return (
+    writePathsOf.get(db) ?? {
+      newRowJobs: NEW_ROW_JOBS,
+      appendInserts: APPEND_INSERTS,
+      appendsPerGroup: APPENDS_PER_GROUP,
+    }
+  )
 }
 
 export function createDatabase(databaseFile: string, options: DatabaseOptions = {}): Database {
@@ -76,6 +127,11 @@ export function createDatabase(databaseFile: string, options: DatabaseOptions = 
   const db = withoutFindUniqueBatching(base)
   direct.connect = () => db.$connect()
   directs.set(db, direct)
+  writePathsOf.set(db, {
+    newRowJobs: options.newRowJobs ?? NEW_ROW_JOBS,
+    appendInserts: options.appendInserts ?? APPEND_INSERTS,
+    appendsPerGroup: Math.max(1, Math.min(4_096, Math.trunc(options.appendsPerGroup ?? APPENDS_PER_GROUP))),
+  })
   return db
 }
 
@@ -229,6 +285,14 @@ export class DirectSqlite {
     private readonly savepoints: GroupCommitSavepoints = GROUP_COMMIT_SAVEPOINTS,
   ) {}
 
+  /**
+   * What this connection's group commits carried since it opened: commits, the writes they ran,
+   * and the appends of messages among them (counted by the session repository; one write may carry
+   * many), and how often BEGIN IMMEDIATE found another process holding the write lock. The load
+   * bench reads them to compare appends per commit with one and several processes.
+   */
+  readonly committed = { commits: 0, writes: 0, appends: 0, lockRefusals: 0 }
+
   private connection: BetterSqlite3.Database | null = null
   private readonly statements = new Map<string, BetterSqlite3.Statement>()
   private openTransactions = 0
@@ -379,6 +443,7 @@ export class DirectSqlite {
         }
       }
       sql.run('COMMIT')
+      this.counted(batch)
     } catch (error) {
       // BEGIN or COMMIT failed: none of the batch is stored.
       if (connection.inTransaction) connection.prepare('ROLLBACK').run()
@@ -410,10 +475,16 @@ export class DirectSqlite {
       return true
     }
     sql.run('COMMIT')
+    this.counted(batch)
     batch.forEach((queued, i) => {
       queued.resolve(values[i])
     })
     return true
+  }
+
+  private counted(batch: readonly QueuedWrite[]): void {
+    this.committed.commits++
+    this.committed.writes += batch.length
   }
 
   /**
@@ -430,6 +501,7 @@ export class DirectSqlite {
       return true
     } catch (error) {
       const now = performance.now()
+      if (isBusy(error)) this.committed.lockRefusals++
       this.lockRefusedSince ??= now
       if (!isBusy(error) || now - this.lockRefusedSince > GROUP_COMMIT_LOCK_DEADLINE_MS) {
         this.lockRefusedSince = null

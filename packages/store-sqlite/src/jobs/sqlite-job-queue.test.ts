@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Clock, NewJob } from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createDatabase, type Database, directSqlite } from '../db/client.ts'
+import { createDatabase, type Database, directSqlite, type NewRowJobs } from '../db/client.ts'
 import { applyMigrations, migrationsDirectory } from '../db/migrate.ts'
 import { SqliteJobQueue } from './sqlite-job-queue.ts'
 
@@ -17,11 +17,11 @@ afterEach(async () => {
 
 const AT = new Date('2026-01-15T10:00:00.000Z')
 
-async function queue() {
+async function queue(newRowJobs?: NewRowJobs) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-jobs-'))
   const file = path.join(dir, 'engram.db')
   applyMigrations(file, migrationsDirectory())
-  const db = createDatabase(file)
+  const db = createDatabase(file, newRowJobs ? { newRowJobs } : {})
   opened.push({ db, dir })
   await db.agent.create({ data: { id: 'a', name: 'a' } })
   const clock: Clock = { now: () => AT }
@@ -82,5 +82,22 @@ describe('SqliteJobQueue.enqueueIn (jobs written inside a group commit)', () => 
       ['embed', 'm3', '{}', 0],
       ['embed', 'm4', '{}', 0],
     ])
+  })
+
+  // Issue 18: a new message's embed job names a row its transaction just created, so no job of its
+  // key can be pending and the queue need not look. The proof that it does not look: a pending job
+  // of the same key (which a real new row never has) is passed over by `checked`, not by `plain`.
+  it('inserts the jobs of new rows without reading the queue (plain), or like any job (checked)', async () => {
+    const fresh = (key: string): NewJob => ({ ...embed(key, { fresh: true }), ofNewRow: true })
+    for (const [setting, expected] of [
+      ['plain', 3],
+      ['checked', 2],
+    ] as const) {
+      const { enqueueIn, rows } = await queue(setting)
+      expect(await enqueueIn([embed('m1')])).toBe(1)
+      expect(await enqueueIn([fresh('m1'), fresh('m2'), embed('s', { switch: true })])).toBe(expected)
+      const keys = (await rows()).map(([, key]) => key)
+      expect(keys.sort()).toEqual(setting === 'plain' ? ['m1', 'm1', 'm2', 's'] : ['m1', 'm2', 's'])
+    }
   })
 })

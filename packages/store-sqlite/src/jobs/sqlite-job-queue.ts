@@ -1,5 +1,12 @@
 import type { ClaimOptions, Clock, Job, JobQueue, JobQueueStats, JobState, NewJob } from '@engram/core'
-import { type Database, type SyncStatements, sqliteDate, type Transaction } from '../db/client.ts'
+import {
+  type Database,
+  type NewRowJobs,
+  type SyncStatements,
+  sqliteDate,
+  type Transaction,
+  writePaths,
+} from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
 
 /** Longest error text kept on a job: enough for a provider's message, not a whole response body. */
@@ -47,6 +54,16 @@ function insertJobs(count: number): string {
   WHERE NOT EXISTS (SELECT 1 FROM "Job" j WHERE j."agentId" = v.column2 AND j."key" = v.column3 AND j."state" = 'pending')`
 }
 
+/**
+ * Jobs of rows the same write created (NewJob.ofNewRow), `count` of them: plain VALUES, no read of
+ * the queue. A single row (an addMessage's embed job) also needs no statement journal, which would
+ * make FTS5 flush its pending terms before the COMMIT (see AppendInserts).
+ */
+function insertNewRowJobs(count: number): string {
+  const rows = Array.from({ length: count }, () => `(?, ?, ?, ?, 'pending', 0, ?, ?, ?)`).join(', ')
+  return `INSERT INTO "Job" ("kind", "agentId", "key", "payload", "state", "attempts", "runAfter", "createdAt", "updatedAt") VALUES ${rows}`
+}
+
 /** A debounced job (NewJob.postpone): the pending job of its key waits until the later time. */
 const POSTPONE_JOB = `UPDATE "Job" SET "runAfter" = ?, "updatedAt" = ?
   WHERE "agentId" = ? AND "key" = ? AND "state" = 'pending' AND "runAfter" < ?`
@@ -74,12 +91,15 @@ type Executor = Database | Transaction
  */
 export class SqliteJobQueue implements JobQueue {
   private readonly listeners = new Set<() => void>()
+  private readonly newRowJobs: NewRowJobs
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly dialect: SqlDialect = sqliteDialect,
-  ) {}
+  ) {
+    this.newRowJobs = writePaths(db).newRowJobs
+  }
 
   /** Called after jobs are queued (a worker wakes up instead of waiting for its next poll). */
   onEnqueued(listener: () => void): () => void {
@@ -102,8 +122,20 @@ export class SqliteJobQueue implements JobQueue {
    * Queues jobs inside a synchronous write (DirectSqlite.write): they commit or roll back with the
    * rows they are about, so a crash between the two cannot lose the job.
    */
-  enqueueIn(sql: SyncStatements, jobs: readonly NewJob[]): number {
+  enqueueIn(sql: SyncStatements, allJobs: readonly NewJob[]): number {
     let added = 0
+    let jobs = allJobs
+    if (this.newRowJobs === 'plain' && allJobs.some((job) => job.ofNewRow && !job.postpone)) {
+      const fresh = allJobs.filter((job) => job.ofNewRow && !job.postpone)
+      jobs = allJobs.filter((job) => !job.ofNewRow || job.postpone)
+      for (let at = 0; at < fresh.length; at += MAX_JOBS_PER_INSERT) {
+        const chunk = fresh.slice(at, at + MAX_JOBS_PER_INSERT)
+        added += sql.run(
+          insertNewRowJobs(chunk.length),
+          ...chunk.flatMap((job) => this.valuesParams(job)),
+        ).changes
+      }
+    }
     // A batch's plain jobs (an embed job per message of an addMessages) in one statement, unless
     // two share a key: the statement reads the queue before inserting any row of it.
     const plain = jobs.filter((job) => !job.postpone)
@@ -119,6 +151,12 @@ export class SqliteJobQueue implements JobQueue {
     // After the commit: the worker must not look before the rows are there.
     if (added > 0) setImmediate(() => this.notify())
     return added
+  }
+
+  /** insertNewRowJobs' columns for one job: rowParams' and the updatedAt. */
+  private valuesParams(job: NewJob): unknown[] {
+    const row = this.rowParams(job)
+    return [...row, row[5]]
   }
 
   /** Queues one job per row a SELECT returns (columns agentId, key, payload), for bulk work. */

@@ -9,7 +9,16 @@ import {
   ValidationError,
 } from '@engram/core'
 import type { MessageJobProducer, TurnRecorder, TurnToRecord } from '@engram/engine'
-import { type Database, type DirectSqlite, directSqlite, sqliteDate, type Transaction } from '../db/client.ts'
+import {
+  type AppendInserts,
+  type Database,
+  type DirectSqlite,
+  directSqlite,
+  type SyncStatements,
+  sqliteDate,
+  type Transaction,
+  writePaths,
+} from '../db/client.ts'
 import { recordTurnIn, recordTurnInTransaction } from '../formation/sqlite-summaries.ts'
 import type { Session as SessionRow } from '../generated/prisma/client.ts'
 import type { SqliteJobQueue } from '../jobs/sqlite-job-queue.ts'
@@ -35,6 +44,32 @@ export interface MessageAppend {
 
 export type AppendResult = { session: Session; messages: StoredMessage[] }
 
+/** Message rows per INSERT of a group (10 parameters each, well under SQLite's 32,766). */
+const MESSAGES_PER_INSERT = 500
+
+const MESSAGE_COLUMNS = `"sessionId", "agentId", "role", "speaker", "content", "tokenCount", "isCompressed", "metadata", "timestamp", "createdAt"`
+const INSERT_MESSAGE = `INSERT INTO "Message" (${MESSAGE_COLUMNS})
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const INSERT_ENTRY = `INSERT INTO "MemoryEntry" ("agentId", "sessionId", "messageId", "type", "role", "content", "tokenCount", "relevance", "metadata", "timestamp", "createdAt", "updatedAt")
+           VALUES (?, ?, ?, 'short_term', ?, ?, ?, ?, ?, ?, ?, ?)`
+const ADD_TO_COUNT = `UPDATE "Session" SET "messageCount" = "messageCount" + ?, "updatedAt" = ? WHERE "id" = ? RETURNING *`
+
+/** INSERT_MESSAGE for `count` rows in one statement, returning their ids. */
+function insertMessages(count: number): string {
+  const rows = Array.from({ length: count }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')
+  return `INSERT INTO "Message" (${MESSAGE_COLUMNS}) VALUES ${rows} RETURNING "id"`
+}
+
+/** An append waiting for its group's write (AppendInserts 'per-commit'). */
+interface QueuedAppend {
+  session: Session
+  messages: MessageToStore[]
+  /** The wall clock when it was asked for, as Prisma would fill createdAt / updatedAt. */
+  now: string
+  resolve: (result: AppendResult) => void
+  reject: (error: unknown) => void
+}
+
 /**
  * The session manager's storage in SQLite. Every message also becomes a short-term memory entry
  * (spec data flow, steps 2-4), written in the same transaction.
@@ -53,6 +88,10 @@ export class PrismaSessionRepository implements SessionRepository {
   private readonly direct: DirectSqlite | null
   private readonly producers: MessageJobProducer[] = []
   private readonly recorders: TurnRecorder[] = []
+  private readonly appendInserts: AppendInserts
+  private readonly appendsPerGroup: number
+  /** The appends that will share the next group's write, while it has not run yet. */
+  private appendGroup: QueuedAppend[] | null = null
   private readonly jobs: {
     queue: SqliteJobQueue
     jobsFor: (session: Session, ids: number[]) => NewJob[]
@@ -71,6 +110,8 @@ export class PrismaSessionRepository implements SessionRepository {
     },
   ) {
     this.direct = directSqlite(db)
+    this.appendInserts = writePaths(db).appendInserts
+    this.appendsPerGroup = writePaths(db).appendsPerGroup
     if (jobs?.jobsFor) this.producers.push(jobs.jobsFor)
     this.jobs = jobs
       ? {
@@ -157,7 +198,10 @@ export class PrismaSessionRepository implements SessionRepository {
   }
 
   async appendMessages(session: Session, messages: MessageToStore[]) {
-    if (this.direct) return this.appendDirect(this.direct, session, messages)
+    if (this.direct)
+      return this.appendInserts === 'per-commit'
+        ? this.appendInGroup(this.direct, session, messages)
+        : this.appendDirect(this.direct, session, messages)
     const [result] = await this.db.$transaction((tx) => this.writeAppends(tx, [{ session, messages }]))
     if (!result) throw new Error('writeAppends returned no result')
     return result
@@ -277,78 +321,180 @@ export class PrismaSessionRepository implements SessionRepository {
   private async appendDirect(direct: DirectSqlite, session: Session, messages: MessageToStore[]) {
     // Prisma fills createdAt / updatedAt with the wall clock, not the injected one: so does this.
     const now = sqliteDate(new Date())
-    return direct.write((sql) => {
-      const stored: StoredMessage[] = []
-      for (const message of messages) {
-        const metadata = JSON.stringify(message.metadata)
-        const timestamp = sqliteDate(message.timestamp)
-        const { lastInsertRowid } = sql.run(
-          `INSERT INTO "Message" ("sessionId", "agentId", "role", "speaker", "content", "tokenCount", "isCompressed", "metadata", "timestamp", "createdAt")
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          session.id,
-          session.scope,
-          message.role,
-          message.speaker,
-          message.content,
-          message.tokenCount,
-          message.isCompressed ? 1 : 0,
-          metadata,
-          timestamp,
-          now,
-        )
-        sql.run(
-          `INSERT INTO "MemoryEntry" ("agentId", "sessionId", "messageId", "type", "role", "content", "tokenCount", "relevance", "metadata", "timestamp", "createdAt", "updatedAt")
-           VALUES (?, ?, ?, 'short_term', ?, ?, ?, ?, ?, ?, ?, ?)`,
-          session.scope,
-          session.id,
-          lastInsertRowid,
-          message.role,
-          message.content,
-          message.tokenCount,
-          message.initialRelevance,
-          metadata,
-          timestamp,
-          now,
-          now,
-        )
-        stored.push({
-          id: String(lastInsertRowid),
-          sessionId: session.id,
-          role: message.role,
-          speaker: message.speaker,
-          content: message.content,
-          tokenCount: message.tokenCount,
-          isCompressed: message.isCompressed,
-          timestamp: new Date(message.timestamp),
-          metadata: parseMetadata(metadata),
-        })
-      }
-      const updated = sql.get<Record<keyof SessionRow, string | number>>(
-        `UPDATE "Session" SET "messageCount" = "messageCount" + ?, "updatedAt" = ? WHERE "id" = ? RETURNING *`,
-        messages.length,
-        now,
+    const result = await direct.write((sql) => this.writeAppend(sql, session, messages, now))
+    direct.committed.appends++
+    return result
+  }
+
+  /** One append's own statements, in the order they always ran (the per-append path). */
+  private writeAppend(
+    sql: SyncStatements,
+    session: Session,
+    messages: MessageToStore[],
+    now: string,
+  ): AppendResult {
+    const stored: StoredMessage[] = []
+    for (const message of messages) {
+      const metadata = JSON.stringify(message.metadata)
+      const timestamp = sqliteDate(message.timestamp)
+      const { lastInsertRowid } = sql.run(
+        INSERT_MESSAGE,
         session.id,
+        session.scope,
+        message.role,
+        message.speaker,
+        message.content,
+        message.tokenCount,
+        message.isCompressed ? 1 : 0,
+        metadata,
+        timestamp,
+        now,
       )
-      // The session went (deleted meanwhile): the rows above roll back with this throw.
+      insertEntry(sql, session, message, Number(lastInsertRowid), metadata, timestamp, now)
+      stored.push(storedMessage(session, message, Number(lastInsertRowid), metadata))
+    }
+    const updated = sql.get<SessionRecord>(ADD_TO_COUNT, messages.length, now, session.id)
+    // The session went (deleted meanwhile): the rows above roll back with this throw.
+    if (!updated) throw new NotFoundError('Session', session.conversationId)
+    if (this.jobs) {
+      const jobs = this.jobs.jobsFor(
+        session,
+        stored.map((message) => Number(message.id)),
+      )
+      for (const turn of this.turnsToRecord(session, messages))
+        jobs.push(
+          ...turn.jobsFor(recordTurnIn(sql, session.scope, session.conversationId, turn.at, turn.tokens)),
+        )
+      this.jobs.queue.enqueueIn(sql, jobs)
+    }
+    return { session: sessionOf(updated), messages: stored }
+  }
+
+  /**
+   * appendDirect for the appends of one group commit together (AppendInserts 'per-commit'): the
+   * appends asked for before the group's write runs join it, and it writes them as one. The
+   * statements that open a statement journal (the session counter's UPDATE, whose foreign keys
+   * cascade; the summary cursor's upsert) come first, then all the group's messages in one INSERT,
+   * their memory entries, and their jobs: FTS5 flushes its pending terms at every statement
+   * journal, so the full-text index writes one segment for the group instead of one per message.
+   * When one append fails the write (its session deleted meanwhile, a refused cursor), nothing of
+   * the group is stored and each append runs again on its own, with its own answer.
+   */
+  private appendInGroup(direct: DirectSqlite, session: Session, messages: MessageToStore[]) {
+    // Prisma fills createdAt / updatedAt with the wall clock, not the injected one: so does this.
+    const now = sqliteDate(new Date())
+    return new Promise<AppendResult>((resolve, reject) => {
+      const queued: QueuedAppend = { session, messages, now, resolve, reject }
+      const open = this.appendGroup
+      if (open && open.length < this.appendsPerGroup) {
+        open.push(queued)
+        return
+      }
+      const group = [queued]
+      this.appendGroup = group
+      let failedInside = false
+      direct
+        .write((sql) => {
+          // Appends asked for from here on form the next group. (A group commit may run this
+          // twice, after a rollback: the same group both times.)
+          if (this.appendGroup === group) this.appendGroup = null
+          try {
+            return this.writeGroup(sql, group)
+          } catch (error) {
+            failedInside = true
+            throw error
+          }
+        })
+        .then(
+          (results) => {
+            direct.committed.appends += group.length
+            group.forEach((append, i) => {
+              append.resolve(results[i] as AppendResult)
+            })
+          },
+          (error) => {
+            // Refused before it ran (the connection did not open, the write lock never came):
+            // later appends must not join a group nothing will write.
+            if (this.appendGroup === group) this.appendGroup = null
+            // BEGIN or COMMIT failed: the answer for all. (A lone append runs again too: its
+            // statements here differ in order, and so could its error.)
+            if (!failedInside) for (const append of group) append.reject(error)
+            else
+              for (const append of group)
+                this.appendDirect(direct, append.session, append.messages).then(append.resolve, append.reject)
+          },
+        )
+    })
+  }
+
+  private writeGroup(sql: SyncStatements, group: readonly QueuedAppend[]): AppendResult[] {
+    // One message alone writes one segment either way: its own statements cost less than the
+    // group's (no multi-row statement, no arrays across appends). Its answer is the same.
+    const only = group.length === 1 ? (group[0] as QueuedAppend) : null
+    if (only && only.messages.length === 1)
+      return [this.writeAppend(sql, only.session, only.messages, only.now)]
+    // In arrival order: an append's count and cursor are those it left, as when written alone.
+    const counts = group.map(({ session, messages, now }) => {
+      const updated = sql.get<SessionRecord>(ADD_TO_COUNT, messages.length, now, session.id)
+      // The session went (deleted meanwhile): the group rolls back with this throw.
       if (!updated) throw new NotFoundError('Session', session.conversationId)
+      return updated
+    })
+    const turnJobs = group.map(({ session, messages }) =>
+      this.jobs
+        ? this.turnsToRecord(session, messages).flatMap((turn) =>
+            turn.jobsFor(recordTurnIn(sql, session.scope, session.conversationId, turn.at, turn.tokens)),
+          )
+        : [],
+    )
+    const rows = group.flatMap((append) =>
+      append.messages.map((message) => ({
+        append,
+        message,
+        metadata: JSON.stringify(message.metadata),
+        timestamp: sqliteDate(message.timestamp),
+      })),
+    )
+    const ids: number[] = []
+    for (let at = 0; at < rows.length; at += MESSAGES_PER_INSERT) {
+      const chunk = rows.slice(at, at + MESSAGES_PER_INSERT)
+      const params = chunk.flatMap(({ append, message, metadata, timestamp }) => [
+        append.session.id,
+        append.session.scope,
+        message.role,
+        message.speaker,
+        message.content,
+        message.tokenCount,
+        message.isCompressed ? 1 : 0,
+        metadata,
+        timestamp,
+        append.now,
+      ])
+      // RETURNING's order is not promised; autoincrement ids follow insertion order.
+      const returned = sql.all<{ id: number | bigint }>(insertMessages(chunk.length), ...params)
+      ids.push(...returned.map((row) => Number(row.id)).sort((a, b) => a - b))
+    }
+    rows.forEach(({ append, message, metadata, timestamp }, i) => {
+      insertEntry(sql, append.session, message, ids[i] as number, metadata, timestamp, append.now)
+    })
+    const results: AppendResult[] = []
+    let next = 0
+    group.forEach(({ session, messages }, i) => {
+      const stored = rows
+        .slice(next, next + messages.length)
+        .map(({ message, metadata }, j) => storedMessage(session, message, ids[next + j] as number, metadata))
+      next += messages.length
       if (this.jobs) {
         const jobs = this.jobs.jobsFor(
           session,
           stored.map((message) => Number(message.id)),
         )
-        for (const turn of this.turnsToRecord(session, messages))
-          jobs.push(
-            ...turn.jobsFor(recordTurnIn(sql, session.scope, session.conversationId, turn.at, turn.tokens)),
-          )
+        jobs.push(...(turnJobs[i] as NewJob[]))
         this.jobs.queue.enqueueIn(sql, jobs)
       }
-      const row = {
-        ...updated,
-        createdAt: new Date(updated.createdAt),
-        updatedAt: new Date(updated.updatedAt),
-      } as unknown as SessionRow
-      return { session: toSession(row), messages: stored }
+      results.push({ session: sessionOf(counts[i] as SessionRecord), messages: stored })
     })
+    return results
   }
 
   async listMessagesBefore(session: Session, olderThanId: string): Promise<StoredMessage[]> {
@@ -416,6 +562,62 @@ export class PrismaSessionRepository implements SessionRepository {
     const row = await db.message.findFirst({ where: { id, sessionId: session.id } })
     if (!row) throw new NotFoundError('Message', olderThanId)
     return row
+  }
+}
+
+/** A Session row as `RETURNING *` gives it (dates as SQLite stores them). */
+type SessionRecord = Record<keyof SessionRow, string | number>
+
+function sessionOf(record: SessionRecord): Session {
+  return toSession({
+    ...record,
+    createdAt: new Date(record.createdAt),
+    updatedAt: new Date(record.updatedAt),
+  } as unknown as SessionRow)
+}
+
+/** A message's short-term memory entry (spec data flow, step 4), beside the message. */
+function insertEntry(
+  sql: SyncStatements,
+  session: Session,
+  message: MessageToStore,
+  messageId: number,
+  metadata: string,
+  timestamp: string,
+  now: string,
+): void {
+  sql.run(
+    INSERT_ENTRY,
+    session.scope,
+    session.id,
+    messageId,
+    message.role,
+    message.content,
+    message.tokenCount,
+    message.initialRelevance,
+    metadata,
+    timestamp,
+    now,
+    now,
+  )
+}
+
+function storedMessage(
+  session: Session,
+  message: MessageToStore,
+  id: number,
+  metadata: string,
+): StoredMessage {
+  return {
+    id: String(id),
+    sessionId: session.id,
+    role: message.role,
+    speaker: message.speaker,
+    content: message.content,
+    tokenCount: message.tokenCount,
+    isCompressed: message.isCompressed,
+    timestamp: new Date(message.timestamp),
+    metadata: parseMetadata(metadata),
   }
 }
 
