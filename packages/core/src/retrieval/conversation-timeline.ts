@@ -16,6 +16,17 @@ export interface TimelineTurn {
   time: number
 }
 
+/**
+ * What the timeline knows of one turn: its conversation, stored time and whether it is a
+ * conversation summary (the SUMMARIES set). Search ranks a hybrid MESSAGES candidate on these
+ * alone and reads the rows only of those that reach the pool (issue 18, hybridmsg18).
+ */
+export interface TimelineTurnFacts {
+  sessionId: string
+  time: number
+  summary: boolean
+}
+
 /** A turn beside another one, on one side of it (nearest first). */
 export interface TimelineNeighbours {
   before: TimelineTurn[]
@@ -43,6 +54,8 @@ export class ConversationTimeline {
   /** Per slot: the turn's id (NaN once removed), its time, and its conversation. */
   private ids = new Float64Array(16)
   private times = new Float64Array(16)
+  /** Per slot: 1 when the turn is a conversation summary (one byte a turn: no speaker or text is held). */
+  private summaries = new Uint8Array(16)
   private owners: (Conversation | null)[] = []
   private readonly free: number[] = []
   private slots = 0
@@ -62,7 +75,7 @@ export class ConversationTimeline {
    * Adds a turn, replacing the one of that id. A turn without a numeric id, a conversation or a
    * finite time is not held (the caller then reads the store for it).
    */
-  add(id: string, sessionId: string | null, time: number | null | undefined): void {
+  add(id: string, sessionId: string | null, time: number | null | undefined, summary = false): void {
     const numeric = Number(id)
     this.remove(id)
     if (!Number.isFinite(numeric) || sessionId === null || time == null || !Number.isFinite(time)) return
@@ -75,6 +88,7 @@ export class ConversationTimeline {
     if (slot >= this.ids.length) this.grow(slot + 1)
     this.ids[slot] = numeric
     this.times[slot] = time
+    this.summaries[slot] = summary ? 1 : 0
     this.owners[slot] = conversation
     // Turns mostly arrive in conversation order: appending keeps the order without a sort.
     const last = conversation.slots[conversation.slots.length - 1]
@@ -110,6 +124,17 @@ export class ConversationTimeline {
   /** Every turn id held (to reconcile with the store). */
   turnIds(): string[] {
     return [...this.slotOf.keys()].map(String)
+  }
+
+  /** A held turn's conversation, time and set; null when the turn is not held. */
+  facts(id: string): TimelineTurnFacts | null {
+    const slot = this.slotOf.get(Number(id))
+    if (slot === undefined) return null
+    return {
+      sessionId: (this.owners[slot] as Conversation).sessionId,
+      time: this.times[slot] as number,
+      summary: this.summaries[slot] === 1,
+    }
   }
 
   /**
@@ -158,7 +183,12 @@ export class ConversationTimeline {
 
   /** Bytes held (an estimate: the per-slot arrays, the id map and the conversations' lists). */
   bytes(): number {
-    let bytes = this.ids.byteLength + this.times.byteLength + this.owners.length * 8 + this.slotOf.size * 40
+    let bytes =
+      this.ids.byteLength +
+      this.times.byteLength +
+      this.summaries.byteLength +
+      this.owners.length * 8 +
+      this.slotOf.size * 40
     for (const [sessionId, conversation] of this.conversations)
       bytes += sessionId.length * 2 + 64 + conversation.slots.length * 8
     return bytes
@@ -217,5 +247,8 @@ export class ConversationTimeline {
     const times = new Float64Array(capacity)
     times.set(this.times)
     this.times = times
+    const summaries = new Uint8Array(capacity)
+    summaries.set(this.summaries)
+    this.summaries = summaries
   }
 }

@@ -3,18 +3,13 @@ import {
   DEFAULT_LEXICAL_PLAN,
   type LexicalPlanConfig,
   type Limits,
-  mentionedTimes,
   mmrRerank,
   NotFoundError,
-  namedParticipants,
   parseWith,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
-  type TimeWindow,
   temporalDecay,
-  timeWindows,
   weightedStrategyScores,
-  withoutParticipants,
 } from '@engram/core'
 import { AgentVersionCache } from '../agents/agent-version-cache.ts'
 import type { AgentWrites } from '../agents/agent-writes.ts'
@@ -25,7 +20,7 @@ import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../po
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
-import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
+import { AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
@@ -41,13 +36,9 @@ import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-gr
 import { type LexicalIndexDeps, LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
 import { searchRequest } from './search-request.ts'
-import type {
-  ScoreComponents,
-  SearchHit,
-  SearchOptions,
-  SearchStrategy,
-  SearchWeights,
-} from './search-types.ts'
+import { type CandidateRows, readPendingRows } from './search-rows.ts'
+import { inNamedPeriod, querySignals } from './search-signals.ts'
+import type { ScoreComponents, SearchHit, SearchOptions } from './search-types.ts'
 
 export { MAX_QUERY_CHARS, type SearchRequest, searchRequest } from './search-request.ts'
 export * from './search-types.ts'
@@ -55,14 +46,6 @@ export * from './search-types.ts'
 const DAY_MS = 86_400_000
 /** Each side proposes this many times the requested hits before fusion (spec 002: candidates ×3). */
 export const CANDIDATE_FACTOR = 3
-
-/** What the query says besides its words: the periods and participants it names. */
-interface QuerySignals {
-  /** The query's words for lexical matching (named participants left out). */
-  lexicalQuery: string
-  windows: TimeWindow[]
-  participants: Set<string>
-}
 
 /** What search is built from: its storage ports and the services it calls. */
 export interface SearchServiceDeps extends LexicalIndexDeps {
@@ -85,8 +68,10 @@ export interface SearchServiceDeps extends LexicalIndexDeps {
   /** When search's memory accesses are written (search-access.ts); defaults DEFAULT_ACCESS_FLUSH. */
   accessFlush?: Partial<AccessFlushConfig>
   log?: Pick<Logger, 'warn'>
-  /** How much of the conversations dialogue context reads (search-context.ts); default `fewer`. */
+  /** How much of the conversations dialogue context reads (search-context.ts); default `index`. */
   dialogueReads?: DialogueReads
+  /** When hybrid MESSAGES search reads its candidates' rows (search-rows.ts); default `pool`. */
+  candidateRows?: CandidateRows
 }
 
 /**
@@ -114,9 +99,12 @@ export class SearchService {
   readonly accesses: AccessBuffer
   /** `all` reads as before issue 18's hybrid18 slice (same hits): benches flip it to compare. */
   dialogueReads: DialogueReads
+  /** `all` reads every candidate's row before scoring, as before hybridmsg18 (same hits): benches flip it. */
+  candidateRows: CandidateRows
 
   constructor(deps: SearchServiceDeps) {
     this.dialogueReads = deps.dialogueReads ?? 'index'
+    this.candidateRows = deps.candidateRows ?? 'pool'
     this.telemetry = deps.telemetry ?? NO_TELEMETRY
     this.accesses = new AccessBuffer(
       deps.memories,
@@ -188,29 +176,6 @@ export class SearchService {
   /** The time of the agent's newest message (null without messages): where its windows count back from. */
   async newestMessageTime(agentId: string): Promise<Date | null> {
     return (await this.facts.of(agentId)).newest
-  }
-
-  /** The periods and participants a HYBRID query names (nothing for the other strategies). */
-  private querySignals(
-    query: string,
-    request: { strategy: SearchStrategy; weights: SearchWeights },
-    facts: AgentFacts,
-  ): QuerySignals {
-    const none: QuerySignals = { lexicalQuery: query, windows: [], participants: new Set() }
-    if (request.strategy !== 'HYBRID') return none
-    // Relative periods ("last week") are resolved against the agent's newest message, like the
-    // conversation window: an imported history behaves as it did when it was live.
-    const reference = facts.newest ?? this.now()
-    const windows = request.weights.time > 0 ? timeWindows(query, reference) : []
-    const named = request.weights.speaker > 0 ? namedParticipants(query, facts.participants) : []
-    // A named participant is a structured match (the speaker factor), not a word to find in text:
-    // names in the lexical query pulled in every turn that mentions the person.
-    const stripped = named.length ? withoutParticipants(query, named) : query
-    return {
-      lexicalQuery: stripped.trim().length > 0 ? stripped : query,
-      windows,
-      participants: new Set(named),
-    }
   }
 
   /** Automatic summaries (issue 13 §3), searched with the SUMMARIES scope beside [CONTEXT SUMMARY] messages. */
@@ -307,6 +272,7 @@ export class SearchService {
     scope: string,
     query: string,
     options: SearchOptions,
+    rows: CandidateRows = this.candidateRows,
   ): Promise<{ hits: SearchHit[]; mmrLambda: number; scopes: readonly string[]; strategy: string }> {
     const { settings } = await this.settings.of(scope)
     const request = searchRequest(query, options, settings, this.limits)
@@ -321,7 +287,7 @@ export class SearchService {
     const needsVector = ['HYBRID', 'SIMILARITY', 'WEIGHTED', 'SIMILARITY_IMPORTANCE'].includes(strategy)
     const queryVector = needsVector ? await this.embeddings.embedQuery(scope, query) : null
     const facts = await this.facts.of(scope)
-    const signals = this.querySignals(query, request, facts)
+    const signals = querySignals(query, request, facts, this.now())
     // The conversation window counts back from the newest message, never from the clock.
     const windowStart =
       request.windowDays > 0 && facts.newest
@@ -369,6 +335,14 @@ export class SearchService {
           options: filtered,
           weights: request.weights,
           ...(besideAhead ? { proposed: besideAhead } : {}),
+          // Rows for the pool only, unless scoring reads a turn's speaker (a participant named)
+          // or its text (periods its words mention) before the pool's cut.
+          ...(rows === 'pool' &&
+          strategy === 'HYBRID' &&
+          signals.participants.size === 0 &&
+          !(request.mentionedTimes && signals.windows.length > 0)
+            ? { timeline: () => this.lexical.timeline(scope) }
+            : {}),
         })),
         ...(searchScope === 'SUMMARIES'
           ? await this.automaticSummaryCandidates(
@@ -502,9 +476,7 @@ export class SearchService {
         const decay = decayOn
           ? temporalDecay(now.getTime() - c.timestamp.getTime(), settings.temporalDecayHalfLifeDays)
           : 1
-        const time = this.inNamedPeriod(c, signals.windows, request.mentionedTimes)
-          ? 1 + request.weights.time
-          : 1
+        const time = inNamedPeriod(c, signals.windows, request.mentionedTimes) ? 1 + request.weights.time : 1
         const speaker = c.speaker && signals.participants.has(c.speaker) ? 1 + request.weights.speaker : 1
         const score =
           ((base.get(c.id) ?? 0) + request.weights.context * contextScore + episodeScore) *
@@ -565,6 +537,16 @@ export class SearchService {
       .filter((s) => request.threshold == null || s.score >= request.threshold)
       .sort((a, b) => b.score - a.score)
       .slice(0, pool)
+    // The pool's turns still without a row are read now; one gone or moved since the timeline
+    // caught up means searching again with every row read first (the same answer as before).
+    if (
+      !(await readPendingRows(
+        this.recall,
+        scope,
+        ranked.map((s) => s.candidate),
+      ))
+    )
+      return this.rankHits(scope, query, options, 'all')
     // MMR puts a hit below a lower-scored one when it repeats a hit above it (0.61 listed under
     // 0.46, issue 10): each hit carries the figures of that choice, so the order can be read off
     // the payload. Without MMR the same figures describe plain score order.
@@ -620,11 +602,6 @@ export class SearchService {
   }
 
   /**
-   * Whether a hit falls in a period the query names: a turn by its time, a memory by when it
-   * became true (validFrom: a memory stored today about May is about May), or (optionally) by a
-   * period its text names.
-   */
-  /**
    * Where dialogue context reads an agent's conversations: its timeline held beside the messages'
    * lexical index (`index`, looked up at each read: the candidates' search brings it up to date
    * first), or the store.
@@ -633,16 +610,6 @@ export class SearchService {
     return this.dialogueReads === 'index'
       ? timelineSources(this.recall, () => this.lexical.timeline(agentId))
       : this.recall
-  }
-
-  private inNamedPeriod(c: Candidate, windows: readonly TimeWindow[], mentioned: boolean): boolean {
-    if (windows.length === 0) return false
-    const time = c.scope === 'MEMORIES' ? (c.row as RecalledMemoryItem).validFrom : c.timestamp
-    if (windows.some((w) => time >= w.start && time < w.end)) return true
-    if (!mentioned) return false
-    return mentionedTimes(c.text, c.timestamp).some((m) =>
-      windows.some((w) => m.start < w.end && w.start < m.end),
-    )
   }
 
   private async recordAccess(agentId: string, hits: SearchHit[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import { isSummaryText } from '@engram/core'
 import { stemmer } from 'stemmer'
 import {
   type CorpusFigures,
@@ -57,7 +57,7 @@ export class InMemoryFullTextIndex implements FullTextIndex {
         agentId: document.agentId,
         sessionId: document.sessionId ?? null,
         time: document.time ?? null,
-        summary: document.text.startsWith(CONTEXT_SUMMARY_PREFIX),
+        summary: isSummaryText(document.text),
         terms,
         tokens,
         length: tokens.length,
