@@ -319,10 +319,12 @@ export class SearchService {
         this.dialogueReads !== 'all' &&
         (request.weights.context > 0 || request.weights.episode > 0)
           ? (ids: readonly string[]) => {
-              const rows = this.dialogueSources(scope).turnsBeside(ids, request.contextTurns)
+              // From a timeline held, `pool` reads the neighbours in process (nothing to overlap).
+              if (rows === 'pool' && this.dialogueReads === 'index' && this.lexical.timeline(scope)) return
+              const read = this.dialogueSources(scope, rows).turnsBeside(ids, request.contextTurns)
               // Awaited by dialogue context unless no candidate scored: never left unhandled.
-              rows.catch(() => {})
-              ahead = { ids: new Set(ids), reach: request.contextTurns, rows }
+              read.catch(() => {})
+              ahead = { ids: new Set(ids), reach: request.contextTurns, rows: read }
             }
           : null
       const candidates = [
@@ -445,7 +447,7 @@ export class SearchService {
         searchScope === 'MESSAGES' &&
         (request.weights.context > 0 || request.weights.episode > 0)
           ? await dialogueContext(
-              this.dialogueSources(scope),
+              this.dialogueSources(scope, rows),
               base,
               candidates,
               request,
@@ -456,7 +458,7 @@ export class SearchService {
             ? {
                 context: await sourceTurnContext(
                   this.recall,
-                  this.dialogueSources(scope),
+                  this.dialogueSources(scope, rows),
                   this.sources,
                   scope,
                   signals.lexicalQuery,
@@ -604,11 +606,11 @@ export class SearchService {
   /**
    * Where dialogue context reads an agent's conversations: its timeline held beside the messages'
    * lexical index (`index`, looked up at each read: the candidates' search brings it up to date
-   * first), or the store.
+   * first), or the store. With `pool` rows the timeline's neighbours are read directly.
    */
-  private dialogueSources(agentId: string): DialogueSources {
+  private dialogueSources(agentId: string, rows: CandidateRows): DialogueSources {
     return this.dialogueReads === 'index'
-      ? timelineSources(this.recall, () => this.lexical.timeline(agentId))
+      ? timelineSources(this.recall, () => this.lexical.timeline(agentId), rows === 'pool')
       : this.recall
   }
 
