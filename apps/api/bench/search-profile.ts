@@ -221,7 +221,9 @@ if (inspector) {
 }
 search.dialogueReads = 'index'
 search.candidateRows = 'pool'
-console.info(`queries whose hits differ between the ways: ${differing} of ${searches}`)
+console.info(
+  `queries whose hits differ between the ways: ${differing} of ${searches}; searches run again for a pool row gone: ${search.candidateRowsRetries}`,
+)
 for (const way of WAYS) {
   const times = wall.get(way) as number[]
   const total = times.reduce((a, b) => a + b, 0)

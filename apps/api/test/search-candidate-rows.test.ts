@@ -69,6 +69,8 @@ describe("hybrid MESSAGES candidates' rows read for the pool only (ENGRAM_SEARCH
     }
     let compared = 0
     let withVector = 0
+    // Hits the speaker factor lifted: a query naming a participant ranks on the timeline's speakers.
+    let named = 0
     try {
       for (const query of [
         'garden party',
@@ -76,9 +78,11 @@ describe("hybrid MESSAGES candidates' rows read for the pool only (ENGRAM_SEARCH
         'tea',
         'lake storm river',
         'summary of the drama',
+        'what did Alice say about the storm',
       ]) {
         for (const limit of [5, 20]) {
-          const ranked: Record<string, { text: string; components: { vector: number } }[]> = {}
+          const ranked: Record<string, { text: string; components: { vector: number; speaker: number } }[]> =
+            {}
           for (way of ['pool', 'all'] as const) {
             search.candidateRows = way
             const r = await t.gql(SEARCH, { input: { query, limit, scopes: ['MESSAGES'] } }, key)
@@ -90,6 +94,7 @@ describe("hybrid MESSAGES candidates' rows read for the pool only (ENGRAM_SEARCH
           for (const hit of ranked.pool ?? []) {
             expect(hit.text.toLowerCase().startsWith('[context summary]')).toBe(false)
             if (hit.components.vector > 0) withVector++
+            if (hit.components.speaker > 1) named++
           }
           compared += ranked.pool?.length ?? 0
         }
@@ -99,7 +104,10 @@ describe("hybrid MESSAGES candidates' rows read for the pool only (ENGRAM_SEARCH
       search.candidateRows = 'pool'
     }
     expect(compared).toBeGreaterThan(80)
+    // No search had to run again (a pool row gone or moved since the timeline caught up).
+    expect(search.candidateRowsRetries).toBe(0)
     expect(withVector).toBeGreaterThan(0)
+    expect(named).toBeGreaterThan(0)
     // Made to fail by reading every row (ENGRAM_SEARCH_CANDIDATE_ROWS=all as the default): it does.
     expect(rowsRead.pool).toBeLessThan((rowsRead.all ?? 0) / 2)
   })

@@ -25,6 +25,8 @@ export interface TimelineTurnFacts {
   sessionId: string
   time: number
   summary: boolean
+  /** Its speaker (null: none named); undefined when it was added without one known. */
+  speaker: string | null | undefined
 }
 
 /** A turn beside another one, on one side of it (nearest first). */
@@ -56,6 +58,13 @@ export class ConversationTimeline {
   private times = new Float64Array(16)
   /** Per slot: 1 when the turn is a conversation summary (one byte a turn: no speaker or text is held). */
   private summaries = new Uint8Array(16)
+  /**
+   * Per slot: its speaker's number in `speakerNames` plus one; 0 for none named, -1 for not known.
+   * An agent's turns have few speakers: a number a turn, each name held once.
+   */
+  private speakers = new Int32Array(16)
+  private readonly speakerNames: string[] = []
+  private readonly speakerNumbers = new Map<string, number>()
   private owners: (Conversation | null)[] = []
   private readonly free: number[] = []
   private slots = 0
@@ -75,7 +84,13 @@ export class ConversationTimeline {
    * Adds a turn, replacing the one of that id. A turn without a numeric id, a conversation or a
    * finite time is not held (the caller then reads the store for it).
    */
-  add(id: string, sessionId: string | null, time: number | null | undefined, summary = false): void {
+  add(
+    id: string,
+    sessionId: string | null,
+    time: number | null | undefined,
+    summary = false,
+    speaker?: string | null,
+  ): void {
     const numeric = Number(id)
     this.remove(id)
     if (!Number.isFinite(numeric) || sessionId === null || time == null || !Number.isFinite(time)) return
@@ -89,6 +104,7 @@ export class ConversationTimeline {
     this.ids[slot] = numeric
     this.times[slot] = time
     this.summaries[slot] = summary ? 1 : 0
+    this.speakers[slot] = speaker === undefined ? -1 : speaker === null ? 0 : this.speakerNumber(speaker) + 1
     this.owners[slot] = conversation
     // Turns mostly arrive in conversation order: appending keeps the order without a sort.
     const last = conversation.slots[conversation.slots.length - 1]
@@ -134,7 +150,23 @@ export class ConversationTimeline {
       sessionId: (this.owners[slot] as Conversation).sessionId,
       time: this.times[slot] as number,
       summary: this.summaries[slot] === 1,
+      speaker: this.speakerAt(slot),
     }
+  }
+
+  private speakerAt(slot: number): string | null | undefined {
+    const number = this.speakers[slot] as number
+    return number < 0 ? undefined : number === 0 ? null : this.speakerNames[number - 1]
+  }
+
+  private speakerNumber(speaker: string): number {
+    let number = this.speakerNumbers.get(speaker)
+    if (number === undefined) {
+      number = this.speakerNames.length
+      this.speakerNames.push(speaker)
+      this.speakerNumbers.set(speaker, number)
+    }
+    return number
   }
 
   /**
@@ -187,10 +219,12 @@ export class ConversationTimeline {
       this.ids.byteLength +
       this.times.byteLength +
       this.summaries.byteLength +
+      this.speakers.byteLength +
       this.owners.length * 8 +
       this.slotOf.size * 40
     for (const [sessionId, conversation] of this.conversations)
       bytes += sessionId.length * 2 + 64 + conversation.slots.length * 8
+    for (const name of this.speakerNames) bytes += name.length * 2 + 64
     return bytes
   }
 
@@ -250,5 +284,8 @@ export class ConversationTimeline {
     const summaries = new Uint8Array(capacity)
     summaries.set(this.summaries)
     this.summaries = summaries
+    const speakers = new Int32Array(capacity)
+    speakers.set(this.speakers)
+    this.speakers = speakers
   }
 }

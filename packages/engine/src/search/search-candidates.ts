@@ -82,11 +82,12 @@ export class SearchCandidates {
        */
       proposed?: (ids: readonly string[]) => void
       /**
-       * The agent's turn timeline (looked up once the lexical side has brought it up to date):
-       * unfiltered MESSAGES candidates are built from it, their rows left for the pool's
-       * (search-rows.ts). Absent, or not holding every id: the rows are read here.
+       * The agent's turn timeline (`held`, looked up once the lexical side has brought it up to
+       * date): unfiltered MESSAGES candidates are built from it, their rows left for the pool's
+       * (search-rows.ts); `speakers`: scoring reads each one's speaker. Absent, or not holding every
+       * id (or speaker when needed): the rows are read here.
        */
-      timeline?: () => ConversationTimeline | null
+      timeline?: { held: () => ConversationTimeline | null; speakers: boolean }
     },
   ): Promise<Candidate[]> {
     if (scope === 'GRAPH' || scope === 'POOLS') return []
@@ -145,9 +146,9 @@ export class SearchCandidates {
       lexicalTotal.set(id, (lexicalTotal.get(id) ?? 0) + request.weights.cooccurrence * score)
     const ids = [...new Set([...lexicalTotal.keys(), ...semantic.keys(), ...ordered])]
     if (!filtered) request.proposed?.(ids)
-    const timeline = scope === 'MESSAGES' && !filtered && ids.length > 0 ? request.timeline?.() : null
+    const timeline = scope === 'MESSAGES' && !filtered && ids.length > 0 ? request.timeline?.held() : null
     const rows =
-      (timeline && timelineCandidates(timeline, scope, ids)) ||
+      (timeline && timelineCandidates(timeline, scope, ids, request.timeline?.speakers ?? true)) ||
       (await this.load(agentId, scope, ids, request))
     // Filters may have removed some; each side keeps its best candidateLimit.
     const keep = new Set<string>()

@@ -29,20 +29,22 @@ const ROW_NOT_READ: StoredMessage = Object.freeze({
 }) as StoredMessage
 
 /**
- * MESSAGES candidates built from the timeline instead of their rows: conversation and time as the
- * store holds them, summaries left out (the MESSAGES set), the row still to read. Null when the
- * timeline does not hold one of the ids (a turn written after its catch-up, found by the vector
- * side): the caller then reads every row, so the answer is the same.
+ * MESSAGES candidates built from the timeline instead of their rows: conversation, time and
+ * speaker as the store holds them, summaries left out (the MESSAGES set), the row still to read.
+ * Null when the timeline does not hold one of the ids (a turn written after its catch-up, found by
+ * the vector side), or, when `speakers` are needed (the query names a participant), does not know
+ * one's speaker: the caller then reads every row, so the answer is the same.
  */
 export function timelineCandidates(
   timeline: ConversationTimeline,
   scope: SearchScope,
   ids: readonly string[],
+  speakers: boolean,
 ): Map<string, Candidate> | null {
   const out = new Map<string, Candidate>()
   for (const id of ids) {
     const facts = timeline.facts(id)
-    if (!facts) return null
+    if (!facts || (speakers && facts.speaker === undefined)) return null
     if (facts.summary) continue
     out.set(id, {
       scope,
@@ -57,7 +59,8 @@ export function timelineCandidates(
       confidence: 1,
       row: ROW_NOT_READ,
       sessionId: facts.sessionId,
-      speaker: null,
+      // Undefined when not known (then not needed: no participant named), checked on the row.
+      speaker: facts.speaker,
       rowPending: true,
     })
   }
@@ -88,7 +91,8 @@ export async function readPendingRows(
     if (
       !row ||
       row.message.sessionId !== c.sessionId ||
-      row.message.timestamp.getTime() !== c.timestamp.getTime()
+      row.message.timestamp.getTime() !== c.timestamp.getTime() ||
+      (c.speaker !== undefined && row.message.speaker !== c.speaker)
     )
       return false
     c.text = row.message.content

@@ -101,6 +101,11 @@ export class SearchService {
   dialogueReads: DialogueReads
   /** `all` reads every candidate's row before scoring, as before hybridmsg18 (same hits): benches flip it. */
   candidateRows: CandidateRows
+  /**
+   * Searches run again with every row because a pool turn's row was gone or moved since the
+   * timeline caught up: rare by design (each costs a second search); tests and benches read it.
+   */
+  candidateRowsRetries = 0
 
   constructor(deps: SearchServiceDeps) {
     this.dialogueReads = deps.dialogueReads ?? 'index'
@@ -337,13 +342,17 @@ export class SearchService {
           options: filtered,
           weights: request.weights,
           ...(besideAhead ? { proposed: besideAhead } : {}),
-          // Rows for the pool only, unless scoring reads a turn's speaker (a participant named)
-          // or its text (periods its words mention) before the pool's cut.
+          // Rows for the pool only, unless scoring reads a turn's text (periods its words
+          // mention) before the pool's cut; a named participant needs the timeline's speakers.
           ...(rows === 'pool' &&
           strategy === 'HYBRID' &&
-          signals.participants.size === 0 &&
           !(request.mentionedTimes && signals.windows.length > 0)
-            ? { timeline: () => this.lexical.timeline(scope) }
+            ? {
+                timeline: {
+                  held: () => this.lexical.timeline(scope),
+                  speakers: signals.participants.size > 0,
+                },
+              }
             : {}),
         })),
         ...(searchScope === 'SUMMARIES'
@@ -541,14 +550,11 @@ export class SearchService {
       .slice(0, pool)
     // The pool's turns still without a row are read now; one gone or moved since the timeline
     // caught up means searching again with every row read first (the same answer as before).
-    if (
-      !(await readPendingRows(
-        this.recall,
-        scope,
-        ranked.map((s) => s.candidate),
-      ))
-    )
+    const pending = ranked.map((s) => s.candidate)
+    if (!(await readPendingRows(this.recall, scope, pending))) {
+      this.candidateRowsRetries++
       return this.rankHits(scope, query, options, 'all')
+    }
     // MMR puts a hit below a lower-scored one when it repeats a hit above it (0.61 listed under
     // 0.46, issue 10): each hit carries the figures of that choice, so the order can be read off
     // the payload. Without MMR the same figures describe plain score order.

@@ -17,6 +17,8 @@ interface IndexedDocument {
   agentId: string
   sessionId: string | null
   time: number | null
+  /** undefined when the writer gave none (the stream then leaves it out: not known). */
+  speaker: string | null | undefined
   summary: boolean
   /** Index terms and their counts. */
   terms: Map<string, number>
@@ -57,6 +59,7 @@ export class InMemoryFullTextIndex implements FullTextIndex {
         agentId: document.agentId,
         sessionId: document.sessionId ?? null,
         time: document.time ?? null,
+        speaker: document.speaker,
         summary: isSummaryText(document.text),
         terms,
         tokens,
@@ -133,6 +136,7 @@ export class InMemoryFullTextIndex implements FullTextIndex {
           id,
           sessionId: d.sessionId,
           time: d.time,
+          ...(d.speaker === undefined ? {} : { speaker: d.speaker }),
           summary: d.summary,
           terms: [...d.tokens],
         })),

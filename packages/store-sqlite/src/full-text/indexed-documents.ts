@@ -74,6 +74,8 @@ export async function* indexedDocumentBatches(
         sessionId: source.session ? (row.sessionId ?? null) : null,
         time: source.session ? timeOf(row.storedAt) : null,
         summary: collection === 'messages' && isSummaryText(String(row.content ?? '')),
+        // Both stores select the speaker with the session (INDEXED_SOURCES' `session`).
+        ...(source.session ? { speaker: typeof row.speaker === 'string' ? row.speaker : null } : {}),
         terms: terms[i] as string[],
       })),
       cursor: JSON.stringify(position),
