@@ -174,6 +174,8 @@ export async function backendScaleBenchmarks({
           for (const app of order) {
             for (const kind of ways) {
               app.t.app.services.search.dialogueReads = kind === 'HYBRID-ALL' ? 'all' : 'index'
+              // As before hybrid18, every candidate's row too (as in the earlier runs of this row).
+              app.t.app.services.search.candidateRows = kind === 'HYBRID-ALL' ? 'all' : 'pool'
               const serverBefore = app.serverCpu?.read()
               const cpuStart = process.cpuUsage()
               const started = performance.now()
@@ -186,6 +188,7 @@ export async function backendScaleBenchmarks({
               const cpu = process.cpuUsage(cpuStart)
               const serverAfter = app.serverCpu?.read()
               app.t.app.services.search.dialogueReads = 'index'
+              app.t.app.services.search.candidateRows = 'pool'
               if (result.data?.search?.__typename !== 'SearchResult')
                 throw new Error(
                   `search failed on ${app.name}: ${JSON.stringify(result.errors ?? result.data)}`,
