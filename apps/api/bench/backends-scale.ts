@@ -238,7 +238,7 @@ export async function backendScaleBenchmarks({
             ...(p === 95 && strategy === 'hybrid' ? { target: { op: '<=' as const, value: 10 } } : {}),
             note:
               strategy === 'hybrid-all'
-                ? `dialogue context read as before hybrid18 (whole spans, every context turn's row): the same hits; ${values.length} searches beside the default's`
+                ? `as before hybrid18 (whole spans, every context turn's row, every candidate's row before scoring): the same hits; ${values.length} searches beside the default's`
                 : `${values.length} searches alternating with the other backend`,
           })
           rows.push(row(50), row(95))
