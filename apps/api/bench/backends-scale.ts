@@ -174,6 +174,8 @@ export async function backendScaleBenchmarks({
           for (const app of order) {
             for (const kind of ways) {
               app.t.app.services.search.dialogueReads = kind === 'HYBRID-ALL' ? 'all' : 'index'
+              // As before hybrid18, every candidate's row too (as in the earlier runs of this row).
+              app.t.app.services.search.candidateRows = kind === 'HYBRID-ALL' ? 'all' : 'pool'
               const serverBefore = app.serverCpu?.read()
               const cpuStart = process.cpuUsage()
               const started = performance.now()
@@ -186,6 +188,7 @@ export async function backendScaleBenchmarks({
               const cpu = process.cpuUsage(cpuStart)
               const serverAfter = app.serverCpu?.read()
               app.t.app.services.search.dialogueReads = 'index'
+              app.t.app.services.search.candidateRows = 'pool'
               if (result.data?.search?.__typename !== 'SearchResult')
                 throw new Error(
                   `search failed on ${app.name}: ${JSON.stringify(result.errors ?? result.data)}`,
@@ -235,7 +238,7 @@ export async function backendScaleBenchmarks({
             ...(p === 95 && strategy === 'hybrid' ? { target: { op: '<=' as const, value: 10 } } : {}),
             note:
               strategy === 'hybrid-all'
-                ? `dialogue context read as before hybrid18 (whole spans, every context turn's row): the same hits; ${values.length} searches beside the default's`
+                ? `as before hybrid18 (whole spans, every context turn's row, every candidate's row before scoring): the same hits; ${values.length} searches beside the default's`
                 : `${values.length} searches alternating with the other backend`,
           })
           rows.push(row(50), row(95))

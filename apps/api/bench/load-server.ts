@@ -12,7 +12,7 @@ import { loadWordNetLexicon } from '@engram/providers'
 import { applyMigrations, createDatabase, directSqlite, migrationsDirectory } from '@engram/store-sqlite'
 import { ensureAdminKey } from '../src/admin-key.ts'
 import { ClusterEventTarget, freshAcrossWorkers, runWorkers, workerIndex } from '../src/cluster.ts'
-import { dialogueReadsOf } from '../src/env.ts'
+import { candidateRowsOf, dialogueReadsOf } from '../src/env.ts'
 import { listen } from '../src/server.ts'
 import { createApp } from '../src/yoga.ts'
 
@@ -159,6 +159,8 @@ async function runServer(file: string, key: string) {
       ...(process.env.ENGRAM_SUMMARIES === 'off' ? { ENGRAM_SUMMARIES: 'off' as const } : {}),
       // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18 (same hits).
       ENGRAM_SEARCH_DIALOGUE_READS: dialogueReadsOf(process.env.ENGRAM_SEARCH_DIALOGUE_READS),
+      // ENGRAM_SEARCH_CANDIDATE_ROWS=all reads every candidate's row before scoring (same hits).
+      ENGRAM_SEARCH_CANDIDATE_ROWS: candidateRowsOf(process.env.ENGRAM_SEARCH_CANDIDATE_ROWS),
       // The exact scans' SIMD kernel: ENGRAM_VECTOR_KERNEL=javascript measures the scan without it.
       ENGRAM_VECTOR_KERNEL: process.env.ENGRAM_VECTOR_KERNEL === 'javascript' ? 'javascript' : 'auto',
       ...(process.env.ENGRAM_VECTOR_KERNEL_ABOVE

@@ -29,7 +29,7 @@ import { applyMigrations, migrationsDirectory } from '@engram/store-sqlite'
 import Database from 'better-sqlite3'
 import { type LocomoConversation, loadLocomo } from '../../../packages/core/bench/locomo.ts'
 import { type BenchRow, percentile, seededRandom, writeReport } from '../../../packages/core/bench/report.ts'
-import { dialogueReadsOf } from '../src/env.ts'
+import { candidateRowsOf, dialogueReadsOf } from '../src/env.ts'
 import { createTestApp, type TestApp } from '../test/helpers.ts'
 import { meanRecall, outcomeOf, type QuestionOutcome } from './quality-crossval.ts'
 
@@ -250,6 +250,8 @@ export async function qualityScaleBenchmarks(options: QualityScaleOptions): Prom
     // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18: same recall expected.
     env: {
       ENGRAM_SEARCH_DIALOGUE_READS: dialogueReadsOf(process.env.ENGRAM_SEARCH_DIALOGUE_READS),
+      // ENGRAM_SEARCH_CANDIDATE_ROWS=all reads every candidate's row before scoring: same recall expected.
+      ENGRAM_SEARCH_CANDIDATE_ROWS: candidateRowsOf(process.env.ENGRAM_SEARCH_CANDIDATE_ROWS),
     },
   })
   const others: TestApp[] = []

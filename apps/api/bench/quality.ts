@@ -11,7 +11,7 @@ import { createHashingEmbedder } from '@engram/core'
 import { loadWordNetLexicon, type WordNetPart } from '@engram/providers'
 import { type LocomoConversation, type LocomoTurn, loadLocomo } from '../../../packages/core/bench/locomo.ts'
 import { type BenchRow, writeReport } from '../../../packages/core/bench/report.ts'
-import { dialogueReadsOf } from '../src/env.ts'
+import { candidateRowsOf, dialogueReadsOf } from '../src/env.ts'
 import { createAgentKey, createTestApp, type TestApp } from '../test/helpers.ts'
 import { type Backend, backendComparison, parseBackends } from './quality-backends.ts'
 import { bm25Baseline } from './quality-bm25.ts'
@@ -174,6 +174,8 @@ export async function runQualitySuite(options: QualityOptions): Promise<QualityR
       ENGRAM_LEXICAL_INDEX: lexicalIndex,
       // ENGRAM_SEARCH_DIALOGUE_READS=all reads dialogue context as before hybrid18: same recall expected.
       ENGRAM_SEARCH_DIALOGUE_READS: dialogueReadsOf(process.env.ENGRAM_SEARCH_DIALOGUE_READS),
+      // ENGRAM_SEARCH_CANDIDATE_ROWS=all reads every candidate's row before scoring: same recall expected.
+      ENGRAM_SEARCH_CANDIDATE_ROWS: candidateRowsOf(process.env.ENGRAM_SEARCH_CANDIDATE_ROWS),
     },
   })
   try {

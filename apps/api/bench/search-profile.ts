@@ -6,9 +6,11 @@
 // `--backend postgres` (or `sqlite-api`): the history written through addMessages as
 // backends-scale.ts writes it, on a throwaway Postgres database (or SQLite file) instead.
 // `tsx apps/api/bench/search-profile.ts [--entries N] [--searches N] [--strategy HYBRID|LEXICAL]
-// [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres]`.
+// [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres] [--ways index,pool]
+// [--cpu-prof FILE]`.
 // Not a harness suite: a tool for reading one search's parts.
 import fs from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
@@ -95,10 +97,19 @@ async function open() {
 const { app, gql, close } = await open()
 
 // Every timed part: total ms and calls over the measured searches, per way of reading dialogue
-// context (search-context.ts' DialogueReads), alternating search by search in this one process.
-const WAYS = ['all', 'fewer', 'index'] as const
+// context (search-context.ts' DialogueReads) and the candidates' rows (search-rows.ts), alternating
+// search by search in this one process: `all`, `fewer` and `index` read every candidate's row
+// before scoring; `pool` is `index` reading only the pool's rows (the default since hybridmsg18).
+const ALL_WAYS = ['all', 'fewer', 'index', 'pool'] as const
+// `--ways index` measures fewer ways (a CPU profile of the default path alone).
+const WAYS = argument('ways', ALL_WAYS.join(','))
+  .split(',')
+  .map((way) => {
+    if (!(ALL_WAYS as readonly string[]).includes(way)) throw new Error(`unknown way ${way}`)
+    return way as (typeof ALL_WAYS)[number]
+  })
 const partsOf = new Map(WAYS.map((way) => [way, new Map<string, { ms: number; calls: number }>()]))
-let parts = partsOf.get('index') as Map<string, { ms: number; calls: number }>
+let parts = partsOf.get(WAYS[0] as (typeof ALL_WAYS)[number]) as Map<string, { ms: number; calls: number }>
 let measuring = false
 // biome-ignore lint/suspicious/noExplicitAny: a bench reaches into the services' private fields.
 function time(owner: any, method: string, name: string) {
@@ -163,30 +174,56 @@ const body = (q: string) =>
 const ask = async (q: string) => {
   const json = await gql(body(q))
   if (json.errors) throw new Error(JSON.stringify(json.errors))
+  return json
 }
 for (let i = 0; i < 40; i++) await ask(text.sentence(2, 5))
 await app.services.embeddings.settled()
 for (let i = 0; i < 20; i++) await ask(text.sentence(2, 5))
 
+// `--cpu-prof FILE`: a V8 CPU profile of the measured searches only (not the seed or the warm-up),
+// for chrome://inspect or a script that sums self time per function.
+const profileFile = argument('cpu-prof', '')
+const inspector = profileFile ? new Session() : null
+if (inspector) {
+  inspector.connect()
+  await inspector.post('Profiler.enable')
+  await inspector.post('Profiler.setSamplingInterval', { interval: 100 })
+  await inspector.post('Profiler.start')
+}
 measuring = true
 const wall = new Map(WAYS.map((way) => [way, [] as number[]]))
 const cpu = new Map(WAYS.map((way) => [way, 0]))
+let differing = 0
 for (let i = 0; i < searches; i++) {
   // The same query both ways, the order alternating: the machine's load falls on both alike.
   const q = text.sentence(2, 5)
+  const answers = new Set<string>()
   for (const way of i % 2 === 0 ? WAYS : [...WAYS].reverse()) {
-    search.dialogueReads = way
+    search.dialogueReads = way === 'pool' ? 'index' : way
+    search.candidateRows = way === 'pool' ? 'pool' : 'all'
     parts = partsOf.get(way) as typeof parts
     const cpuStart = process.cpuUsage()
     const started = performance.now()
-    await ask(q)
+    const answer = await ask(q)
     wall.get(way)?.push(performance.now() - started)
     const used = process.cpuUsage(cpuStart)
     cpu.set(way, (cpu.get(way) ?? 0) + used.user + used.system)
+    answers.add(JSON.stringify(answer))
   }
+  // Every way must answer alike (the same hits, texts and scores): a bench of a wrong path is void.
+  if (answers.size > 1) differing++
 }
 measuring = false
+if (inspector) {
+  const { profile } = await inspector.post('Profiler.stop')
+  fs.writeFileSync(profileFile, JSON.stringify(profile))
+  inspector.disconnect()
+}
 search.dialogueReads = 'index'
+search.candidateRows = 'pool'
+console.info(
+  `queries whose hits differ between the ways: ${differing} of ${searches}; searches run again for a pool row gone: ${search.candidateRowsRetries}`,
+)
 for (const way of WAYS) {
   const times = wall.get(way) as number[]
   const total = times.reduce((a, b) => a + b, 0)

@@ -391,6 +391,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 100,
       ENGRAM_DEBOUNCE_GRANULARITY_MS: 500,
       ENGRAM_SEARCH_DIALOGUE_READS: 'index',
+      ENGRAM_SEARCH_CANDIDATE_ROWS: 'pool',
       ENGRAM_VECTOR_KERNEL_ABOVE: DEFAULT_KERNEL_ABOVE,
       ENGRAM_VECTOR_KERNEL: 'auto',
     })
@@ -407,6 +408,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
         ENGRAM_LEXICAL_INDEX: 'off',
         ENGRAM_LEXICAL_INDEX_REFRESH_MS: '60000',
         ENGRAM_SEARCH_DIALOGUE_READS: 'all',
+        ENGRAM_SEARCH_CANDIDATE_ROWS: 'all',
         ENGRAM_VECTOR_KERNEL_ABOVE: '0',
         ENGRAM_VECTOR_KERNEL: 'javascript',
       }),
@@ -421,6 +423,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ENGRAM_LEXICAL_INDEX: 'off',
       ENGRAM_LEXICAL_INDEX_REFRESH_MS: 60_000,
       ENGRAM_SEARCH_DIALOGUE_READS: 'all',
+      ENGRAM_SEARCH_CANDIDATE_ROWS: 'all',
       ENGRAM_VECTOR_KERNEL_ABOVE: 0,
       ENGRAM_VECTOR_KERNEL: 'javascript',
     })
@@ -436,6 +439,7 @@ describe('loadEnv: the settings of issue 18 that take a switch or a small range'
       ['ENGRAM_SQLITE_NEW_ROW_JOBS', ['unchecked', 'PLAIN']],
       ['ENGRAM_LEXICAL_INDEX', ['yes', 'ON']],
       ['ENGRAM_SEARCH_DIALOGUE_READS', ['some', 'ALL']],
+      ['ENGRAM_SEARCH_CANDIDATE_ROWS', ['few', 'POOL']],
       ['ENGRAM_LEXICAL_INDEX_REFRESH_MS', ['-1', '60001', '0.5']],
       ['ENGRAM_LEXICAL_INDEX_MAX_INDEXES', ['0', '1000001']],
       ['ENGRAM_VECTOR_KERNEL_ABOVE', ['-1', '1000000001', '1.5', 'big']],

@@ -42,6 +42,14 @@ export function dialogueReadsOf(value: string | undefined): (typeof DIALOGUE_REA
   return DIALOGUE_READS.find((reads) => reads === value) ?? 'index'
 }
 
+/** ENGRAM_SEARCH_CANDIDATE_ROWS' values (engine's CandidateRows), default first. */
+const CANDIDATE_ROWS = ['pool', 'all'] as const
+
+/** A bench's ENGRAM_SEARCH_CANDIDATE_ROWS: one of the values, the default for anything else. */
+export function candidateRowsOf(value: string | undefined): (typeof CANDIDATE_ROWS)[number] {
+  return CANDIDATE_ROWS.find((rows) => rows === value) ?? 'pool'
+}
+
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 export const DEFAULT_DATABASE_URL = `file:${path.join(REPO_ROOT, 'data', 'engram.db')}`
 export const DEFAULT_EMBEDDING_MODEL_PATH = path.join(REPO_ROOT, 'data', 'models')
@@ -351,6 +359,13 @@ export const EnvSchema = z
      * the last two are kept for comparison.
      */
     ENGRAM_SEARCH_DIALOGUE_READS: z.enum(DIALOGUE_READS).default('index'),
+    /**
+     * When hybrid MESSAGES search reads its candidates' rows: `pool` (only the turns that reach
+     * MMR's pool, after fusion; the rest is ranked on the agent's turn timeline) or `all` (every
+     * candidate's row before scoring, as before issue 18's hybridmsg18 slice). The same hits; `all`
+     * is kept for comparison.
+     */
+    ENGRAM_SEARCH_CANDIDATE_ROWS: z.enum(CANDIDATE_ROWS).default('pool'),
     /**
      * Vectors in one (agent, kind) index from which its exact scan runs on the WebAssembly SIMD
      * kernel (issue 18). Each kernel memory reserves address space, so thousands of small indexes

@@ -77,6 +77,7 @@ export interface AppOptions {
         | 'ENGRAM_SEARCH_COMMON_TERM_MIN_DOCUMENTS'
         | 'ENGRAM_LEXICAL_INDEX'
         | 'ENGRAM_SEARCH_DIALOGUE_READS'
+        | 'ENGRAM_SEARCH_CANDIDATE_ROWS'
         | 'ENGRAM_LEXICAL_INDEX_MAX_INDEXES'
         | 'ENGRAM_LEXICAL_INDEX_REFRESH_MS'
         | 'ENGRAM_LEXICAL_INDEX_MAX_MB'
@@ -293,6 +294,9 @@ export function createApp(options: AppOptions) {
     ...(env.ENGRAM_SEARCH_DIALOGUE_READS === undefined
       ? {}
       : { dialogueReads: env.ENGRAM_SEARCH_DIALOGUE_READS }),
+    ...(env.ENGRAM_SEARCH_CANDIDATE_ROWS === undefined
+      ? {}
+      : { candidateRows: env.ENGRAM_SEARCH_CANDIDATE_ROWS }),
     lexicalIndexes: {
       enabled: env.ENGRAM_LEXICAL_INDEX !== 'off',
       ...(env.ENGRAM_LEXICAL_INDEX_REFRESH_MS === undefined

@@ -33,6 +33,7 @@ import type { WorkingContextStore } from './ports/working-context.ts'
 import type { LexicalIndexCacheConfig } from './search/lexical-indexes.ts'
 import type { AccessFlushConfig } from './search/search-access.ts'
 import type { DialogueReads } from './search/search-context.ts'
+import type { CandidateRows } from './search/search-rows.ts'
 
 export interface EngineDeps<S extends Storage = Storage> {
   /** The storage adapter's bundle (store-sqlite's, or the in-memory one in tests). */
@@ -61,6 +62,8 @@ export interface EngineDeps<S extends Storage = Storage> {
   messageTokenCounts?: number
   /** How much of the conversations search reads for dialogue context (search-context.ts; default `fewer`). */
   dialogueReads?: DialogueReads
+  /** When hybrid MESSAGES search reads its candidates' rows (search-rows.ts; default `pool`). */
+  candidateRows?: CandidateRows
   /**
    * The scheduled optimizer: how often it runs (0: never on its own), what counts as an error key
    * fact, its leases' TTL and renewal interval (ms), and how many entries it keeps between runs

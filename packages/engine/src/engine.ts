@@ -252,6 +252,7 @@ export function createEngine<S extends Storage>(deps: EngineDeps<S>) {
     lexicalPlan: parseWith(LexicalPlanConfigSchema, deps.lexicalPlan ?? {}, 'lexicalPlan'),
     accessFlush: deps.accessFlush ?? {},
     ...(deps.dialogueReads ? { dialogueReads: deps.dialogueReads } : {}),
+    ...(deps.candidateRows ? { candidateRows: deps.candidateRows } : {}),
     log,
     graph: storage.graph,
     telemetry,

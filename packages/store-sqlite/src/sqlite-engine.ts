@@ -68,6 +68,8 @@ export interface SqliteEngineOptions {
   lexicalIndexes?: EngineDeps['lexicalIndexes']
   /** How much of the conversations search reads for dialogue context (ENGRAM_SEARCH_DIALOGUE_READS). */
   dialogueReads?: EngineDeps['dialogueReads']
+  /** When hybrid MESSAGES search reads its candidates' rows (ENGRAM_SEARCH_CANDIDATE_ROWS). */
+  candidateRows?: EngineDeps['candidateRows']
   /** Trajectory memory's rules (spec 004: similarity 0.5, traceTtlDays 30, trace scoring...); core's defaults for the rest. */
   trajectoryRules?: EngineDeps['trajectoryRules']
   /** Maintenance's rules (spec 002: retention 90 days, '0 3 * * *', compaction on); core's defaults for the rest. */
@@ -153,6 +155,7 @@ export function composeEngine<S extends Storage>(storage: S, options: EngineComp
     accessFlush: options.accessFlush,
     lexicalIndexes: options.lexicalIndexes,
     dialogueReads: options.dialogueReads,
+    candidateRows: options.candidateRows,
     messageTokenCounts: options.messageTokenCounts,
     optimizer: {
       intervalMs: options.optimizerIntervalMs,

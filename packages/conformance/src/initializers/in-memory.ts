@@ -45,7 +45,14 @@ export const inMemoryInitializer: StorageInitializer = {
             metadata: {},
           })
           storage.fullText.index('messages', [
-            { id, agentId, text: turn.content, sessionId, time: turn.timestamp.getTime() },
+            {
+              id,
+              agentId,
+              text: turn.content,
+              sessionId,
+              time: turn.timestamp.getTime(),
+              speaker: turn.speaker ?? null,
+            },
           ])
           ids.push(id)
         }

@@ -147,6 +147,20 @@ export function describeFullText(initializer: StorageInitializer): void {
       for await (const batch of fullText.indexedDocuments('messages', 'agent-t', null))
         timedDocuments.push(...batch.documents)
       expect(timedDocuments.map((d) => [d.id, d.time])).toEqual([[timed[0], at.getTime()]])
+      // The summary flag is the set recall reads (the prefix in any letter case): search ranks
+      // candidates on it before reading their rows (issue 18, hybridmsg18).
+      // And each turn's speaker as stored (null when none was named).
+      const { ids: cased } = await addTurns('agent-s', 'cased', [
+        { content: `${CONTEXT_SUMMARY_PREFIX.toLowerCase()} they talked about gardens`, timestamp: at },
+        { content: 'an ordinary garden turn', timestamp: at, speaker: 'Ann' },
+      ])
+      const casedDocuments = []
+      for await (const batch of fullText.indexedDocuments('messages', 'agent-s', null))
+        casedDocuments.push(...batch.documents)
+      expect(casedDocuments.map((d) => [d.id, d.summary, d.speaker])).toEqual([
+        [cased[0], true, null],
+        [cased[1], false, 'Ann'],
+      ])
       expect(first.cursor).not.toBeNull()
       expect((await collect(first.cursor)).documents).toEqual([])
       const [later] = await addDocuments('messages', [{ agentId: 'agent-a', text: 'a later garden turn' }])

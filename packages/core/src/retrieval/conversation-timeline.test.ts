@@ -99,6 +99,28 @@ describe('ConversationTimeline', () => {
     ])
   })
 
+  it("tells a held turn's conversation, time and set, through growth, replacement and slot reuse", () => {
+    const timeline = new ConversationTimeline()
+    // Past the initial capacity (16), so the summary flags are carried through a grow.
+    // Speakers: named (two names), none named (null), or not known (undefined).
+    const speakerOf = (i: number) =>
+      i % 4 === 0 ? undefined : i % 4 === 1 ? null : i % 4 === 2 ? 'Ann' : 'Bo'
+    for (let i = 1; i <= 40; i++) timeline.add(String(i), `s${i % 3}`, i * 10, i % 5 === 0, speakerOf(i))
+    expect(timeline.facts('5')).toEqual({ sessionId: 's2', time: 50, summary: true, speaker: null })
+    expect(timeline.facts('6')).toEqual({ sessionId: 's0', time: 60, summary: false, speaker: 'Ann' })
+    expect(timeline.facts('35')).toEqual({ sessionId: 's2', time: 350, summary: true, speaker: 'Bo' })
+    expect(timeline.facts('36')).toEqual({ sessionId: 's0', time: 360, summary: false, speaker: undefined })
+    expect(timeline.facts('99')).toBeNull()
+    // A turn edited into (or out of) a summary, and moved: the new facts.
+    timeline.add('5', 's9', 55, false, 'Cy')
+    expect(timeline.facts('5')).toEqual({ sessionId: 's9', time: 55, summary: false, speaker: 'Cy' })
+    // A removed summary's slot reused by an ordinary turn: no flag or speaker left behind.
+    timeline.remove('10')
+    expect(timeline.facts('10')).toBeNull()
+    timeline.add('41', 's1', 410)
+    expect(timeline.facts('41')).toEqual({ sessionId: 's1', time: 410, summary: false, speaker: undefined })
+  })
+
   it('does not hold a turn without a conversation, a numeric id or a time', () => {
     const timeline = new ConversationTimeline()
     timeline.add('1', null, 10)

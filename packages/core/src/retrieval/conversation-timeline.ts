@@ -16,6 +16,19 @@ export interface TimelineTurn {
   time: number
 }
 
+/**
+ * What the timeline knows of one turn: its conversation, stored time and whether it is a
+ * conversation summary (the SUMMARIES set). Search ranks a hybrid MESSAGES candidate on these
+ * alone and reads the rows only of those that reach the pool (issue 18, hybridmsg18).
+ */
+export interface TimelineTurnFacts {
+  sessionId: string
+  time: number
+  summary: boolean
+  /** Its speaker (null: none named); undefined when it was added without one known. */
+  speaker: string | null | undefined
+}
+
 /** A turn beside another one, on one side of it (nearest first). */
 export interface TimelineNeighbours {
   before: TimelineTurn[]
@@ -43,6 +56,15 @@ export class ConversationTimeline {
   /** Per slot: the turn's id (NaN once removed), its time, and its conversation. */
   private ids = new Float64Array(16)
   private times = new Float64Array(16)
+  /** Per slot: 1 when the turn is a conversation summary (one byte a turn: no speaker or text is held). */
+  private summaries = new Uint8Array(16)
+  /**
+   * Per slot: its speaker's number in `speakerNames` plus one; 0 for none named, -1 for not known.
+   * An agent's turns have few speakers: a number a turn, each name held once.
+   */
+  private speakers = new Int32Array(16)
+  private readonly speakerNames: string[] = []
+  private readonly speakerNumbers = new Map<string, number>()
   private owners: (Conversation | null)[] = []
   private readonly free: number[] = []
   private slots = 0
@@ -62,7 +84,13 @@ export class ConversationTimeline {
    * Adds a turn, replacing the one of that id. A turn without a numeric id, a conversation or a
    * finite time is not held (the caller then reads the store for it).
    */
-  add(id: string, sessionId: string | null, time: number | null | undefined): void {
+  add(
+    id: string,
+    sessionId: string | null,
+    time: number | null | undefined,
+    summary = false,
+    speaker?: string | null,
+  ): void {
     const numeric = Number(id)
     this.remove(id)
     if (!Number.isFinite(numeric) || sessionId === null || time == null || !Number.isFinite(time)) return
@@ -75,6 +103,8 @@ export class ConversationTimeline {
     if (slot >= this.ids.length) this.grow(slot + 1)
     this.ids[slot] = numeric
     this.times[slot] = time
+    this.summaries[slot] = summary ? 1 : 0
+    this.speakers[slot] = speaker === undefined ? -1 : speaker === null ? 0 : this.speakerNumber(speaker) + 1
     this.owners[slot] = conversation
     // Turns mostly arrive in conversation order: appending keeps the order without a sort.
     const last = conversation.slots[conversation.slots.length - 1]
@@ -110,6 +140,33 @@ export class ConversationTimeline {
   /** Every turn id held (to reconcile with the store). */
   turnIds(): string[] {
     return [...this.slotOf.keys()].map(String)
+  }
+
+  /** A held turn's conversation, time and set; null when the turn is not held. */
+  facts(id: string): TimelineTurnFacts | null {
+    const slot = this.slotOf.get(Number(id))
+    if (slot === undefined) return null
+    return {
+      sessionId: (this.owners[slot] as Conversation).sessionId,
+      time: this.times[slot] as number,
+      summary: this.summaries[slot] === 1,
+      speaker: this.speakerAt(slot),
+    }
+  }
+
+  private speakerAt(slot: number): string | null | undefined {
+    const number = this.speakers[slot] as number
+    return number < 0 ? undefined : number === 0 ? null : this.speakerNames[number - 1]
+  }
+
+  private speakerNumber(speaker: string): number {
+    let number = this.speakerNumbers.get(speaker)
+    if (number === undefined) {
+      number = this.speakerNames.length
+      this.speakerNames.push(speaker)
+      this.speakerNumbers.set(speaker, number)
+    }
+    return number
   }
 
   /**
@@ -158,9 +215,16 @@ export class ConversationTimeline {
 
   /** Bytes held (an estimate: the per-slot arrays, the id map and the conversations' lists). */
   bytes(): number {
-    let bytes = this.ids.byteLength + this.times.byteLength + this.owners.length * 8 + this.slotOf.size * 40
+    let bytes =
+      this.ids.byteLength +
+      this.times.byteLength +
+      this.summaries.byteLength +
+      this.speakers.byteLength +
+      this.owners.length * 8 +
+      this.slotOf.size * 40
     for (const [sessionId, conversation] of this.conversations)
       bytes += sessionId.length * 2 + 64 + conversation.slots.length * 8
+    for (const name of this.speakerNames) bytes += name.length * 2 + 64
     return bytes
   }
 
@@ -217,5 +281,11 @@ export class ConversationTimeline {
     const times = new Float64Array(capacity)
     times.set(this.times)
     this.times = times
+    const summaries = new Uint8Array(capacity)
+    summaries.set(this.summaries)
+    this.summaries = summaries
+    const speakers = new Int32Array(capacity)
+    speakers.set(this.speakers)
+    this.speakers = speakers
   }
 }

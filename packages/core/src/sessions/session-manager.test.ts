@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { NotFoundError, ValidationError } from '../errors.ts'
 import { DEFAULT_LIMITS, LimitsSchema, MAX_SPEAKER_CHARS } from '../limits.ts'
 import { InMemorySessionRepository } from './in-memory-session-repository.ts'
-import { CONTEXT_SUMMARY_PREFIX, PersistentSessionManager, speakerOf } from './session-manager.ts'
+import {
+  CONTEXT_SUMMARY_PREFIX,
+  isSummaryText,
+  PersistentSessionManager,
+  speakerOf,
+} from './session-manager.ts'
 
 const NOW = new Date('2026-01-15T10:00:00.000Z')
 
@@ -264,5 +269,16 @@ describe('speakers', () => {
     expect(first?.speaker).toBe('Jon')
     const result = await manager.compressMessages('a', 'c', second!.id)
     expect(result.summaryMessage?.speaker).toBeNull()
+  })
+})
+
+describe('isSummaryText', () => {
+  it("reads the summary prefix in any letter case at the start only, as the stores' set filter does", () => {
+    expect(isSummaryText(`${CONTEXT_SUMMARY_PREFIX} they talked`)).toBe(true)
+    expect(isSummaryText(`${CONTEXT_SUMMARY_PREFIX.toLowerCase()} they talked`)).toBe(true)
+    expect(isSummaryText('[Context Summary]')).toBe(true)
+    expect(isSummaryText(` ${CONTEXT_SUMMARY_PREFIX}`)).toBe(false)
+    expect(isSummaryText('[CONTEXT SUMMAR')).toBe(false)
+    expect(isSummaryText('we went hiking')).toBe(false)
   })
 })

@@ -12,6 +12,17 @@ import type { Clock, Role } from '../types.ts'
 import { ROLES } from '../types.ts'
 
 export const CONTEXT_SUMMARY_PREFIX = '[CONTEXT SUMMARY]'
+const SUMMARY_PREFIX_LOWER = CONTEXT_SUMMARY_PREFIX.toLowerCase()
+
+/**
+ * Whether a turn's text is a conversation summary (the SUMMARIES set): it starts with the prefix in
+ * any letter case, as the stores' set filter reads it (Prisma's LIKE / ILIKE, recall.messages).
+ * The lexical index's and the turn timeline's summary flag use it too, so search can tell the sets
+ * apart without reading a candidate's row.
+ */
+export function isSummaryText(text: string): boolean {
+  return text.slice(0, SUMMARY_PREFIX_LOWER.length).toLowerCase() === SUMMARY_PREFIX_LOWER
+}
 // Sessions are looked up on every message; the cache keeps the hot ones without growing forever.
 export const DEFAULT_MAX_CACHED_SESSIONS = 1_000
 

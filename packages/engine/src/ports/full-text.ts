@@ -88,6 +88,12 @@ export interface IndexedDocument {
   time?: number | null
   /** A conversation summary (the summary prefix): the SUMMARIES set, apart from ordinary turns. */
   summary: boolean
+  /**
+   * A turn's speaker as stored (messages; null when none was named): the timeline holds it so
+   * search can rank a query naming a participant before reading rows. Absent (undefined) where a
+   * store does not stream it: search then reads the rows.
+   */
+  speaker?: string | null
   terms: string[]
 }
 
@@ -107,4 +113,6 @@ export interface FullTextDocument {
   sessionId?: string | null
   /** A turn's stored time (epoch ms), for the stores that stream it back (indexedDocuments). */
   time?: number | null
+  /** A turn's speaker, for the stores that stream it back (indexedDocuments); absent: not known. */
+  speaker?: string | null
 }

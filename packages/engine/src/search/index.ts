@@ -12,4 +12,5 @@ export {
 export type { DialogueReads } from './search-context.ts'
 export { type DialogueTurn, episodesAround, episodesOf, neighbours } from './search-dialogue.ts'
 export { type LexicalRun, LexicalSearch } from './search-lexical.ts'
+export type { CandidateRows } from './search-rows.ts'
 export * from './search-service.ts'

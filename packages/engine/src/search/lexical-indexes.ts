@@ -213,7 +213,7 @@ export class AgentLexicalIndexes {
     for await (const batch of this.fullText.indexedDocuments(collection, agentId, next.cursor)) {
       for (const document of batch.documents) {
         next.index.add(document)
-        next.timeline?.add(document.id, document.sessionId, document.time)
+        next.timeline?.add(document.id, document.sessionId, document.time, document.summary, document.speaker)
       }
       next.cursor = batch.cursor
     }

@@ -1,10 +1,11 @@
-import type { Clock, StoredMessage } from '@engram/core'
+import type { Clock, ConversationTimeline, StoredMessage } from '@engram/core'
 import { assertMemoryFilter } from '../memory-items/memory-item-rules.ts'
 import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../ports/recall-sources.ts'
 import type { StoredSummary } from '../ports/summaries.ts'
 import type { EmbeddingKind, SearchEmbeddings } from './collaborators.ts'
 import type { GraphRow } from './search-graph.ts'
 import type { LexicalSearch } from './search-lexical.ts'
+import { timelineCandidates } from './search-rows.ts'
 import type { SearchOptions, SearchScope, SearchStrategy, SearchWeights } from './search-types.ts'
 
 /** Filters are applied after candidates are found: ask for this many more when they are on. */
@@ -30,6 +31,11 @@ export interface Candidate {
   speaker?: string | null
   /** A POOLS candidate: the pool its memory is in. */
   poolId?: string
+  /**
+   * Built from the turn timeline, its row not read yet (text, speaker, conversation and row are
+   * placeholders): search reads it once the candidate reaches the pool (search-rows.ts).
+   */
+  rowPending?: boolean
 }
 
 // GRAPH has no vectors of its own: its candidates come from search-graph.ts. POOLS' come from
@@ -75,6 +81,13 @@ export class SearchCandidates {
        * starts its read of the turns beside them then, so on Postgres the two round trips overlap.
        */
       proposed?: (ids: readonly string[]) => void
+      /**
+       * The agent's turn timeline (`held`, looked up once the lexical side has brought it up to
+       * date): unfiltered MESSAGES candidates are built from it, their rows left for the pool's
+       * (search-rows.ts); `speakers`: scoring reads each one's speaker. Absent, or not holding every
+       * id (or speaker when needed): the rows are read here.
+       */
+      timeline?: { held: () => ConversationTimeline | null; speakers: boolean }
     },
   ): Promise<Candidate[]> {
     if (scope === 'GRAPH' || scope === 'POOLS') return []
@@ -133,7 +146,10 @@ export class SearchCandidates {
       lexicalTotal.set(id, (lexicalTotal.get(id) ?? 0) + request.weights.cooccurrence * score)
     const ids = [...new Set([...lexicalTotal.keys(), ...semantic.keys(), ...ordered])]
     if (!filtered) request.proposed?.(ids)
-    const rows = await this.load(agentId, scope, ids, request)
+    const timeline = scope === 'MESSAGES' && !filtered && ids.length > 0 ? request.timeline?.held() : null
+    const rows =
+      (timeline && timelineCandidates(timeline, scope, ids, request.timeline?.speakers ?? true)) ||
+      (await this.load(agentId, scope, ids, request))
     // Filters may have removed some; each side keeps its best candidateLimit.
     const keep = new Set<string>()
     const keepBest = (scores: Iterable<string>) => {
@@ -143,15 +159,14 @@ export class SearchCandidates {
     keepBest([...lexicalTotal.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id))
     keepBest([...semantic.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id))
     keepBest(ordered)
+    // The rows' candidates are this search's own objects: each side's scores go on them in place.
     return [...keep].map((id) => {
       const c = rows.get(id) as Candidate
-      return {
-        ...c,
-        bm25: lexical.get(id) ?? 0,
-        feedback: feedback.get(id) ?? 0,
-        cooccurrence: cooccurrence.get(id) ?? 0,
-        vector: semantic.get(id) ?? 0,
-      }
+      c.bm25 = lexical.get(id) ?? 0
+      c.feedback = feedback.get(id) ?? 0
+      c.cooccurrence = cooccurrence.get(id) ?? 0
+      c.vector = semantic.get(id) ?? 0
+      return c
     })
   }
 

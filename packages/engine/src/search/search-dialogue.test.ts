@@ -1,9 +1,16 @@
-import { EPISODE_GAP_MS, type StoredMessage, seededRandom } from '@engram/core'
+import { ConversationTimeline, EPISODE_GAP_MS, type StoredMessage, seededRandom } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import type { RecallSources } from '../ports/recall-sources.ts'
 import { InMemoryRecallSources } from '../testing/in-memory-recall-sources.ts'
 import { contextTurnsWorthReading } from './search-context.ts'
-import { type EpisodePoint, episodesAround, episodesOf, neighbours, turnsNear } from './search-dialogue.ts'
+import {
+  type EpisodePoint,
+  episodesAround,
+  episodesOf,
+  neighbours,
+  timelineSources,
+  turnsNear,
+} from './search-dialogue.ts'
 import type { SearchWeights } from './search-types.ts'
 
 // Episodes from the turns read beside the candidates (episodesAround) against the whole spans'
@@ -184,6 +191,69 @@ describe('turnsNear', () => {
     await turnsNear(recall, asked, 3, ahead)
     await turnsNear(recall, [...asked, turns[20] as (typeof turns)[number]], 2, ahead)
     expect(calls).toHaveLength(2)
+  })
+})
+
+describe("turnsNear from the timeline's neighbours (hybridmsg18)", () => {
+  it("gives the store's neighbours and runs over random histories, reading nothing", async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const { recall, turns, random } = history(seed, 4, 60)
+      const timeline = new ConversationTimeline()
+      for (const turn of turns) timeline.add(turn.id, turn.sessionId, turn.timestamp.getTime())
+      let storeReads = 0
+      const turnsBeside = recall.turnsBeside.bind(recall)
+      recall.turnsBeside = async (ids, reach) => {
+        storeReads++
+        return turnsBeside(ids, reach)
+      }
+      const asked = turns.filter(() => random() < 0.15)
+      const reach = 1 + Math.floor(random() * 3)
+      const fromStore = await turnsNear(recall, asked, reach)
+      storeReads = 0
+      const direct = await turnsNear(
+        timelineSources(recall, () => timeline, true),
+        asked,
+        reach,
+      )
+      expect(storeReads).toBe(0)
+      expect(direct.near).toEqual(fromStore.near)
+      // Runs in the same order (the store's rows come per candidate too).
+      expect(direct.runs).toEqual(fromStore.runs)
+    }
+  })
+
+  it('reads the store when the timeline does not hold a turn, or is not held', async () => {
+    const { recall, turns } = history(7, 2, 30)
+    const timeline = new ConversationTimeline()
+    for (const turn of turns.slice(0, 40)) timeline.add(turn.id, turn.sessionId, turn.timestamp.getTime())
+    let storeReads = 0
+    const turnsBeside = recall.turnsBeside.bind(recall)
+    recall.turnsBeside = async (ids, reach) => {
+      storeReads++
+      return turnsBeside(ids, reach)
+    }
+    const asked = [turns[3], turns[50]] as (typeof turns)[number][]
+    const expected = await neighbours(recall, asked, 2)
+    storeReads = 0
+    expect(
+      (
+        await turnsNear(
+          timelineSources(recall, () => timeline, true),
+          asked,
+          2,
+        )
+      ).near,
+    ).toEqual(expected)
+    expect(
+      (
+        await turnsNear(
+          timelineSources(recall, () => null, true),
+          asked,
+          2,
+        )
+      ).near,
+    ).toEqual(expected)
+    expect(storeReads).toBe(2)
   })
 })
 

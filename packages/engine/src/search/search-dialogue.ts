@@ -1,8 +1,15 @@
-import { type ConversationTimeline, EPISODE_GAP_MS, episodes } from '@engram/core'
+import { type ConversationTimeline, EPISODE_GAP_MS, episodes, type TimelineNeighbours } from '@engram/core'
 import type { RecallSources, SpanTurn, TurnBeside } from '../ports/recall-sources.ts'
 
 /** What dialogue context reads: the turns beside candidates, and stretches of conversations. */
-export type DialogueSources = Pick<RecallSources, 'turnsBeside' | 'turnSpans'>
+export type DialogueSources = Pick<RecallSources, 'turnsBeside' | 'turnSpans'> & {
+  /**
+   * Each turn's neighbours as the timeline holds them, nearest first each side, with no row
+   * objects or dates in between (turnsNear reads them directly); null when the timeline is not
+   * held or does not hold one of the turns (turnsBeside then answers).
+   */
+  nearby?: (turnIds: readonly string[], reach: number) => Map<string, TimelineNeighbours> | null
+}
 
 /**
  * Dialogue context's reads answered from the agent's timeline, held beside its messages' lexical
@@ -13,8 +20,25 @@ export type DialogueSources = Pick<RecallSources, 'turnsBeside' | 'turnSpans'>
 export function timelineSources(
   store: DialogueSources,
   timelineOf: () => ConversationTimeline | null,
+  /** Offer `nearby` (hybridmsg18's path; CandidateRows `pool`), or only the store's two reads. */
+  direct = false,
 ): DialogueSources {
   return {
+    ...(direct
+      ? {
+          nearby(turnIds: readonly string[], reach: number) {
+            const timeline = timelineOf()
+            if (!timeline) return null
+            const out = new Map<string, TimelineNeighbours>()
+            for (const id of turnIds) {
+              const near = timeline.beside(id, reach)
+              if (!near) return null
+              out.set(id, near)
+            }
+            return out
+          },
+        }
+      : {}),
     async turnsBeside(turnIds, reach) {
       const timeline = timelineOf()
       if (!timeline) return store.turnsBeside(turnIds, reach)
@@ -101,6 +125,11 @@ export async function turnsNear(
   reach: number,
   ahead: BesideRead | null = null,
 ): Promise<TurnsNear> {
+  const held = recall.nearby?.(
+    turns.map((c) => c.id),
+    reach,
+  )
+  if (held) return nearFromTimeline(turns, held)
   const origins = new Map(turns.map((c) => [c.id, c]))
   const rows =
     ahead && ahead.reach === reach && turns.every((c) => ahead.ids.has(c.id))
@@ -145,6 +174,38 @@ export async function turnsNear(
           { id: origin, time: start },
           ...after.map((a) => ({ id: a.id, time: a.t })),
         ],
+      })
+  }
+  return { near, runs }
+}
+
+/**
+ * turnsNear's answer from the timeline's neighbours: they come nearest first each side, in the
+ * (time, id) order turnsNear sorts the store's rows into, so the lists are built as they are (a
+ * candidate with no turn beside it has no entry, as no row named it).
+ */
+function nearFromTimeline(turns: DialogueTurn[], held: Map<string, TimelineNeighbours>): TurnsNear {
+  const near: TurnsNear['near'] = new Map()
+  const runs: TurnsNear['runs'] = []
+  for (const candidate of turns) {
+    const beside = held.get(candidate.id)
+    if (!beside || beside.before.length + beside.after.length === 0 || near.has(candidate.id)) continue
+    const start = candidate.timestamp.getTime()
+    const list: { id: string; distance: number; time: number }[] = []
+    for (const sideTurns of [beside.before, beside.after]) {
+      let previous = start
+      for (let index = 0; index < sideTurns.length; index++) {
+        const turn = sideTurns[index] as { id: string; time: number }
+        if (Math.abs(turn.time - previous) > EPISODE_GAP_MS) break
+        previous = turn.time
+        list.push({ id: turn.id, distance: index + 1, time: turn.time })
+      }
+    }
+    near.set(candidate.id, list)
+    if (candidate.sessionId)
+      runs.push({
+        sessionId: candidate.sessionId,
+        turns: [...beside.before].reverse().concat({ id: candidate.id, time: start }, beside.after),
       })
   }
   return { near, runs }

@@ -279,3 +279,146 @@ describe('SearchService on the in-memory store', () => {
     expect(read.fewer).toBeLessThan(read.all)
   })
 })
+
+describe('hybrid MESSAGES candidates ranked on the turn timeline (issue 18, hybridmsg18)', () => {
+  /** 20 conversations of 30 turns, their times in the index's documents (what feeds the timeline), a few summaries. */
+  function history(speakers = true) {
+    const setup = setUp()
+    const { storage } = setup
+    const random = seededRandom(1_818)
+    const words = 'garden film cello winter drama tea party river book train coffee storm'.split(' ')
+    let id = 5_000
+    for (let c = 0; c < 20; c++) {
+      let at = Date.parse('2026-02-01T09:00:00Z') + c * 86_400_000
+      for (let t = 0; t < 30; t++) {
+        const draw = random()
+        at += draw < 0.1 ? 0 : draw < 0.85 ? Math.floor(random() * 30) * MINUTE : EPISODE_GAP_MS + 30 * MINUTE
+        const words_ = Array.from(
+          { length: 3 + Math.floor(random() * 6) },
+          () => words[Math.floor(random() * words.length)],
+        ).join(' ')
+        // Summaries (either letter case) share the messages' index but are not MESSAGES hits.
+        const content =
+          t === 7 ? `[CONTEXT SUMMARY] ${words_}` : t === 19 ? `[context summary] ${words_}` : words_
+        const message: StoredMessage = {
+          id: String(id++),
+          sessionId: `agent-a/c${c}`,
+          role: 'user',
+          speaker: t % 2 === 0 ? 'Alice' : 'Bob',
+          content,
+          tokenCount: content.split(' ').length,
+          isCompressed: false,
+          timestamp: new Date(at),
+          metadata: {},
+        }
+        storage.recall.addTurn('agent-a', `c${c}`, message)
+        storage.fullText.index('messages', [
+          {
+            id: message.id,
+            agentId: 'agent-a',
+            text: content,
+            sessionId: message.sessionId,
+            time: at,
+            // Streamed back with the document (as both stores do) unless this history leaves it out.
+            ...(speakers ? { speaker: message.speaker } : {}),
+          },
+        ])
+      }
+    }
+    let rowsRead = 0
+    /** Ids the store no longer returns (a turn deleted after the index caught up). */
+    const gone = new Set<string>()
+    const messages = storage.recall.messages.bind(storage.recall)
+    storage.recall.messages = async (agentId, ids, filter) => {
+      rowsRead += ids.length
+      return (await messages(agentId, ids, filter)).filter((row) => !gone.has(row.message.id))
+    }
+    return { ...setup, gone, rowsRead: () => rowsRead, resetRows: () => (rowsRead = 0) }
+  }
+
+  /** A search's whole answer, both ways: hits with their rows, scores and components. */
+  async function bothWays(
+    search: SearchService,
+    resetRows: () => void,
+    rowsRead: () => number,
+    query: string,
+    limit: number,
+  ) {
+    const out = {} as Record<'pool' | 'all', { hits: unknown; rows: number }>
+    for (const way of ['pool', 'all'] as const) {
+      search.candidateRows = way
+      resetRows()
+      const hits = await search.search('agent-a', query, { limit, track: false })
+      out[way] = {
+        hits: hits.map((h) => ({
+          id: h.id,
+          rank: h.rank,
+          score: h.score,
+          relevance: h.relevance,
+          redundancy: h.redundancy,
+          redundantWithRank: h.redundantWithRank,
+          components: h.components,
+          text: h.text,
+          timestamp: h.timestamp,
+          conversationId: h.conversationId,
+          message: h.message,
+        })),
+        rows: rowsRead(),
+      }
+    }
+    search.candidateRows = 'pool'
+    return out
+  }
+
+  it('ranks the same hits reading only the rows of the turns that reach the pool', async () => {
+    const { search, rowsRead, resetRows } = history()
+    expect(search.candidateRows).toBe('pool')
+    const read = { pool: 0, all: 0 }
+    let compared = 0
+    for (const query of ['garden party', 'cello winter', 'tea', 'river book train', 'summary of the storm']) {
+      for (const limit of [3, 10, 25]) {
+        const ways = await bothWays(search, resetRows, rowsRead, query, limit)
+        expect(ways.pool.hits).toEqual(ways.all.hits)
+        compared += (ways.pool.hits as unknown[]).length
+        read.pool += ways.pool.rows
+        read.all += ways.all.rows
+      }
+    }
+    expect(compared).toBeGreaterThan(100)
+    expect(search.candidateRowsRetries).toBe(0)
+    // Every hit is an ordinary turn, never a summary of either letter case.
+    for (const limit of [25]) {
+      const hits = await search.search('agent-a', 'summary context storm', { limit, track: false })
+      for (const h of hits) expect(h.text.toLowerCase().startsWith('[context summary]')).toBe(false)
+    }
+    // The pool's rows only: at most a third of every candidate's (made to fail by reading all: it does).
+    expect(read.pool).toBeLessThan(read.all / 3)
+  })
+
+  it("ranks a query naming a participant on the timeline's speakers, or reads every row when it holds none", async () => {
+    for (const speakers of [true, false]) {
+      const { search, rowsRead, resetRows } = history(speakers)
+      const ways = await bothWays(search, resetRows, rowsRead, 'what did Alice say about the storm', 10)
+      expect(ways.pool.hits).toEqual(ways.all.hits)
+      // The speaker factor applied (Alice's turns boosted): the query did name her.
+      expect(
+        (ways.pool.hits as { components: { speaker: number } }[]).some((h) => h.components.speaker > 1),
+      ).toBe(true)
+      if (speakers) expect(ways.pool.rows).toBeLessThan(ways.all.rows / 2)
+      else expect(ways.pool.rows).toBe(ways.all.rows)
+    }
+  })
+
+  it('searches again with every row when a pool turn is gone from the store (the same hits as reading all)', async () => {
+    const { search, gone, rowsRead, resetRows } = history()
+    const before = await search.search('agent-a', 'garden party', { limit: 10, track: false })
+    // The best hit's row disappears without the index or the timeline hearing of it.
+    gone.add(before[0]?.id as string)
+    const ways = await bothWays(search, resetRows, rowsRead, 'garden party', 10)
+    expect(ways.pool.hits).toEqual(ways.all.hits)
+    expect((ways.pool.hits as { id: string }[]).map((h) => h.id)).not.toContain(before[0]?.id)
+    // The pool's read, then every candidate's row again.
+    expect(ways.pool.rows).toBeGreaterThan(ways.all.rows)
+    expect(search.candidateRowsRetries).toBe(1)
+  })
+})

@@ -3,18 +3,13 @@ import {
   DEFAULT_LEXICAL_PLAN,
   type LexicalPlanConfig,
   type Limits,
-  mentionedTimes,
   mmrRerank,
   NotFoundError,
-  namedParticipants,
   parseWith,
   SIMILARITY_IMPORTANCE_WEIGHTS,
   type StoredMessage,
-  type TimeWindow,
   temporalDecay,
-  timeWindows,
   weightedStrategyScores,
-  withoutParticipants,
 } from '@engram/core'
 import { AgentVersionCache } from '../agents/agent-version-cache.ts'
 import type { AgentWrites } from '../agents/agent-writes.ts'
@@ -25,7 +20,7 @@ import type { RecalledKnowledge, RecalledMemoryItem, RecallSources } from '../po
 import type { StoredSummary, SummaryRepository } from '../ports/summaries.ts'
 import { NO_TELEMETRY, type Telemetry } from '../ports/telemetry.ts'
 import { SUMMARY_SEARCH_SCAN, searchAutomaticSummaries } from '../summaries/summary-search.ts'
-import { type AgentFacts, AgentFactsCache } from './agent-facts.ts'
+import { AgentFactsCache } from './agent-facts.ts'
 import type { SearchEmbeddings, SearchMemories } from './collaborators.ts'
 import { AccessBuffer, type AccessFlushConfig, AccessFlushConfigSchema } from './search-access.ts'
 import { type Candidate, SearchCandidates } from './search-candidates.ts'
@@ -41,13 +36,9 @@ import { type GraphRow, graphExpansionScores, graphScopeHits } from './search-gr
 import { type LexicalIndexDeps, LexicalSearch } from './search-lexical.ts'
 import { poolScopeCandidates, recordPoolAccess } from './search-pools.ts'
 import { searchRequest } from './search-request.ts'
-import type {
-  ScoreComponents,
-  SearchHit,
-  SearchOptions,
-  SearchStrategy,
-  SearchWeights,
-} from './search-types.ts'
+import { type CandidateRows, readPendingRows } from './search-rows.ts'
+import { inNamedPeriod, querySignals } from './search-signals.ts'
+import type { ScoreComponents, SearchHit, SearchOptions } from './search-types.ts'
 
 export { MAX_QUERY_CHARS, type SearchRequest, searchRequest } from './search-request.ts'
 export * from './search-types.ts'
@@ -55,14 +46,6 @@ export * from './search-types.ts'
 const DAY_MS = 86_400_000
 /** Each side proposes this many times the requested hits before fusion (spec 002: candidates ×3). */
 export const CANDIDATE_FACTOR = 3
-
-/** What the query says besides its words: the periods and participants it names. */
-interface QuerySignals {
-  /** The query's words for lexical matching (named participants left out). */
-  lexicalQuery: string
-  windows: TimeWindow[]
-  participants: Set<string>
-}
 
 /** What search is built from: its storage ports and the services it calls. */
 export interface SearchServiceDeps extends LexicalIndexDeps {
@@ -85,8 +68,10 @@ export interface SearchServiceDeps extends LexicalIndexDeps {
   /** When search's memory accesses are written (search-access.ts); defaults DEFAULT_ACCESS_FLUSH. */
   accessFlush?: Partial<AccessFlushConfig>
   log?: Pick<Logger, 'warn'>
-  /** How much of the conversations dialogue context reads (search-context.ts); default `fewer`. */
+  /** How much of the conversations dialogue context reads (search-context.ts); default `index`. */
   dialogueReads?: DialogueReads
+  /** When hybrid MESSAGES search reads its candidates' rows (search-rows.ts); default `pool`. */
+  candidateRows?: CandidateRows
 }
 
 /**
@@ -114,9 +99,17 @@ export class SearchService {
   readonly accesses: AccessBuffer
   /** `all` reads as before issue 18's hybrid18 slice (same hits): benches flip it to compare. */
   dialogueReads: DialogueReads
+  /** `all` reads every candidate's row before scoring, as before hybridmsg18 (same hits): benches flip it. */
+  candidateRows: CandidateRows
+  /**
+   * Searches run again with every row because a pool turn's row was gone or moved since the
+   * timeline caught up: rare by design (each costs a second search); tests and benches read it.
+   */
+  candidateRowsRetries = 0
 
   constructor(deps: SearchServiceDeps) {
     this.dialogueReads = deps.dialogueReads ?? 'index'
+    this.candidateRows = deps.candidateRows ?? 'pool'
     this.telemetry = deps.telemetry ?? NO_TELEMETRY
     this.accesses = new AccessBuffer(
       deps.memories,
@@ -188,29 +181,6 @@ export class SearchService {
   /** The time of the agent's newest message (null without messages): where its windows count back from. */
   async newestMessageTime(agentId: string): Promise<Date | null> {
     return (await this.facts.of(agentId)).newest
-  }
-
-  /** The periods and participants a HYBRID query names (nothing for the other strategies). */
-  private querySignals(
-    query: string,
-    request: { strategy: SearchStrategy; weights: SearchWeights },
-    facts: AgentFacts,
-  ): QuerySignals {
-    const none: QuerySignals = { lexicalQuery: query, windows: [], participants: new Set() }
-    if (request.strategy !== 'HYBRID') return none
-    // Relative periods ("last week") are resolved against the agent's newest message, like the
-    // conversation window: an imported history behaves as it did when it was live.
-    const reference = facts.newest ?? this.now()
-    const windows = request.weights.time > 0 ? timeWindows(query, reference) : []
-    const named = request.weights.speaker > 0 ? namedParticipants(query, facts.participants) : []
-    // A named participant is a structured match (the speaker factor), not a word to find in text:
-    // names in the lexical query pulled in every turn that mentions the person.
-    const stripped = named.length ? withoutParticipants(query, named) : query
-    return {
-      lexicalQuery: stripped.trim().length > 0 ? stripped : query,
-      windows,
-      participants: new Set(named),
-    }
   }
 
   /** Automatic summaries (issue 13 §3), searched with the SUMMARIES scope beside [CONTEXT SUMMARY] messages. */
@@ -307,6 +277,7 @@ export class SearchService {
     scope: string,
     query: string,
     options: SearchOptions,
+    rows: CandidateRows = this.candidateRows,
   ): Promise<{ hits: SearchHit[]; mmrLambda: number; scopes: readonly string[]; strategy: string }> {
     const { settings } = await this.settings.of(scope)
     const request = searchRequest(query, options, settings, this.limits)
@@ -321,7 +292,7 @@ export class SearchService {
     const needsVector = ['HYBRID', 'SIMILARITY', 'WEIGHTED', 'SIMILARITY_IMPORTANCE'].includes(strategy)
     const queryVector = needsVector ? await this.embeddings.embedQuery(scope, query) : null
     const facts = await this.facts.of(scope)
-    const signals = this.querySignals(query, request, facts)
+    const signals = querySignals(query, request, facts, this.now())
     // The conversation window counts back from the newest message, never from the clock.
     const windowStart =
       request.windowDays > 0 && facts.newest
@@ -353,10 +324,12 @@ export class SearchService {
         this.dialogueReads !== 'all' &&
         (request.weights.context > 0 || request.weights.episode > 0)
           ? (ids: readonly string[]) => {
-              const rows = this.dialogueSources(scope).turnsBeside(ids, request.contextTurns)
+              // From a timeline held, `pool` reads the neighbours in process (nothing to overlap).
+              if (rows === 'pool' && this.dialogueReads === 'index' && this.lexical.timeline(scope)) return
+              const read = this.dialogueSources(scope, rows).turnsBeside(ids, request.contextTurns)
               // Awaited by dialogue context unless no candidate scored: never left unhandled.
-              rows.catch(() => {})
-              ahead = { ids: new Set(ids), reach: request.contextTurns, rows }
+              read.catch(() => {})
+              ahead = { ids: new Set(ids), reach: request.contextTurns, rows: read }
             }
           : null
       const candidates = [
@@ -369,6 +342,18 @@ export class SearchService {
           options: filtered,
           weights: request.weights,
           ...(besideAhead ? { proposed: besideAhead } : {}),
+          // Rows for the pool only, unless scoring reads a turn's text (periods its words
+          // mention) before the pool's cut; a named participant needs the timeline's speakers.
+          ...(rows === 'pool' &&
+          strategy === 'HYBRID' &&
+          !(request.mentionedTimes && signals.windows.length > 0)
+            ? {
+                timeline: {
+                  held: () => this.lexical.timeline(scope),
+                  speakers: signals.participants.size > 0,
+                },
+              }
+            : {}),
         })),
         ...(searchScope === 'SUMMARIES'
           ? await this.automaticSummaryCandidates(
@@ -471,7 +456,7 @@ export class SearchService {
         searchScope === 'MESSAGES' &&
         (request.weights.context > 0 || request.weights.episode > 0)
           ? await dialogueContext(
-              this.dialogueSources(scope),
+              this.dialogueSources(scope, rows),
               base,
               candidates,
               request,
@@ -482,7 +467,7 @@ export class SearchService {
             ? {
                 context: await sourceTurnContext(
                   this.recall,
-                  this.dialogueSources(scope),
+                  this.dialogueSources(scope, rows),
                   this.sources,
                   scope,
                   signals.lexicalQuery,
@@ -502,9 +487,7 @@ export class SearchService {
         const decay = decayOn
           ? temporalDecay(now.getTime() - c.timestamp.getTime(), settings.temporalDecayHalfLifeDays)
           : 1
-        const time = this.inNamedPeriod(c, signals.windows, request.mentionedTimes)
-          ? 1 + request.weights.time
-          : 1
+        const time = inNamedPeriod(c, signals.windows, request.mentionedTimes) ? 1 + request.weights.time : 1
         const speaker = c.speaker && signals.participants.has(c.speaker) ? 1 + request.weights.speaker : 1
         const score =
           ((base.get(c.id) ?? 0) + request.weights.context * contextScore + episodeScore) *
@@ -565,6 +548,13 @@ export class SearchService {
       .filter((s) => request.threshold == null || s.score >= request.threshold)
       .sort((a, b) => b.score - a.score)
       .slice(0, pool)
+    // The pool's turns still without a row are read now; one gone or moved since the timeline
+    // caught up means searching again with every row read first (the same answer as before).
+    const pending = ranked.map((s) => s.candidate)
+    if (!(await readPendingRows(this.recall, scope, pending))) {
+      this.candidateRowsRetries++
+      return this.rankHits(scope, query, options, 'all')
+    }
     // MMR puts a hit below a lower-scored one when it repeats a hit above it (0.61 listed under
     // 0.46, issue 10): each hit carries the figures of that choice, so the order can be read off
     // the payload. Without MMR the same figures describe plain score order.
@@ -620,29 +610,14 @@ export class SearchService {
   }
 
   /**
-   * Whether a hit falls in a period the query names: a turn by its time, a memory by when it
-   * became true (validFrom: a memory stored today about May is about May), or (optionally) by a
-   * period its text names.
-   */
-  /**
    * Where dialogue context reads an agent's conversations: its timeline held beside the messages'
    * lexical index (`index`, looked up at each read: the candidates' search brings it up to date
-   * first), or the store.
+   * first), or the store. With `pool` rows the timeline's neighbours are read directly.
    */
-  private dialogueSources(agentId: string): DialogueSources {
+  private dialogueSources(agentId: string, rows: CandidateRows): DialogueSources {
     return this.dialogueReads === 'index'
-      ? timelineSources(this.recall, () => this.lexical.timeline(agentId))
+      ? timelineSources(this.recall, () => this.lexical.timeline(agentId), rows === 'pool')
       : this.recall
-  }
-
-  private inNamedPeriod(c: Candidate, windows: readonly TimeWindow[], mentioned: boolean): boolean {
-    if (windows.length === 0) return false
-    const time = c.scope === 'MEMORIES' ? (c.row as RecalledMemoryItem).validFrom : c.timestamp
-    if (windows.some((w) => time >= w.start && time < w.end)) return true
-    if (!mentioned) return false
-    return mentionedTimes(c.text, c.timestamp).some((m) =>
-      windows.some((w) => m.start < w.end && w.start < m.end),
-    )
   }
 
   private async recordAccess(agentId: string, hits: SearchHit[]): Promise<void> {

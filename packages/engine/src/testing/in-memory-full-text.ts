@@ -1,4 +1,4 @@
-import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import { isSummaryText } from '@engram/core'
 import { stemmer } from 'stemmer'
 import {
   type CorpusFigures,
@@ -17,6 +17,8 @@ interface IndexedDocument {
   agentId: string
   sessionId: string | null
   time: number | null
+  /** undefined when the writer gave none (the stream then leaves it out: not known). */
+  speaker: string | null | undefined
   summary: boolean
   /** Index terms and their counts. */
   terms: Map<string, number>
@@ -57,7 +59,8 @@ export class InMemoryFullTextIndex implements FullTextIndex {
         agentId: document.agentId,
         sessionId: document.sessionId ?? null,
         time: document.time ?? null,
-        summary: document.text.startsWith(CONTEXT_SUMMARY_PREFIX),
+        speaker: document.speaker,
+        summary: isSummaryText(document.text),
         terms,
         tokens,
         length: tokens.length,
@@ -133,6 +136,7 @@ export class InMemoryFullTextIndex implements FullTextIndex {
           id,
           sessionId: d.sessionId,
           time: d.time,
+          ...(d.speaker === undefined ? {} : { speaker: d.speaker }),
           summary: d.summary,
           terms: [...d.tokens],
         })),

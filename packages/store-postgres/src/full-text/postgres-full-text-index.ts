@@ -162,7 +162,7 @@ export class PostgresFullTextIndex implements FullTextIndex {
     cursor: DocumentCursor | null,
   ): AsyncIterable<IndexedDocumentBatch> {
     const { table, columns, edited, session } = INDEXED_SOURCES[collection]
-    const select = `SELECT "id", ${columns.map((c) => `"${c}"`).join(', ')}${session ? ', "sessionId", "timestamp" AS "storedAt"' : ''}${
+    const select = `SELECT "id", ${columns.map((c) => `"${c}"`).join(', ')}${session ? ', "sessionId", "timestamp" AS "storedAt", "speaker"' : ''}${
       edited ? ', (extract(epoch from "updatedAt") * 1000)::float8 AS "editedAt"' : ''
     } FROM "${table}"`
     return indexedDocumentBatches(

@@ -1,4 +1,4 @@
-import { CONTEXT_SUMMARY_PREFIX } from '@engram/core'
+import { isSummaryText } from '@engram/core'
 import {
   type DocumentCursor,
   type FullTextCollection,
@@ -73,7 +73,9 @@ export async function* indexedDocumentBatches(
         id: String(row.id),
         sessionId: source.session ? (row.sessionId ?? null) : null,
         time: source.session ? timeOf(row.storedAt) : null,
-        summary: collection === 'messages' && String(row.content ?? '').startsWith(CONTEXT_SUMMARY_PREFIX),
+        summary: collection === 'messages' && isSummaryText(String(row.content ?? '')),
+        // Both stores select the speaker with the session (INDEXED_SOURCES' `session`).
+        ...(source.session ? { speaker: typeof row.speaker === 'string' ? row.speaker : null } : {}),
         terms: terms[i] as string[],
       })),
       cursor: JSON.stringify(position),

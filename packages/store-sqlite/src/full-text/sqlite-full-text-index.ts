@@ -75,7 +75,7 @@ export class SqliteFullTextIndex implements FullTextIndex {
     cursor: DocumentCursor | null,
   ): AsyncIterable<IndexedDocumentBatch> {
     const { table, columns, edited, session } = INDEXED_SOURCES[collection]
-    const select = `SELECT "id", ${columns.map((c) => `"${c}"`).join(', ')}${session ? ', "sessionId", "timestamp" AS "storedAt"' : ''}${
+    const select = `SELECT "id", ${columns.map((c) => `"${c}"`).join(', ')}${session ? ', "sessionId", "timestamp" AS "storedAt", "speaker"' : ''}${
       edited ? ', "updatedAt" AS editedAt' : ''
     } FROM "${table}"`
     return indexedDocumentBatches(
