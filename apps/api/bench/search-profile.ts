@@ -5,8 +5,11 @@
 // (scoring, fusion, MMR, GraphQL) is the whole minus the timed parts.
 // `--backend postgres` (or `sqlite-api`): the history written through addMessages as
 // backends-scale.ts writes it, on a throwaway Postgres database (or SQLite file) instead.
+// `--memories N` (sqlite-api or postgres): N memories of an agent of their own, seeded as
+// backends-scale.ts seeds its memory agent (memory-seed.ts: direct SQL, the same texts), searched
+// instead of the history's agent (use with `--scope MEMORIES`; `--entries` may then be 0).
 // `tsx apps/api/bench/search-profile.ts [--entries N] [--searches N] [--strategy HYBRID|LEXICAL]
-// [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres]`.
+// [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres] [--memories N]`.
 // Not a harness suite: a tool for reading one search's parts.
 import fs from 'node:fs'
 import os from 'node:os'
@@ -20,6 +23,7 @@ import { createApp } from '../src/yoga.ts'
 import { createAgentKey, createTestApp } from '../test/helpers.ts'
 import { fill } from './backends-scale.ts'
 import { AGENT_KEY, FULL, seed, textMaker } from './load.ts'
+import { benchMemoryContents, seedMemoriesDirect } from './memory-seed.ts'
 
 const argument = (name: string, fallback: string) => {
   const at = process.argv.indexOf(`--${name}`)
@@ -31,6 +35,7 @@ const strategy = argument('strategy', 'HYBRID')
 const scope = argument('scope', 'MESSAGES')
 
 const backend = argument('backend', 'sqlite')
+const memories = Number(argument('memories', '0'))
 const embedder = createHashingEmbedder({ lexicon: loadWordNetLexicon() })
 
 /** The app under measurement, how to ask it a search, and how to take it down. */
@@ -77,8 +82,19 @@ async function open() {
     embedder,
     ...(server ? { postgresUrl: await createPostgresDatabase(server.url) } : {}),
   })
-  const key = await createAgentKey(t, 'bench-scale')
-  await fill(t, key, entries, 47)
+  let key = await createAgentKey(t, 'bench-scale')
+  if (entries > 0) await fill(t, key, entries, 47)
+  if (memories > 0) {
+    // backends-scale.ts' memory agent: its seed (59) and agent, so the texts are the same.
+    key = await createAgentKey(t, 'bench-scale-memories')
+    const { seconds } = await seedMemoriesDirect(
+      t,
+      'bench-scale-memories',
+      benchMemoryContents(memories, 59),
+      embedder,
+    )
+    console.info(`seeded ${memories} memories by direct SQL in ${seconds.toFixed(1)} s`)
+  }
   const gql = async (body: string) => {
     const { query, variables } = JSON.parse(body)
     return t.gql(query, variables, key)
@@ -94,11 +110,23 @@ async function open() {
 }
 const { app, gql, close } = await open()
 
-// Every timed part: total ms and calls over the measured searches, per way of reading dialogue
-// context (search-context.ts' DialogueReads), alternating search by search in this one process.
-const WAYS = ['all', 'fewer', 'index'] as const
+// Every timed part: total ms and calls over the measured searches, per way compared, alternating
+// search by search in this one process: of reading dialogue context (search-context.ts'
+// DialogueReads; `--compare dialogue`, the default), or of reading the candidate memories' rows
+// (store-sqlite's MemoryRowReads; `--compare memory-rows`).
+const compare = argument('compare', 'dialogue')
+if (compare !== 'dialogue' && compare !== 'memory-rows')
+  throw new Error(`--compare is dialogue or memory-rows, not ${compare}`)
+const WAYS =
+  compare === 'dialogue' ? (['all', 'fewer', 'index'] as const) : (['planner', 'primary-key'] as const)
+type Way = (typeof WAYS)[number]
+/** Switches the app to one way of those compared. */
+const useWay = (way: Way) => {
+  if (compare === 'dialogue') search.dialogueReads = way
+  else search.recall.memoryRowReads = way
+}
 const partsOf = new Map(WAYS.map((way) => [way, new Map<string, { ms: number; calls: number }>()]))
-let parts = partsOf.get('index') as Map<string, { ms: number; calls: number }>
+let parts = partsOf.get(WAYS[WAYS.length - 1] as Way) as Map<string, { ms: number; calls: number }>
 let measuring = false
 // biome-ignore lint/suspicious/noExplicitAny: a bench reaches into the services' private fields.
 function time(owner: any, method: string, name: string) {
@@ -125,6 +153,7 @@ time(search.facts, 'of', 'agent facts (participants, newest)')
 time(search.sources.lexicalSearch, 'lexical', 'lexical top-k')
 time(search.sources.lexicalSearch, 'feedback', 'lexical feedback')
 time(search.sources.lexicalSearch, 'cooccurrence', 'lexical co-occurrence')
+time(search.accesses, 'record', 'access tracking')
 const embeddings = search.embeddings
 const index = embeddings.index.bind(embeddings)
 embeddings.index = async (...args: [string, 'message']) => {
@@ -150,7 +179,15 @@ embeddings.index = async (...args: [string, 'message']) => {
   }
   return wrapped
 }
-for (const method of ['messages', 'turnsBeside', 'turnSpans', 'memoryItems', 'sessionIdOf'])
+for (const method of [
+  'messages',
+  'turnsBeside',
+  'turnSpans',
+  'memoryItems',
+  'sessionIdOf',
+  'documentTexts',
+  'memoryItemIdsFromTurns',
+])
   time(search.recall, method, `recall.${method}`)
 
 const random = seededRandom(7)
@@ -175,7 +212,7 @@ for (let i = 0; i < searches; i++) {
   // The same query both ways, the order alternating: the machine's load falls on both alike.
   const q = text.sentence(2, 5)
   for (const way of i % 2 === 0 ? WAYS : [...WAYS].reverse()) {
-    search.dialogueReads = way
+    useWay(way)
     parts = partsOf.get(way) as typeof parts
     const cpuStart = process.cpuUsage()
     const started = performance.now()
@@ -186,12 +223,12 @@ for (let i = 0; i < searches; i++) {
   }
 }
 measuring = false
-search.dialogueReads = 'index'
+useWay(WAYS[WAYS.length - 1] as Way)
 for (const way of WAYS) {
   const times = wall.get(way) as number[]
   const total = times.reduce((a, b) => a + b, 0)
   console.info(
-    `${backend}, ${entries.toLocaleString('en-US')} turns, ${searches} ${strategy} ${scope} searches, dialogue reads '${way}': mean ${(total / searches).toFixed(2)} ms, p50 ${median(times).toFixed(2)}, p95 ${percentile(times, 95).toFixed(2)}, CPU ${((cpu.get(way) ?? 0) / 1_000 / searches).toFixed(2)} ms per search`,
+    `${backend}, ${entries.toLocaleString('en-US')} turns, ${searches} ${strategy} ${scope} searches, ${compare === 'dialogue' ? 'dialogue reads' : 'memory rows'} '${way}': mean ${(total / searches).toFixed(2)} ms, p50 ${median(times).toFixed(2)}, p95 ${percentile(times, 95).toFixed(2)}, CPU ${((cpu.get(way) ?? 0) / 1_000 / searches).toFixed(2)} ms per search`,
   )
   let timed = 0
   for (const [name, { ms, calls }] of [...(partsOf.get(way) ?? [])].sort((a, b) => b[1].ms - a[1].ms)) {

@@ -153,8 +153,18 @@ function turnSet(set: TurnFilter['set'], dialect: SqlDialect): Prisma.MessageWhe
   )
 }
 
+/**
+ * How search reads its candidate memories' rows: by their primary key (the default), or with the
+ * statement as before issue 18 (`planner`: SQLite's planner picks, and without statistics walks
+ * the agent's index), kept so a bench can measure both in one run. The same rows either way.
+ */
+export type MemoryRowReads = 'primary-key' | 'planner'
+
 /** The RecallSources port on SQLite: the reads search made itself before it moved into the engine. */
 export class SqliteRecallSources implements RecallSources {
+  /** See MemoryRowReads; a bench switches it between searches. */
+  memoryRowReads: MemoryRowReads = 'primary-key'
+
   constructor(
     private readonly db: Database,
     private readonly dialect: SqlDialect = sqliteDialect,
@@ -281,10 +291,13 @@ export class SqliteRecallSources implements RecallSources {
     if (ids.length === 0) return []
     if (onlyValidity(filter)) {
       // Search's usual read (no filter but validity): one cached statement, the ids as one JSON
-      // parameter; validity checked on the rows, as memoryItemWhere's validAt has it.
+      // parameter; validity checked on the rows, as memoryItemWhere's validAt has it. The rows
+      // are found by their key and the agent checked on them (checkedOnRows: a plan that does
+      // not hang on statistics).
+      const agent = this.memoryRowReads === 'planner' ? '"agentId"' : this.dialect.checkedOnRows('"agentId"')
       const rows = await readHotRows<RawMemoryItemRow[]>(
         this.db,
-        `SELECT ${MEMORY_ITEM_COLUMNS} FROM "MemoryItem" WHERE "id" IN (${this.dialect.integersOf('?')}) AND "agentId" = ?`,
+        `SELECT ${MEMORY_ITEM_COLUMNS} FROM "MemoryItem" WHERE "id" IN (${this.dialect.integersOf('?')}) AND ${agent} = ?`,
         JSON.stringify(ids.map(Number)),
         agentId,
       )
