@@ -9,9 +9,12 @@
 // backends-scale.ts seeds its memory agent (memory-seed.ts: direct SQL, the same texts), searched
 // instead of the history's agent (use with `--scope MEMORIES`; `--entries` may then be 0).
 // `tsx apps/api/bench/search-profile.ts [--entries N] [--searches N] [--strategy HYBRID|LEXICAL]
-// [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres] [--memories N]`.
+// [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres] [--memories N]
+// [--compare dialogue|memory-rows] [--cpu-profile FILE]`. `--cpu-profile`: a V8 CPU profile of the
+// measured searches alone (node --cpu-prof would also hold the seeding, minutes of it at 100K).
 // Not a harness suite: a tool for reading one search's parts.
 import fs from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { createHashingEmbedder } from '@engram/core'
@@ -205,6 +208,13 @@ for (let i = 0; i < 40; i++) await ask(text.sentence(2, 5))
 await app.services.embeddings.settled()
 for (let i = 0; i < 20; i++) await ask(text.sentence(2, 5))
 
+const cpuProfile = argument('cpu-profile', '')
+const inspector = cpuProfile ? new Session() : null
+if (inspector) {
+  inspector.connect()
+  await inspector.post('Profiler.enable')
+  await inspector.post('Profiler.start')
+}
 measuring = true
 const wall = new Map(WAYS.map((way) => [way, [] as number[]]))
 const cpu = new Map(WAYS.map((way) => [way, 0]))
@@ -223,6 +233,11 @@ for (let i = 0; i < searches; i++) {
   }
 }
 measuring = false
+if (inspector) {
+  const { profile } = await inspector.post('Profiler.stop')
+  fs.writeFileSync(cpuProfile, JSON.stringify(profile))
+  inspector.disconnect()
+}
 useWay(WAYS[WAYS.length - 1] as Way)
 for (const way of WAYS) {
   const times = wall.get(way) as number[]
