@@ -9,6 +9,7 @@ import {
 } from '@engram/engine'
 import { type Database, directSqlite, readRows, sqliteDate, type Transaction } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
+import { storedDate } from '../db/stored-time.ts'
 import type { MemoryItem as MemoryItemRow, Prisma } from '../generated/prisma/client.ts'
 import { parseMetadata, parseRowId } from '../mappers.ts'
 
@@ -60,17 +61,17 @@ export type RawMemoryItemRow = Omit<
 }
 
 export function fromRawRow(row: RawMemoryItemRow): MemoryItemView {
-  const date = (value: string | null) => (value == null ? null : new Date(value))
+  const date = (value: string | null) => (value == null ? null : storedDate(value))
   return toMemoryItem({
     ...row,
     id: Number(row.id),
     pinned: Number(row.pinned) !== 0,
     lastAccessedAt: date(row.lastAccessedAt),
-    validFrom: new Date(row.validFrom),
+    validFrom: storedDate(row.validFrom),
     validUntil: date(row.validUntil),
     supersededById: row.supersededById == null ? null : Number(row.supersededById),
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
+    createdAt: storedDate(row.createdAt),
+    updatedAt: storedDate(row.updatedAt),
   })
 }
 

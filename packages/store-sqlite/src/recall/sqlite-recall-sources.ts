@@ -15,6 +15,7 @@ import type {
 } from '@engram/engine'
 import { type Database, readHotRows, readRows } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
+import { storedTime } from '../db/stored-time.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
 import type { Prisma } from '../generated/prisma/client.ts'
@@ -26,48 +27,7 @@ import {
   toMemoryItem,
 } from '../memory-items/sqlite-memory-items.ts'
 
-/** Where the digits of `YYYY-MM-DDTHH:MM:SS.mmm+00:00` are. */
-const DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
-
-/** The digit at a position of a string, as a number (the caller checked the shape). */
-const digit = (text: string, at: number) => text.charCodeAt(at) - 48
-
-/**
- * Milliseconds of `YYYY-MM-DDTHH:MM:SS.mmm+00:00`, the shape Prisma and sqliteDate write
- * DateTime columns in, read by position; null for any other shape (Date's own parser reads those).
- * A search reads a few hundred turns' times: Date's parser was a tenth of its JavaScript.
- */
-function utcMilliseconds(text: string): number | null {
-  if (
-    text.length !== 29 ||
-    text.charCodeAt(4) !== 45 || // -
-    text.charCodeAt(7) !== 45 ||
-    text.charCodeAt(10) !== 84 || // T
-    text.charCodeAt(13) !== 58 || // :
-    text.charCodeAt(16) !== 58 ||
-    text.charCodeAt(19) !== 46 || // .
-    !text.endsWith('+00:00')
-  )
-    return null
-  for (const at of DIGITS) if (digit(text, at) >>> 0 > 9) return null
-  return Date.UTC(
-    digit(text, 0) * 1000 + digit(text, 1) * 100 + digit(text, 2) * 10 + digit(text, 3),
-    digit(text, 5) * 10 + digit(text, 6) - 1,
-    digit(text, 8) * 10 + digit(text, 9),
-    digit(text, 11) * 10 + digit(text, 12),
-    digit(text, 14) * 10 + digit(text, 15),
-    digit(text, 17) * 10 + digit(text, 18),
-    digit(text, 20) * 100 + digit(text, 21) * 10 + digit(text, 22),
-  )
-}
-
-/** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
-export function storedTime(value: number | bigint | string): Date | null {
-  const fast = typeof value === 'string' ? utcMilliseconds(value) : null
-  if (fast !== null) return new Date(fast)
-  const time = typeof value === 'string' && !/^\d+$/.test(value) ? new Date(value) : new Date(Number(value))
-  return Number.isNaN(time.getTime()) ? null : time
-}
+export { storedTime }
 
 /** A turn and its conversation as the raw read returns them (either backend's types). */
 interface MessageWithConversation {
