@@ -10,8 +10,8 @@
 // instead of the history's agent (use with `--scope MEMORIES`; `--entries` may then be 0).
 // `tsx apps/api/bench/search-profile.ts [--entries N] [--searches N] [--strategy HYBRID|LEXICAL]
 // [--scope MESSAGES|MEMORIES] [--backend sqlite|sqlite-api|postgres] [--memories N]
-// [--compare dialogue|memory-rows] [--cpu-profile FILE]`. `--cpu-profile`: a V8 CPU profile of the
-// measured searches alone (node --cpu-prof would also hold the seeding, minutes of it at 100K).
+// [--compare dialogue|memory-rows|source-turns] [--memory-agent own|same] [--cpu-profile FILE]`.
+// `--cpu-profile`: a V8 CPU profile of the measured searches alone (node --cpu-prof would also hold the seeding, minutes of it at 100K).
 // Not a harness suite: a tool for reading one search's parts.
 import fs from 'node:fs'
 import { Session } from 'node:inspector/promises'
@@ -89,14 +89,11 @@ async function open() {
   if (entries > 0) await fill(t, key, entries, 47)
   if (memories > 0) {
     // backends-scale.ts' memory agent: its seed (59) and agent, so the texts are the same.
-    key = await createAgentKey(t, 'bench-scale-memories')
-    const { seconds } = await seedMemoriesDirect(
-      t,
-      'bench-scale-memories',
-      benchMemoryContents(memories, 59),
-      embedder,
-    )
-    console.info(`seeded ${memories} memories by direct SQL in ${seconds.toFixed(1)} s`)
+    // `--memory-agent same`: the history's agent holds them too (memories beside 100K turns).
+    const agent = argument('memory-agent', 'own') === 'same' ? 'bench-scale' : 'bench-scale-memories'
+    if (agent !== 'bench-scale') key = await createAgentKey(t, agent)
+    const { seconds } = await seedMemoriesDirect(t, agent, benchMemoryContents(memories, 59), embedder)
+    console.info(`seeded ${memories} memories of ${agent} by direct SQL in ${seconds.toFixed(1)} s`)
   }
   const gql = async (body: string) => {
     const { query, variables } = JSON.parse(body)
@@ -115,18 +112,28 @@ const { app, gql, close } = await open()
 
 // Every timed part: total ms and calls over the measured searches, per way compared, alternating
 // search by search in this one process: of reading dialogue context (search-context.ts'
-// DialogueReads; `--compare dialogue`, the default), or of reading the candidate memories' rows
-// (store-sqlite's MemoryRowReads; `--compare memory-rows`).
+// DialogueReads; `--compare dialogue`, the default), of reading the candidate memories' rows
+// (store-sqlite's MemoryRowReads; `--compare memory-rows`), or of hybrid memory search reading its
+// source turns' context for every agent ('every', as before memsearch18) or only when one of its
+// memories has a source turn ('from-turns'; `--compare source-turns`).
 const compare = argument('compare', 'dialogue')
-if (compare !== 'dialogue' && compare !== 'memory-rows')
-  throw new Error(`--compare is dialogue or memory-rows, not ${compare}`)
-const WAYS =
-  compare === 'dialogue' ? (['all', 'fewer', 'index'] as const) : (['planner', 'primary-key'] as const)
-type Way = (typeof WAYS)[number]
+const WAYS_OF: Record<string, readonly string[]> = {
+  dialogue: ['all', 'fewer', 'index'],
+  'memory-rows': ['planner', 'primary-key'],
+  'source-turns': ['every', 'from-turns'],
+}
+const WAYS = WAYS_OF[compare] ?? []
+if (WAYS.length === 0)
+  throw new Error(`--compare is one of ${Object.keys(WAYS_OF).join(', ')}, not ${compare}`)
+type Way = string
+// biome-ignore lint/suspicious/noExplicitAny: a bench reaches into the services' private fields.
+const recall = (app.services.search as any).recall
+const hasMemoryItemsFromTurns = recall.hasMemoryItemsFromTurns.bind(recall)
 /** Switches the app to one way of those compared. */
 const useWay = (way: Way) => {
   if (compare === 'dialogue') search.dialogueReads = way
-  else search.recall.memoryRowReads = way
+  else if (compare === 'memory-rows') recall.memoryRowReads = way
+  else recall.hasMemoryItemsFromTurns = way === 'every' ? async () => true : hasMemoryItemsFromTurns
 }
 const partsOf = new Map(WAYS.map((way) => [way, new Map<string, { ms: number; calls: number }>()]))
 let parts = partsOf.get(WAYS[WAYS.length - 1] as Way) as Map<string, { ms: number; calls: number }>
@@ -204,6 +211,9 @@ const ask = async (q: string) => {
   const json = await gql(body(q))
   if (json.errors) throw new Error(JSON.stringify(json.errors))
 }
+// Warmed up the first way compared: what it loads lazily (an index the other never reads) is
+// loaded before anything is measured.
+useWay(WAYS[0] as Way)
 for (let i = 0; i < 40; i++) await ask(text.sentence(2, 5))
 await app.services.embeddings.settled()
 for (let i = 0; i < 20; i++) await ask(text.sentence(2, 5))
@@ -243,7 +253,7 @@ for (const way of WAYS) {
   const times = wall.get(way) as number[]
   const total = times.reduce((a, b) => a + b, 0)
   console.info(
-    `${backend}, ${entries.toLocaleString('en-US')} turns, ${searches} ${strategy} ${scope} searches, ${compare === 'dialogue' ? 'dialogue reads' : 'memory rows'} '${way}': mean ${(total / searches).toFixed(2)} ms, p50 ${median(times).toFixed(2)}, p95 ${percentile(times, 95).toFixed(2)}, CPU ${((cpu.get(way) ?? 0) / 1_000 / searches).toFixed(2)} ms per search`,
+    `${backend}, ${entries.toLocaleString('en-US')} turns, ${searches} ${strategy} ${scope} searches, ${compare} '${way}': mean ${(total / searches).toFixed(2)} ms, p50 ${median(times).toFixed(2)}, p95 ${percentile(times, 95).toFixed(2)}, CPU ${((cpu.get(way) ?? 0) / 1_000 / searches).toFixed(2)} ms per search`,
   )
   let timed = 0
   for (const [name, { ms, calls }] of [...(partsOf.get(way) ?? [])].sort((a, b) => b[1].ms - a[1].ms)) {

@@ -11,7 +11,8 @@ import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
 // SQLite the planner had walked the agent's whole index for them). The answers must not move:
 // every search gives the same hits, scores and score components with the rows read either way
 // (MemoryRowReads 'planner' is the statement as before), on this backend, while another agent's
-// memories sit in the same tables.
+// memories sit in the same tables. And hybrid memory search no longer searches the agent's turns
+// for their context when none of its memories has a source turn: the same hits without it.
 
 const AGENT = 'memory-rows'
 const OTHER = 'memory-rows-other'
@@ -28,6 +29,8 @@ const SEARCH = `query($q: String!, $s: SearchStrategy) {
   }
 }`
 
+const ADD = `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { __typename } }`
+
 describe('search reads candidate memories by primary key', () => {
   const embedder = createHashingEmbedder({ lexicon: loadWordNetLexicon() })
   let t: TestApp
@@ -41,6 +44,14 @@ describe('search reads candidate memories by primary key', () => {
     await seedMemoriesDirect(t, OTHER, benchMemoryContents(100, 61), embedder)
     await seedMemoriesDirect(t, AGENT, benchMemoryContents(400, 59), embedder)
     await seedMemoriesDirect(t, OTHER, benchMemoryContents(100, 67), embedder)
+    // Turns of the same agent, sharing the memories' words: none is any memory's source turn.
+    const turns = textMaker(seededRandom(73))
+    const added = await t.gql(
+      ADD,
+      { c: 'c1', m: Array.from({ length: 60 }, () => ({ role: 'USER', content: turns.turn() })) },
+      key,
+    )
+    expect(added.data?.addMessages?.__typename).toBe('AddMessagesPayload')
   }, 120_000)
 
   afterAll(async () => {
@@ -76,5 +87,47 @@ describe('search reads candidate memories by primary key', () => {
     }
     // Not an empty comparison: most searches find hits.
     expect(compared).toBeGreaterThan(100)
+  })
+
+  it("skips the turns' context when no memory has a source turn, with the same hits", async () => {
+    const search = t.app.services.search as any
+    const recall = search.recall
+    const own = recall.hasMemoryItemsFromTurns
+    const scopes: string[] = []
+    const candidates = search.sources.candidates.bind(search.sources)
+    search.sources.candidates = (agentId: string, scope: string, ...rest: unknown[]) => {
+      scopes.push(scope)
+      return candidates(agentId, scope, ...rest)
+    }
+    try {
+      const text = textMaker(seededRandom(79))
+      let compared = 0
+      for (let i = 0; i < 8; i++) {
+        const q = text.sentence(2, 5)
+        const ask = async () => {
+          scopes.length = 0
+          const result = await t.gql(SEARCH, { q, s: 'HYBRID' }, key)
+          return {
+            hits: (result.data?.search?.hits ?? []) as { memory: { accessCount: number } }[],
+            scopes: [...scopes],
+          }
+        }
+        // As before: the source turns' context read for every agent.
+        recall.hasMemoryItemsFromTurns = async () => true
+        const before = await ask()
+        recall.hasMemoryItemsFromTurns = own
+        const after = await ask()
+        expect(before.scopes).toEqual(['MEMORIES', 'MESSAGES'])
+        expect(after.scopes).toEqual(['MEMORIES'])
+        const strip = (hits: { memory: { accessCount: number } }[]) =>
+          hits.map((h) => ({ ...h, memory: { ...h.memory, accessCount: 0 } }))
+        expect(strip(after.hits)).toEqual(strip(before.hits))
+        compared += after.hits.length
+      }
+      expect(compared).toBeGreaterThan(40)
+    } finally {
+      recall.hasMemoryItemsFromTurns = own
+      search.sources.candidates = candidates
+    }
   })
 })

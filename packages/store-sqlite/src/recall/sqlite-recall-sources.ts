@@ -223,6 +223,16 @@ export class SqliteRecallSources implements RecallSources {
     return rows.map((r) => ({ memoryId: String(r.id), turnId: r.sourceMessageId as string }))
   }
 
+  async hasMemoryItemsFromTurns(agentId: string): Promise<boolean> {
+    // One seek on the (agentId, sourceMessageId) index, per hybrid memory search.
+    const rows = await readHotRows<unknown[]>(
+      this.db,
+      `SELECT 1 AS found FROM "MemoryItem" WHERE "agentId" = ? AND "sourceMessageId" IS NOT NULL LIMIT 1`,
+      agentId,
+    )
+    return rows.length > 0
+  }
+
   async knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]> {
     const rows = await this.db.knowledge.findMany({
       where: { agentId },
