@@ -8,6 +8,7 @@
 // `tsx apps/api/bench/backends-scale.ts [--quick] [--messages N] [--memories N] [--memory-seed sql|pipeline]`.
 import { createHashingEmbedder, type Embedder } from '@engram/core'
 import { loadWordNetLexicon } from '@engram/providers'
+import type { MemoryRowReads } from '@engram/store-sqlite'
 import { createDatabase, startPostgres } from '@engram/test-servers'
 import { type BenchRow, percentile, seededRandom, writeReport } from '../../../packages/core/bench/report.ts'
 import { createAgentKey, createTestApp, type TestApp } from '../test/helpers.ts'
@@ -160,10 +161,16 @@ export async function backendScaleBenchmarks({
     // `hybrid-all` (messages): hybrid search reading dialogue context as before issue 18's
     // hybrid18 slice (whole episode spans, every context turn's row; the same hits), asked beside
     // the default with each query, the order alternating, so both see the same machine load.
+    // `hybrid-planner` (memories): hybrid search reading the candidate memories' rows with the
+    // statement before issue 18's memsearch18 slice (SQLite's planner walked the agent's index
+    // for them; store-sqlite's MemoryRowReads), beside the default in the same way.
     const roundsOf = (scope: 'messages' | 'memories') =>
       scope === 'messages'
         ? ([['HYBRID', 'HYBRID-ALL'], ['LEXICAL']] as const)
-        : ([['HYBRID'], ['LEXICAL']] as const)
+        : ([['HYBRID', 'HYBRID-PLANNER'], ['LEXICAL']] as const)
+    /** The app's recall sources, whose memory row reads a `hybrid-planner` search switches. */
+    const recallOf = (app: (typeof apps)[number]) =>
+      (app.t.app.services.search as unknown as { recall: { memoryRowReads: MemoryRowReads } }).recall
     for (const { scope, query, keyOf } of scopes) {
       for (const round of roundsOf(scope)) {
         for (const app of apps) app.serverCpu?.refresh()
@@ -176,6 +183,7 @@ export async function backendScaleBenchmarks({
               app.t.app.services.search.dialogueReads = kind === 'HYBRID-ALL' ? 'all' : 'index'
               // As before hybrid18, every candidate's row too (as in the earlier runs of this row).
               app.t.app.services.search.candidateRows = kind === 'HYBRID-ALL' ? 'all' : 'pool'
+              recallOf(app).memoryRowReads = kind === 'HYBRID-PLANNER' ? 'planner' : 'primary-key'
               const serverBefore = app.serverCpu?.read()
               const cpuStart = process.cpuUsage()
               const started = performance.now()
@@ -189,6 +197,7 @@ export async function backendScaleBenchmarks({
               const serverAfter = app.serverCpu?.read()
               app.t.app.services.search.dialogueReads = 'index'
               app.t.app.services.search.candidateRows = 'pool'
+              recallOf(app).memoryRowReads = 'primary-key'
               if (result.data?.search?.__typename !== 'SearchResult')
                 throw new Error(
                   `search failed on ${app.name}: ${JSON.stringify(result.errors ?? result.data)}`,
@@ -218,7 +227,7 @@ export async function backendScaleBenchmarks({
       const strategies =
         scope === 'messages'
           ? (['hybrid', 'hybrid-all', 'lexical'] as const)
-          : (['hybrid', 'lexical'] as const)
+          : (['hybrid', 'hybrid-planner', 'lexical'] as const)
       for (const strategy of strategies) {
         for (const app of apps) {
           const values = latency.get(`${scope}:${strategy}:${app.name}`) ?? []
@@ -229,7 +238,7 @@ export async function backendScaleBenchmarks({
             better: 'lower',
             // The before-hybrid18 rows against the default on the same backend; Postgres' others
             // against SQLite's.
-            ...(strategy === 'hybrid-all'
+            ...(strategy === 'hybrid-all' || strategy === 'hybrid-planner'
               ? { baseline: `search ${labels[scope]} (hybrid, yoga.fetch) p${p}: ${app.name}` }
               : app.name === 'Postgres'
                 ? { baseline: `search ${labels[scope]} (${strategy}, yoga.fetch) p${p}: SQLite` }
@@ -239,7 +248,9 @@ export async function backendScaleBenchmarks({
             note:
               strategy === 'hybrid-all'
                 ? `as before hybrid18 (whole spans, every context turn's row, every candidate's row before scoring): the same hits; ${values.length} searches beside the default's`
-                : `${values.length} searches alternating with the other backend`,
+                : strategy === 'hybrid-planner'
+                  ? `candidate memories' rows read as before memsearch18 (the planner's choice: the agent's index on SQLite without statistics; Postgres' statement is unchanged): the same hits; ${values.length} searches beside the default's`
+                  : `${values.length} searches alternating with the other backend`,
           })
           rows.push(row(50), row(95))
           if (strategy === 'hybrid-all') continue

@@ -79,7 +79,7 @@ export * from './mappers.ts'
 export { memoryItemWhere, sqliteMemoryItems, toMemoryItem } from './memory-items/sqlite-memory-items.ts'
 export { SqliteOptimizerRepository } from './optimizer/sqlite-optimizer-repository.ts'
 export { sqlitePools } from './pools/sqlite-pools.ts'
-export { SqliteRecallSources, storedTime } from './recall/sqlite-recall-sources.ts'
+export { type MemoryRowReads, SqliteRecallSources, storedTime } from './recall/sqlite-recall-sources.ts'
 export {
   agentsIn,
   type Executor,

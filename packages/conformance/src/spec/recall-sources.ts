@@ -68,6 +68,25 @@ export function describeRecallSources(initializer: StorageInitializer): void {
       expect(await storage.recall.memoryItemIdsFromTurns('agent-a', [])).toEqual([])
     })
 
+    it("tells whether any of the agent's memories was formed from a turn, never counting another agent's", async () => {
+      const { storage, addTurns, addMemoryItems } = fixture()
+      const { ids: theirTurns } = await addTurns('agent-b', 'c1', [{ content: 'drums', timestamp: at(0) }])
+      await addMemoryItems('agent-b', [
+        { content: 'Carol plays drums', validFrom: at(0), createdAt: at(0), sourceMessageId: theirTurns[0] },
+      ])
+      expect(await storage.recall.hasMemoryItemsFromTurns('agent-a')).toBe(false)
+      await addMemoryItems('agent-a', [{ content: 'typed in by hand', validFrom: at(0), createdAt: at(0) }])
+      expect(await storage.recall.hasMemoryItemsFromTurns('agent-a')).toBe(false)
+      const { ids: turns } = await addTurns('agent-a', 'c1', [
+        { content: 'I took up the cello', timestamp: at(1) },
+      ])
+      await addMemoryItems('agent-a', [
+        { content: 'Plays the cello', validFrom: at(1), createdAt: at(1), sourceMessageId: turns[0] },
+      ])
+      expect(await storage.recall.hasMemoryItemsFromTurns('agent-a')).toBe(true)
+      expect(await storage.recall.hasMemoryItemsFromTurns('agent-b')).toBe(true)
+    })
+
     it("reads the agent's turns by id through the set, conversation and span filters, never another agent's", async () => {
       const { storage, addTurns } = fixture()
       const first = await addTurns('agent-a', 'c1', [

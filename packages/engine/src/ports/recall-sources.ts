@@ -128,6 +128,11 @@ export interface RecallSources {
     agentId: string,
     turnIds: readonly string[],
   ): Promise<{ memoryId: string; turnId: string }[]>
+  /**
+   * Whether any of the agent's memory items was formed from a turn (has a source turn): when none
+   * was, search over memories skips reading its turns' context, which could reach no memory.
+   */
+  hasMemoryItemsFromTurns(agentId: string): Promise<boolean>
   /** The agent's knowledge ids, last updated first or most confident first. */
   knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]>
   /** The agent's newest turns' ids in the set (turns carry no importance of their own). */

@@ -125,6 +125,10 @@ export async function sourceTurnContext(
   },
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>()
+  // No memory formed from a turn: no turn's score could reach one (the same empty context,
+  // without a search over the agent's messages: for an agent with 100K turns, most of a
+  // memory search).
+  if (!(await recall.hasMemoryItemsFromTurns(agentId))) return out
   // Words and dialogue only: the turns' vectors scored the same on the bench (R@10 on covered
   // questions 78.9 / 92.7% with them, 78.7 / 93.7% without), and a memory search should not load
   // the agent's message vectors (nor embed its queued turns first) to find memories.

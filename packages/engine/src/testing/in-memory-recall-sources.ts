@@ -145,6 +145,10 @@ export class InMemoryRecallSources implements RecallSources {
       .map((i) => ({ memoryId: i.id, turnId: i.sourceMessageId as string }))
   }
 
+  async hasMemoryItemsFromTurns(agentId: string): Promise<boolean> {
+    return [...this.items.values()].some((i) => i.agentId === agentId && i.sourceMessageId !== null)
+  }
+
   async knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]> {
     const rows = [...this.knowledgeRows.values()].filter((k) => k.agentId === agentId)
     rows.sort(

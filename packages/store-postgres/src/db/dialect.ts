@@ -25,6 +25,7 @@ export const postgresDialect: SqlDialect = {
   integersOf: (placeholder) =>
     `SELECT CAST(json_array_elements_text(CAST(${placeholder} AS json)) AS integer)`,
   byteLength: (expression) => `octet_length(${expression})`,
+  checkedOnRows: (column) => column,
   // A pending conversation has turns, and its first turn's id follows the order turns came in.
   // `+ 0`: a bare min(id) is planned as a walk of the primary key from the table's first row,
   // filtered on the conversation, so a conversation begun after every other agent's turns read the

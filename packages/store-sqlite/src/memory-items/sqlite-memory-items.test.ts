@@ -94,3 +94,36 @@ describe('the memory-item repository on SQLite: prepared writes inside a transac
     expect(await memoryItems.sharingWords('a', 'Lisbon', 10)).toEqual([])
   })
 })
+
+// Search's access flush writes on one prepared statement by primary key (the planner walked the
+// agent's whole index through Prisma's updateMany and findMany): the rows it returns are those
+// Prisma reads back, in the order asked, and only the agent's are counted.
+describe('the memory-item repository on SQLite: access writes', () => {
+  it('counts the memories of the agent named, returning the rows as Prisma reads them', async () => {
+    const { memoryItems, repositories } = open()
+    await repositories.agents.upsert('a', null)
+    await repositories.agents.upsert('b', null)
+    const mine = [
+      await memoryItems.create('a', item('Lives in Lisbon', { validUntil: null })),
+      await memoryItems.create('a', item('Works in Porto', { validUntil: null, metadata: { k: 1 } })),
+    ]
+    const theirs = await memoryItems.create('b', item('Lives in Faro', { validUntil: null }))
+    const at = new Date('2026-01-20T08:00:00.000Z')
+    const ids = [mine[1]?.id, theirs.id, mine[0]?.id, 'not-an-id'] as string[]
+    const first = await memoryItems.recordAccess('a', ids, at)
+    expect(first.map((m) => m.id)).toEqual([mine[1]?.id, mine[0]?.id])
+    expect(first.map((m) => [m.accessCount, m.lastAccessedAt])).toEqual([
+      [1, at],
+      [1, at],
+    ])
+    // Inside a transaction too (one connection): one access further on.
+    const later = new Date('2026-01-21T08:00:00.000Z')
+    const second = await memoryItems.transaction((items) => items.recordAccess('a', ids, later))
+    expect(second).toEqual(first.map((m) => ({ ...m, accessCount: 2, lastAccessedAt: later })))
+    // Prisma's read of the rows (find) is what the write returned.
+    expect(await memoryItems.find('a', mine[0]?.id as string)).toEqual(second[1])
+    expect(await memoryItems.find('a', mine[1]?.id as string)).toEqual(second[0])
+    // The other agent's memory was named both times and never counted.
+    expect((await memoryItems.find('b', theirs.id))?.accessCount).toBe(0)
+  })
+})

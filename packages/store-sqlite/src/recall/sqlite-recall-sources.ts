@@ -15,6 +15,7 @@ import type {
 } from '@engram/engine'
 import { type Database, readHotRows, readRows } from '../db/client.ts'
 import { type SqlDialect, sqliteDialect } from '../db/dialect.ts'
+import { storedTime } from '../db/stored-time.ts'
 import { COLLECTION_TABLES } from '../full-text/sqlite-full-text-index.ts'
 import { FULL_TEXT_TABLES } from '../full-text/term-statistics.ts'
 import type { Prisma } from '../generated/prisma/client.ts'
@@ -26,48 +27,7 @@ import {
   toMemoryItem,
 } from '../memory-items/sqlite-memory-items.ts'
 
-/** Where the digits of `YYYY-MM-DDTHH:MM:SS.mmm+00:00` are. */
-const DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
-
-/** The digit at a position of a string, as a number (the caller checked the shape). */
-const digit = (text: string, at: number) => text.charCodeAt(at) - 48
-
-/**
- * Milliseconds of `YYYY-MM-DDTHH:MM:SS.mmm+00:00`, the shape Prisma and sqliteDate write
- * DateTime columns in, read by position; null for any other shape (Date's own parser reads those).
- * A search reads a few hundred turns' times: Date's parser was a tenth of its JavaScript.
- */
-function utcMilliseconds(text: string): number | null {
-  if (
-    text.length !== 29 ||
-    text.charCodeAt(4) !== 45 || // -
-    text.charCodeAt(7) !== 45 ||
-    text.charCodeAt(10) !== 84 || // T
-    text.charCodeAt(13) !== 58 || // :
-    text.charCodeAt(16) !== 58 ||
-    text.charCodeAt(19) !== 46 || // .
-    !text.endsWith('+00:00')
-  )
-    return null
-  for (const at of DIGITS) if (digit(text, at) >>> 0 > 9) return null
-  return Date.UTC(
-    digit(text, 0) * 1000 + digit(text, 1) * 100 + digit(text, 2) * 10 + digit(text, 3),
-    digit(text, 5) * 10 + digit(text, 6) - 1,
-    digit(text, 8) * 10 + digit(text, 9),
-    digit(text, 11) * 10 + digit(text, 12),
-    digit(text, 14) * 10 + digit(text, 15),
-    digit(text, 17) * 10 + digit(text, 18),
-    digit(text, 20) * 100 + digit(text, 21) * 10 + digit(text, 22),
-  )
-}
-
-/** A timestamp as SQLite holds it for Prisma (milliseconds, or ISO text), as a Date. */
-export function storedTime(value: number | bigint | string): Date | null {
-  const fast = typeof value === 'string' ? utcMilliseconds(value) : null
-  if (fast !== null) return new Date(fast)
-  const time = typeof value === 'string' && !/^\d+$/.test(value) ? new Date(value) : new Date(Number(value))
-  return Number.isNaN(time.getTime()) ? null : time
-}
+export { storedTime }
 
 /** A turn and its conversation as the raw read returns them (either backend's types). */
 interface MessageWithConversation {
@@ -153,8 +113,18 @@ function turnSet(set: TurnFilter['set'], dialect: SqlDialect): Prisma.MessageWhe
   )
 }
 
+/**
+ * How search reads its candidate memories' rows: by their primary key (the default), or with the
+ * statement as before issue 18 (`planner`: SQLite's planner picks, and without statistics walks
+ * the agent's index), kept so a bench can measure both in one run. The same rows either way.
+ */
+export type MemoryRowReads = 'primary-key' | 'planner'
+
 /** The RecallSources port on SQLite: the reads search made itself before it moved into the engine. */
 export class SqliteRecallSources implements RecallSources {
+  /** See MemoryRowReads; a bench switches it between searches. */
+  memoryRowReads: MemoryRowReads = 'primary-key'
+
   constructor(
     private readonly db: Database,
     private readonly dialect: SqlDialect = sqliteDialect,
@@ -253,6 +223,16 @@ export class SqliteRecallSources implements RecallSources {
     return rows.map((r) => ({ memoryId: String(r.id), turnId: r.sourceMessageId as string }))
   }
 
+  async hasMemoryItemsFromTurns(agentId: string): Promise<boolean> {
+    // One seek on the (agentId, sourceMessageId) index, per hybrid memory search.
+    const rows = await readHotRows<unknown[]>(
+      this.db,
+      `SELECT 1 AS found FROM "MemoryItem" WHERE "agentId" = ? AND "sourceMessageId" IS NOT NULL LIMIT 1`,
+      agentId,
+    )
+    return rows.length > 0
+  }
+
   async knowledgeIdsBy(agentId: string, order: 'recency' | 'importance', limit: number): Promise<string[]> {
     const rows = await this.db.knowledge.findMany({
       where: { agentId },
@@ -281,10 +261,13 @@ export class SqliteRecallSources implements RecallSources {
     if (ids.length === 0) return []
     if (onlyValidity(filter)) {
       // Search's usual read (no filter but validity): one cached statement, the ids as one JSON
-      // parameter; validity checked on the rows, as memoryItemWhere's validAt has it.
+      // parameter; validity checked on the rows, as memoryItemWhere's validAt has it. The rows
+      // are found by their key and the agent checked on them (checkedOnRows: a plan that does
+      // not hang on statistics).
+      const agent = this.memoryRowReads === 'planner' ? '"agentId"' : this.dialect.checkedOnRows('"agentId"')
       const rows = await readHotRows<RawMemoryItemRow[]>(
         this.db,
-        `SELECT ${MEMORY_ITEM_COLUMNS} FROM "MemoryItem" WHERE "id" IN (${this.dialect.integersOf('?')}) AND "agentId" = ?`,
+        `SELECT ${MEMORY_ITEM_COLUMNS} FROM "MemoryItem" WHERE "id" IN (${this.dialect.integersOf('?')}) AND ${agent} = ?`,
         JSON.stringify(ids.map(Number)),
         agentId,
       )

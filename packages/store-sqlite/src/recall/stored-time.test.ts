@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { storedDate } from '../db/stored-time.ts'
 import { storedTime } from './sqlite-recall-sources.ts'
 
 describe('storedTime', () => {
@@ -19,5 +20,19 @@ describe('storedTime', () => {
     // The right shape with a letter where a digit belongs is not read by position.
     expect(storedTime('2026-0x-01T09:00:00.000+00:00')).toBeNull()
     expect(storedTime('not a time')).toBeNull()
+  })
+})
+
+describe('storedDate', () => {
+  it('reads a DateTime column as new Date(value) does, on either backend', () => {
+    for (const value of [
+      '2026-03-01T09:00:00.000+00:00',
+      '1999-12-31T23:59:59.999+00:00',
+      '2026-03-01T09:00:00.000Z',
+      '2026-03-01T09:00:00+02:00',
+      new Date(Date.UTC(2026, 2, 1, 9)),
+    ])
+      expect(storedDate(value)).toEqual(new Date(value))
+    expect(Number.isNaN(storedDate('not a time').getTime())).toBe(true)
   })
 })
