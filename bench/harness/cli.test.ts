@@ -30,7 +30,7 @@ describe('pnpm bench options', { timeout: 120_000 }, () => {
     const { status, stderr } = run('--only', 'nope')
     expect(status).toBe(2)
     expect(stderr).toContain(
-      'unknown suite(s) nope; known: core, vector, redundancy, lexical, api, context-window, backends, backends-scale, replicas, trajectories, load, quality, quality-scale, formation, peers',
+      'unknown suite(s) nope; known: core, vector, redundancy, lexical, append-statements, api, context-window, backends, backends-scale, replicas, trajectories, load, quality, quality-scale, formation, peers',
     )
   })
 
