@@ -3,48 +3,21 @@
 // those of reading every candidate's row first (ENGRAM_SEARCH_CANDIDATE_ROWS=all), on the real
 // store of each backend, with the vector side on and summaries (either letter case) in the index.
 
-import { seededRandom } from '@engram/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { addPausedHistory } from './paused-history.ts'
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename
   ... on SearchResult { hits { score rank relevance redundancy redundantWithRank text timestamp conversationId
     components { bm25 vector context episode time speaker decay recency }
     message { id content speaker role timestamp } } } } }`
-const BATCH = `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { __typename } }`
-const MINUTE = 60_000
-const HOUR = 60 * MINUTE
-
 let t: TestApp
 let key: string
 
 beforeAll(async () => {
   t = await createTestApp()
   key = await createAgentKey(t, 'candidate-rows')
-  const random = seededRandom(1_819)
-  const words = 'garden film cello winter drama tea party river book train coffee storm lake'.split(' ')
-  const start = Date.parse('2026-01-05T08:00:00Z')
-  for (let c = 0; c < 12; c++) {
-    let at = start + c * 2 * 86_400_000
-    const turns = Array.from({ length: 40 }, (_, i) => {
-      const draw = random()
-      at += draw < 0.1 ? 0 : draw < 0.8 ? Math.floor(random() * 40) * MINUTE : HOUR + 20 * MINUTE
-      const text = Array.from(
-        { length: 3 + Math.floor(random() * 6) },
-        () => words[Math.floor(random() * words.length)],
-      ).join(' ')
-      // Summaries share the messages' index and vectors but are never MESSAGES hits.
-      const content = i === 9 ? `[CONTEXT SUMMARY] ${text}` : i === 29 ? `[context summary] ${text}` : text
-      return {
-        role: 'USER',
-        content,
-        timestamp: new Date(at).toISOString(),
-        metadata: { speaker: i % 2 === 0 ? 'Alice' : 'Bob' },
-      }
-    })
-    const r = await t.gql(BATCH, { c: `c${c}`, m: turns }, key)
-    expect(r.data.addMessages.__typename).toBe('AddMessagesPayload')
-  }
+  await addPausedHistory(t, key, 1_819, { summaries: true })
   await t.app.services.embeddings.settled()
 })
 

@@ -2,45 +2,19 @@
 // the turns beside the candidates, a context turn's row only when it can reach the hits) and
 // ranks exactly as reading whole episode spans did, on the real store of each backend.
 
-import { seededRandom } from '@engram/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAgentKey, createTestApp, type TestApp } from './helpers.ts'
+import { addPausedHistory } from './paused-history.ts'
 
 const SEARCH = `query($input: SearchInput!) { search(input: $input) { __typename
   ... on SearchResult { hits { score rank components { bm25 vector context episode time speaker } message { id } } } } }`
-const BATCH = `mutation($c: String!, $m: [MessageInput!]!) { addMessages(input: { conversationId: $c, messages: $m }) { __typename } }`
-const MINUTE = 60_000
-const HOUR = 60 * MINUTE
-
 let t: TestApp
 let key: string
 
 beforeAll(async () => {
   t = await createTestApp()
   key = await createAgentKey(t, 'dialogue-reads')
-  const random = seededRandom(1_818)
-  const words = 'garden film cello winter drama tea party river book train coffee storm lake'.split(' ')
-  const start = Date.parse('2026-01-05T08:00:00Z')
-  for (let c = 0; c < 12; c++) {
-    let at = start + c * 2 * 86_400_000
-    const turns = Array.from({ length: 40 }, (_, i) => {
-      // Minutes apart mostly; now and then a pause past the hour (a new episode) or none.
-      const draw = random()
-      at += draw < 0.1 ? 0 : draw < 0.8 ? Math.floor(random() * 40) * MINUTE : HOUR + 20 * MINUTE
-      const text = Array.from(
-        { length: 3 + Math.floor(random() * 6) },
-        () => words[Math.floor(random() * words.length)],
-      ).join(' ')
-      return {
-        role: 'USER',
-        content: text,
-        timestamp: new Date(at).toISOString(),
-        metadata: { speaker: i % 2 === 0 ? 'Alice' : 'Bob' },
-      }
-    })
-    const r = await t.gql(BATCH, { c: `c${c}`, m: turns }, key)
-    expect(r.data.addMessages.__typename).toBe('AddMessagesPayload')
-  }
+  await addPausedHistory(t, key, 1_818)
 })
 
 afterAll(async () => {
