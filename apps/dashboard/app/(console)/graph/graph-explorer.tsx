@@ -279,7 +279,8 @@ export function GraphExplorer({ agentId, entities }: { agentId: string; entities
             <p className="muted" data-testid="graph-counts">
               {visible.nodes.length} entities · {visible.relationships.length} relationships
               {asOf ? ` · as of ${asOfField}` : ''}
-              {knownAt ? ` · known at ${knownAtField}` : ''}
+              {/* The instant read, to the second: Chromium's field drops ":00" seconds from its value. */}
+              {knownAt ? ` · known at ${knownAt.slice(0, 19)}` : ''}
             </p>
           </div>
           <div className="graph-side">
