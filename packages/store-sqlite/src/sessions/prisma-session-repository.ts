@@ -54,6 +54,28 @@ const INSERT_ENTRY = `INSERT INTO "MemoryEntry" ("agentId", "sessionId", "messag
            VALUES (?, ?, ?, 'short_term', ?, ?, ?, ?, ?, ?, ?, ?)`
 const ADD_TO_COUNT = `UPDATE "Session" SET "messageCount" = "messageCount" + ?, "updatedAt" = ? WHERE "id" = ? RETURNING *`
 
+/** One message row's values, in MESSAGE_COLUMNS' order (both inserts bind them). */
+function messageValues(
+  session: Session,
+  message: MessageToStore,
+  metadata: string,
+  timestamp: string,
+  now: string,
+): unknown[] {
+  return [
+    session.id,
+    session.scope,
+    message.role,
+    message.speaker,
+    message.content,
+    message.tokenCount,
+    message.isCompressed ? 1 : 0,
+    metadata,
+    timestamp,
+    now,
+  ]
+}
+
 /** INSERT_MESSAGE for `count` rows in one statement, returning their ids. */
 function insertMessages(count: number): string {
   const rows = Array.from({ length: count }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')
@@ -339,16 +361,7 @@ export class PrismaSessionRepository implements SessionRepository {
       const timestamp = sqliteDate(message.timestamp)
       const { lastInsertRowid } = sql.run(
         INSERT_MESSAGE,
-        session.id,
-        session.scope,
-        message.role,
-        message.speaker,
-        message.content,
-        message.tokenCount,
-        message.isCompressed ? 1 : 0,
-        metadata,
-        timestamp,
-        now,
+        ...messageValues(session, message, metadata, timestamp, now),
       )
       insertEntry(sql, session, message, Number(lastInsertRowid), metadata, timestamp, now)
       stored.push(storedMessage(session, message, Number(lastInsertRowid), metadata))
@@ -458,18 +471,9 @@ export class PrismaSessionRepository implements SessionRepository {
     const ids: number[] = []
     for (let at = 0; at < rows.length; at += MESSAGES_PER_INSERT) {
       const chunk = rows.slice(at, at + MESSAGES_PER_INSERT)
-      const params = chunk.flatMap(({ append, message, metadata, timestamp }) => [
-        append.session.id,
-        append.session.scope,
-        message.role,
-        message.speaker,
-        message.content,
-        message.tokenCount,
-        message.isCompressed ? 1 : 0,
-        metadata,
-        timestamp,
-        append.now,
-      ])
+      const params = chunk.flatMap(({ append, message, metadata, timestamp }) =>
+        messageValues(append.session, message, metadata, timestamp, append.now),
+      )
       // RETURNING's order is not promised; autoincrement ids follow insertion order.
       const returned = sql.all<{ id: number | bigint }>(insertMessages(chunk.length), ...params)
       ids.push(...returned.map((row) => Number(row.id)).sort((a, b) => a - b))
